@@ -1,0 +1,205 @@
+//! Retrieval budgets per read-chain layer and in total [001 §10.3]: no layer may take more
+//! than its share, and the pack as a whole never exceeds the total, counted in items and in
+//! characters.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::namespace::{Namespace, NamespaceKind};
+
+/// A limit in items and characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerBudget {
+    pub max_items: usize,
+    pub max_chars: usize,
+}
+
+/// Budgets for one retrieval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrievalBudget {
+    pub per_layer: BTreeMap<NamespaceKind, LayerBudget>,
+    pub total: LayerBudget,
+}
+
+impl Default for RetrievalBudget {
+    /// The defaults of [001 §10.3]; agent layers get an automation-sized share. The total is
+    /// below the sum of the layers on purpose: layers may not each fill up and be concatenated
+    /// without bound.
+    fn default() -> Self {
+        let b = |max_items, max_chars| LayerBudget { max_items, max_chars };
+        RetrievalBudget {
+            per_layer: [
+                (NamespaceKind::Run, b(8, 4_000)),
+                (NamespaceKind::Automation, b(8, 4_000)),
+                (NamespaceKind::Experiment, b(8, 4_000)),
+                (NamespaceKind::Conversation, b(8, 4_000)),
+                (NamespaceKind::Agent, b(8, 4_000)),
+                (NamespaceKind::Project, b(10, 5_000)),
+                (NamespaceKind::Global, b(6, 3_000)),
+            ]
+            .into_iter()
+            .collect(),
+            total: b(20, 10_000),
+        }
+    }
+}
+
+/// One ranked candidate as the budget sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetItem {
+    pub namespace: Namespace,
+    pub chars: usize,
+}
+
+/// Why a candidate was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetSkip {
+    TotalItems,
+    TotalChars,
+    LayerItems,
+    LayerChars,
+}
+
+impl BudgetSkip {
+    pub fn explain(self) -> &'static str {
+        match self {
+            BudgetSkip::TotalItems => "total item budget reached",
+            BudgetSkip::TotalChars => "would exceed the total character budget",
+            BudgetSkip::LayerItems => "its layer's item budget was reached",
+            BudgetSkip::LayerChars => "would exceed its layer's character budget",
+        }
+    }
+}
+
+/// Which candidates fit: indexes into the input, in input (rank) order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct BudgetSelection {
+    pub selected: Vec<usize>,
+    pub skipped: Vec<(usize, BudgetSkip)>,
+}
+
+impl RetrievalBudget {
+    /// The layer budget for a namespace kind (kinds without an entry get the total).
+    pub fn layer(&self, kind: NamespaceKind) -> LayerBudget {
+        self.per_layer.get(&kind).copied().unwrap_or(self.total)
+    }
+
+    /// This budget with the total tightened (never loosened) to a caller's request.
+    #[must_use]
+    pub fn with_total_at_most(&self, max_items: Option<usize>, max_chars: Option<usize>) -> RetrievalBudget {
+        let mut out = self.clone();
+        if let Some(items) = max_items {
+            out.total.max_items = out.total.max_items.min(items);
+        }
+        if let Some(chars) = max_chars {
+            out.total.max_chars = out.total.max_chars.min(chars);
+        }
+        out
+    }
+
+    /// Greedily takes candidates in rank order, skipping any that would break a limit. A
+    /// skipped long item does not stop a later short one from fitting.
+    pub fn select(&self, items: &[BudgetItem]) -> BudgetSelection {
+        let mut selection = BudgetSelection::default();
+        let (mut total_items, mut total_chars) = (0usize, 0usize);
+        let mut used: BTreeMap<&Namespace, (usize, usize)> = BTreeMap::new();
+        for (index, item) in items.iter().enumerate() {
+            let layer = self.layer(item.namespace.kind());
+            let (layer_items, layer_chars) = used.get(&item.namespace).copied().unwrap_or((0, 0));
+            let skip = if total_items >= self.total.max_items {
+                Some(BudgetSkip::TotalItems)
+            } else if layer_items >= layer.max_items {
+                Some(BudgetSkip::LayerItems)
+            } else if layer_chars + item.chars > layer.max_chars {
+                Some(BudgetSkip::LayerChars)
+            } else if total_chars + item.chars > self.total.max_chars {
+                Some(BudgetSkip::TotalChars)
+            } else {
+                None
+            };
+            match skip {
+                Some(reason) => selection.skipped.push((index, reason)),
+                None => {
+                    total_items += 1;
+                    total_chars += item.chars;
+                    used.insert(&item.namespace, (layer_items + 1, layer_chars + item.chars));
+                    selection.selected.push(index);
+                }
+            }
+        }
+        selection
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::ScopeId;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    fn namespaces() -> Vec<Namespace> {
+        vec![
+            Namespace::conversation(ScopeId::parse("c").unwrap()),
+            Namespace::project(ScopeId::parse("p").unwrap()),
+            Namespace::global(),
+            Namespace::run(ScopeId::parse("r").unwrap()),
+        ]
+    }
+
+    #[test]
+    fn a_long_item_does_not_block_a_short_one() {
+        let budget = RetrievalBudget::default();
+        let global = Namespace::global();
+        let items = vec![
+            BudgetItem { namespace: global.clone(), chars: 2_900 },
+            BudgetItem { namespace: global.clone(), chars: 500 },
+            BudgetItem { namespace: global, chars: 100 },
+        ];
+        let selection = budget.select(&items);
+        assert_eq!(selection.selected, vec![0, 2]);
+        assert_eq!(selection.skipped, vec![(1, BudgetSkip::LayerChars)]);
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Budgets are never exceeded, per layer or in total, and every skip was necessary: at
+        /// the moment it was considered, the skipped item would have broken a limit.
+        #[test]
+        fn budgets_are_never_exceeded(items in proptest::collection::vec((0usize..4, 0usize..3_000), 0..80),
+                                      max_items in proptest::option::of(0usize..30),
+                                      max_chars in proptest::option::of(0usize..20_000)) {
+            let ns = namespaces();
+            let items: Vec<BudgetItem> = items.into_iter().map(|(n, chars)| BudgetItem { namespace: ns[n].clone(), chars }).collect();
+            let budget = RetrievalBudget::default().with_total_at_most(max_items, max_chars);
+            let selection = budget.select(&items);
+            prop_assert_eq!(selection.selected.len() + selection.skipped.len(), items.len());
+            prop_assert!(selection.selected.windows(2).all(|w| w[0] < w[1]));
+
+            let total_chars: usize = selection.selected.iter().map(|&i| items[i].chars).sum();
+            prop_assert!(selection.selected.len() <= budget.total.max_items);
+            prop_assert!(total_chars <= budget.total.max_chars);
+            for namespace in &ns {
+                let layer = budget.layer(namespace.kind());
+                let mine: Vec<usize> = selection.selected.iter().copied().filter(|&i| &items[i].namespace == namespace).collect();
+                prop_assert!(mine.len() <= layer.max_items);
+                prop_assert!(mine.iter().map(|&i| items[i].chars).sum::<usize>() <= layer.max_chars);
+            }
+            // Each skip was forced by what had been selected before it.
+            for &(skipped, _) in &selection.skipped {
+                let before: Vec<usize> = selection.selected.iter().copied().filter(|&i| i < skipped).collect();
+                let item = &items[skipped];
+                let layer = budget.layer(item.namespace.kind());
+                let same: Vec<usize> = before.iter().copied().filter(|&i| items[i].namespace == item.namespace).collect();
+                let forced = before.len() >= budget.total.max_items
+                    || before.iter().map(|&i| items[i].chars).sum::<usize>() + item.chars > budget.total.max_chars
+                    || same.len() >= layer.max_items
+                    || same.iter().map(|&i| items[i].chars).sum::<usize>() + item.chars > layer.max_chars;
+                prop_assert!(forced, "item {} was skipped although it fit", skipped);
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Arbor's policy core: every rule of the memory engine, with no IO and no async.
+//!
+//! The crate is a set of small, pure decision functions over plain data. The app asks them
+//! what to do and carries the answer out through the ports; adapters never decide policy.
+//!
+//! | rule | where |
+//! | --- | --- |
+//! | namespaces and `ReadChain` (scope, precedence, isolation, frozen snapshots) | [`namespace`], [`read_chain`] |
+//! | retrieval visibility (status, validity, expiry, sensitivity, snapshots) | [`visibility`] |
+//! | admission and approval (candidate or active) | [`admission`] |
+//! | the secret guard and sensitivity levels | [`sensitivity`] |
+//! | the `EntityDecision` matrix | [`decision`], [`entity`] |
+//! | dedup and `Supersession` | [`supersession`] |
+//! | bi-temporal validity | [`time`] |
+//! | the leaf status state machine | [`lifecycle`] |
+//! | `SealPolicy`: buffers, levels, staleness, re-seal | [`seal`] |
+//! | retrieval budgets per layer and in total | [`budget`] |
+//! | rank fusion | [`ranking`] |
+//! | chunking and fingerprints | [`text`] |
+//! | inbound events | [`event`] |
+//! | typed, path-safe ids and the body layout on disk | [`id`], [`paths`] |
+//! | body documents (frontmatter + markdown) | [`markdown`] |
+
+pub mod admission;
+pub mod budget;
+pub mod decision;
+pub mod entity;
+pub mod event;
+pub mod id;
+pub mod lifecycle;
+pub mod markdown;
+pub mod model;
+pub mod namespace;
+pub mod paths;
+pub mod ranking;
+pub mod read_chain;
+pub mod seal;
+pub mod sensitivity;
+pub mod supersession;
+pub mod text;
+pub mod time;
+pub mod visibility;
+
+#[cfg(test)]
+mod testkit;

@@ -1,0 +1,590 @@
+//! The data model of SPEC §2: categories, trees, kinds, confidence, provenance, and the records
+//! of source leaves and summary nodes that the metadata store persists.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::entity::EntitySlug;
+use crate::id::{EntityId, IdError, LeafId, NodeId, ScopeId, SummaryId, Version, validate_segment};
+use crate::lifecycle::LeafStatus;
+use crate::namespace::Namespace;
+use crate::sensitivity::Sensitivity;
+use crate::time::{KnownSpan, Timestamp, Validity};
+
+/// Ownership domains [000 §2]: where a memory came from, not a view of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Learned from interaction between the user, agents and the workspace.
+    Interaction,
+    /// Synced from an external system; one tree per source lineage.
+    Integration,
+}
+
+impl Category {
+    pub const ALL: [Category; 2] = [Category::Interaction, Category::Integration];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Interaction => "interaction",
+            Category::Integration => "integration",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == value)
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tree: `<category>:<slug>`, e.g. `interaction:project-alpha` or `interaction:uncategorized`.
+/// Unique within a namespace; the same tree id in two namespaces names two different trees.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TreeId(Box<str>);
+
+impl TreeId {
+    /// The slug of every category's fallback bucket [000 §3]: leaves whose subject is not clear
+    /// enough to own a tree live here until reclassified.
+    pub const UNCATEGORIZED: &'static str = "uncategorized";
+
+    pub fn new(category: Category, slug: &EntitySlug) -> TreeId {
+        TreeId(format!("{}:{}", category.as_str(), slug.as_str()).into())
+    }
+
+    pub fn uncategorized(category: Category) -> TreeId {
+        TreeId(format!("{}:{}", category.as_str(), TreeId::UNCATEGORIZED).into())
+    }
+
+    pub fn parse(value: &str) -> Result<TreeId, IdError> {
+        validate_segment("tree id", value)?;
+        let malformed = || IdError::Malformed {
+            what: "tree id",
+            value: value.to_owned(),
+            expected: "<category>:<slug>, e.g. interaction:project-alpha",
+        };
+        let (category, slug) = value.split_once(':').ok_or_else(malformed)?;
+        if Category::parse(category).is_none() || EntitySlug::parse(slug).is_err() {
+            return Err(malformed());
+        }
+        Ok(TreeId(value.into()))
+    }
+
+    pub fn category(&self) -> Category {
+        // Validated at construction.
+        let (category, _) = self.0.split_once(':').unwrap_or(("interaction", ""));
+        Category::parse(category).unwrap_or(Category::Interaction)
+    }
+
+    pub fn slug(&self) -> &str {
+        self.0.split_once(':').map(|(_, slug)| slug).unwrap_or(&self.0)
+    }
+
+    pub fn is_uncategorized(&self) -> bool {
+        self.slug() == TreeId::UNCATEGORIZED
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for TreeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for TreeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TreeId({:?})", &*self.0)
+    }
+}
+
+impl Serialize for TreeId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for TreeId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        TreeId::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The controlled vocabulary of memory kinds. Extended only by a code change [002 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    Fact,
+    Preference,
+    Event,
+    Relationship,
+    Procedure,
+    Decision,
+    Constraint,
+    Reflection,
+    Task,
+}
+
+impl MemoryKind {
+    pub const ALL: [MemoryKind; 9] = [
+        MemoryKind::Fact,
+        MemoryKind::Preference,
+        MemoryKind::Event,
+        MemoryKind::Relationship,
+        MemoryKind::Procedure,
+        MemoryKind::Decision,
+        MemoryKind::Constraint,
+        MemoryKind::Reflection,
+        MemoryKind::Task,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryKind::Fact => "fact",
+            MemoryKind::Preference => "preference",
+            MemoryKind::Event => "event",
+            MemoryKind::Relationship => "relationship",
+            MemoryKind::Procedure => "procedure",
+            MemoryKind::Decision => "decision",
+            MemoryKind::Constraint => "constraint",
+            MemoryKind::Reflection => "reflection",
+            MemoryKind::Task => "task",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<MemoryKind> {
+        MemoryKind::ALL.into_iter().find(|k| k.as_str() == value)
+    }
+
+    /// Preferences, constraints and procedures do not lose rank by age alone [001 §13.2].
+    pub fn decays_with_time(self) -> bool {
+        !matches!(self, MemoryKind::Preference | MemoryKind::Constraint | MemoryKind::Procedure)
+    }
+}
+
+impl fmt::Display for MemoryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A probability-like score in `[0, 1]`. NaN and out-of-range values are refused, so every
+/// threshold comparison in the decision rules is meaningful.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize)]
+#[serde(transparent)]
+pub struct Confidence(f32);
+
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("confidence {0} is not a number between 0 and 1")]
+pub struct ConfidenceOutOfRange(pub f32);
+
+impl Confidence {
+    pub const ZERO: Confidence = Confidence(0.0);
+    pub const ONE: Confidence = Confidence(1.0);
+
+    pub fn new(value: f32) -> Result<Confidence, ConfidenceOutOfRange> {
+        if value.is_finite() && (0.0..=1.0).contains(&value) {
+            Ok(Confidence(value))
+        } else {
+            Err(ConfidenceOutOfRange(value))
+        }
+    }
+
+    /// Clamps into range; NaN becomes zero. For scores computed by heuristics, where a value a
+    /// little outside the range is an artefact rather than a bad input.
+    pub fn saturating(value: f32) -> Confidence {
+        if value.is_nan() { Confidence(0.0) } else { Confidence(value.clamp(0.0, 1.0)) }
+    }
+
+    pub fn get(self) -> f32 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Confidence {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = f32::deserialize(deserializer)?;
+        Confidence::new(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+impl fmt::Display for Confidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.2}", self.0)
+    }
+}
+
+/// How important a memory is for ranking, in `[0, 1]`. Same rules as [`Confidence`].
+pub type Salience = Confidence;
+
+/// A lowercase hex SHA-256 digest.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ContentHash(Box<str>);
+
+impl ContentHash {
+    pub fn of(bytes: &[u8]) -> ContentHash {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(bytes);
+        let mut hex = String::with_capacity(64);
+        for byte in digest.iter() {
+            use fmt::Write;
+            let _ = write!(hex, "{byte:02x}");
+        }
+        ContentHash(hex.into())
+    }
+
+    pub fn parse(value: &str) -> Result<ContentHash, IdError> {
+        if value.len() == 64 && value.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            Ok(ContentHash(value.into()))
+        } else {
+            Err(IdError::Malformed { what: "sha256", value: value.to_owned(), expected: "64 lowercase hex digits" })
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sha256:{}", &self.0[..12.min(self.0.len())])
+    }
+}
+
+impl fmt::Display for ContentHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentHash {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        ContentHash::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The stable fingerprint of a chunk: the SHA-256 of its normalized text
+/// ([`crate::text::normalize_for_fingerprint`]). Same fingerprint + same owner = same memory.
+pub type Fingerprint = ContentHash;
+
+/// A short free-form retrieval label (lowercase, at most 64 characters, no control characters).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Label(Box<str>);
+
+impl Label {
+    pub const MAX_LEN: usize = 64;
+
+    pub fn parse(value: &str) -> Result<Label, IdError> {
+        let normalized = value.trim().to_lowercase();
+        if normalized.is_empty() {
+            return Err(IdError::Empty { what: "label" });
+        }
+        if normalized.chars().count() > Label::MAX_LEN {
+            return Err(IdError::TooLong { what: "label", value: normalized.clone(), len: normalized.len() });
+        }
+        if let Some((at, ch)) = normalized.char_indices().find(|(_, c)| c.is_control()) {
+            return Err(IdError::InvalidChar { what: "label", value: normalized, ch, at });
+        }
+        Ok(Label(normalized.into()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        Label::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a memory is about, finely enough that two memories with the same subject in the same
+/// tree cannot both be current: "alice/favorite-color", "project-alpha/release-date".
+///
+/// Lowercase, whitespace collapsed, 1–200 characters, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct SubjectKey(Box<str>);
+
+impl SubjectKey {
+    pub const MAX_LEN: usize = 200;
+
+    pub fn parse(value: &str) -> Result<SubjectKey, IdError> {
+        let normalized = value.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        if normalized.is_empty() {
+            return Err(IdError::Empty { what: "subject" });
+        }
+        if normalized.chars().count() > SubjectKey::MAX_LEN {
+            return Err(IdError::TooLong { what: "subject", value: normalized.clone(), len: normalized.len() });
+        }
+        if let Some((at, ch)) = normalized.char_indices().find(|(_, c)| c.is_control()) {
+            return Err(IdError::InvalidChar { what: "subject", value: normalized, ch, at });
+        }
+        Ok(SubjectKey(normalized.into()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for SubjectKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        SubjectKey::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Who produced the event a memory came from. Used by the approval policy: an assistant's own
+/// unconfirmed statements never become facts automatically [001 §8].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Actor {
+    User,
+    Assistant,
+    Tool,
+    System,
+    Integration,
+}
+
+/// Where a memory came from [001 §7, 002 §4.1]. Host-supplied references are opaque strings,
+/// bounded in length by event validation; they never become paths.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SourceRef {
+    /// Typed in by a person as a memory ("remember this"). The only kind that needs no source.
+    UserEntry,
+    Message {
+        conversation: Option<ScopeId>,
+        message_id: String,
+    },
+    Task {
+        task_id: String,
+        event_id: Option<String>,
+    },
+    Run {
+        run: ScopeId,
+    },
+    Import {
+        origin: String,
+    },
+    Integration {
+        system: String,
+        record_id: String,
+    },
+    ExperimentConclusion {
+        experiment: ScopeId,
+        conclusion_id: String,
+    },
+}
+
+impl SourceRef {
+    /// Whether a person created this memory directly (as opposed to it being inferred).
+    pub fn is_manual(&self) -> bool {
+        matches!(self, SourceRef::UserEntry)
+    }
+
+    /// A short reference for packs and listings, e.g. `message:D1:3`.
+    pub fn short(&self) -> String {
+        match self {
+            SourceRef::UserEntry => "user-entry".to_owned(),
+            SourceRef::Message { message_id, .. } => format!("message:{message_id}"),
+            SourceRef::Task { task_id, .. } => format!("task:{task_id}"),
+            SourceRef::Run { run } => format!("run:{run}"),
+            SourceRef::Import { origin } => format!("import:{origin}"),
+            SourceRef::Integration { system, record_id } => format!("{system}:{record_id}"),
+            SourceRef::ExperimentConclusion { experiment, conclusion_id } => {
+                format!("experiment:{experiment}/{conclusion_id}")
+            }
+        }
+    }
+}
+
+/// The full provenance of a leaf: its source, the hash of the source content, and the versions
+/// of the code that extracted it and of the policy that admitted it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub source: SourceRef,
+    pub actor: Actor,
+    pub source_sha256: ContentHash,
+    pub extractor: String,
+    pub policy_version: String,
+}
+
+/// The version of the rules in this crate, recorded in provenance and context snapshots.
+pub const POLICY_VERSION: &str = concat!("arbor-policy/", env!("CARGO_PKG_VERSION"));
+
+/// A tree's metadata row. The tree's root pointer lives here and is swapped atomically.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TreeRecord {
+    pub namespace: Namespace,
+    pub tree_id: TreeId,
+    /// The primary entity that owns the tree; `None` for the fallback bucket and for
+    /// integration trees keyed by source lineage.
+    pub entity: Option<EntityId>,
+    pub title: String,
+    pub created_at: Timestamp,
+    pub root: Option<SummaryId>,
+    /// Set when something under the root changed; cleared when a fresh root is swapped in.
+    pub root_stale: bool,
+}
+
+/// Links from a leaf to entities: exactly one primary (the tree owner, absent only in the
+/// fallback bucket) and any number of secondary ones, which are retrieval metadata only.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EntityLinks {
+    pub primary: Option<EntityId>,
+    pub secondary: Vec<EntityId>,
+}
+
+/// A source leaf's metadata row [000 §3, 001 §6]. The body lives on disk at `body_path`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeafRecord {
+    pub id: LeafId,
+    /// The first leaf of this memory's version chain; equal to `id` for version 1.
+    pub lineage: LeafId,
+    pub version: Version,
+    pub namespace: Namespace,
+    pub category: Category,
+    pub tree_id: TreeId,
+    pub kind: MemoryKind,
+    pub title: String,
+    pub summary: String,
+    pub subject: Option<SubjectKey>,
+    pub fingerprint: Fingerprint,
+    pub body_path: String,
+    pub body_sha256: ContentHash,
+    pub observed_at: Timestamp,
+    pub created_at: Timestamp,
+    pub validity: Validity,
+    pub expires_at: Option<Timestamp>,
+    pub known: KnownSpan,
+    pub confidence: Confidence,
+    pub salience: Salience,
+    pub sensitivity: Sensitivity,
+    pub status: LeafStatus,
+    pub supersedes: Option<LeafId>,
+    pub superseded_by: Option<LeafId>,
+    pub provenance: Provenance,
+    pub labels: Vec<Label>,
+    pub entities: EntityLinks,
+    /// The sealed summary this leaf sits under, once one has been sealed over it.
+    pub parent: Option<SummaryId>,
+}
+
+impl LeafRecord {
+    pub fn node_id(&self) -> NodeId {
+        NodeId::Leaf(self.id.clone())
+    }
+}
+
+/// Whether a summary is a sealed inner node or the tree's root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryRole {
+    /// Sealed over exactly one full buffer of children at one height.
+    Sealed,
+    /// The single L1 node refreshed over the tree's frontier.
+    Root,
+}
+
+/// The lifecycle of a summary. Sealed summaries are never edited: a change below produces a
+/// replacement, and the old node is retired when the replacement is swapped in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryStatus {
+    Current,
+    /// Something below changed; still readable until its replacement is sealed.
+    Stale,
+    /// Replaced (or purged because it quoted forgotten content); never retrieved.
+    Retired,
+}
+
+/// A summary node's metadata row [000 §3].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRecord {
+    pub id: SummaryId,
+    pub namespace: Namespace,
+    pub category: Category,
+    pub tree_id: TreeId,
+    pub role: SummaryRole,
+    /// Distance from the leaves: 1 for a summary sealed over leaves.
+    pub height: u8,
+    pub parent: Option<SummaryId>,
+    pub children: Vec<NodeId>,
+    pub title: String,
+    pub summary: String,
+    pub body_path: String,
+    pub body_sha256: ContentHash,
+    pub time_range_start: Option<Timestamp>,
+    pub time_range_end: Option<Timestamp>,
+    pub sealed_at: Timestamp,
+    pub labels: Vec<Label>,
+    pub status: SummaryStatus,
+    /// The summary this one replaced, when it was produced by a re-seal.
+    pub replaces: Option<SummaryId>,
+}
+
+impl SummaryRecord {
+    pub fn node_id(&self) -> NodeId {
+        NodeId::Summary(self.id.clone())
+    }
+
+    /// The on-disk level: the root is `L1`; a summary sealed at height `h` is `L{h+1}`. Heights
+    /// never change after sealing, so neither do paths, however tall the tree grows.
+    pub fn level(&self) -> u8 {
+        match self.role {
+            SummaryRole::Root => 1,
+            SummaryRole::Sealed => self.height.saturating_add(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_ids_have_category_and_slug() {
+        let tree = TreeId::parse("interaction:project-alpha").unwrap();
+        assert_eq!(tree.category(), Category::Interaction);
+        assert_eq!(tree.slug(), "project-alpha");
+        assert!(TreeId::parse("project-alpha").is_err());
+        assert!(TreeId::parse("other:alpha").is_err());
+        assert!(TreeId::parse("interaction:../x").is_err());
+        assert!(TreeId::uncategorized(Category::Interaction).is_uncategorized());
+    }
+
+    #[test]
+    fn confidence_refuses_nonsense() {
+        assert!(Confidence::new(f32::NAN).is_err());
+        assert!(Confidence::new(1.01).is_err());
+        assert!(Confidence::new(-0.1).is_err());
+        assert_eq!(Confidence::saturating(f32::NAN), Confidence::ZERO);
+        assert!(serde_json::from_str::<Confidence>("2.0").is_err());
+    }
+
+    #[test]
+    fn content_hash_is_sha256_hex() {
+        assert_eq!(
+            ContentHash::of(b"abc").as_str(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(ContentHash::parse("XYZ").is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! Merging ranked candidate lists from several channels (full text, vectors, entities, tree
+//! structure) into one ranking, by reciprocal rank fusion.
+
+use std::collections::BTreeMap;
+
+/// The usual RRF constant: large enough that a first place in one channel does not drown out
+/// agreement between channels.
+pub const RRF_K: f32 = 60.0;
+
+/// One channel's contribution to a fused candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelRank {
+    pub channel: usize,
+    /// 1-based rank within the channel.
+    pub rank: usize,
+}
+
+/// A fused candidate: its key, fused score, and where it ranked in each channel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fused<K> {
+    pub key: K,
+    pub score: f32,
+    pub ranks: Vec<ChannelRank>,
+}
+
+/// Reciprocal rank fusion: `score(d) = Σ_channels weight_c / (k + rank_c(d))`. Duplicates within
+/// a channel count at their best rank. Output is sorted by score, then by key, so the result is
+/// deterministic.
+pub fn reciprocal_rank_fusion<K: Ord + Clone>(channels: &[(f32, Vec<K>)], k: f32) -> Vec<Fused<K>> {
+    let mut fused: BTreeMap<K, Fused<K>> = BTreeMap::new();
+    for (channel, (weight, ranked)) in channels.iter().enumerate() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (position, key) in ranked.iter().enumerate() {
+            if !seen.insert(key) {
+                continue;
+            }
+            let rank = position + 1;
+            let entry =
+                fused.entry(key.clone()).or_insert_with(|| Fused { key: key.clone(), score: 0.0, ranks: Vec::new() });
+            entry.score += weight / (k + rank as f32);
+            entry.ranks.push(ChannelRank { channel, rank });
+        }
+    }
+    let mut out: Vec<Fused<K>> = fused.into_values().collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    #[test]
+    fn agreement_beats_a_single_first_place() {
+        let fused = reciprocal_rank_fusion(&[(1.0, vec!["a", "b", "c"]), (1.0, vec!["b", "d", "a"])], RRF_K);
+        let keys: Vec<&str> = fused.iter().map(|f| f.key).collect();
+        assert_eq!(keys, vec!["b", "a", "d", "c"]);
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Every input key appears exactly once; a key first in every channel is first overall.
+        #[test]
+        fn fusion_keeps_every_key_once(channels in proptest::collection::vec(proptest::collection::vec(0u8..20, 0..15), 1..4)) {
+            let weighted: Vec<(f32, Vec<u8>)> = channels.iter().map(|c| (1.0, c.clone())).collect();
+            let fused = reciprocal_rank_fusion(&weighted, RRF_K);
+            let mut keys: Vec<u8> = fused.iter().map(|f| f.key).collect();
+            let n = keys.len();
+            keys.sort();
+            keys.dedup();
+            prop_assert_eq!(keys.len(), n);
+            let mut all: Vec<u8> = channels.iter().flatten().copied().collect();
+            all.sort();
+            all.dedup();
+            prop_assert_eq!(keys, all);
+            prop_assert!(fused.windows(2).all(|w| w[0].score >= w[1].score));
+            if channels.iter().all(|c| !c.is_empty() && c[0] == channels[0][0]) {
+                prop_assert_eq!(fused[0].key, channels[0][0]);
+            }
+        }
+    }
+}

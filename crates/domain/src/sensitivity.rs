@@ -1,0 +1,262 @@
+//! Sensitivity levels and what each allows [001 §14], and the `SecretGuard` that keeps keys,
+//! tokens, passwords, card numbers and private keys out of automatic memory [001 §8, §14].
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// How carefully a memory must be handled. Ordered: `Normal < Sensitive < Restricted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sensitivity {
+    #[default]
+    Normal,
+    /// Needs a person's confirmation before it becomes active; flagged in every pack.
+    Sensitive,
+    /// Never generated automatically, never sent to a remote model or embedder, read only when
+    /// the caller explicitly enables it.
+    Restricted,
+}
+
+impl Sensitivity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sensitivity::Normal => "normal",
+            Sensitivity::Sensitive => "sensitive",
+            Sensitivity::Restricted => "restricted",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Sensitivity> {
+        [Sensitivity::Normal, Sensitivity::Sensitive, Sensitivity::Restricted].into_iter().find(|s| s.as_str() == value)
+    }
+
+    /// Whether text at this level may be sent to a model or embedder that runs elsewhere.
+    pub fn may_leave_the_machine(self) -> bool {
+        self != Sensitivity::Restricted
+    }
+
+    /// Whether a memory at this level may become active without a person confirming it.
+    pub fn allows_auto_approval(self) -> bool {
+        self == Sensitivity::Normal
+    }
+
+    /// Whether a memory at this level may be produced by inference at all.
+    pub fn allows_automatic_generation(self) -> bool {
+        self != Sensitivity::Restricted
+    }
+
+    /// Whether a reader with the given permission may see a memory at this level.
+    pub fn readable_with(self, include_restricted: bool) -> bool {
+        self != Sensitivity::Restricted || include_restricted
+    }
+}
+
+impl fmt::Display for Sensitivity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What kind of secret was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretKind {
+    ApiKey,
+    Token,
+    Password,
+    CardNumber,
+    PrivateKey,
+}
+
+impl SecretKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecretKind::ApiKey => "api key",
+            SecretKind::Token => "access token",
+            SecretKind::Password => "password",
+            SecretKind::CardNumber => "card number",
+            SecretKind::PrivateKey => "private key",
+        }
+    }
+}
+
+/// One secret found in a text: its kind and byte range (never its value, so reports and logs
+/// cannot leak it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecretFinding {
+    pub kind: SecretKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Detects credentials in text. Deliberately eager: a false positive costs a memory a person can
+/// still save by hand as restricted; a false negative stores a credential.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SecretGuard;
+
+struct Pattern {
+    kind: SecretKind,
+    regex: Regex,
+}
+
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    let p = |kind, re: &str| Pattern { kind, regex: Regex::new(re).expect("secret pattern compiles") };
+    vec![
+        p(SecretKind::PrivateKey, r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        // Well-known vendor key shapes.
+        p(SecretKind::ApiKey, r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,20}-)?[A-Za-z0-9_-]{20,}"),
+        p(SecretKind::ApiKey, r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        p(SecretKind::ApiKey, r"\bAIza[0-9A-Za-z_-]{35}\b"),
+        p(SecretKind::ApiKey, r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
+        p(SecretKind::ApiKey, r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"),
+        p(SecretKind::ApiKey, r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        p(SecretKind::ApiKey, r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        // "api key: ...", "secret=...", "client_secret ...".
+        p(
+            SecretKind::ApiKey,
+            r"(?i)\b(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|access[ _-]?key)\b\s*(?:is|:|=)?\s*[\x22']?[A-Za-z0-9_\-./+=]{12,}",
+        ),
+        // JSON web tokens and bearer credentials.
+        p(SecretKind::Token, r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        p(SecretKind::Token, r"(?i)\bbearer\s+[A-Za-z0-9_\-.~+/]{16,}=*"),
+        p(
+            SecretKind::Token,
+            r"(?i)\b(?:auth|access|refresh|session|api)[ _-]?token\b\s*(?:is|:|=)?\s*[\x22']?[A-Za-z0-9_\-./+=]{12,}",
+        ),
+        p(SecretKind::Token, r"(?i)\b(?:set-)?cookie\s*:\s*[^\s=;]+=[^\s;]{16,}"),
+        // Passwords stated in prose or config.
+        p(
+            SecretKind::Password,
+            r"(?i)\b(?:password|passwd|passphrase|pwd|pin code|密码)\b\s*(?:is|was|:|=|：|是)\s*[\x22']?\S{4,}",
+        ),
+        p(SecretKind::Password, r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@"),
+    ]
+});
+
+static CARD_CANDIDATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?:\d[ -]?){12,18}\d\b").expect("card pattern compiles"));
+
+impl SecretGuard {
+    /// Every secret found in `text`, in order of position.
+    pub fn scan(&self, text: &str) -> Vec<SecretFinding> {
+        let mut findings: Vec<SecretFinding> = PATTERNS
+            .iter()
+            .flat_map(|pattern| {
+                pattern.regex.find_iter(text).map(move |m| SecretFinding {
+                    kind: pattern.kind,
+                    start: m.start(),
+                    end: m.end(),
+                })
+            })
+            .collect();
+        for m in CARD_CANDIDATE.find_iter(text) {
+            let digits: Vec<u32> = m.as_str().chars().filter_map(|c| c.to_digit(10)).collect();
+            if (13..=19).contains(&digits.len()) && luhn_valid(&digits) {
+                findings.push(SecretFinding { kind: SecretKind::CardNumber, start: m.start(), end: m.end() });
+            }
+        }
+        findings.sort_by_key(|f| (f.start, f.end, f.kind));
+        findings.dedup_by(|a, b| a.start == b.start && a.kind == b.kind);
+        findings
+    }
+
+    pub fn contains_secret(&self, text: &str) -> bool {
+        !self.scan(text).is_empty()
+    }
+
+    /// The kinds found, without positions, for error messages.
+    pub fn kinds(&self, text: &str) -> Vec<SecretKind> {
+        let mut kinds: Vec<SecretKind> = self.scan(text).into_iter().map(|f| f.kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+}
+
+/// The Luhn checksum that every payment card number satisfies.
+fn luhn_valid(digits: &[u32]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    fn kinds(text: &str) -> Vec<SecretKind> {
+        SecretGuard.kinds(text)
+    }
+
+    #[test]
+    fn finds_each_kind_of_secret() {
+        use SecretKind::*;
+        let cases: &[(&str, SecretKind)] = &[
+            ("my openai key sk-proj-abcdefghijklmnopqrstuvwxyz123456", ApiKey),
+            ("AKIAIOSFODNN7EXAMPLE is the aws key", ApiKey),
+            ("token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789ab", ApiKey),
+            ("api_key = 9f8e7d6c5b4a39281706", ApiKey),
+            ("Authorization: Bearer abcdefghijklmnop1234", Token),
+            ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", Token),
+            ("the wifi password is hunter2!", Password),
+            ("my password: correct-horse", Password),
+            ("postgres://admin:s3cr3t@db.example.com/app", Password),
+            ("card 4111 1111 1111 1111 exp 12/29", CardNumber),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", PrivateKey),
+            ("-----BEGIN RSA PRIVATE KEY-----", PrivateKey),
+        ];
+        for (text, expected) in cases {
+            assert!(kinds(text).contains(expected), "{text:?} should contain {expected:?}, got {:?}", kinds(text));
+        }
+    }
+
+    #[test]
+    fn ordinary_memories_are_not_secrets() {
+        for text in [
+            "Caroline went to the LGBTQ support group on 7 May 2023.",
+            "The release moved from August to September.",
+            "I prefer answers in short bullet points.",
+            "My phone number changed last week.",
+            "Order 1234 5678 shipped", // too short for a card
+            "Reset your password from the settings page.",
+            "Invoice 4111111111111112 is overdue", // fails Luhn
+        ] {
+            assert!(kinds(text).is_empty(), "{text:?} flagged as {:?}", kinds(text));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Any valid card number is found wherever it appears in a sentence.
+        #[test]
+        fn luhn_valid_card_numbers_are_always_found(prefix in "[a-z ]{0,20}",
+                                                    body in proptest::collection::vec(0u32..10, 15)) {
+            // Complete a 16-digit number with its Luhn check digit.
+            let mut digits = body.clone();
+            digits.insert(0, 4);
+            let check = (0..10).find(|d| { let mut all = digits.clone(); all.push(*d); luhn_valid(&all) }).unwrap();
+            digits.push(check);
+            let number: String = digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect();
+            let text = format!("{prefix} {number} thanks");
+            prop_assert!(kinds(&text).contains(&SecretKind::CardNumber));
+        }
+
+        /// Scanning never panics and reports ranges inside the text.
+        #[test]
+        fn findings_are_in_bounds(text in "\\PC{0,200}") {
+            for f in SecretGuard.scan(&text) {
+                prop_assert!(f.start < f.end && f.end <= text.len());
+            }
+        }
+    }
+}

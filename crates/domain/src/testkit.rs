@@ -1,0 +1,15 @@
+//! Shared helpers for the domain's own tests: the proptest configuration and value generators.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+/// At least 1,000 generated cases per property; `PROPTEST_CASES` may ask for more, never fewer.
+pub(crate) fn proptest_config() -> Config {
+    let from_env = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok());
+    Config { cases: from_env.unwrap_or(0).max(1000), ..Config::default() }
+}
+
+/// A timestamp within a few years around 2026, at second resolution.
+pub(crate) fn timestamp() -> impl Strategy<Value = jiff::Timestamp> {
+    (1_700_000_000i64..1_900_000_000i64).prop_map(|s| jiff::Timestamp::from_second(s).unwrap())
+}

@@ -1,0 +1,187 @@
+//! Text normalization, stable chunk fingerprints, tokenization and chunking: the first step of
+//! the write path (event → chunks) [000 §4, §7 step 2].
+
+use crate::model::{ContentHash, Fingerprint};
+
+/// Collapses runs of spaces and tabs, trims every line, and keeps at most one blank line
+/// between paragraphs. What a leaf's body holds.
+pub fn normalize_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank_lines = 0usize;
+    for line in text.lines() {
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.is_empty() {
+            blank_lines += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank_lines > 0 { "\n\n" } else { "\n" });
+        }
+        blank_lines = 0;
+        out.push_str(&line);
+    }
+    out
+}
+
+/// What a fingerprint is computed over: lowercase, all whitespace collapsed to single spaces.
+/// Formatting changes (case, line wrapping, spacing) therefore do not make a new memory.
+pub fn normalize_for_fingerprint(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// The stable fingerprint of a chunk.
+pub fn fingerprint(text: &str) -> Fingerprint {
+    ContentHash::of(normalize_for_fingerprint(text).as_bytes())
+}
+
+/// Lowercase word tokens: runs of letters and digits; each CJK character is its own token (so
+/// Chinese text is searchable without a segmenter).
+pub fn tokenize(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    for ch in text.chars() {
+        if is_cjk(ch) {
+            if !current.is_empty() {
+                tokens.push(std::mem::take(&mut current));
+            }
+            tokens.push(ch.to_string());
+        } else if ch.is_alphanumeric() {
+            current.extend(ch.to_lowercase());
+        } else if !current.is_empty() {
+            tokens.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        tokens.push(current);
+    }
+    tokens
+}
+
+fn is_cjk(ch: char) -> bool {
+    matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
+/// Splits normalized text into chunks of at most `max_chars` characters: whole paragraphs where
+/// they fit, sentences where a paragraph is too long, and a hard cut (at a character
+/// boundary) only for a single overlong sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunker {
+    pub max_chars: usize,
+}
+
+impl Default for Chunker {
+    fn default() -> Self {
+        Chunker { max_chars: 2_000 }
+    }
+}
+
+impl Chunker {
+    pub fn split(&self, text: &str) -> Vec<String> {
+        let max = self.max_chars.max(1);
+        let normalized = normalize_text(text);
+        let mut pieces: Vec<String> = Vec::new();
+        for paragraph in normalized.split("\n\n") {
+            if paragraph.chars().count() <= max {
+                pieces.push(paragraph.to_owned());
+                continue;
+            }
+            for sentence in split_sentences(paragraph) {
+                if sentence.chars().count() <= max {
+                    pieces.push(sentence.to_owned());
+                } else {
+                    let chars: Vec<char> = sentence.chars().collect();
+                    pieces.extend(chars.chunks(max).map(|c| c.iter().collect::<String>()));
+                }
+            }
+        }
+        // Pack pieces greedily back together up to the limit.
+        let mut chunks: Vec<String> = Vec::new();
+        for piece in pieces.into_iter().filter(|p| !p.trim().is_empty()) {
+            match chunks.last_mut() {
+                Some(last) if last.chars().count() + 2 + piece.chars().count() <= max => {
+                    last.push_str("\n\n");
+                    last.push_str(&piece);
+                }
+                _ => chunks.push(piece),
+            }
+        }
+        chunks
+    }
+}
+
+fn split_sentences(paragraph: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes: Vec<(usize, char)> = paragraph.char_indices().collect();
+    for (i, &(at, ch)) in bytes.iter().enumerate() {
+        let boundary = matches!(ch, '.' | '!' | '?' | '。' | '！' | '？')
+            && bytes.get(i + 1).is_none_or(|&(_, next)| next.is_whitespace() || !next.is_ascii());
+        if boundary {
+            let end = at + ch.len_utf8();
+            let sentence = paragraph[start..end].trim();
+            if !sentence.is_empty() {
+                out.push(sentence);
+            }
+            start = end;
+        }
+    }
+    let rest = paragraph[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Cuts `text` to at most `max_chars` characters at a character boundary, adding `…` when it
+/// had to cut. For titles and one-line digests.
+pub fn truncate_chars(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    #[test]
+    fn fingerprints_ignore_formatting() {
+        assert_eq!(fingerprint("I like  tea.\n"), fingerprint("i like tea."));
+        assert_ne!(fingerprint("I like tea."), fingerprint("I like coffee."));
+    }
+
+    #[test]
+    fn tokens() {
+        assert_eq!(
+            tokenize("Caroline's LGBTQ group, May-2023!"),
+            vec!["caroline", "s", "lgbtq", "group", "may", "2023"]
+        );
+        assert_eq!(tokenize("我喜欢茶 tea"), vec!["我", "喜", "欢", "茶", "tea"]);
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Chunks respect the size limit, and no words are lost or invented by chunking.
+        #[test]
+        fn chunking_bounds_and_preserves_words(text in "(\\PC{0,60}[.!?\n ]){0,30}", max in 1usize..300) {
+            let chunks = Chunker { max_chars: max }.split(&text);
+            for chunk in &chunks {
+                prop_assert!(chunk.chars().count() <= max, "{} > {}", chunk.chars().count(), max);
+                prop_assert!(!chunk.trim().is_empty());
+            }
+            let before: String = normalize_text(&text).chars().filter(|c| !c.is_whitespace()).collect();
+            let after: String = chunks.concat().chars().filter(|c| !c.is_whitespace()).collect();
+            prop_assert_eq!(before, after);
+        }
+
+        #[test]
+        fn truncation_bounds(text in "\\PC{0,100}", max in 1usize..50) {
+            prop_assert!(truncate_chars(&text, max).chars().count() <= max);
+        }
+    }
+}

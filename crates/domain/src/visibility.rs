@@ -1,0 +1,317 @@
+//! The one predicate that decides whether a node may be retrieved [SPEC §5, 001 §10.1, 002 §6].
+//!
+//! Backends push this filter down into their queries (SQL `WHERE`, LanceDB predicates) so that
+//! nothing outside it is ever searched; the conformance suite checks each backend's pushdown
+//! against [`VisibilityFilter::admits`] on random data, so the rule is written once, here.
+
+use serde::{Deserialize, Serialize};
+
+use crate::lifecycle::LeafStatus;
+use crate::model::{Category, MemoryKind, SummaryStatus, TreeId};
+use crate::namespace::Namespace;
+use crate::read_chain::ReadChain;
+use crate::sensitivity::Sensitivity;
+use crate::time::{KnownSpan, Timestamp, Validity};
+
+/// Leaves and summaries share indexes; this says which one a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Leaf,
+    Summary,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Leaf => "leaf",
+            NodeKind::Summary => "summary",
+        }
+    }
+}
+
+/// A node's retrieval state, derived from its status. Indexes store this rather than the
+/// status so one column serves leaves and summaries alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeState {
+    /// An active leaf, or a current or stale (still readable) summary.
+    Current,
+    /// A superseded leaf: history, visible only to `as_of` questions.
+    Superseded,
+    /// Archived: once current, now set aside. Visible only through frozen snapshots that were
+    /// taken while it was current.
+    Archived,
+    /// Candidates, rejected leaves and retired summaries: never retrieved.
+    Hidden,
+    /// Forgotten: never retrieved, by anyone, through any snapshot.
+    Forgotten,
+}
+
+impl NodeState {
+    pub fn of_leaf(status: LeafStatus) -> NodeState {
+        match status {
+            LeafStatus::Active => NodeState::Current,
+            LeafStatus::Superseded => NodeState::Superseded,
+            LeafStatus::Archived => NodeState::Archived,
+            LeafStatus::Candidate | LeafStatus::Rejected => NodeState::Hidden,
+            LeafStatus::Tombstone => NodeState::Forgotten,
+        }
+    }
+
+    pub fn of_summary(status: SummaryStatus) -> NodeState {
+        match status {
+            SummaryStatus::Current | SummaryStatus::Stale => NodeState::Current,
+            SummaryStatus::Retired => NodeState::Hidden,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeState::Current => "current",
+            NodeState::Superseded => "superseded",
+            NodeState::Archived => "archived",
+            NodeState::Hidden => "hidden",
+            NodeState::Forgotten => "forgotten",
+        }
+    }
+}
+
+/// What the filter looks at for one node. Indexes keep exactly these columns next to the text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeFacts {
+    pub node: NodeKind,
+    pub namespace: Namespace,
+    pub category: Category,
+    pub tree_id: TreeId,
+    /// Leaves only.
+    pub kind: Option<MemoryKind>,
+    pub state: NodeState,
+    pub validity: Validity,
+    pub known: KnownSpan,
+    pub expires_at: Option<Timestamp>,
+    pub sensitivity: Sensitivity,
+    /// The time the node is about: a leaf's `observed_at`; a summary's time range.
+    pub time_start: Timestamp,
+    pub time_end: Timestamp,
+}
+
+/// One readable namespace, optionally frozen at a known-time instant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerFilter {
+    pub namespace: Namespace,
+    pub frozen_at: Option<Timestamp>,
+}
+
+/// Everything a retrieval may see, resolved before any candidate is fetched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VisibilityFilter {
+    pub layers: Vec<LayerFilter>,
+    /// The present, for expiry. Set by the app from its clock.
+    pub now: Timestamp,
+    /// A valid-time instant asked about. `None` means "now": only current memories. `Some`
+    /// asks about the past: superseded leaves that were valid then are included.
+    pub as_of: Option<Timestamp>,
+    pub include_restricted: bool,
+    pub node_kinds: Vec<NodeKind>,
+    /// Empty means every category.
+    pub categories: Vec<Category>,
+    pub tree: Option<TreeId>,
+    /// Empty means every kind; when set, summaries (which have no kind) are excluded.
+    pub kinds: Vec<MemoryKind>,
+    /// Only nodes whose time overlaps `[start, end]`.
+    pub time_range: Option<(Option<Timestamp>, Option<Timestamp>)>,
+}
+
+impl VisibilityFilter {
+    /// The default filter for a read chain: current leaves and summaries, every category, no
+    /// restricted memories.
+    pub fn for_chain(chain: &ReadChain, now: Timestamp) -> VisibilityFilter {
+        VisibilityFilter {
+            layers: chain
+                .layers()
+                .iter()
+                .map(|layer| LayerFilter { namespace: layer.namespace.clone(), frozen_at: layer.frozen_at })
+                .collect(),
+            now,
+            as_of: None,
+            include_restricted: false,
+            node_kinds: vec![NodeKind::Leaf, NodeKind::Summary],
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+        }
+    }
+
+    pub fn layer(&self, namespace: &Namespace) -> Option<&LayerFilter> {
+        self.layers.iter().find(|layer| &layer.namespace == namespace)
+    }
+
+    /// The valid-time instant used for a layer: the query's `as_of`, else the layer's freeze
+    /// instant, else now.
+    pub fn effective_as_of(&self, layer: &LayerFilter) -> Timestamp {
+        self.as_of.or(layer.frozen_at).unwrap_or(self.now)
+    }
+
+    /// Whether a node may be retrieved under this filter. Scope first: a node outside the
+    /// layers is refused before anything else is looked at.
+    pub fn admits(&self, facts: &NodeFacts) -> bool {
+        let Some(layer) = self.layer(&facts.namespace) else {
+            return false;
+        };
+        if !self.node_kinds.contains(&facts.node) {
+            return false;
+        }
+        let state_ok = match (facts.state, layer.frozen_at) {
+            (NodeState::Forgotten | NodeState::Hidden, _) => false,
+            // A frozen layer shows what was current when it froze, whatever happened since.
+            (_, Some(frozen_at)) => facts.known.was_current_at(frozen_at),
+            (NodeState::Current, None) => true,
+            (NodeState::Superseded, None) => self.as_of.is_some(),
+            (NodeState::Archived, None) => false,
+        };
+        if !state_ok {
+            return false;
+        }
+        if !facts.validity.contains(self.effective_as_of(layer)) {
+            return false;
+        }
+        if facts.expires_at.is_some_and(|expires| expires <= self.now) {
+            return false;
+        }
+        if !facts.sensitivity.readable_with(self.include_restricted) {
+            return false;
+        }
+        if !self.categories.is_empty() && !self.categories.contains(&facts.category) {
+            return false;
+        }
+        if self.tree.as_ref().is_some_and(|tree| tree != &facts.tree_id) {
+            return false;
+        }
+        if !self.kinds.is_empty() && !facts.kind.is_some_and(|kind| self.kinds.contains(&kind)) {
+            return false;
+        }
+        if let Some((start, end)) = self.time_range
+            && (start.is_some_and(|start| facts.time_end < start) || end.is_some_and(|end| facts.time_start > end))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::ScopeId;
+    use crate::read_chain::{ReadChainPolicy, TrustedContext};
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    fn ts(s: i64) -> Timestamp {
+        Timestamp::from_second(s).unwrap()
+    }
+
+    fn facts(namespace: Namespace, state: NodeState) -> NodeFacts {
+        NodeFacts {
+            node: NodeKind::Leaf,
+            namespace,
+            category: Category::Interaction,
+            tree_id: TreeId::uncategorized(Category::Interaction),
+            kind: Some(MemoryKind::Fact),
+            state,
+            validity: Validity::ALWAYS,
+            known: KnownSpan::from(ts(100)),
+            expires_at: None,
+            sensitivity: Sensitivity::Normal,
+            time_start: ts(100),
+            time_end: ts(100),
+        }
+    }
+
+    fn chain() -> ReadChain {
+        ReadChain::resolve(
+            &TrustedContext::Conversation {
+                conversation: ScopeId::parse("c1").unwrap(),
+                project: Some(ScopeId::parse("p1").unwrap()),
+                agent: None,
+            },
+            &ReadChainPolicy::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn scope_status_validity_expiry_sensitivity() {
+        let filter = VisibilityFilter::for_chain(&chain(), ts(1000));
+        let project = Namespace::project(ScopeId::parse("p1").unwrap());
+        let other = Namespace::project(ScopeId::parse("p2").unwrap());
+        assert!(filter.admits(&facts(project.clone(), NodeState::Current)));
+        assert!(!filter.admits(&facts(other, NodeState::Current)), "outside the chain");
+        for hidden in [NodeState::Hidden, NodeState::Forgotten, NodeState::Archived, NodeState::Superseded] {
+            assert!(!filter.admits(&facts(project.clone(), hidden)), "{hidden:?}");
+        }
+        let mut expired = facts(project.clone(), NodeState::Current);
+        expired.expires_at = Some(ts(999));
+        assert!(!filter.admits(&expired));
+        let mut restricted = facts(project.clone(), NodeState::Current);
+        restricted.sensitivity = Sensitivity::Restricted;
+        assert!(!filter.admits(&restricted));
+        assert!(VisibilityFilter { include_restricted: true, ..filter.clone() }.admits(&restricted));
+        // History on request: a superseded fact valid at `as_of` comes back.
+        let mut old = facts(project, NodeState::Superseded);
+        old.validity = Validity::new(Some(ts(0)), Some(ts(500))).unwrap();
+        assert!(!filter.admits(&old));
+        assert!(VisibilityFilter { as_of: Some(ts(400)), ..filter.clone() }.admits(&old));
+        assert!(!VisibilityFilter { as_of: Some(ts(600)), ..filter }.admits(&old));
+    }
+
+    #[test]
+    fn frozen_layers_see_what_was_current_when_frozen() {
+        let run = ScopeId::parse("r1").unwrap();
+        let chain = ReadChain::resolve(
+            &TrustedContext::ExperimentRun {
+                run,
+                experiment: ScopeId::parse("e1").unwrap(),
+                project: Some(ScopeId::parse("p1").unwrap()),
+                frozen_at: ts(500),
+            },
+            &ReadChainPolicy::default(),
+        )
+        .unwrap();
+        let filter = VisibilityFilter::for_chain(&chain, ts(1000));
+        let project = Namespace::project(ScopeId::parse("p1").unwrap());
+        // Superseded after the freeze: the run still sees it.
+        let mut later_superseded = facts(project.clone(), NodeState::Superseded);
+        later_superseded.known = KnownSpan::from(ts(100)).closed_at(ts(700));
+        assert!(filter.admits(&later_superseded));
+        // Learned after the freeze: invisible to the run.
+        let mut learned_later = facts(project.clone(), NodeState::Current);
+        learned_later.known = KnownSpan::from(ts(600));
+        assert!(!filter.admits(&learned_later));
+        // Forgotten after the freeze: forget wins over every snapshot.
+        let mut forgotten = facts(project, NodeState::Forgotten);
+        forgotten.known = KnownSpan::from(ts(100)).closed_at(ts(700));
+        assert!(!filter.admits(&forgotten));
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Whatever the filter, a node outside its layers, forgotten, or hidden is never admitted.
+        #[test]
+        fn never_outside_scope_never_hidden(state in proptest::sample::select(vec![
+                NodeState::Current, NodeState::Superseded, NodeState::Archived, NodeState::Hidden, NodeState::Forgotten]),
+            inside in any::<bool>(), as_of in proptest::option::of(0i64..2000), restricted in any::<bool>()) {
+            let mut filter = VisibilityFilter::for_chain(&chain(), ts(1000));
+            filter.as_of = as_of.map(ts);
+            filter.include_restricted = restricted;
+            let namespace = if inside { Namespace::global() } else { Namespace::project(ScopeId::parse("elsewhere").unwrap()) };
+            let admitted = filter.admits(&facts(namespace, state));
+            if !inside || matches!(state, NodeState::Hidden | NodeState::Forgotten | NodeState::Archived) {
+                prop_assert!(!admitted);
+            }
+        }
+    }
+}
