@@ -491,6 +491,22 @@ impl LeafRecord {
     pub fn node_id(&self) -> NodeId {
         NodeId::Leaf(self.id.clone())
     }
+
+    /// The content-free record left after forgetting [001 §13.3, 002 §4.3]: ids, hashes,
+    /// times and links survive so the forget can be audited and verified; every field that
+    /// held words is emptied.
+    #[must_use]
+    pub fn tombstone(&self, at: Timestamp) -> LeafRecord {
+        LeafRecord {
+            title: String::new(),
+            summary: String::new(),
+            subject: None,
+            labels: Vec::new(),
+            status: LeafStatus::Tombstone,
+            known: self.known.closed_at(at),
+            ..self.clone()
+        }
+    }
 }
 
 /// Whether a summary is a sealed inner node or the tree's root.
@@ -536,6 +552,8 @@ pub struct SummaryRecord {
     pub sealed_at: Timestamp,
     pub labels: Vec<Label>,
     pub status: SummaryStatus,
+    /// When it stopped being readable (replaced or purged).
+    pub retired_at: Option<Timestamp>,
     /// The summary this one replaced, when it was produced by a re-seal.
     pub replaces: Option<SummaryId>,
 }
@@ -543,6 +561,19 @@ pub struct SummaryRecord {
 impl SummaryRecord {
     pub fn node_id(&self) -> NodeId {
         NodeId::Summary(self.id.clone())
+    }
+
+    /// The record after retirement. A summary purged because it may quote forgotten text also
+    /// loses its words; a summary merely replaced keeps them for history.
+    #[must_use]
+    pub fn retired(&self, at: Timestamp, purge_content: bool) -> SummaryRecord {
+        let mut out = SummaryRecord { status: SummaryStatus::Retired, retired_at: Some(at), ..self.clone() };
+        if purge_content {
+            out.title = String::new();
+            out.summary = String::new();
+            out.labels = Vec::new();
+        }
+        out
     }
 
     /// The on-disk level: the root is `L1`; a summary sealed at height `h` is `L{h+1}`. Heights

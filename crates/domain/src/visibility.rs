@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::lifecycle::LeafStatus;
-use crate::model::{Category, MemoryKind, SummaryStatus, TreeId};
+use crate::model::{Category, LeafRecord, MemoryKind, SummaryRecord, SummaryStatus, TreeId};
 use crate::namespace::Namespace;
 use crate::read_chain::ReadChain;
 use crate::sensitivity::Sensitivity;
@@ -94,6 +94,44 @@ pub struct NodeFacts {
     /// The time the node is about: a leaf's `observed_at`; a summary's time range.
     pub time_start: Timestamp,
     pub time_end: Timestamp,
+}
+
+impl NodeFacts {
+    pub fn of_leaf(leaf: &LeafRecord) -> NodeFacts {
+        NodeFacts {
+            node: NodeKind::Leaf,
+            namespace: leaf.namespace.clone(),
+            category: leaf.category,
+            tree_id: leaf.tree_id.clone(),
+            kind: Some(leaf.kind),
+            state: NodeState::of_leaf(leaf.status),
+            validity: leaf.validity,
+            known: leaf.known,
+            expires_at: leaf.expires_at,
+            sensitivity: leaf.sensitivity,
+            time_start: leaf.observed_at,
+            time_end: leaf.observed_at,
+        }
+    }
+
+    /// A summary is as sensitive as its most sensitive child; the app passes that in because a
+    /// summary record does not carry it.
+    pub fn of_summary(summary: &SummaryRecord, sensitivity: Sensitivity) -> NodeFacts {
+        NodeFacts {
+            node: NodeKind::Summary,
+            namespace: summary.namespace.clone(),
+            category: summary.category,
+            tree_id: summary.tree_id.clone(),
+            kind: None,
+            state: NodeState::of_summary(summary.status),
+            validity: Validity::ALWAYS,
+            known: KnownSpan { known_from: Some(summary.sealed_at), known_until: summary.retired_at },
+            expires_at: None,
+            sensitivity,
+            time_start: summary.time_range_start.unwrap_or(summary.sealed_at),
+            time_end: summary.time_range_end.unwrap_or(summary.sealed_at),
+        }
+    }
 }
 
 /// One readable namespace, optionally frozen at a known-time instant.

@@ -1,1 +1,41 @@
-//! placeholder
+//! The ports of Arbor's hexagon: the async traits the app needs from the world, each with a
+//! `# Contract`; the one error type they share; the conformance suite every adapter runs; and
+//! reference implementations that need no setup (in-memory storage, a hashing embedder, a
+//! heuristic reasoner).
+//!
+//! | port | what it is | reference implementation |
+//! | --- | --- | --- |
+//! | [`MetadataStore`] | authoritative rows, atomic change sets, the job outbox | [`memory::InMemoryMetadataStore`] |
+//! | [`SearchIndex`] | full text + vectors, filtered inside the query | [`memory::InMemorySearchIndex`] |
+//! | [`BodyStore`] | markdown bodies, verified by SHA-256 | [`memory::InMemoryBodyStore`] |
+//! | [`Embedder`] | text to vectors | [`HashingEmbedder`] |
+//! | [`Reasoner`] | admission, entities, duplicates, summaries | [`HeuristicReasoner`] |
+//! | [`Clock`], [`IdSource`] | time and fresh ids | [`SystemClock`], [`RandomIds`] (and [`ManualClock`], [`SequentialIds`] for tests) |
+
+mod bodies;
+mod error;
+mod hashing_embedder;
+mod heuristic_reasoner;
+mod index;
+pub mod memory;
+mod models;
+mod store;
+mod system;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use bodies::{BodyStore, BodyStoreExt};
+pub use error::{BoxError, Error, Result};
+pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
+pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
+pub use index::{EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, VectorQuery};
+pub use models::{
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, Reasoner, SummarizeRequest,
+    SummaryDraft, SummaryInput,
+};
+pub use store::{
+    AuditEvent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, MetadataStore, Page, StoreCounts,
+    SummaryExpect, TreeLeafQuery,
+};
+pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};

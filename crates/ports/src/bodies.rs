@@ -1,0 +1,55 @@
+//! The body store port: markdown documents, the source of truth for long text [000 §6].
+
+use std::fmt;
+
+use arbor_domain::model::ContentHash;
+use arbor_domain::paths::BodyPath;
+use async_trait::async_trait;
+
+use crate::error::{Error, Result};
+
+/// Stores node bodies by [`BodyPath`].
+///
+/// # Contract
+///
+/// - **Atomic writes.** [`put`](Self::put) replaces the whole document or leaves the old one;
+///   a reader never sees a partial document, and a crash never leaves one behind at `path`.
+/// - **Verified reads.** [`get`](Self::get) returns the bytes only if their SHA-256 equals
+///   `expected`; otherwise [`Error::Integrity`]. A missing body is [`Error::NotFound`].
+/// - **Contained.** Paths are relative and validated ([`BodyPath`]); nothing is read or written
+///   outside the store's root.
+/// - **Really delete.** After [`delete`](Self::delete), [`contains_text`](Self::contains_text)
+///   finds none of the document's text. Deleting a missing body is not an error.
+#[async_trait]
+pub trait BodyStore: Send + Sync + fmt::Debug {
+    fn backend(&self) -> &'static str;
+
+    /// Writes a document and returns its SHA-256.
+    async fn put(&self, path: &BodyPath, contents: &[u8]) -> Result<ContentHash>;
+
+    async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>>;
+
+    /// Returns whether a document was there.
+    async fn delete(&self, path: &BodyPath) -> Result<bool>;
+
+    /// Every document whose path starts with `prefix`, sorted.
+    async fn list(&self, prefix: &str) -> Result<Vec<BodyPath>>;
+
+    async fn contains_text(&self, needle: &str) -> Result<bool>;
+}
+
+/// Conveniences every body store gets for free.
+#[async_trait]
+pub trait BodyStoreExt: BodyStore {
+    /// Reads a verified document as UTF-8.
+    async fn get_string(&self, path: &BodyPath, expected: &ContentHash) -> Result<String> {
+        let bytes = self.get(path, expected).await?;
+        String::from_utf8(bytes).map_err(|e| Error::Integrity {
+            what: "body",
+            id: path.to_string(),
+            detail: format!("not UTF-8: {e}"),
+        })
+    }
+}
+
+impl<T: BodyStore + ?Sized> BodyStoreExt for T {}

@@ -1,0 +1,65 @@
+//! Checks of the [`BodyStore`] contract.
+
+use arbor_domain::id::LeafId;
+use arbor_domain::model::{Category, ContentHash};
+use arbor_domain::paths::BodyPath;
+
+use super::fixtures::{conversation, project, tree_id};
+use crate::bodies::{BodyStore, BodyStoreExt};
+use crate::error::Error;
+
+fn path(namespace: &str, leaf: &str) -> BodyPath {
+    let ns = if namespace.starts_with('p') { project(namespace) } else { conversation(namespace) };
+    BodyPath::leaf(&ns, Category::Interaction, &tree_id("topic"), &LeafId::parse(leaf).unwrap())
+}
+
+/// A document reads back byte for byte, and its hash is the SHA-256 of its bytes.
+pub async fn put_then_get(bodies: &dyn BodyStore) {
+    let p = path("c1", "leaf-1");
+    let text = "---\nid: \"leaf-1\"\n---\n\n# Tea\n\nAlice likes green tea. 🍵\n";
+    let hash = bodies.put(&p, text.as_bytes()).await.unwrap();
+    assert_eq!(hash, ContentHash::of(text.as_bytes()));
+    assert_eq!(bodies.get_string(&p, &hash).await.unwrap(), text);
+    let missing = bodies.get(&path("c1", "leaf-2"), &hash).await;
+    assert!(matches!(missing, Err(Error::NotFound { .. })), "got {missing:?}");
+}
+
+/// A read whose bytes do not match the expected hash fails as an integrity error.
+pub async fn get_verifies_the_hash(bodies: &dyn BodyStore) {
+    let p = path("c1", "leaf-1");
+    bodies.put(&p, b"original").await.unwrap();
+    let result = bodies.get(&p, &ContentHash::of(b"something else")).await;
+    assert!(matches!(result, Err(Error::Integrity { .. })), "got {result:?}");
+}
+
+/// Writing a path again replaces the whole document.
+pub async fn put_replaces_whole_documents(bodies: &dyn BodyStore) {
+    let p = path("c1", "leaf-1");
+    bodies.put(&p, "a much longer first version of the body".as_bytes()).await.unwrap();
+    let hash = bodies.put(&p, b"short").await.unwrap();
+    assert_eq!(bodies.get(&p, &hash).await.unwrap(), b"short");
+    assert!(!bodies.contains_text("first version").await.unwrap());
+}
+
+/// Deleting removes the text; deleting again is not an error.
+pub async fn delete_is_idempotent_and_leaves_no_text(bodies: &dyn BodyStore) {
+    let p = path("c1", "leaf-1");
+    let hash = bodies.put(&p, b"the vault code is kept in the blue binder").await.unwrap();
+    assert!(bodies.contains_text("blue binder").await.unwrap());
+    assert!(bodies.delete(&p).await.unwrap());
+    assert!(!bodies.delete(&p).await.unwrap());
+    assert!(!bodies.contains_text("blue binder").await.unwrap());
+    assert!(matches!(bodies.get(&p, &hash).await, Err(Error::NotFound { .. })));
+}
+
+/// Listing by prefix returns exactly the documents under it, sorted.
+pub async fn list_by_prefix(bodies: &dyn BodyStore) {
+    let (a1, a2, b1) = (path("c1", "leaf-2"), path("c1", "leaf-1"), path("p1", "leaf-3"));
+    for p in [&a1, &a2, &b1] {
+        bodies.put(p, b"x").await.unwrap();
+    }
+    let listed = bodies.list("memory/conversation:c1/").await.unwrap();
+    assert_eq!(listed, vec![a2, a1]);
+    assert_eq!(bodies.list("memory/").await.unwrap().len(), 3);
+    assert!(bodies.list("memory/global/").await.unwrap().is_empty());
+}

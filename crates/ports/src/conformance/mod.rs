@@ -1,0 +1,148 @@
+//! The conformance suite: plain async functions that check one port's contract, exported so
+//! every adapter crate runs exactly the same checks.
+//!
+//! Each adapter's tests invoke one macro per port it implements, with a factory that returns a
+//! fresh, empty instance wrapped in a [`Fixture`] (which may also hold a guard such as a
+//! temporary directory or a throwaway database):
+//!
+//! ```ignore
+//! arbor_ports::metadata_store_conformance!(|| async { Fixture::new(Arc::new(MyStore::open_fresh().await)) });
+//! ```
+//!
+//! The macro expands to one `#[test]` per check, so a failure names the rule that broke. To
+//! add a check: write the function in the port's module and add its name to the macro.
+
+pub mod bodies;
+pub mod embedder;
+pub mod fixtures;
+pub mod index;
+pub mod store;
+
+use std::any::Any;
+use std::future::Future;
+use std::sync::Arc;
+
+/// A fresh instance under test, plus whatever must live as long as it.
+pub struct Fixture<P: ?Sized> {
+    pub subject: Arc<P>,
+    _guard: Box<dyn Any + Send>,
+}
+
+impl<P: ?Sized> std::fmt::Debug for Fixture<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fixture").finish_non_exhaustive()
+    }
+}
+
+impl<P: ?Sized> Fixture<P> {
+    pub fn new(subject: Arc<P>) -> Fixture<P> {
+        Fixture { subject, _guard: Box::new(()) }
+    }
+
+    /// Keeps `guard` (a temporary directory, a database handle) alive until the check ends.
+    pub fn with_guard(subject: Arc<P>, guard: impl Any + Send) -> Fixture<P> {
+        Fixture { subject, _guard: Box::new(guard) }
+    }
+}
+
+/// Runs a check on a fresh single-threaded runtime.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime starts").block_on(future)
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __conformance_tests {
+    ($module:ident, $factory:expr, [$($check:ident),* $(,)?]) => {
+        $(
+            #[test]
+            fn $check() {
+                $crate::conformance::block_on(async {
+                    let fixture = ($factory)().await;
+                    $crate::conformance::$module::$check(&*fixture.subject).await;
+                });
+            }
+        )*
+    };
+}
+
+/// Every [`MetadataStore`](crate::MetadataStore) check, one test each.
+#[macro_export]
+macro_rules! metadata_store_conformance {
+    ($factory:expr) => {
+        $crate::__conformance_tests!(
+            store,
+            $factory,
+            [
+                commit_then_read,
+                reads_never_cross_namespaces,
+                failed_precondition_leaves_nothing,
+                supersede_is_atomic,
+                duplicate_ids_are_refused,
+                live_fingerprints_are_unique_per_tree,
+                entity_slugs_are_unique_per_namespace,
+                entity_shortlist_matches_names_and_aliases,
+                root_swap_is_compare_and_set,
+                frontier_lists_unsealed_members,
+                stale_summaries_are_listed,
+                jobs_claim_lease_retry_complete,
+                tombstone_leaves_no_text,
+                visibility_pushdown_matches_domain,
+                audit_is_scoped_and_newest_first,
+                counts_reflect_contents,
+            ]
+        );
+    };
+}
+
+/// Every [`SearchIndex`](crate::SearchIndex) check, one test each.
+#[macro_export]
+macro_rules! search_index_conformance {
+    ($factory:expr) => {
+        $crate::__conformance_tests!(
+            index,
+            $factory,
+            [
+                text_search_finds_and_ranks,
+                text_search_never_crosses_the_filter,
+                vector_search_ranks_nearest_first,
+                vector_search_never_mixes_embedders,
+                upsert_replaces_the_document,
+                set_facts_changes_visibility,
+                remove_leaves_no_text,
+                filter_pushdown_matches_domain,
+                clear_empties_the_index,
+            ]
+        );
+    };
+}
+
+/// Every [`BodyStore`](crate::BodyStore) check, one test each.
+#[macro_export]
+macro_rules! body_store_conformance {
+    ($factory:expr) => {
+        $crate::__conformance_tests!(
+            bodies,
+            $factory,
+            [
+                put_then_get,
+                get_verifies_the_hash,
+                put_replaces_whole_documents,
+                delete_is_idempotent_and_leaves_no_text,
+                list_by_prefix,
+            ]
+        );
+    };
+}
+
+/// Every [`Embedder`](crate::Embedder) check, one test each.
+#[macro_export]
+macro_rules! embedder_conformance {
+    ($factory:expr) => {
+        $crate::__conformance_tests!(
+            embedder,
+            $factory,
+            [one_unit_vector_per_text, embeddings_are_deterministic, similar_texts_are_closer,]
+        );
+    };
+}

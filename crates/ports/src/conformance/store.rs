@@ -1,0 +1,574 @@
+//! Checks of the [`MetadataStore`] contract.
+
+use arbor_domain::id::{LeafId, NodeId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{Category, MemoryKind, SummaryStatus, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::time::{KnownSpan, Validity};
+use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
+
+use super::fixtures::{
+    Rng, audit, conversation, entity, job, leaf, leaf_with_secret_words, project, scope, sealed_summary, tree, tree_id,
+    ts,
+};
+use crate::error::Error;
+use crate::store::{
+    Change, ChangeSet, EntityQuery, JobClaim, LeafExpect, MetadataStore, Page, SummaryExpect, TreeLeafQuery,
+};
+
+fn lid(id: &str) -> LeafId {
+    LeafId::parse(id).expect("valid leaf id")
+}
+
+async fn seed_tree(store: &dyn MetadataStore, namespace: &Namespace, tree_slug: &str) -> TreeId {
+    let id = tree_id(tree_slug);
+    store.commit(ChangeSet::new().with(Change::EnsureTree(tree(namespace, &id)))).await.expect("tree is created");
+    id
+}
+
+/// What is committed can be read back unchanged.
+pub async fn commit_then_read(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = tree_id("alice");
+    let person = entity(&ns, "ent-alice", "Alice");
+    let record = leaf(&ns, &t, "leaf-1", "Alice likes green tea", 5);
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertEntity(person.clone()))
+                .with(Change::EnsureTree(tree(&ns, &t)))
+                .with(Change::InsertLeaf(record.clone())),
+        )
+        .await
+        .expect("commit succeeds");
+    let scope = [ns.clone()];
+    assert_eq!(store.leaf(&scope, &record.id).await.unwrap(), Some(record.clone()));
+    assert_eq!(store.leaves(&scope, &[record.id.clone(), lid("leaf-missing")]).await.unwrap(), vec![record]);
+    assert_eq!(store.tree(&ns, &t).await.unwrap(), Some(tree(&ns, &t)));
+    assert_eq!(store.trees(&scope).await.unwrap(), vec![tree(&ns, &t)]);
+    assert_eq!(store.entity(&ns, &person.id).await.unwrap(), Some(person));
+    assert_eq!(store.namespaces().await.unwrap(), vec![ns.clone()]);
+    // EnsureTree never overwrites.
+    let mut renamed = tree(&ns, &t);
+    renamed.title = "another title".into();
+    store.commit(ChangeSet::new().with(Change::EnsureTree(renamed))).await.unwrap();
+    assert_eq!(store.tree(&ns, &t).await.unwrap(), Some(tree(&ns, &t)));
+}
+
+/// A record outside the caller's scope is indistinguishable from a missing one.
+pub async fn reads_never_cross_namespaces(store: &dyn MetadataStore) {
+    let (a, b) = (project("alpha"), project("beta"));
+    let t = tree_id("topic");
+    let leaf_a = leaf(&a, &t, "leaf-a", "alpha secret roadmap", 1);
+    let summary_a = sealed_summary(&a, &t, "sum-a", vec![NodeId::Leaf(leaf_a.id.clone())], "alpha summary");
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::EnsureTree(tree(&a, &t)))
+                .with(Change::EnsureTree(tree(&b, &t)))
+                .with(Change::InsertEntity(entity(&a, "ent-x", "Xavier")))
+                .with(Change::InsertLeaf(leaf_a.clone()))
+                .with(Change::InsertSummary(summary_a.clone()))
+                .with(Change::Audit(audit(&a, "leaf.created", 1))),
+        )
+        .await
+        .unwrap();
+    let only_b = [b.clone()];
+    assert_eq!(store.leaf(&only_b, &leaf_a.id).await.unwrap(), None);
+    assert!(store.leaves(&only_b, std::slice::from_ref(&leaf_a.id)).await.unwrap().is_empty());
+    assert_eq!(store.summary(&only_b, &summary_a.id).await.unwrap(), None);
+    assert!(store.summaries(&only_b, std::slice::from_ref(&summary_a.id)).await.unwrap().is_empty());
+    assert!(store.trees(&only_b).await.unwrap().iter().all(|t| t.namespace == b));
+    assert_eq!(store.entity(&b, &arbor_domain::id::EntityId::parse("ent-x").unwrap()).await.unwrap(), None);
+    let terms = EntityQuery { terms: vec!["Xavier".into()], limit: 10 };
+    assert!(store.find_entities(&b, &terms).await.unwrap().is_empty());
+    assert!(store.tree_leaves(&b, &t, &TreeLeafQuery::default()).await.unwrap().is_empty());
+    assert!(store.frontier(&b, &t).await.unwrap().is_empty());
+    assert!(store.audit_events(&only_b, 10).await.unwrap().is_empty());
+    let chain = ReadChain::resolve(&TrustedContext::Project { project: scope("beta") }, &ReadChainPolicy::default())
+        .expect("chain resolves");
+    let filter = VisibilityFilter::for_chain(&chain, ts(100));
+    assert!(store.list_leaves(&filter, Page::first(100)).await.unwrap().is_empty());
+    // The empty scope reads nothing at all.
+    assert_eq!(store.leaf(&[], &leaf_a.id).await.unwrap(), None);
+}
+
+/// A change set whose precondition fails leaves no trace: no row, no job, no audit event.
+pub async fn failed_precondition_leaves_nothing(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let existing = leaf(&ns, &t, "leaf-old", "old fact", 1);
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(existing.clone()))).await.unwrap();
+
+    let new = leaf(&ns, &t, "leaf-new", "new fact", 2);
+    let mut wrongly_expected = existing.clone();
+    wrongly_expected.status = LeafStatus::Superseded;
+    let result = store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertLeaf(new.clone()))
+                .with(Change::Enqueue(job(&ns, "job-1", "seal:x", 0)))
+                .with(Change::Audit(audit(&ns, "leaf.created", 2)))
+                .with(Change::InsertEntity(entity(&ns, "ent-1", "Bob")))
+                // Expects the leaf to be a candidate; it is active.
+                .with(Change::UpdateLeaf {
+                    expect: LeafExpect::status(LeafStatus::Candidate),
+                    record: wrongly_expected,
+                }),
+        )
+        .await;
+    assert!(matches!(result, Err(Error::Conflict { .. })), "expected a conflict, got {result:?}");
+    let scope = [ns.clone()];
+    assert_eq!(store.leaf(&scope, &new.id).await.unwrap(), None, "the inserted leaf was rolled back");
+    assert_eq!(store.leaf(&scope, &existing.id).await.unwrap(), Some(existing));
+    let claim = JobClaim { worker: "w".into(), now: ts(10), lease_until: ts(20), limit: 10 };
+    assert!(store.claim_jobs(&claim).await.unwrap().is_empty(), "the job was rolled back");
+    assert!(store.audit_events(&scope, 10).await.unwrap().is_empty(), "the audit event was rolled back");
+    assert!(store.find_entities(&ns, &EntityQuery { terms: vec!["bob".into()], limit: 5 }).await.unwrap().is_empty());
+}
+
+/// Supersession swaps old and new in one commit; a second attempt from a stale read conflicts
+/// and creates nothing.
+pub async fn supersede_is_atomic(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let old = leaf(&ns, &t, "leaf-old", "release in August", 1);
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(old.clone()))).await.unwrap();
+
+    let supersede = |new_id: &str, text: &str| {
+        let mut new = leaf(&ns, &t, new_id, text, 5);
+        new.supersedes = Some(old.id.clone());
+        let mut retired = old.clone();
+        retired.status = LeafStatus::Superseded;
+        retired.superseded_by = Some(new.id.clone());
+        retired.validity = retired.validity.ended_at(ts(5));
+        retired.known = retired.known.closed_at(ts(5));
+        (
+            new.clone(),
+            retired.clone(),
+            ChangeSet::new()
+                .with(Change::InsertLeaf(new))
+                .with(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: retired }),
+        )
+    };
+    let (new, retired, changes) = supersede("leaf-new", "release in September");
+    store.commit(changes).await.expect("first supersession succeeds");
+    let scope = [ns.clone()];
+    assert_eq!(store.leaf(&scope, &new.id).await.unwrap(), Some(new));
+    assert_eq!(store.leaf(&scope, &old.id).await.unwrap(), Some(retired));
+
+    let (late, _, changes) = supersede("leaf-late", "release in October");
+    let result = store.commit(changes).await;
+    assert!(matches!(result, Err(Error::Conflict { .. })), "a stale supersession must conflict, got {result:?}");
+    assert_eq!(store.leaf(&scope, &late.id).await.unwrap(), None);
+}
+
+/// Ids are unique; a refused insert changes nothing.
+pub async fn duplicate_ids_are_refused(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let first = leaf(&ns, &t, "leaf-1", "first", 1);
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(first.clone()))).await.unwrap();
+    let impostor = leaf(&ns, &t, "leaf-1", "impostor", 2);
+    let result = store.commit(ChangeSet::new().with(Change::InsertLeaf(impostor))).await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+    assert_eq!(store.leaf(std::slice::from_ref(&ns), &first.id).await.unwrap(), Some(first));
+
+    let summary = sealed_summary(&ns, &t, "sum-1", vec![], "s");
+    store.commit(ChangeSet::new().with(Change::InsertSummary(summary.clone()))).await.unwrap();
+    let result = store.commit(ChangeSet::new().with(Change::InsertSummary(summary))).await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+    let job = job(&ns, "job-1", "k", 0);
+    store.commit(ChangeSet::new().with(Change::Enqueue(job.clone()))).await.unwrap();
+    let result = store.commit(ChangeSet::new().with(Change::Enqueue(job))).await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+}
+
+/// At most one live leaf per (namespace, tree, fingerprint); other trees and dead leaves do not
+/// count.
+pub async fn live_fingerprints_are_unique_per_tree(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t1 = seed_tree(store, &ns, "one").await;
+    let t2 = seed_tree(store, &ns, "two").await;
+    let first = leaf(&ns, &t1, "leaf-1", "same words", 1);
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(first.clone()))).await.unwrap();
+    let twin = leaf(&ns, &t1, "leaf-2", "same words", 2);
+    let result = store.commit(ChangeSet::new().with(Change::InsertLeaf(twin.clone()))).await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+    // Another tree is another owner.
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(leaf(&ns, &t2, "leaf-3", "same words", 3)))).await.unwrap();
+    // Once the first is superseded, the same words may live again.
+    let mut superseded = first.clone();
+    superseded.status = LeafStatus::Superseded;
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: superseded }),
+        )
+        .await
+        .unwrap();
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(twin))).await.expect("a dead twin does not block");
+    let query = TreeLeafQuery { fingerprint: Some(first.fingerprint.clone()), ..TreeLeafQuery::default() };
+    assert_eq!(store.tree_leaves(&ns, &t1, &query).await.unwrap().len(), 2);
+    let active = TreeLeafQuery { statuses: vec![LeafStatus::Active], ..query };
+    let found = store.tree_leaves(&ns, &t1, &active).await.unwrap();
+    assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["leaf-2"]);
+}
+
+/// An entity slug is unique within a namespace, not across namespaces.
+pub async fn entity_slugs_are_unique_per_namespace(store: &dyn MetadataStore) {
+    let (a, b) = (project("alpha"), project("beta"));
+    store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&a, "ent-1", "Dana")))).await.unwrap();
+    let result = store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&a, "ent-2", "DANA")))).await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+    store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&b, "ent-3", "Dana")))).await.unwrap();
+}
+
+/// The shortlist matches names, aliases and slugs by shared words, best first, bounded.
+pub async fn entity_shortlist_matches_names_and_aliases(store: &dyn MetadataStore) {
+    let ns = project("alpha");
+    let mut acme = entity(&ns, "ent-acme", "Acme Robotics");
+    acme.aliases = vec!["the robot shop".into()];
+    let dana = entity(&ns, "ent-dana", "Dana Scully");
+    let other = entity(&ns, "ent-other", "Fox Mulder");
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertEntity(acme))
+                .with(Change::InsertEntity(dana))
+                .with(Change::InsertEntity(other)),
+        )
+        .await
+        .unwrap();
+    let find = |terms: &[&str], limit| EntityQuery { terms: terms.iter().map(|t| t.to_string()).collect(), limit };
+    let ids =
+        |found: Vec<arbor_domain::entity::Entity>| found.into_iter().map(|e| e.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(store.find_entities(&ns, &find(&["dana"], 10)).await.unwrap()), vec!["ent-dana"]);
+    assert_eq!(ids(store.find_entities(&ns, &find(&["ROBOT"], 10)).await.unwrap()), vec!["ent-acme"]);
+    let both = ids(store.find_entities(&ns, &find(&["dana", "scully", "acme"], 10)).await.unwrap());
+    assert_eq!(both, vec!["ent-dana", "ent-acme"], "more shared words rank first");
+    assert_eq!(store.find_entities(&ns, &find(&["dana", "acme"], 1)).await.unwrap().len(), 1);
+    assert!(store.find_entities(&ns, &find(&["nobody"], 10)).await.unwrap().is_empty());
+}
+
+/// The root pointer is swapped only from the expected value.
+pub async fn root_swap_is_compare_and_set(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let r1 = SummaryId::parse("sum-root-1").unwrap();
+    let r2 = SummaryId::parse("sum-root-2").unwrap();
+    let set = |expect: Option<SummaryId>, root: Option<SummaryId>| Change::SetRoot {
+        namespace: ns.clone(),
+        tree: t.clone(),
+        expect,
+        root,
+        stale: false,
+    };
+    store.commit(ChangeSet::new().with(set(None, Some(r1.clone())))).await.unwrap();
+    let lost_race = store.commit(ChangeSet::new().with(set(None, Some(r2.clone())))).await;
+    assert!(matches!(lost_race, Err(Error::Conflict { .. })), "got {lost_race:?}");
+    assert_eq!(store.tree(&ns, &t).await.unwrap().unwrap().root, Some(r1.clone()));
+    store
+        .commit(ChangeSet::new().with(Change::MarkRootStale { namespace: ns.clone(), tree: t.clone() }))
+        .await
+        .unwrap();
+    assert!(store.tree(&ns, &t).await.unwrap().unwrap().root_stale);
+    store.commit(ChangeSet::new().with(set(Some(r1), Some(r2.clone())))).await.unwrap();
+    let swapped = store.tree(&ns, &t).await.unwrap().unwrap();
+    assert_eq!((swapped.root, swapped.root_stale), (Some(r2), false));
+}
+
+/// The frontier holds member leaves and live sealed summaries without a parent.
+pub async fn frontier_lists_unsealed_members(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let active = leaf(&ns, &t, "leaf-a", "a", 1);
+    let mut candidate = leaf(&ns, &t, "leaf-c", "c", 2);
+    candidate.status = LeafStatus::Candidate;
+    candidate.known = KnownSpan::NEVER;
+    let mut superseded = leaf(&ns, &t, "leaf-s", "s", 3);
+    superseded.status = LeafStatus::Superseded;
+    let mut forgotten = leaf(&ns, &t, "leaf-f", "f", 4);
+    forgotten = forgotten.tombstone(ts(5));
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertLeaf(active.clone()))
+                .with(Change::InsertLeaf(candidate))
+                .with(Change::InsertLeaf(superseded.clone()))
+                .with(Change::InsertLeaf(forgotten)),
+        )
+        .await
+        .unwrap();
+    let mut ids: Vec<String> = store.frontier(&ns, &t).await.unwrap().into_iter().map(|n| n.node.to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, vec!["leaf-a", "leaf-s"]);
+
+    // Seal the two under a summary: they leave the frontier, the summary joins it.
+    let summary = sealed_summary(&ns, &t, "sum-1", vec![active.node_id(), superseded.node_id()], "digest");
+    let mut changes = ChangeSet::new().with(Change::InsertSummary(summary.clone()));
+    for child in [&active, &superseded] {
+        let mut sealed = child.clone();
+        sealed.parent = Some(summary.id.clone());
+        changes.push(Change::UpdateLeaf {
+            expect: LeafExpect { status: child.status, parent: Some(None) },
+            record: sealed,
+        });
+    }
+    store.commit(changes.clone()).await.unwrap();
+    let frontier = store.frontier(&ns, &t).await.unwrap();
+    assert_eq!(frontier.len(), 1);
+    assert_eq!((frontier[0].node.to_string(), frontier[0].height), ("sum-1".to_owned(), 1));
+    assert_eq!(frontier[0].joined_at, summary.sealed_at);
+    // Sealing the same children again loses the race.
+    let mut again = changes;
+    again.changes.remove(0);
+    assert!(matches!(store.commit(again).await, Err(Error::Conflict { .. })));
+}
+
+/// Stale sealed summaries are listed for re-sealing; a status precondition guards updates.
+pub async fn stale_summaries_are_listed(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let s1 = sealed_summary(&ns, &t, "sum-1", vec![], "one");
+    let s2 = sealed_summary(&ns, &t, "sum-2", vec![], "two");
+    store
+        .commit(ChangeSet::new().with(Change::InsertSummary(s1.clone())).with(Change::InsertSummary(s2.clone())))
+        .await
+        .unwrap();
+    let mut stale = s1.clone();
+    stale.status = SummaryStatus::Stale;
+    let expect_current = SummaryExpect { status: SummaryStatus::Current, parent: None };
+    store
+        .commit(ChangeSet::new().with(Change::UpdateSummary { expect: expect_current.clone(), record: stale.clone() }))
+        .await
+        .unwrap();
+    assert_eq!(store.stale_summaries(&ns, &t).await.unwrap(), vec![stale.clone()]);
+    let again =
+        store.commit(ChangeSet::new().with(Change::UpdateSummary { expect: expect_current, record: stale })).await;
+    assert!(matches!(again, Err(Error::Conflict { .. })), "got {again:?}");
+    assert_eq!(store.summary(std::slice::from_ref(&ns), &s2.id).await.unwrap(), Some(s2));
+}
+
+/// Jobs: coalescing by key, leases, retries, dead letters and completion.
+pub async fn jobs_claim_lease_retry_complete(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::Enqueue(job(&ns, "job-1", "seal:a", 0)))
+                .with(Change::Enqueue(job(&ns, "job-2", "seal:a", 0))) // absorbed by job-1
+                .with(Change::Enqueue(job(&ns, "job-3", "seal:b", 0)))
+                .with(Change::Enqueue(job(&ns, "job-4", "seal:c", 50))),
+        )
+        .await
+        .unwrap();
+    let claim =
+        |worker: &str, now, limit| JobClaim { worker: worker.into(), now: ts(now), lease_until: ts(now + 30), limit };
+    let ids = |jobs: Vec<crate::store::Job>| jobs.into_iter().map(|j| j.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(store.claim_jobs(&claim("w1", 10, 1)).await.unwrap()), vec!["job-1"]);
+    assert_eq!(
+        ids(store.claim_jobs(&claim("w2", 10, 10)).await.unwrap()),
+        vec!["job-3"],
+        "job-1 is leased, job-4 not due"
+    );
+    // A new enqueue with the key of a claimed job is not absorbed: the work must run again.
+    store.commit(ChangeSet::new().with(Change::Enqueue(job(&ns, "job-5", "seal:a", 0)))).await.unwrap();
+    assert_eq!(ids(store.claim_jobs(&claim("w2", 11, 10)).await.unwrap()), vec!["job-5"]);
+    // Leases expire.
+    assert_eq!(ids(store.claim_jobs(&claim("w3", 45, 10)).await.unwrap()), vec!["job-1", "job-3", "job-5"]);
+    let retry = Change::FailJob { id: job(&ns, "job-3", "", 0).id, error: "boom".into(), retry_at: Some(ts(100)) };
+    let dead = Change::FailJob { id: job(&ns, "job-5", "", 0).id, error: "fatal".into(), retry_at: None };
+    let done = Change::CompleteJob { id: job(&ns, "job-1", "", 0).id };
+    store.commit(ChangeSet::new().with(retry).with(dead).with(done.clone())).await.unwrap();
+    store.commit(ChangeSet::new().with(done)).await.expect("completing twice is harmless");
+    assert_eq!(ids(store.claim_jobs(&claim("w4", 90, 10)).await.unwrap()), vec!["job-4"]);
+    let retried = store.claim_jobs(&claim("w4", 110, 10)).await.unwrap();
+    assert_eq!(ids(retried.clone()), vec!["job-3"], "job-4 is leased; job-5 is dead");
+    assert_eq!((retried[0].attempts, retried[0].last_error.as_deref()), (1, Some("boom")));
+    let counts = store.counts().await.unwrap();
+    assert_eq!((counts.jobs_pending, counts.jobs_dead), (2, 1));
+}
+
+/// After a leaf becomes its tombstone and a summary is purged, none of their words remain.
+pub async fn tombstone_leaves_no_text(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let needle = "zanzibar";
+    let record = leaf_with_secret_words(&ns, &t, "leaf-1", needle);
+    let summary = sealed_summary(&ns, &t, "sum-1", vec![record.node_id()], &format!("about {needle}"));
+    store
+        .commit(ChangeSet::new().with(Change::InsertLeaf(record.clone())).with(Change::InsertSummary(summary.clone())))
+        .await
+        .unwrap();
+    assert!(store.contains_text(needle).await.unwrap(), "the needle is stored before forgetting");
+    let expect = SummaryExpect { status: SummaryStatus::Current, parent: None };
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::UpdateLeaf {
+                    expect: LeafExpect::status(LeafStatus::Active),
+                    record: record.tombstone(ts(9)),
+                })
+                .with(Change::UpdateSummary { expect, record: summary.retired(ts(9), true) }),
+        )
+        .await
+        .unwrap();
+    assert!(!store.contains_text(needle).await.unwrap(), "forgotten words remain in the store");
+    let tomb = store.leaf(&[ns], &record.id).await.unwrap().expect("the tombstone remains");
+    assert_eq!(tomb.status, LeafStatus::Tombstone);
+    assert_eq!(tomb.fingerprint, record.fingerprint, "hashes survive");
+}
+
+/// `list_leaves` returns exactly what the domain's visibility rule admits, newest first, on
+/// generated data across namespaces, statuses, validity, expiry, sensitivity and snapshots.
+pub async fn visibility_pushdown_matches_domain(store: &dyn MetadataStore) {
+    let mut rng = Rng::new(0xA5B0_2026);
+    let namespaces = vec![
+        conversation("c1"),
+        conversation("c2"),
+        project("p1"),
+        Namespace::global(),
+        Namespace::run(scope("r1")),
+        Namespace::run(scope("r2")),
+        Namespace::experiment(scope("e1")),
+    ];
+    let trees = [tree_id("one"), tree_id("two"), TreeId::uncategorized(Category::Interaction)];
+    let mut changes = ChangeSet::new();
+    for ns in &namespaces {
+        for t in &trees {
+            changes.push(Change::EnsureTree(tree(ns, t)));
+        }
+    }
+    let mut all = Vec::new();
+    for i in 0..160 {
+        let ns = rng.pick(&namespaces).clone();
+        let t = rng.pick(&trees).clone();
+        let at = rng.below(100) as i64;
+        let mut record = leaf(&ns, &t, &format!("leaf-{i:03}"), &format!("generated fact {i}"), at);
+        record.kind = *rng.pick(&MemoryKind::ALL);
+        record.status = *rng.pick(&LeafStatus::ALL);
+        record.known = match record.status {
+            LeafStatus::Candidate | LeafStatus::Rejected => KnownSpan::NEVER,
+            LeafStatus::Active => KnownSpan::from(ts(at)),
+            _ => KnownSpan::from(ts(at)).closed_at(ts(at + 1 + rng.below(60) as i64)),
+        };
+        record.validity = match rng.below(4) {
+            0 => Validity::ALWAYS,
+            1 => Validity::starting(ts(rng.below(100) as i64)),
+            2 => Validity::new(Some(ts(at)), Some(ts(at + 1 + rng.below(50) as i64))).unwrap(),
+            _ => Validity::new(None, Some(ts(rng.below(120) as i64 + 1))).unwrap(),
+        };
+        if rng.chance(15) {
+            record.expires_at = Some(ts(rng.below(150) as i64));
+        }
+        record.sensitivity =
+            *rng.pick(&[Sensitivity::Normal, Sensitivity::Normal, Sensitivity::Sensitive, Sensitivity::Restricted]);
+        if record.status == LeafStatus::Tombstone {
+            record = record.tombstone(ts(at + 2));
+        }
+        all.push(record.clone());
+        changes.push(Change::InsertLeaf(record));
+    }
+    store.commit(changes).await.expect("generated leaves are stored");
+
+    let contexts = vec![
+        TrustedContext::Conversation { conversation: scope("c1"), project: Some(scope("p1")), agent: None },
+        TrustedContext::Conversation { conversation: scope("c2"), project: None, agent: None },
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+        TrustedContext::ExperimentRun {
+            run: scope("r2"),
+            experiment: scope("e1"),
+            project: Some(scope("p1")),
+            frozen_at: ts(40),
+        },
+        TrustedContext::Only { namespace: Namespace::global() },
+    ];
+    for round in 0..60 {
+        let chain = ReadChain::resolve(rng.pick(&contexts), &ReadChainPolicy::default()).unwrap();
+        let mut filter = VisibilityFilter::for_chain(&chain, ts(60 + rng.below(60) as i64));
+        filter.node_kinds = vec![NodeKind::Leaf];
+        if rng.chance(40) {
+            filter.as_of = Some(ts(rng.below(120) as i64));
+        }
+        filter.include_restricted = rng.chance(30);
+        if rng.chance(25) {
+            filter.kinds = vec![*rng.pick(&MemoryKind::ALL), *rng.pick(&MemoryKind::ALL)];
+        }
+        if rng.chance(25) {
+            filter.tree = Some(rng.pick(&trees).clone());
+        }
+        if rng.chance(25) {
+            let start = rng.below(80) as i64;
+            filter.time_range = Some((Some(ts(start)), if rng.chance(50) { Some(ts(start + 20)) } else { None }));
+        }
+        let mut expected: Vec<&arbor_domain::model::LeafRecord> =
+            all.iter().filter(|l| filter.admits(&NodeFacts::of_leaf(l))).collect();
+        expected.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| b.id.cmp(&a.id)));
+        let expected: Vec<String> = expected.into_iter().map(|l| l.id.to_string()).collect();
+        let got: Vec<String> = store
+            .list_leaves(&filter, Page::first(1_000))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|l| l.id.to_string())
+            .collect();
+        assert_eq!(got, expected, "round {round}: backend and domain disagree for {filter:?}");
+        // Paging walks the same order.
+        if expected.len() > 3 {
+            let page = store.list_leaves(&filter, Page { offset: 1, limit: 2 }).await.unwrap();
+            let page: Vec<String> = page.into_iter().map(|l| l.id.to_string()).collect();
+            assert_eq!(page, expected[1..3].to_vec(), "round {round}: paging");
+        }
+    }
+}
+
+/// Audit events are scoped and returned newest first.
+pub async fn audit_is_scoped_and_newest_first(store: &dyn MetadataStore) {
+    let (a, b) = (conversation("c1"), conversation("c2"));
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::Audit(audit(&a, "leaf.created", 1)))
+                .with(Change::Audit(audit(&b, "leaf.created", 2)))
+                .with(Change::Audit(audit(&a, "leaf.superseded", 3))),
+        )
+        .await
+        .unwrap();
+    let events = store.audit_events(std::slice::from_ref(&a), 10).await.unwrap();
+    assert_eq!(events.iter().map(|e| e.action.as_str()).collect::<Vec<_>>(), vec!["leaf.superseded", "leaf.created"]);
+    assert_eq!(store.audit_events(&[a, b], 1).await.unwrap().len(), 1);
+}
+
+/// Counts reflect what was committed.
+pub async fn counts_reflect_contents(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let mut candidate = leaf(&ns, &t, "leaf-2", "two", 2);
+    candidate.status = LeafStatus::Candidate;
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertLeaf(leaf(&ns, &t, "leaf-1", "one", 1)))
+                .with(Change::InsertLeaf(candidate))
+                .with(Change::InsertSummary(sealed_summary(&ns, &t, "sum-1", vec![], "s")))
+                .with(Change::InsertEntity(entity(&ns, "ent-1", "Eve")))
+                .with(Change::Audit(audit(&ns, "x", 1))),
+        )
+        .await
+        .unwrap();
+    let counts = store.counts().await.unwrap();
+    assert_eq!((counts.namespaces, counts.trees, counts.entities), (1, 1, 1));
+    let mut by_status = counts.leaves_by_status.clone();
+    by_status.sort();
+    assert_eq!(by_status, vec![(LeafStatus::Candidate, 1), (LeafStatus::Active, 1)]);
+    assert_eq!((counts.summaries_current, counts.summaries_stale, counts.summaries_retired), (1, 0, 0));
+    assert_eq!(counts.audit_events, 1);
+}

@@ -1,0 +1,113 @@
+//! The search index port: a rebuildable projection of node text and vectors, searched inside
+//! a visibility filter.
+
+use std::fmt;
+
+use arbor_domain::id::NodeId;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// Which embedding model produced a vector, and its dimension. Vectors from different
+/// embedders are never compared.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EmbedderId {
+    pub name: String,
+    pub dimensions: u32,
+}
+
+impl fmt::Display for EmbedderId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}d", self.name, self.dimensions)
+    }
+}
+
+/// A vector with its provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embedding {
+    pub embedder: EmbedderId,
+    pub values: Vec<f32>,
+}
+
+/// One node as the index holds it: the filter columns, the searchable text, an optional vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexDoc {
+    pub id: NodeId,
+    pub facts: NodeFacts,
+    pub text: String,
+    pub embedding: Option<Embedding>,
+}
+
+/// A search hit. Higher scores are better; scales differ between backends and channels, so
+/// only the order is comparable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub id: NodeId,
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextQuery {
+    pub filter: VisibilityFilter,
+    pub text: String,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorQuery {
+    pub filter: VisibilityFilter,
+    pub embedding: Embedding,
+    pub limit: usize,
+}
+
+/// What an index can do. Checks that need a capability are skipped where it is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexCapabilities {
+    pub full_text: bool,
+    pub vectors: bool,
+}
+
+/// Full-text and vector search over leaves and summaries [SPEC §1: a rebuildable projection].
+///
+/// # Contract
+///
+/// - **Filter first.** Searches evaluate `filter` inside the query — never search everything
+///   and filter afterwards — and return only documents [`VisibilityFilter::admits`] admits.
+/// - **Replace by id.** [`upsert`](Self::upsert) replaces any document with the same id, text,
+///   facts and vector alike; [`set_facts`](Self::set_facts) changes only the filter columns of
+///   documents that exist and ignores the rest.
+/// - **Really remove.** After [`remove`](Self::remove) returns, no search returns the ids and
+///   [`contains_text`](Self::contains_text) finds none of their text, in any file or version the
+///   backend keeps.
+/// - **One embedder per comparison.** A vector query compares only with vectors from the same
+///   [`EmbedderId`]; documents without such a vector are not vector hits.
+/// - **Ranking.** Text hits are ordered by relevance (BM25 or equivalent: every query term
+///   counts, rarer terms more); vector hits by cosine similarity, most similar first. Ties are
+///   broken by id so results are deterministic.
+#[async_trait]
+pub trait SearchIndex: Send + Sync + fmt::Debug {
+    fn backend(&self) -> &'static str;
+
+    fn capabilities(&self) -> IndexCapabilities;
+
+    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()>;
+
+    async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()>;
+
+    async fn remove(&self, ids: &[NodeId]) -> Result<()>;
+
+    async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>>;
+
+    async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>>;
+
+    /// Whether `needle` occurs in any indexed text. For verifying forget.
+    async fn contains_text(&self, needle: &str) -> Result<bool>;
+
+    /// How many documents the index holds.
+    async fn count(&self) -> Result<usize>;
+
+    /// Drops every document, before a rebuild from the authoritative store.
+    async fn clear(&self) -> Result<()>;
+}

@@ -1,0 +1,460 @@
+//! The in-memory metadata store: the reference implementation of [`MetadataStore`].
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use arbor_domain::entity::Entity;
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryRole, SummaryStatus, TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::seal::FrontierNode;
+use arbor_domain::text::tokenize;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
+use async_trait::async_trait;
+
+use crate::error::{Error, Result};
+use crate::store::{
+    AuditEvent, Change, ChangeSet, EntityQuery, Job, JobClaim, MetadataStore, Page, StoreCounts, TreeLeafQuery,
+};
+
+const BACKEND: &str = "memory";
+
+/// Holds everything in maps behind one lock. Commits apply changes in order and undo them all
+/// if any fails, so a failed commit leaves the state exactly as it was.
+#[derive(Debug, Default)]
+pub struct InMemoryMetadataStore {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct State {
+    entities: BTreeMap<EntityId, Entity>,
+    trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
+    leaves: BTreeMap<LeafId, LeafRecord>,
+    summaries: BTreeMap<SummaryId, SummaryRecord>,
+    jobs: BTreeMap<JobId, JobRow>,
+    audit: Vec<AuditEvent>,
+}
+
+#[derive(Debug, Clone)]
+struct JobRow {
+    job: Job,
+    lease: Option<(String, arbor_domain::time::Timestamp)>,
+    dead: bool,
+}
+
+/// How to put back what one change altered.
+enum Undo {
+    Entity(EntityId, Option<Entity>),
+    Tree((Namespace, TreeId), Option<TreeRecord>),
+    Leaf(LeafId, Option<LeafRecord>),
+    Summary(SummaryId, Option<SummaryRecord>),
+    Job(JobId, Option<JobRow>),
+    AuditLen(usize),
+}
+
+impl InMemoryMetadataStore {
+    pub fn new() -> InMemoryMetadataStore {
+        InMemoryMetadataStore::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave a half-applied commit (commits undo
+        // themselves before returning), so the state is still consistent.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn in_scope(scope: &[Namespace], namespace: &Namespace) -> bool {
+    scope.contains(namespace)
+}
+
+fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Error {
+    Error::Conflict { what, id: id.to_string(), expected: expected.to_string(), found: found.to_string() }
+}
+
+fn describe_parent(parent: &Option<SummaryId>) -> String {
+    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
+}
+
+impl State {
+    fn apply(&mut self, change: Change, undo: &mut Vec<Undo>) -> Result<()> {
+        match change {
+            Change::InsertEntity(entity) => {
+                if self.entities.contains_key(&entity.id) {
+                    return Err(Error::AlreadyExists { what: "entity", id: entity.id.to_string() });
+                }
+                if self.entities.values().any(|e| e.namespace == entity.namespace && e.slug == entity.slug) {
+                    return Err(Error::AlreadyExists {
+                        what: "entity slug",
+                        id: format!("{}/{}", entity.namespace, entity.slug),
+                    });
+                }
+                undo.push(Undo::Entity(entity.id.clone(), None));
+                self.entities.insert(entity.id.clone(), entity);
+            }
+            Change::EnsureTree(tree) => {
+                let key = (tree.namespace.clone(), tree.tree_id.clone());
+                if let std::collections::btree_map::Entry::Vacant(slot) = self.trees.entry(key.clone()) {
+                    slot.insert(tree);
+                    undo.push(Undo::Tree(key, None));
+                }
+            }
+            Change::InsertLeaf(leaf) => {
+                if self.leaves.contains_key(&leaf.id) {
+                    return Err(Error::AlreadyExists { what: "leaf", id: leaf.id.to_string() });
+                }
+                let live = |status| matches!(status, LeafStatus::Active | LeafStatus::Candidate | LeafStatus::Rejected);
+                if live(leaf.status)
+                    && self.leaves.values().any(|l| {
+                        l.namespace == leaf.namespace
+                            && l.tree_id == leaf.tree_id
+                            && l.fingerprint == leaf.fingerprint
+                            && live(l.status)
+                    })
+                {
+                    return Err(Error::AlreadyExists {
+                        what: "leaf fingerprint",
+                        id: format!("{}/{}/{}", leaf.namespace, leaf.tree_id, leaf.fingerprint),
+                    });
+                }
+                undo.push(Undo::Leaf(leaf.id.clone(), None));
+                self.leaves.insert(leaf.id.clone(), leaf);
+            }
+            Change::UpdateLeaf { expect, record } => {
+                let current = self.leaves.get(&record.id).ok_or_else(|| Error::not_found("leaf", &record.id))?;
+                if current.status != expect.status {
+                    return Err(conflict("leaf", &record.id, expect.status, current.status));
+                }
+                if let Some(parent) = &expect.parent
+                    && &current.parent != parent
+                {
+                    return Err(conflict(
+                        "leaf",
+                        &record.id,
+                        describe_parent(parent),
+                        describe_parent(&current.parent),
+                    ));
+                }
+                if current.namespace != record.namespace || current.tree_id != record.tree_id {
+                    return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
+                }
+                undo.push(Undo::Leaf(record.id.clone(), Some(current.clone())));
+                self.leaves.insert(record.id.clone(), record);
+            }
+            Change::InsertSummary(summary) => {
+                if self.summaries.contains_key(&summary.id) {
+                    return Err(Error::AlreadyExists { what: "summary", id: summary.id.to_string() });
+                }
+                undo.push(Undo::Summary(summary.id.clone(), None));
+                self.summaries.insert(summary.id.clone(), summary);
+            }
+            Change::UpdateSummary { expect, record } => {
+                let current = self.summaries.get(&record.id).ok_or_else(|| Error::not_found("summary", &record.id))?;
+                if current.status != expect.status {
+                    return Err(conflict(
+                        "summary",
+                        &record.id,
+                        format!("{:?}", expect.status),
+                        format!("{:?}", current.status),
+                    ));
+                }
+                if let Some(parent) = &expect.parent
+                    && &current.parent != parent
+                {
+                    return Err(conflict(
+                        "summary",
+                        &record.id,
+                        describe_parent(parent),
+                        describe_parent(&current.parent),
+                    ));
+                }
+                undo.push(Undo::Summary(record.id.clone(), Some(current.clone())));
+                self.summaries.insert(record.id.clone(), record);
+            }
+            Change::SetRoot { namespace, tree, expect, root, stale } => {
+                let key = (namespace, tree);
+                let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
+                if current.root != expect {
+                    let show = |r: &Option<SummaryId>| r.as_ref().map(ToString::to_string).unwrap_or("none".into());
+                    return Err(conflict("tree root", &key.1, show(&expect), show(&current.root)));
+                }
+                undo.push(Undo::Tree(key.clone(), Some(current.clone())));
+                let updated = TreeRecord { root, root_stale: stale, ..current.clone() };
+                self.trees.insert(key, updated);
+            }
+            Change::MarkRootStale { namespace, tree } => {
+                let key = (namespace, tree);
+                let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
+                if !current.root_stale {
+                    undo.push(Undo::Tree(key.clone(), Some(current.clone())));
+                    let updated = TreeRecord { root_stale: true, ..current.clone() };
+                    self.trees.insert(key, updated);
+                }
+            }
+            Change::Enqueue(job) => {
+                if self.jobs.contains_key(&job.id) {
+                    return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
+                }
+                let absorbed = self.jobs.values().any(|row| row.job.key == job.key && row.lease.is_none() && !row.dead);
+                if !absorbed {
+                    undo.push(Undo::Job(job.id.clone(), None));
+                    self.jobs.insert(job.id.clone(), JobRow { job, lease: None, dead: false });
+                }
+            }
+            Change::CompleteJob { id } => {
+                if let Some(row) = self.jobs.remove(&id) {
+                    undo.push(Undo::Job(id, Some(row)));
+                }
+            }
+            Change::FailJob { id, error, retry_at } => {
+                if let Some(row) = self.jobs.get(&id).cloned() {
+                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
+                    let mut updated = row;
+                    updated.job.attempts += 1;
+                    updated.job.last_error = Some(error);
+                    updated.lease = None;
+                    match retry_at {
+                        Some(at) => updated.job.run_after = at,
+                        None => updated.dead = true,
+                    }
+                    self.jobs.insert(id, updated);
+                }
+            }
+            Change::Audit(event) => {
+                undo.push(Undo::AuditLen(self.audit.len()));
+                self.audit.push(event);
+            }
+        }
+        Ok(())
+    }
+
+    fn undo(&mut self, undo: Undo) {
+        fn restore<K: Ord, V>(map: &mut BTreeMap<K, V>, key: K, value: Option<V>) {
+            match value {
+                Some(value) => map.insert(key, value),
+                None => map.remove(&key),
+            };
+        }
+        match undo {
+            Undo::Entity(id, old) => restore(&mut self.entities, id, old),
+            Undo::Tree(key, old) => restore(&mut self.trees, key, old),
+            Undo::Leaf(id, old) => restore(&mut self.leaves, id, old),
+            Undo::Summary(id, old) => restore(&mut self.summaries, id, old),
+            Undo::Job(id, old) => restore(&mut self.jobs, id, old),
+            Undo::AuditLen(len) => self.audit.truncate(len),
+        }
+    }
+}
+
+#[async_trait]
+impl MetadataStore for InMemoryMetadataStore {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    async fn commit(&self, changes: ChangeSet) -> Result<()> {
+        let mut state = self.lock();
+        let mut undo = Vec::with_capacity(changes.len());
+        for change in changes.changes {
+            if let Err(error) = state.apply(change, &mut undo) {
+                while let Some(step) = undo.pop() {
+                    state.undo(step);
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
+        Ok(self.lock().leaves.get(id).filter(|l| in_scope(scope, &l.namespace)).cloned())
+    }
+
+    async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>> {
+        let state = self.lock();
+        Ok(ids
+            .iter()
+            .filter_map(|id| state.leaves.get(id))
+            .filter(|l| in_scope(scope, &l.namespace))
+            .cloned()
+            .collect())
+    }
+
+    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
+        Ok(self.lock().summaries.get(id).filter(|s| in_scope(scope, &s.namespace)).cloned())
+    }
+
+    async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>> {
+        let state = self.lock();
+        Ok(ids
+            .iter()
+            .filter_map(|id| state.summaries.get(id))
+            .filter(|s| in_scope(scope, &s.namespace))
+            .cloned()
+            .collect())
+    }
+
+    async fn tree(&self, namespace: &Namespace, tree: &TreeId) -> Result<Option<TreeRecord>> {
+        Ok(self.lock().trees.get(&(namespace.clone(), tree.clone())).cloned())
+    }
+
+    async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>> {
+        Ok(self.lock().trees.values().filter(|t| in_scope(scope, &t.namespace)).cloned().collect())
+    }
+
+    async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
+        Ok(self.lock().entities.get(id).filter(|e| &e.namespace == namespace).cloned())
+    }
+
+    async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
+        let terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
+        let state = self.lock();
+        let mut scored: Vec<(usize, &Entity)> = state
+            .entities
+            .values()
+            .filter(|e| &e.namespace == namespace)
+            .filter_map(|e| {
+                let mut words: Vec<String> = tokenize(&e.name);
+                e.aliases.iter().for_each(|a| words.extend(tokenize(a)));
+                words.extend(tokenize(e.slug.as_str()));
+                let shared = words.iter().filter(|w| terms.contains(w)).count();
+                (shared > 0).then_some((shared, e))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        Ok(scored.into_iter().take(query.limit).map(|(_, e)| e.clone()).collect())
+    }
+
+    async fn tree_leaves(
+        &self,
+        namespace: &Namespace,
+        tree: &TreeId,
+        query: &TreeLeafQuery,
+    ) -> Result<Vec<LeafRecord>> {
+        let state = self.lock();
+        Ok(state
+            .leaves
+            .values()
+            .filter(|l| &l.namespace == namespace && &l.tree_id == tree)
+            .filter(|l| query.fingerprint.as_ref().is_none_or(|f| &l.fingerprint == f))
+            .filter(|l| query.subject.as_ref().is_none_or(|s| l.subject.as_ref() == Some(s)))
+            .filter(|l| query.statuses.is_empty() || query.statuses.contains(&l.status))
+            .cloned()
+            .collect())
+    }
+
+    async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>> {
+        let state = self.lock();
+        let leaves = state
+            .leaves
+            .values()
+            .filter(|l| &l.namespace == namespace && &l.tree_id == tree)
+            .filter(|l| l.status.is_tree_member() && l.parent.is_none())
+            .map(|l| FrontierNode {
+                node: NodeId::Leaf(l.id.clone()),
+                height: 0,
+                joined_at: l.known.known_from.unwrap_or(l.created_at),
+            });
+        let summaries = state
+            .summaries
+            .values()
+            .filter(|s| &s.namespace == namespace && &s.tree_id == tree)
+            .filter(|s| s.role == SummaryRole::Sealed && s.status != SummaryStatus::Retired && s.parent.is_none())
+            .map(|s| FrontierNode { node: NodeId::Summary(s.id.clone()), height: s.height, joined_at: s.sealed_at });
+        Ok(leaves.chain(summaries).collect())
+    }
+
+    async fn stale_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let state = self.lock();
+        Ok(state
+            .summaries
+            .values()
+            .filter(|s| &s.namespace == namespace && &s.tree_id == tree)
+            .filter(|s| s.role == SummaryRole::Sealed && s.status == SummaryStatus::Stale)
+            .cloned()
+            .collect())
+    }
+
+    async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
+        let state = self.lock();
+        let mut admitted: Vec<&LeafRecord> =
+            state.leaves.values().filter(|l| filter.admits(&NodeFacts::of_leaf(l))).collect();
+        admitted.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| b.id.cmp(&a.id)));
+        Ok(admitted.into_iter().skip(page.offset).take(page.limit).cloned().collect())
+    }
+
+    async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
+        let mut state = self.lock();
+        let mut runnable: Vec<&mut JobRow> = state
+            .jobs
+            .values_mut()
+            .filter(|row| !row.dead && row.job.run_after <= claim.now)
+            .filter(|row| row.lease.as_ref().is_none_or(|(_, until)| *until <= claim.now))
+            .collect();
+        runnable.sort_by(|a, b| (a.job.run_after, &a.job.id).cmp(&(b.job.run_after, &b.job.id)));
+        Ok(runnable
+            .into_iter()
+            .take(claim.limit)
+            .map(|row| {
+                row.lease = Some((claim.worker.clone(), claim.lease_until));
+                row.job.clone()
+            })
+            .collect())
+    }
+
+    async fn namespaces(&self) -> Result<Vec<Namespace>> {
+        let state = self.lock();
+        let mut out: Vec<Namespace> = state.trees.keys().map(|(ns, _)| ns.clone()).collect();
+        out.dedup();
+        Ok(out)
+    }
+
+    async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>> {
+        let state = self.lock();
+        Ok(state.audit.iter().rev().filter(|e| in_scope(scope, &e.namespace)).take(limit).cloned().collect())
+    }
+
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        let state = self.lock();
+        let leaf_has = |l: &LeafRecord| {
+            l.title.contains(needle)
+                || l.summary.contains(needle)
+                || l.subject.as_ref().is_some_and(|s| s.as_str().contains(needle))
+                || l.labels.iter().any(|label| label.as_str().contains(needle))
+        };
+        let summary_has = |s: &SummaryRecord| {
+            s.title.contains(needle)
+                || s.summary.contains(needle)
+                || s.labels.iter().any(|label| label.as_str().contains(needle))
+        };
+        Ok(state.leaves.values().any(leaf_has)
+            || state.summaries.values().any(summary_has)
+            || state.entities.values().any(|e| e.name.contains(needle))
+            || state.trees.values().any(|t| t.title.contains(needle)))
+    }
+
+    async fn counts(&self) -> Result<StoreCounts> {
+        let state = self.lock();
+        let mut by_status: BTreeMap<LeafStatus, usize> = BTreeMap::new();
+        for leaf in state.leaves.values() {
+            *by_status.entry(leaf.status).or_default() += 1;
+        }
+        let summaries = |status| state.summaries.values().filter(|s| s.status == status).count();
+        let mut namespaces: Vec<&Namespace> = state.trees.keys().map(|(ns, _)| ns).collect();
+        namespaces.dedup();
+        Ok(StoreCounts {
+            namespaces: namespaces.len(),
+            trees: state.trees.len(),
+            entities: state.entities.len(),
+            leaves_by_status: by_status.into_iter().collect(),
+            summaries_current: summaries(SummaryStatus::Current),
+            summaries_stale: summaries(SummaryStatus::Stale),
+            summaries_retired: summaries(SummaryStatus::Retired),
+            jobs_pending: state.jobs.values().filter(|r| !r.dead).count(),
+            jobs_dead: state.jobs.values().filter(|r| r.dead).count(),
+            audit_events: state.audit.len(),
+        })
+    }
+}

@@ -1,0 +1,310 @@
+//! The authoritative metadata store port: what exists, who owns it, and the outbox of work.
+
+use std::fmt;
+
+use arbor_domain::entity::Entity;
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{
+    ContentHash, Fingerprint, LeafRecord, SubjectKey, SummaryRecord, SummaryStatus, TreeId, TreeRecord,
+};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::seal::FrontierNode;
+use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::VisibilityFilter;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// The authoritative store of leaves, summaries, trees, entities, jobs and audit events
+/// [SPEC §1: the source of truth for what exists and who owns it].
+///
+/// # Contract
+///
+/// - **Atomic commits.** [`commit`](Self::commit) applies a [`ChangeSet`] entirely or not at
+///   all. Every precondition is checked inside the same transaction as the writes; a failed
+///   one returns [`Error::Conflict`](crate::Error::Conflict) (or `AlreadyExists`) and leaves
+///   no trace — no row, no job, no audit event.
+/// - **Scoped reads.** Every read that takes a scope returns only records whose namespace is in
+///   it, and filters inside the query. A record outside the scope is indistinguishable from a
+///   missing one.
+/// - **Identity.** Leaf, summary, entity and job ids are unique. An entity slug is unique per
+///   namespace. Per (namespace, tree) at most one *live* leaf (active, candidate or rejected)
+///   has a given fingerprint: inserting another fails with `AlreadyExists`.
+/// - **Compare-and-set.** Updates carry what the caller expects the record to be; a mismatch is
+///   a conflict, so two writers never both win.
+/// - **Outbox.** Jobs enqueued in a commit become claimable exactly when the commit is visible.
+///   An enqueue whose key matches an unclaimed pending job is absorbed by it. A claimed job is
+///   not handed out again until its lease expires.
+/// - **Forget.** After a leaf is replaced by its tombstone and a summary by its purged record,
+///   [`contains_text`](Self::contains_text) finds none of their former words anywhere in the
+///   store, including in free pages or logs the backend keeps.
+/// - **Visibility pushdown.** [`list_leaves`](Self::list_leaves) returns exactly the leaves
+///   [`VisibilityFilter::admits`] admits (checked by the conformance suite on random data).
+#[async_trait]
+pub trait MetadataStore: Send + Sync + fmt::Debug {
+    /// A short name for messages: `memory`, `sqlite`, `postgres`.
+    fn backend(&self) -> &'static str;
+
+    /// Applies a change set atomically.
+    async fn commit(&self, changes: ChangeSet) -> Result<()>;
+
+    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>>;
+
+    /// The leaves among `ids` that are in scope; missing ones are left out. Any order.
+    async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>>;
+
+    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>>;
+
+    async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>>;
+
+    async fn tree(&self, namespace: &Namespace, tree: &TreeId) -> Result<Option<TreeRecord>>;
+
+    /// Every tree in scope, ordered by namespace then tree id.
+    async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>>;
+
+    async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>>;
+
+    /// Entities of one namespace whose name, an alias, or slug shares a word with `terms`
+    /// (case-insensitive), best match first, at most `limit`. The shortlist a reasoner picks
+    /// from.
+    async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>>;
+
+    /// Leaves of one tree matching a fingerprint and/or subject, with the given statuses. What
+    /// dedup and supersession look at.
+    async fn tree_leaves(&self, namespace: &Namespace, tree: &TreeId, query: &TreeLeafQuery)
+    -> Result<Vec<LeafRecord>>;
+
+    /// A tree's frontier: member leaves (active, superseded, archived) and sealed summaries
+    /// (current or stale) that have no sealed parent yet. Any order.
+    async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>>;
+
+    /// Sealed summaries of one tree that are stale.
+    async fn stale_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>>;
+
+    /// Leaves admitted by `filter`, newest observation first (ties by id, descending).
+    async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>>;
+
+    /// Claims up to `claim.limit` runnable jobs (due, and unclaimed or with an expired lease),
+    /// oldest first, leasing them to `claim.worker` until `claim.lease_until`.
+    async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>>;
+
+    /// Every namespace that holds at least one tree.
+    async fn namespaces(&self) -> Result<Vec<Namespace>>;
+
+    /// Audit events in scope, newest first.
+    async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>>;
+
+    /// Whether `needle` occurs in any text the store holds. For verifying forget.
+    async fn contains_text(&self, needle: &str) -> Result<bool>;
+
+    /// Row counts, for stats and health.
+    async fn counts(&self) -> Result<StoreCounts>;
+}
+
+/// What to match entities against.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntityQuery {
+    pub terms: Vec<String>,
+    pub limit: usize,
+}
+
+/// Which leaves of a tree to return.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TreeLeafQuery {
+    pub fingerprint: Option<Fingerprint>,
+    pub subject: Option<SubjectKey>,
+    /// Empty means every status.
+    pub statuses: Vec<LeafStatus>,
+}
+
+/// A page of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub offset: usize,
+    pub limit: usize,
+}
+
+impl Page {
+    pub fn first(limit: usize) -> Page {
+        Page { offset: 0, limit }
+    }
+}
+
+/// What the caller expects a leaf to look like before an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeafExpect {
+    pub status: LeafStatus,
+    /// `Some(p)`: the parent link must currently be `p`. `None`: not checked.
+    pub parent: Option<Option<SummaryId>>,
+}
+
+impl LeafExpect {
+    pub fn status(status: LeafStatus) -> LeafExpect {
+        LeafExpect { status, parent: None }
+    }
+}
+
+/// What the caller expects a summary to look like before an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryExpect {
+    pub status: SummaryStatus,
+    pub parent: Option<Option<SummaryId>>,
+}
+
+/// One change inside a [`ChangeSet`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Insert an entity. `AlreadyExists` if its id, or its slug in its namespace, is taken.
+    InsertEntity(Entity),
+    /// Create a tree unless one with this (namespace, tree id) exists; never overwrites.
+    EnsureTree(TreeRecord),
+    /// Insert a leaf. `AlreadyExists` if the id is taken, or a live leaf of the same tree has
+    /// the same fingerprint.
+    InsertLeaf(LeafRecord),
+    /// Replace a leaf's row, if it currently matches `expect`. The id, namespace and tree may
+    /// not change.
+    UpdateLeaf {
+        expect: LeafExpect,
+        record: LeafRecord,
+    },
+    InsertSummary(SummaryRecord),
+    UpdateSummary {
+        expect: SummaryExpect,
+        record: SummaryRecord,
+    },
+    /// Swap a tree's root pointer if it is currently `expect`, and set its staleness.
+    SetRoot {
+        namespace: Namespace,
+        tree: TreeId,
+        expect: Option<SummaryId>,
+        root: Option<SummaryId>,
+        stale: bool,
+    },
+    /// Mark a tree's root as needing a refresh (no-op if already marked).
+    MarkRootStale {
+        namespace: Namespace,
+        tree: TreeId,
+    },
+    Enqueue(Job),
+    /// Remove a finished job. No-op if it is already gone.
+    CompleteJob {
+        id: JobId,
+    },
+    /// Record a failure: retry at `retry_at`, or give up (`None`) and keep it as dead.
+    FailJob {
+        id: JobId,
+        error: String,
+        retry_at: Option<Timestamp>,
+    },
+    Audit(AuditEvent),
+}
+
+/// Changes applied atomically by [`MetadataStore::commit`], in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChangeSet {
+    pub changes: Vec<Change>,
+}
+
+impl ChangeSet {
+    pub fn new() -> ChangeSet {
+        ChangeSet::default()
+    }
+
+    pub fn push(&mut self, change: Change) -> &mut ChangeSet {
+        self.changes.push(change);
+        self
+    }
+
+    #[must_use]
+    pub fn with(mut self, change: Change) -> ChangeSet {
+        self.changes.push(change);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+}
+
+/// Kinds of background work, driven by the outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Seal full buffers, re-seal stale summaries and refresh the root of one tree.
+    Seal,
+    /// Embed one node and project it into the search index.
+    Index,
+    /// Remove one node from the search index (after forget or retirement).
+    Unindex,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Seal => "seal",
+            JobKind::Index => "index",
+            JobKind::Unindex => "unindex",
+        }
+    }
+}
+
+/// A unit of background work. Jobs are idempotent: running one twice is harmless.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: JobId,
+    pub kind: JobKind,
+    pub namespace: Namespace,
+    pub tree: Option<TreeId>,
+    pub node: Option<NodeId>,
+    /// Coalescing key: an enqueue with the key of an unclaimed pending job is absorbed.
+    pub key: String,
+    pub attempts: u32,
+    pub run_after: Timestamp,
+    pub created_at: Timestamp,
+    pub last_error: Option<String>,
+}
+
+/// A request to lease runnable jobs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobClaim {
+    pub worker: String,
+    pub now: Timestamp,
+    pub lease_until: Timestamp,
+    pub limit: usize,
+}
+
+/// One state change, for the append-only audit log. Holds ids and hashes, never content
+/// [001 §17].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    pub at: Timestamp,
+    /// e.g. `leaf.created`, `leaf.superseded`, `leaf.forgotten`, `summary.sealed`.
+    pub action: String,
+    pub namespace: Namespace,
+    pub node: Option<NodeId>,
+    pub content_sha256: Option<ContentHash>,
+    /// Who did it: `ingest`, `jobs`, `cli`, a user or operator name.
+    pub actor: String,
+    pub policy_version: String,
+}
+
+/// How many rows of each kind a store holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreCounts {
+    pub namespaces: usize,
+    pub trees: usize,
+    pub entities: usize,
+    pub leaves_by_status: Vec<(LeafStatus, usize)>,
+    pub summaries_current: usize,
+    pub summaries_stale: usize,
+    pub summaries_retired: usize,
+    pub jobs_pending: usize,
+    pub jobs_dead: usize,
+    pub audit_events: usize,
+}
