@@ -1,1 +1,185 @@
-//! placeholder
+//! Arbor's use cases, composed from ports: ingest (the 12-step upsert), the job runner (seal,
+//! index, purge), retrieve (scope first, fused candidates, budgets, verified bodies), and
+//! forget.
+//!
+//! The app decides nothing by itself: every rule comes from `arbor-domain`, every effect goes
+//! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
+//! values may share one set of adapters.
+
+mod error;
+mod forget;
+mod ingest;
+mod jobs;
+mod projection;
+mod retrieve;
+mod sealing;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arbor_domain::admission::{AdmissionPolicy, ApprovalPolicy};
+use arbor_domain::budget::RetrievalBudget;
+use arbor_domain::decision::EntityDecisionMatrix;
+use arbor_domain::id::{JobId, LeafId, SummaryId};
+use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+use arbor_domain::seal::SealPolicy;
+use arbor_domain::supersession::Supersession;
+use arbor_domain::text::Chunker;
+use arbor_domain::time::Timestamp;
+use arbor_ports::memory::{InMemoryBodyStore, InMemoryMetadataStore, InMemorySearchIndex};
+use arbor_ports::{
+    BodyStore, Clock, Embedder, HashingEmbedder, HeuristicReasoner, IdSource, MetadataStore, RandomIds, Reasoner,
+    SearchIndex, SystemClock,
+};
+use serde::Serialize;
+
+pub use error::{AppError, AppResult};
+pub use forget::ForgetReceipt;
+pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
+pub use jobs::JobsReport;
+pub use retrieve::{
+    Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalPack, RetrieveMode, RetrieveRequest, SkippedItem,
+};
+
+/// The adapters an [`Arbor`] runs on.
+#[derive(Debug, Clone)]
+pub struct Ports {
+    pub store: Arc<dyn MetadataStore>,
+    pub index: Arc<dyn SearchIndex>,
+    pub bodies: Arc<dyn BodyStore>,
+    pub embedder: Arc<dyn Embedder>,
+    pub reasoner: Arc<dyn Reasoner>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdSource>,
+}
+
+impl Ports {
+    /// Everything in memory, no model: the zero-setup configuration.
+    pub fn in_memory() -> Ports {
+        Ports {
+            store: Arc::new(InMemoryMetadataStore::new()),
+            index: Arc::new(InMemorySearchIndex::new()),
+            bodies: Arc::new(InMemoryBodyStore::new()),
+            embedder: Arc::new(HashingEmbedder::default()),
+            reasoner: Arc::new(HeuristicReasoner),
+            clock: Arc::new(SystemClock::default()),
+            ids: Arc::new(RandomIds),
+        }
+    }
+}
+
+/// Every configurable rule, each defined in the domain.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Policy {
+    pub admission: AdmissionPolicy,
+    pub approval: ApprovalPolicy,
+    pub entities: EntityDecisionMatrix,
+    pub supersession: Supersession,
+    pub seal: SealPolicy,
+    pub budget: RetrievalBudget,
+    pub read_chain: ReadChainPolicy,
+    #[serde(skip)]
+    pub chunker: Chunker,
+}
+
+/// Knobs that change how work is scheduled, not what is decided.
+#[derive(Debug, Clone, Serialize)]
+pub struct Options {
+    /// Index new and changed nodes right after their commit (their jobs stay queued as the
+    /// guarantee). Off, retrieval sees them once `run_jobs` has run.
+    pub index_inline: bool,
+    /// Name recorded on job leases and in audit events.
+    pub worker: String,
+    /// How many times a write is re-planned after a conflict before giving up.
+    pub max_write_attempts: u32,
+    /// Job lease length, in seconds.
+    pub job_lease_seconds: i64,
+    /// Failed jobs are retried this many times, then kept as dead.
+    pub max_job_attempts: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            index_inline: true,
+            worker: "arbor".to_owned(),
+            max_write_attempts: 4,
+            job_lease_seconds: 300,
+            max_job_attempts: 5,
+        }
+    }
+}
+
+/// Counts of times a configured model's answer could not be used and the deterministic path
+/// was taken instead.
+#[derive(Debug, Default)]
+struct Fallbacks {
+    reasoner: AtomicU64,
+}
+
+/// The memory engine: use cases over a set of ports.
+#[derive(Debug)]
+pub struct Arbor {
+    ports: Ports,
+    policy: Policy,
+    options: Options,
+    fallbacks: Fallbacks,
+}
+
+impl Arbor {
+    pub fn new(ports: Ports, policy: Policy, options: Options) -> Arbor {
+        Arbor { ports, policy, options, fallbacks: Fallbacks::default() }
+    }
+
+    /// An engine on in-memory adapters with default policy.
+    pub fn in_memory() -> Arbor {
+        Arbor::new(Ports::in_memory(), Policy::default(), Options::default())
+    }
+
+    pub fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// How many reasoner answers were replaced by the deterministic fallback.
+    pub fn reasoner_fallbacks(&self) -> u64 {
+        self.fallbacks.reasoner.load(Ordering::Relaxed)
+    }
+
+    /// Resolves the read chain for a trusted context under this engine's policy.
+    pub fn read_chain(&self, context: &TrustedContext) -> AppResult<ReadChain> {
+        Ok(ReadChain::resolve(context, &self.policy.read_chain)?)
+    }
+
+    fn now(&self) -> Timestamp {
+        self.ports.clock.now()
+    }
+
+    fn millis(at: Timestamp) -> u64 {
+        u64::try_from(at.as_millisecond()).unwrap_or(0)
+    }
+
+    fn new_leaf_id(&self, at: Timestamp) -> LeafId {
+        LeafId::generate(Self::millis(at), self.ports.ids.random())
+    }
+
+    fn new_summary_id(&self, at: Timestamp) -> SummaryId {
+        SummaryId::generate(Self::millis(at), self.ports.ids.random())
+    }
+
+    fn new_job_id(&self, at: Timestamp) -> JobId {
+        JobId::generate(Self::millis(at), self.ports.ids.random())
+    }
+
+    fn note_reasoner_fallback(&self, step: &str, error: &dyn std::fmt::Display) {
+        self.fallbacks.reasoner.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(step, %error, "reasoner answer unusable; used the deterministic reasoner");
+    }
+}

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::namespace::{Namespace, NamespaceKind};
 
+/// How many items a pack holds when the caller does not say [000 §10: `MAX_RETRIEVE_RESULTS`].
+pub const DEFAULT_MAX_RESULTS: usize = 12;
+
 /// A limit in items and characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerBudget {

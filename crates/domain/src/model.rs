@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::entity::EntitySlug;
 use crate::id::{EntityId, IdError, LeafId, NodeId, ScopeId, SummaryId, Version, validate_segment};
-use crate::lifecycle::LeafStatus;
+use crate::lifecycle::{IllegalTransition, LeafStatus, LeafTransition};
 use crate::namespace::Namespace;
 use crate::sensitivity::Sensitivity;
 use crate::time::{KnownSpan, Timestamp, Validity};
@@ -492,6 +492,31 @@ impl LeafRecord {
         NodeId::Leaf(self.id.clone())
     }
 
+    /// The record once `successor` has replaced it [000 §7 step 7]: superseded, valid until
+    /// the successor became valid, no longer current from `at` on. Invalidated, never deleted
+    /// and never rewritten in place (the body stays as it was).
+    pub fn superseded_by(
+        &self,
+        successor: &LeafId,
+        successor_valid_from: Timestamp,
+        at: Timestamp,
+    ) -> Result<LeafRecord, IllegalTransition> {
+        let status = self.status.apply(LeafTransition::Supersede)?;
+        Ok(LeafRecord {
+            status,
+            superseded_by: Some(successor.clone()),
+            validity: self.validity.ended_at(successor_valid_from),
+            known: self.known.closed_at(at),
+            ..self.clone()
+        })
+    }
+
+    /// The record once a person confirms it: active and current from `at` on.
+    pub fn confirmed(&self, at: Timestamp) -> Result<LeafRecord, IllegalTransition> {
+        let status = self.status.apply(LeafTransition::Confirm)?;
+        Ok(LeafRecord { status, known: KnownSpan::from(at), ..self.clone() })
+    }
+
     /// The content-free record left after forgetting [001 §13.3, 002 §4.3]: ids, hashes,
     /// times and links survive so the forget can be audited and verified; every field that
     /// held words is emptied.
@@ -527,8 +552,27 @@ pub enum SummaryStatus {
     Current,
     /// Something below changed; still readable until its replacement is sealed.
     Stale,
-    /// Replaced (or purged because it quoted forgotten content); never retrieved.
+    /// Something below was forgotten and this summary may quote it: its words are gone at
+    /// once and it is not readable, but it still awaits its replacement.
+    Purged,
+    /// Replaced; never retrieved again.
     Retired,
+}
+
+impl SummaryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SummaryStatus::Current => "current",
+            SummaryStatus::Stale => "stale",
+            SummaryStatus::Purged => "purged",
+            SummaryStatus::Retired => "retired",
+        }
+    }
+
+    /// Whether the summary still needs a replacement sealed over its children.
+    pub fn awaits_reseal(self) -> bool {
+        matches!(self, SummaryStatus::Stale | SummaryStatus::Purged)
+    }
 }
 
 /// A summary node's metadata row [000 §3].
@@ -551,6 +595,9 @@ pub struct SummaryRecord {
     pub time_range_end: Option<Timestamp>,
     pub sealed_at: Timestamp,
     pub labels: Vec<Label>,
+    /// The highest sensitivity among the children whose words it contains. Restricted
+    /// children are never summarized, so this is at most `sensitive`.
+    pub sensitivity: Sensitivity,
     pub status: SummaryStatus,
     /// When it stopped being readable (replaced or purged).
     pub retired_at: Option<Timestamp>,
@@ -563,17 +610,28 @@ impl SummaryRecord {
         NodeId::Summary(self.id.clone())
     }
 
-    /// The record after retirement. A summary purged because it may quote forgotten text also
-    /// loses its words; a summary merely replaced keeps them for history.
+    /// The record once a replacement has been swapped in.
     #[must_use]
-    pub fn retired(&self, at: Timestamp, purge_content: bool) -> SummaryRecord {
-        let mut out = SummaryRecord { status: SummaryStatus::Retired, retired_at: Some(at), ..self.clone() };
-        if purge_content {
-            out.title = String::new();
-            out.summary = String::new();
-            out.labels = Vec::new();
+    pub fn retired(&self, at: Timestamp) -> SummaryRecord {
+        SummaryRecord { status: SummaryStatus::Retired, retired_at: self.retired_at.or(Some(at)), ..self.clone() }
+    }
+
+    /// The record once something below it was forgotten: no words left, not readable, still
+    /// awaiting its replacement. A root is never re-sealed, so a purged root is retired.
+    #[must_use]
+    pub fn purged(&self, at: Timestamp) -> SummaryRecord {
+        let status = match self.role {
+            SummaryRole::Sealed => SummaryStatus::Purged,
+            SummaryRole::Root => SummaryStatus::Retired,
+        };
+        SummaryRecord {
+            status,
+            retired_at: Some(at),
+            title: String::new(),
+            summary: String::new(),
+            labels: Vec::new(),
+            ..self.clone()
         }
-        out
     }
 
     /// The on-disk level: the root is `L1`; a summary sealed at height `h` is `L{h+1}`. Heights

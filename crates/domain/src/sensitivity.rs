@@ -60,6 +60,13 @@ impl fmt::Display for Sensitivity {
     }
 }
 
+/// Whether a text may be sent to a model or embedder that runs elsewhere: never when it is
+/// declared restricted, and never when it looks like it holds a secret (it would be refused
+/// admission anyway, and the refusal must not itself leak it) [001 §14, §17].
+pub fn may_leave_the_machine(declared: Option<Sensitivity>, text: &str) -> bool {
+    declared.is_none_or(Sensitivity::may_leave_the_machine) && !SecretGuard.contains_secret(text)
+}
+
 /// What kind of secret was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -62,7 +62,7 @@ impl NodeState {
     pub fn of_summary(status: SummaryStatus) -> NodeState {
         match status {
             SummaryStatus::Current | SummaryStatus::Stale => NodeState::Current,
-            SummaryStatus::Retired => NodeState::Hidden,
+            SummaryStatus::Purged | SummaryStatus::Retired => NodeState::Hidden,
         }
     }
 
@@ -114,9 +114,7 @@ impl NodeFacts {
         }
     }
 
-    /// A summary is as sensitive as its most sensitive child; the app passes that in because a
-    /// summary record does not carry it.
-    pub fn of_summary(summary: &SummaryRecord, sensitivity: Sensitivity) -> NodeFacts {
+    pub fn of_summary(summary: &SummaryRecord) -> NodeFacts {
         NodeFacts {
             node: NodeKind::Summary,
             namespace: summary.namespace.clone(),
@@ -127,7 +125,7 @@ impl NodeFacts {
             validity: Validity::ALWAYS,
             known: KnownSpan { known_from: Some(summary.sealed_at), known_until: summary.retired_at },
             expires_at: None,
-            sensitivity,
+            sensitivity: summary.sensitivity,
             time_start: summary.time_range_start.unwrap_or(summary.sealed_at),
             time_end: summary.time_range_end.unwrap_or(summary.sealed_at),
         }

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 ///   outside the store's root.
 /// - **Really delete.** After [`delete`](Self::delete), [`contains_text`](Self::contains_text)
 ///   finds none of the document's text. Deleting a missing body is not an error.
+#[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait BodyStore: Send + Sync + fmt::Debug {
     fn backend(&self) -> &'static str;

@@ -86,6 +86,7 @@ pub struct IndexCapabilities {
 /// - **Ranking.** Text hits are ordered by relevance (BM25 or equivalent: every query term
 ///   counts, rarer terms more); vector hits by cosine similarity, most similar first. Ties are
 ///   broken by id so results are deterministic.
+#[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait SearchIndex: Send + Sync + fmt::Debug {
     fn backend(&self) -> &'static str;

@@ -39,3 +39,12 @@ pub use store::{
     SummaryExpect, TreeLeafQuery,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
+
+#[cfg(feature = "mocks")]
+pub use bodies::MockBodyStore;
+#[cfg(feature = "mocks")]
+pub use index::MockSearchIndex;
+#[cfg(feature = "mocks")]
+pub use models::{MockEmbedder, MockReasoner};
+#[cfg(feature = "mocks")]
+pub use store::MockMetadataStore;

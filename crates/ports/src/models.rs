@@ -41,6 +41,7 @@ pub enum Locality {
 ///   to embed gives the zero vector.
 /// - The same text gives the same vector from the same embedder id.
 /// - Callers never pass restricted text to an embedder whose locality is `Remote`.
+#[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait Embedder: Send + Sync + fmt::Debug {
     fn id(&self) -> EmbedderId;
@@ -128,6 +129,7 @@ pub struct SummaryDraft {
 /// - An error means "no answer": the caller falls back to the deterministic reasoner for that
 ///   step and counts the fallback. Reasoners never need to panic.
 /// - Callers never pass restricted text to a reasoner whose locality is `Remote`.
+#[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait Reasoner: Send + Sync + fmt::Debug {
     /// Name and version, recorded in provenance: e.g. `heuristic/1`.

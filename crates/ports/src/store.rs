@@ -42,6 +42,7 @@ use crate::error::Result;
 ///   store, including in free pages or logs the backend keeps.
 /// - **Visibility pushdown.** [`list_leaves`](Self::list_leaves) returns exactly the leaves
 ///   [`VisibilityFilter::admits`] admits (checked by the conformance suite on random data).
+#[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// A short name for messages: `memory`, `sqlite`, `postgres`.
@@ -80,8 +81,8 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// (current or stale) that have no sealed parent yet. Any order.
     async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>>;
 
-    /// Sealed summaries of one tree that are stale.
-    async fn stale_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>>;
+    /// Sealed summaries of one tree that await a replacement (stale or purged).
+    async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>>;
 
     /// Leaves admitted by `filter`, newest observation first (ties by id, descending).
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>>;
@@ -236,12 +237,13 @@ impl ChangeSet {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobKind {
-    /// Seal full buffers, re-seal stale summaries and refresh the root of one tree.
+    /// Re-seal stale and purged summaries, seal full buffers and refresh the root of one tree.
     Seal,
-    /// Embed one node and project it into the search index.
+    /// Bring one node's search-index projection in line with its row: embed and upsert it, or
+    /// remove it when it no longer has readable content.
     Index,
-    /// Remove one node from the search index (after forget or retirement).
-    Unindex,
+    /// Delete the body file of a forgotten leaf or a purged or retired summary.
+    Purge,
 }
 
 impl JobKind {
@@ -249,7 +251,7 @@ impl JobKind {
         match self {
             JobKind::Seal => "seal",
             JobKind::Index => "index",
-            JobKind::Unindex => "unindex",
+            JobKind::Purge => "purge",
         }
     }
 }
@@ -303,6 +305,7 @@ pub struct StoreCounts {
     pub leaves_by_status: Vec<(LeafStatus, usize)>,
     pub summaries_current: usize,
     pub summaries_stale: usize,
+    pub summaries_purged: usize,
     pub summaries_retired: usize,
     pub jobs_pending: usize,
     pub jobs_dead: usize,

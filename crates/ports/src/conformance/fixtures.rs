@@ -134,6 +134,7 @@ pub fn sealed_summary(
         time_range_end: Some(ts(2)),
         sealed_at: ts(3),
         labels: Vec::new(),
+        sensitivity: Sensitivity::Normal,
         status: SummaryStatus::Current,
         retired_at: None,
         replaces: None,

@@ -84,7 +84,7 @@ macro_rules! metadata_store_conformance {
                 entity_shortlist_matches_names_and_aliases,
                 root_swap_is_compare_and_set,
                 frontier_lists_unsealed_members,
-                stale_summaries_are_listed,
+                summaries_awaiting_reseal_are_listed,
                 jobs_claim_lease_retry_complete,
                 tombstone_leaves_no_text,
                 visibility_pushdown_matches_domain,

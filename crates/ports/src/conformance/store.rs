@@ -328,24 +328,40 @@ pub async fn frontier_lists_unsealed_members(store: &dyn MetadataStore) {
     assert!(matches!(store.commit(again).await, Err(Error::Conflict { .. })));
 }
 
-/// Stale sealed summaries are listed for re-sealing; a status precondition guards updates.
-pub async fn stale_summaries_are_listed(store: &dyn MetadataStore) {
+/// Stale and purged sealed summaries are listed for re-sealing (retired ones are not); a
+/// status precondition guards updates.
+pub async fn summaries_awaiting_reseal_are_listed(store: &dyn MetadataStore) {
     let ns = conversation("c1");
     let t = seed_tree(store, &ns, "topic").await;
     let s1 = sealed_summary(&ns, &t, "sum-1", vec![], "one");
     let s2 = sealed_summary(&ns, &t, "sum-2", vec![], "two");
+    let s3 = sealed_summary(&ns, &t, "sum-3", vec![], "three");
+    let s4 = sealed_summary(&ns, &t, "sum-4", vec![], "four");
     store
-        .commit(ChangeSet::new().with(Change::InsertSummary(s1.clone())).with(Change::InsertSummary(s2.clone())))
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertSummary(s1.clone()))
+                .with(Change::InsertSummary(s2.clone()))
+                .with(Change::InsertSummary(s3.clone()))
+                .with(Change::InsertSummary(s4.clone())),
+        )
         .await
         .unwrap();
     let mut stale = s1.clone();
     stale.status = SummaryStatus::Stale;
     let expect_current = SummaryExpect { status: SummaryStatus::Current, parent: None };
     store
-        .commit(ChangeSet::new().with(Change::UpdateSummary { expect: expect_current.clone(), record: stale.clone() }))
+        .commit(
+            ChangeSet::new()
+                .with(Change::UpdateSummary { expect: expect_current.clone(), record: stale.clone() })
+                .with(Change::UpdateSummary { expect: expect_current.clone(), record: s3.purged(ts(5)) })
+                .with(Change::UpdateSummary { expect: expect_current.clone(), record: s4.retired(ts(5)) }),
+        )
         .await
         .unwrap();
-    assert_eq!(store.stale_summaries(&ns, &t).await.unwrap(), vec![stale.clone()]);
+    let mut awaiting = store.summaries_awaiting_reseal(&ns, &t).await.unwrap();
+    awaiting.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(awaiting, vec![stale.clone(), s3.purged(ts(5))]);
     let again =
         store.commit(ChangeSet::new().with(Change::UpdateSummary { expect: expect_current, record: stale })).await;
     assert!(matches!(again, Err(Error::Conflict { .. })), "got {again:?}");
@@ -412,7 +428,7 @@ pub async fn tombstone_leaves_no_text(store: &dyn MetadataStore) {
                     expect: LeafExpect::status(LeafStatus::Active),
                     record: record.tombstone(ts(9)),
                 })
-                .with(Change::UpdateSummary { expect, record: summary.retired(ts(9), true) }),
+                .with(Change::UpdateSummary { expect, record: summary.purged(ts(9)) }),
         )
         .await
         .unwrap();

@@ -366,13 +366,13 @@ impl MetadataStore for InMemoryMetadataStore {
         Ok(leaves.chain(summaries).collect())
     }
 
-    async fn stale_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+    async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
         let state = self.lock();
         Ok(state
             .summaries
             .values()
             .filter(|s| &s.namespace == namespace && &s.tree_id == tree)
-            .filter(|s| s.role == SummaryRole::Sealed && s.status == SummaryStatus::Stale)
+            .filter(|s| s.role == SummaryRole::Sealed && s.status.awaits_reseal())
             .cloned()
             .collect())
     }
@@ -451,6 +451,7 @@ impl MetadataStore for InMemoryMetadataStore {
             leaves_by_status: by_status.into_iter().collect(),
             summaries_current: summaries(SummaryStatus::Current),
             summaries_stale: summaries(SummaryStatus::Stale),
+            summaries_purged: summaries(SummaryStatus::Purged),
             summaries_retired: summaries(SummaryStatus::Retired),
             jobs_pending: state.jobs.values().filter(|r| !r.dead).count(),
             jobs_dead: state.jobs.values().filter(|r| r.dead).count(),

@@ -1,0 +1,42 @@
+//! The app's error type: port failures, refused input, and refused state changes, each with a
+//! message a user can act on.
+
+use arbor_domain::event::EventError;
+use arbor_domain::lifecycle::IllegalTransition;
+use arbor_domain::read_chain::ReadChainError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Port(#[from] arbor_ports::Error),
+    #[error("invalid event: {0}")]
+    InvalidEvent(#[from] EventError),
+    #[error(transparent)]
+    ReadChain(#[from] ReadChainError),
+    #[error(transparent)]
+    Transition(#[from] IllegalTransition),
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// The store kept changing under us; the operation was retried and gave up.
+    #[error("gave up after {attempts} attempts: the store kept changing ({last})")]
+    Contention { attempts: u32, last: String },
+}
+
+impl AppError {
+    /// A stable machine-readable code for JSON output and exit statuses.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::Port(e) => e.code(),
+            AppError::InvalidEvent(_) | AppError::InvalidRequest(_) => "invalid",
+            AppError::ReadChain(_) => "forbidden",
+            AppError::Transition(_) => "illegal_transition",
+            AppError::Contention { .. } => "contention",
+        }
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, AppError::Port(arbor_ports::Error::NotFound { .. }))
+    }
+}
+
+pub type AppResult<T> = Result<T, AppError>;

@@ -1,0 +1,100 @@
+//! Projecting nodes into the search index, and reading body text back from disk. The index
+//! is derived: every projection is computed from the authoritative row and the verified body,
+//! so it can be dropped and rebuilt at any time.
+
+use arbor_domain::id::NodeId;
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::markdown;
+use arbor_domain::model::{ContentHash, SummaryStatus};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
+use arbor_domain::visibility::NodeFacts;
+use arbor_ports::{BodyStoreExt, Embedding, IndexDoc, Locality};
+
+use crate::{AppError, AppResult, Arbor};
+
+/// What the projection job did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Projection {
+    Upserted,
+    Removed,
+}
+
+impl Arbor {
+    /// Brings one node's index entry in line with its row: upserted (with a fresh embedding)
+    /// while it has readable content, removed otherwise.
+    pub(crate) async fn project(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Projection> {
+        let scope = std::slice::from_ref(namespace);
+        let (facts, text, may_leave) = match node {
+            NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
+                Some(leaf) if leaf.status != LeafStatus::Tombstone => {
+                    let body = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
+                    let facts = NodeFacts::of_leaf(&leaf);
+                    (facts, format!("{}\n{}", leaf.title, body), leaf.sensitivity.may_leave_the_machine())
+                }
+                _ => return self.unindex(node).await,
+            },
+            NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
+                Some(s) if matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale) => {
+                    let facts = NodeFacts::of_summary(&s);
+                    (facts, format!("{}\n{}", s.title, s.summary), s.sensitivity.may_leave_the_machine())
+                }
+                _ => return self.unindex(node).await,
+            },
+        };
+        let embedder = &self.ports.embedder;
+        // Restricted text is embedded only by an embedder on this machine, or not at all.
+        let embedding = if may_leave || embedder.locality() == Locality::Local {
+            let mut vectors = embedder.embed(std::slice::from_ref(&text)).await?;
+            vectors.pop().map(|values| Embedding { embedder: embedder.id(), values })
+        } else {
+            None
+        };
+        self.ports.index.upsert(vec![IndexDoc { id: node.clone(), facts, text, embedding }]).await?;
+        Ok(Projection::Upserted)
+    }
+
+    async fn unindex(&self, node: &NodeId) -> AppResult<Projection> {
+        self.ports.index.remove(std::slice::from_ref(node)).await?;
+        Ok(Projection::Removed)
+    }
+
+    /// Deletes the body of a node whose content must go (forgotten leaf, purged or retired
+    /// summary). Never touches the body of a live node. Returns whether a file was removed.
+    pub(crate) async fn purge_body(&self, namespace: &Namespace, node: &NodeId) -> AppResult<bool> {
+        let scope = std::slice::from_ref(namespace);
+        let path = match node {
+            NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
+                Some(leaf) if leaf.status == LeafStatus::Tombstone => leaf.body_path,
+                _ => return Ok(false),
+            },
+            NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
+                Some(s) if matches!(s.status, SummaryStatus::Purged | SummaryStatus::Retired) => s.body_path,
+                _ => return Ok(false),
+            },
+        };
+        let path = BodyPath::parse(&path).map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+        Ok(self.ports.bodies.delete(&path).await?)
+    }
+
+    /// The text of a body document, verified against its hash, without frontmatter or title.
+    pub(crate) async fn read_body(&self, path: &str, sha256: &ContentHash) -> AppResult<String> {
+        let path = BodyPath::parse(path).map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+        let document = self.ports.bodies.get_string(&path, sha256).await?;
+        Ok(body_text(&document))
+    }
+}
+
+/// The prose of a body document: after the frontmatter and the `# title` line.
+pub(crate) fn body_text(document: &str) -> String {
+    let body = match markdown::parse(document) {
+        Ok(doc) => doc.body,
+        Err(_) => document.to_owned(),
+    };
+    let body = body.trim_start();
+    let without_title = match body.strip_prefix("# ") {
+        Some(rest) => rest.split_once('\n').map(|(_, after)| after).unwrap_or(""),
+        None => body,
+    };
+    without_title.trim().to_owned()
+}

@@ -1,0 +1,113 @@
+//! The app against mocked ports (mockall): failures of the metadata store at commit time must
+//! leave nothing behind, and a store that keeps conflicting must produce a clear error rather
+//! than a loop.
+
+use std::sync::Arc;
+
+use arbor_app::{AppError, Arbor, Options, Policy, Ports};
+use arbor_domain::event::Event;
+use arbor_domain::id::ScopeId;
+use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+use arbor_ports::memory::{InMemoryBodyStore, InMemorySearchIndex};
+use arbor_ports::{
+    BodyStore, Change, Error, HashingEmbedder, HeuristicReasoner, ManualClock, MockMetadataStore, MockReasoner,
+    SequentialIds,
+};
+
+fn chain() -> ReadChain {
+    let context =
+        TrustedContext::Conversation { conversation: ScopeId::parse("c1").unwrap(), project: None, agent: None };
+    ReadChain::resolve(&context, &ReadChainPolicy::default()).unwrap()
+}
+
+/// A store whose reads see an empty namespace and whose commits fail as `fail` says.
+fn store(fail: fn() -> Error, commits: usize) -> MockMetadataStore {
+    let mut store = MockMetadataStore::new();
+    store.expect_backend().return_const("mock");
+    store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
+    store.expect_tree().returning(|_, _| Ok(None));
+    store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
+    store.expect_leaf().returning(|_, _| Ok(None));
+    store.expect_commit().times(commits).returning(move |_| Err(fail()));
+    store
+}
+
+fn arbor(store: MockMetadataStore, bodies: Arc<InMemoryBodyStore>) -> Arbor {
+    let ports = Ports {
+        store: Arc::new(store),
+        index: Arc::new(InMemorySearchIndex::new()),
+        bodies,
+        embedder: Arc::new(HashingEmbedder::default()),
+        reasoner: Arc::new(HeuristicReasoner),
+        clock: Arc::new(ManualClock::new(jiff::Timestamp::from_second(1_780_000_000).unwrap())),
+        ids: Arc::new(SequentialIds::default()),
+    };
+    Arbor::new(ports, Policy::default(), Options::default())
+}
+
+#[tokio::test]
+async fn a_failed_commit_leaves_no_body_behind() {
+    let bodies = Arc::new(InMemoryBodyStore::new());
+    let fail = || Error::backend("mock", std::io::Error::other("disk full"));
+    let arbor = arbor(store(fail, 1), bodies.clone());
+    let error = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap_err();
+    assert!(matches!(error, AppError::Port(Error::Backend { .. })), "{error:?}");
+    assert!(bodies.list("").await.unwrap().is_empty(), "the body written before the commit was removed");
+}
+
+#[tokio::test]
+async fn endless_conflicts_end_in_a_clear_error() {
+    let bodies = Arc::new(InMemoryBodyStore::new());
+    let conflict =
+        || Error::Conflict { what: "leaf", id: "x".into(), expected: "active".into(), found: "superseded".into() };
+    let attempts = Options::default().max_write_attempts as usize;
+    let arbor = arbor(store(conflict, attempts), bodies.clone());
+    let error = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap_err();
+    assert!(matches!(error, AppError::Contention { .. }), "{error:?}");
+    assert!(error.to_string().starts_with(&format!("gave up after {attempts} attempts")), "{error}");
+    assert!(bodies.list("").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
+    let bodies = Arc::new(InMemoryBodyStore::new());
+    let mut reasoner = MockReasoner::new();
+    reasoner.expect_id().return_const("mock-model/0".to_owned());
+    reasoner.expect_locality().return_const(arbor_ports::Locality::Local);
+    reasoner.expect_assess().returning(|_| Err(Error::invalid("model answer", "truncated JSON")));
+    let mut store = MockMetadataStore::new();
+    store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
+    store.expect_tree().returning(|_, _| Ok(None));
+    store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
+    // The event's commit, then the inline index job's completion.
+    let extractors = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = extractors.clone();
+    store.expect_commit().times(2).returning(move |changes| {
+        for change in changes.changes {
+            if let Change::InsertLeaf(leaf) = change {
+                seen.lock().unwrap().push(leaf.provenance.extractor);
+            }
+        }
+        Ok(())
+    });
+    // Inline indexing reads the new leaf back; the mock has none, so it unindexes harmlessly.
+    store.expect_leaf().returning(|_, _| Ok(None));
+    let ports = Ports {
+        store: Arc::new(store),
+        index: Arc::new(InMemorySearchIndex::new()),
+        bodies,
+        embedder: Arc::new(HashingEmbedder::default()),
+        reasoner: Arc::new(reasoner),
+        clock: Arc::new(ManualClock::new(jiff::Timestamp::from_second(1_780_000_000).unwrap())),
+        ids: Arc::new(SequentialIds::default()),
+    };
+    let arbor = Arbor::new(ports, Policy::default(), Options::default());
+    let report = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap();
+    assert_eq!(report.chunks[0].outcome.label(), "created");
+    assert_eq!(arbor.reasoner_fallbacks(), 1);
+    assert_eq!(
+        *extractors.lock().unwrap(),
+        vec!["heuristic/1".to_owned()],
+        "provenance names the reasoner actually used"
+    );
+}

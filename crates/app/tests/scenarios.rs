@@ -1,0 +1,177 @@
+//! End-to-end scenarios of the app over the in-memory reference adapters: ingest, seal,
+//! retrieve, supersede, forget.
+
+mod common;
+
+use arbor_app::{IngestOutcome, RetrieveMode, RetrieveRequest};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_ports::{BodyStore, MetadataStore, SearchIndex};
+use common::{conversation_chain, harness, message};
+
+#[tokio::test]
+async fn a_conversation_becomes_a_sealed_tree_and_answers_questions() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", Some("p1"));
+    let lines = [
+        "Dana prefers morning meetings before 10am.",
+        "Dana is leading the migration to Postgres.",
+        "The team decided to ship the beta on 12 June.",
+        "I live in Lisbon now.",
+        "My favorite color is green.",
+        "Dana has a dog called Miso.",
+        "We agreed to use Rust for the ingest service.",
+        "Dana wants weekly status notes on Fridays.",
+        "The staging cluster runs in Frankfurt.",
+        "I moved to Lisbon from Berlin last year.",
+        "The quarterly review is on the first Monday of July.",
+        "Our CI runs on two cores, so builds are slow.",
+        "The design doc lives in the shared drive under specs.",
+        "We keep release notes in the changelog file.",
+    ];
+    for (i, line) in lines.iter().enumerate() {
+        h.clock.advance_seconds(60);
+        let report = h.arbor.ingest(&chain, message(line, &format!("m{i}"))).await.unwrap();
+        assert_eq!(report.chunks.len(), 1);
+    }
+    let jobs = h.arbor.run_jobs(None).await.unwrap();
+    assert_eq!(jobs.failed, 0, "{jobs:?}");
+    assert!(jobs.summaries_sealed >= 1, "a full buffer was sealed: {jobs:?}");
+    assert!(jobs.roots_refreshed >= 1);
+
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("when does Dana like meetings?")).await.unwrap();
+    assert_eq!(pack.intent.mode, RetrieveMode::ExactEvidence);
+    assert!(pack.evidence[0].text.contains("morning meetings"), "{:#?}", pack.evidence);
+    insta::assert_json_snapshot!("dana_meetings_pack", pack);
+
+    let broad = h.arbor.retrieve(&chain, &RetrieveRequest::new("tell me about Dana")).await.unwrap();
+    assert_eq!(broad.intent.mode, RetrieveMode::BroadSummary);
+    assert!(broad.evidence.iter().any(|e| e.node == arbor_domain::visibility::NodeKind::Summary), "{broad:#?}");
+}
+
+#[tokio::test]
+async fn a_new_fact_supersedes_the_old_one_and_history_stays_available() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let first = h.arbor.ingest(&chain, message("My favorite color is green.", "m1")).await.unwrap();
+    h.clock.advance_seconds(3_600);
+    let second = h.arbor.ingest(&chain, message("My favorite color is blue.", "m2")).await.unwrap();
+    let old = first.chunks[0].outcome.leaf_id().unwrap().clone();
+    match &second.chunks[0].outcome {
+        IngestOutcome::Superseding { replaces, status, .. } => {
+            assert_eq!(replaces, &old);
+            assert_eq!(*status, LeafStatus::Active);
+        }
+        other => panic!("expected superseding, got {other:?}"),
+    }
+    // Saying the same thing again is a no-op.
+    let again = h.arbor.ingest(&chain, message("my favorite  color is BLUE.", "m3")).await.unwrap();
+    assert_eq!(again.chunks[0].outcome.label(), "noop_duplicate");
+
+    let now = h.arbor.retrieve(&chain, &RetrieveRequest::new("favorite color")).await.unwrap();
+    let texts: Vec<&str> = now.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, vec!["My favorite color is blue."], "only the current fact");
+    assert_eq!(now.evidence[0].supersedes.as_ref(), Some(&old));
+    assert_eq!(now.evidence[0].version, Some(2));
+
+    let mut past = RetrieveRequest::new("favorite color");
+    past.as_of = Some(common::start().checked_add(jiff::SignedDuration::from_secs(60)).unwrap());
+    let then = h.arbor.retrieve(&chain, &past).await.unwrap();
+    let texts: Vec<&str> = then.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, vec!["My favorite color is green."], "as_of asks for the past");
+}
+
+#[tokio::test]
+async fn forgetting_leaves_no_text_anywhere() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let needle = "Zanzibar";
+    let mut forget_me = None;
+    for i in 0..9 {
+        h.clock.advance_seconds(10);
+        let text = if i == 4 {
+            format!("I am planning a trip to {needle} in March.")
+        } else {
+            format!("Note number {i} about the garden.")
+        };
+        let report = h.arbor.ingest(&chain, message(&text, &format!("m{i}"))).await.unwrap();
+        if i == 4 {
+            forget_me = report.chunks[0].outcome.leaf_id().cloned();
+        }
+    }
+    h.arbor.run_jobs(None).await.unwrap();
+    let counts = h.store.counts().await.unwrap();
+    assert!(counts.summaries_current >= 2, "a sealed summary and a root exist: {counts:?}");
+    assert!(h.store.contains_text(needle).await.unwrap(), "summaries quote the leaf before the forget");
+
+    let receipt = h.arbor.forget(&chain, forget_me.as_ref().unwrap()).await.unwrap();
+    assert_eq!(receipt.bodies_deleted, 1 + receipt.purged_summaries.len(), "{receipt:?}");
+    assert!(!receipt.purged_summaries.is_empty());
+    // Immediately: nothing anywhere holds the words.
+    assert!(!h.store.contains_text(needle).await.unwrap(), "store");
+    assert!(!h.index.contains_text(needle).await.unwrap(), "index");
+    assert!(!h.bodies.contains_text(needle).await.unwrap(), "bodies");
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("trip to Zanzibar")).await.unwrap();
+    assert!(pack.evidence.iter().all(|e| !e.text.contains(needle)));
+
+    // The jobs re-seal the tree without it; still nothing holds the words.
+    let jobs = h.arbor.run_jobs(None).await.unwrap();
+    assert_eq!(jobs.failed, 0);
+    assert!(jobs.summaries_resealed >= 1, "{jobs:?}");
+    let counts = h.store.counts().await.unwrap();
+    assert_eq!((counts.summaries_stale, counts.summaries_purged), (0, 0), "{counts:?}");
+    assert!(!h.store.contains_text(needle).await.unwrap());
+    assert!(!h.bodies.contains_text(needle).await.unwrap());
+    // Forgetting again is refused clearly, and a leaf outside the chain is simply not found.
+    let again = h.arbor.forget(&chain, forget_me.as_ref().unwrap()).await.unwrap_err();
+    assert_eq!(again.to_string(), "cannot forget a leaf that is tombstone");
+    let elsewhere = conversation_chain(&h.arbor, "c2", None);
+    let hidden = h.arbor.forget(&elsewhere, &receipt.leaf_id).await.unwrap_err();
+    assert!(hidden.is_not_found());
+}
+
+#[tokio::test]
+async fn conversations_never_read_each_other() {
+    let h = harness();
+    let a = conversation_chain(&h.arbor, "alice-chat", Some("shared"));
+    let b = conversation_chain(&h.arbor, "bob-chat", Some("shared"));
+    h.arbor.ingest(&a, message("Alice's locker code hint is the blue door.", "m1")).await.unwrap();
+    h.arbor.ingest(&b, message("Bob keeps his bike by the blue door.", "m2")).await.unwrap();
+    h.arbor.run_jobs(None).await.unwrap();
+    for (chain, own) in [(&a, "Alice"), (&b, "Bob")] {
+        let pack = h.arbor.retrieve(chain, &RetrieveRequest::new("blue door")).await.unwrap();
+        assert_eq!(pack.evidence.len(), 1, "{pack:#?}");
+        assert!(pack.evidence[0].text.starts_with(own));
+    }
+}
+
+#[tokio::test]
+async fn candidates_never_reach_retrieval() {
+    let h = harness();
+    let project = h
+        .arbor
+        .read_chain(&arbor_domain::read_chain::TrustedContext::Project { project: common::scope("p1") })
+        .unwrap();
+    // Inferred memories in a project need confirmation: they land as candidates.
+    let report = h.arbor.ingest(&project, message("The deploy window is Tuesday night.", "m1")).await.unwrap();
+    assert!(matches!(report.chunks[0].outcome, IngestOutcome::Created { status: LeafStatus::Candidate, .. }));
+    h.arbor.run_jobs(None).await.unwrap();
+    let pack = h.arbor.retrieve(&project, &RetrieveRequest::new("deploy window")).await.unwrap();
+    assert!(pack.evidence.is_empty(), "{pack:#?}");
+    assert_eq!(h.store.counts().await.unwrap().summaries_current, 0, "candidates are not summarized");
+}
+
+#[tokio::test]
+async fn secrets_and_bad_events_are_refused_without_a_trace() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let report = h.arbor.ingest(&chain, message("my password is hunter22", "m1")).await.unwrap();
+    match &report.chunks[0].outcome {
+        IngestOutcome::NotAdmitted { reason } => assert!(reason.contains("password"), "{reason}"),
+        other => panic!("a password was admitted: {other:?}"),
+    }
+    let empty = h.arbor.ingest(&chain, message("   ", "m2")).await.unwrap_err();
+    assert_eq!(empty.to_string(), "invalid event: field `text` is empty");
+    assert!(h.bodies.list("memory/").await.unwrap().is_empty());
+    assert!(!h.store.contains_text("hunter22").await.unwrap());
+    assert_eq!(h.index.count().await.unwrap(), 0);
+}
