@@ -1,1 +1,332 @@
-//! placeholder
+//! Random operation sequences run through the real app against a backend, with Arbor's
+//! promises checked after every step. Each backend's test file builds fresh [`Ports`] and
+//! calls [`run_sequence`] with sequences from [`operations`]; the rules checked are the same
+//! for every backend because they are written once, here.
+//!
+//! Checked after every step:
+//! - no retrieval returns anything outside the caller's read chain;
+//! - candidates, superseded leaves (without `as_of`) and forgotten leaves never reach a pack;
+//! - budgets hold per layer and in total;
+//! - at most one active leaf per (tree, subject), and every leaf's tree exists in its namespace;
+//! - forgotten text is nowhere: not in the store, the index or any body.
+//!
+//! Checked after the jobs run: no stale or purged summary is left, and every tree with members
+//! has exactly one current root.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use arbor_app::{Arbor, IngestOutcome, Options, Policy, Ports, RetrievalPack, RetrieveRequest};
+use arbor_domain::budget::DEFAULT_MAX_RESULTS;
+use arbor_domain::event::Event;
+use arbor_domain::id::{LeafId, ScopeId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{SourceRef, SummaryRole, SummaryStatus};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::{ReadChain, TrustedContext};
+use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::{NodeKind, VisibilityFilter};
+use arbor_ports::{ManualClock, Page, SequentialIds};
+use proptest::prelude::*;
+
+/// One step of a sequence.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// Ingest statement `template` (with a fresh marker) as `context`.
+    Ingest {
+        context: usize,
+        template: usize,
+        variant: usize,
+    },
+    /// Forget the `nth` leaf this sequence created (if it is still there).
+    Forget {
+        context: usize,
+        nth: usize,
+    },
+    RunJobs,
+    /// Ask `query` as `context`, now or at an earlier instant.
+    Retrieve {
+        context: usize,
+        query: usize,
+        past: bool,
+    },
+    /// Let time pass.
+    Wait {
+        minutes: u16,
+    },
+}
+
+/// The statements sequences are made of: some share a subject (so they supersede each
+/// other), some name an entity (so they get their own tree), some are secrets.
+const TEMPLATES: &[&str] = &[
+    "My favorite color is {variant} {marker}.",
+    "I live in {variant} now {marker}.",
+    "Dana prefers {variant} meetings {marker}.",
+    "Note {marker} about the {variant} garden.",
+    "The team decided to use {variant} for storage {marker}.",
+    "Project Alpha ships in {variant} {marker}.",
+    "my password is {variant}-{marker}",
+];
+
+const VARIANTS: &[&str] = &["green", "blue", "Lisbon", "Berlin", "morning", "June", "sqlite"];
+
+const QUERIES: &[&str] = &[
+    "favorite color",
+    "where do I live",
+    "Dana meetings",
+    "garden note",
+    "storage decision",
+    "Project Alpha",
+    "password",
+];
+
+/// The trusted contexts sequences act as. 0-1 share project p1; 3-4 are sibling runs; 5 is an
+/// experiment run frozen shortly after the start.
+pub fn contexts(start: Timestamp) -> Vec<TrustedContext> {
+    let id = |s: &str| ScopeId::parse(s).expect("valid scope id");
+    vec![
+        TrustedContext::Conversation { conversation: id("c1"), project: Some(id("p1")), agent: None },
+        TrustedContext::Conversation { conversation: id("c2"), project: Some(id("p1")), agent: None },
+        TrustedContext::Project { project: id("p1") },
+        TrustedContext::AutomationRun {
+            run: id("r1"),
+            automation: id("a1"),
+            conversation: None,
+            project: Some(id("p1")),
+        },
+        TrustedContext::AutomationRun {
+            run: id("r2"),
+            automation: id("a1"),
+            conversation: None,
+            project: Some(id("p1")),
+        },
+        TrustedContext::ExperimentRun {
+            run: id("r3"),
+            experiment: id("e1"),
+            project: Some(id("p1")),
+            frozen_at: start.checked_add(jiff::SignedDuration::from_mins(30)).expect("in range"),
+        },
+    ]
+}
+
+pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
+    let n = contexts(Timestamp::UNIX_EPOCH).len();
+    let op = prop_oneof![
+        8 => (0..n, 0..TEMPLATES.len(), 0..VARIANTS.len())
+            .prop_map(|(context, template, variant)| Op::Ingest { context, template, variant }),
+        2 => (0..n, 0usize..64).prop_map(|(context, nth)| Op::Forget { context, nth }),
+        2 => Just(Op::RunJobs),
+        3 => (0..n, 0..QUERIES.len(), any::<bool>()).prop_map(|(context, query, past)| Op::Retrieve { context, query, past }),
+        1 => (1u16..120).prop_map(|minutes| Op::Wait { minutes }),
+    ];
+    proptest::collection::vec(op, 1..max_len)
+}
+
+/// The fixed start of every sequence's clock.
+pub fn start() -> Timestamp {
+    Timestamp::from_second(1_780_000_000).expect("in range")
+}
+
+/// Builds an engine over `ports` with a manual clock and sequential ids (so a failing
+/// sequence replays identically), returning the clock to drive.
+pub fn engine(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(start()));
+    ports.clock = clock.clone();
+    ports.ids = Arc::new(SequentialIds::default());
+    // A small branch factor makes sealing, re-sealing and roots happen in short sequences.
+    let policy = Policy { seal: arbor_domain::seal::SealPolicy::new(3).expect("valid"), ..Policy::default() };
+    (Arbor::new(ports, policy, Options::default()), clock)
+}
+
+/// Runs one sequence, checking every promise after every step. Returns a description of the
+/// first violation.
+pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<(), String> {
+    let contexts = contexts(start());
+    let chains: Vec<ReadChain> =
+        contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    let mut created: Vec<(LeafId, String)> = Vec::new();
+    let mut forgotten: Vec<String> = Vec::new();
+    for (step, op) in ops.iter().enumerate() {
+        let at = format!("step {step} ({op:?})");
+        match op {
+            Op::Ingest { context, template, variant } => {
+                let marker = format!("mk{step}x");
+                let text = TEMPLATES[*template].replace("{variant}", VARIANTS[*variant]).replace("{marker}", &marker);
+                let mut event = Event::user_message(text);
+                event.source = SourceRef::Message { conversation: None, message_id: format!("m{step}") };
+                let report =
+                    arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
+                for chunk in report.chunks {
+                    if let IngestOutcome::Created { leaf_id, .. } | IngestOutcome::Superseding { leaf_id, .. } =
+                        chunk.outcome
+                    {
+                        created.push((leaf_id, marker.clone()));
+                    }
+                }
+            }
+            Op::Forget { context, nth } => {
+                if created.is_empty() {
+                    continue;
+                }
+                let (leaf, marker) = created[nth % created.len()].clone();
+                match arbor.forget(&chains[*context], &leaf).await {
+                    Ok(_) => forgotten.push(marker),
+                    // Outside the chain, or already forgotten: refused, nothing changes.
+                    Err(e) if e.is_not_found() || e.to_string().contains("tombstone") => {}
+                    Err(e) => return Err(format!("{at}: forget failed: {e}")),
+                }
+            }
+            Op::RunJobs => {
+                let report = arbor.run_jobs(None).await.map_err(|e| format!("{at}: jobs failed: {e}"))?;
+                if report.failed > 0 {
+                    return Err(format!("{at}: {} jobs failed", report.failed));
+                }
+                check_trees_settled(arbor, &at).await?;
+            }
+            Op::Retrieve { context, query, past } => {
+                let mut request = RetrieveRequest::new(QUERIES[*query]);
+                if *past {
+                    request.as_of = Some(start().checked_add(jiff::SignedDuration::from_mins(20)).expect("in range"));
+                }
+                let chain = &chains[*context];
+                let pack = arbor.retrieve(chain, &request).await.map_err(|e| format!("{at}: retrieve failed: {e}"))?;
+                check_pack(arbor, chain, &request, &pack, &forgotten, &at).await?;
+            }
+            Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
+        }
+        check_store(arbor, &forgotten, &at).await?;
+    }
+    Ok(())
+}
+
+async fn check_pack(
+    arbor: &Arbor,
+    chain: &ReadChain,
+    request: &RetrieveRequest,
+    pack: &RetrievalPack,
+    forgotten: &[String],
+    at: &str,
+) -> Result<(), String> {
+    let store = &arbor.ports().store;
+    let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+    let budget = &arbor.policy().budget;
+    let mut per_layer: BTreeMap<&Namespace, (usize, usize)> = BTreeMap::new();
+    for item in &pack.evidence {
+        if !chain.contains(&item.namespace) {
+            return Err(format!("{at}: pack holds {} from {}, outside the chain", item.node_id, item.namespace));
+        }
+        if let Some(marker) =
+            forgotten.iter().find(|m| item.text.contains(m.as_str()) || item.title.contains(m.as_str()))
+        {
+            return Err(format!("{at}: forgotten text {marker} came back in {}", item.node_id));
+        }
+        if item.node == NodeKind::Leaf {
+            let id = item.node_id.as_leaf().expect("a leaf id");
+            let leaf = store
+                .leaf(&scope, id)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or(format!("{at}: evidence {id} has no row"))?;
+            let allowed = match request.as_of {
+                None => leaf.status == LeafStatus::Active,
+                Some(_) => matches!(leaf.status, LeafStatus::Active | LeafStatus::Superseded),
+            };
+            let frozen = chain.layers().iter().any(|l| l.namespace == leaf.namespace && l.frozen_at.is_some());
+            if !allowed && !frozen {
+                return Err(format!("{at}: {} leaf {id} reached a pack", leaf.status));
+            }
+            if matches!(leaf.status, LeafStatus::Candidate | LeafStatus::Rejected | LeafStatus::Tombstone) {
+                return Err(format!("{at}: {} leaf {id} reached a pack", leaf.status));
+            }
+        }
+        let entry = per_layer.entry(&item.namespace).or_default();
+        entry.0 += 1;
+        entry.1 += item.text.chars().count();
+    }
+    for (namespace, (items, chars)) in per_layer {
+        let layer = budget.layer(namespace.kind());
+        if items > layer.max_items || chars > layer.max_chars {
+            return Err(format!("{at}: layer {namespace} holds {items} items / {chars} chars, over {layer:?}"));
+        }
+    }
+    let total_chars: usize = pack.evidence.iter().map(|e| e.text.chars().count()).sum();
+    let max_items = budget.total.max_items.min(request.max_results.unwrap_or(DEFAULT_MAX_RESULTS));
+    if pack.evidence.len() > max_items || total_chars > budget.total.max_chars {
+        return Err(format!("{at}: pack holds {} items / {total_chars} chars, over the total", pack.evidence.len()));
+    }
+    Ok(())
+}
+
+async fn check_store(arbor: &Arbor, forgotten: &[String], at: &str) -> Result<(), String> {
+    let ports = arbor.ports();
+    let store = &ports.store;
+    for marker in forgotten {
+        if store.contains_text(marker).await.map_err(|e| e.to_string())? {
+            return Err(format!("{at}: forgotten {marker} is still in the store"));
+        }
+        if ports.index.contains_text(marker).await.map_err(|e| e.to_string())? {
+            return Err(format!("{at}: forgotten {marker} is still in the index"));
+        }
+        if ports.bodies.contains_text(marker).await.map_err(|e| e.to_string())? {
+            return Err(format!("{at}: forgotten {marker} is still in a body file"));
+        }
+    }
+    for namespace in store.namespaces().await.map_err(|e| e.to_string())? {
+        let chain =
+            arbor.read_chain(&TrustedContext::Only { namespace: namespace.clone() }).map_err(|e| e.to_string())?;
+        let mut filter = VisibilityFilter::for_chain(&chain, ports.clock.now());
+        filter.node_kinds = vec![NodeKind::Leaf];
+        filter.include_restricted = true;
+        let active = store.list_leaves(&filter, Page::first(100_000)).await.map_err(|e| e.to_string())?;
+        let mut subjects = BTreeSet::new();
+        for leaf in &active {
+            if store.tree(&namespace, &leaf.tree_id).await.map_err(|e| e.to_string())?.is_none() {
+                return Err(format!(
+                    "{at}: leaf {} names tree {} which {namespace} does not have",
+                    leaf.id, leaf.tree_id
+                ));
+            }
+            if let Some(subject) = &leaf.subject
+                && !subjects.insert((leaf.tree_id.clone(), subject.clone()))
+            {
+                return Err(format!("{at}: two active leaves about {} in {}", subject.as_str(), leaf.tree_id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// After the jobs: nothing awaits a re-seal, and each tree with members has one current root.
+async fn check_trees_settled(arbor: &Arbor, at: &str) -> Result<(), String> {
+    let store = &arbor.ports().store;
+    for namespace in store.namespaces().await.map_err(|e| e.to_string())? {
+        let scope = std::slice::from_ref(&namespace);
+        for tree in store.trees(scope).await.map_err(|e| e.to_string())? {
+            let awaiting =
+                store.summaries_awaiting_reseal(&namespace, &tree.tree_id).await.map_err(|e| e.to_string())?;
+            if !awaiting.is_empty() {
+                return Err(format!("{at}: {} summaries still await re-sealing in {}", awaiting.len(), tree.tree_id));
+            }
+            let frontier = store.frontier(&namespace, &tree.tree_id).await.map_err(|e| e.to_string())?;
+            match (&tree.root, frontier.is_empty()) {
+                (None, true) => {}
+                (None, false) => return Err(format!("{at}: tree {} has members but no root", tree.tree_id)),
+                (Some(root), _) => {
+                    let root = store.summary(scope, root).await.map_err(|e| e.to_string())?;
+                    let ok = root
+                        .as_ref()
+                        .is_some_and(|r| r.role == SummaryRole::Root && r.status == SummaryStatus::Current);
+                    if !ok || tree.root_stale {
+                        return Err(format!("{at}: tree {} root is not a fresh current root: {root:?}", tree.tree_id));
+                    }
+                    let covered: BTreeSet<_> = root.map(|r| r.children.into_iter().collect()).unwrap_or_default();
+                    let expected: BTreeSet<_> = frontier.into_iter().map(|n| n.node).collect();
+                    if covered != expected {
+                        return Err(format!("{at}: tree {} root does not cover exactly its frontier", tree.tree_id));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

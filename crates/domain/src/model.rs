@@ -610,10 +610,19 @@ impl SummaryRecord {
         NodeId::Summary(self.id.clone())
     }
 
-    /// The record once a replacement has been swapped in.
+    /// The record once a replacement has been swapped in. It keeps ids and hashes but no
+    /// words: a retired summary is never read again, and words left on it would outlive a
+    /// later forget of a leaf it once quoted.
     #[must_use]
     pub fn retired(&self, at: Timestamp) -> SummaryRecord {
-        SummaryRecord { status: SummaryStatus::Retired, retired_at: self.retired_at.or(Some(at)), ..self.clone() }
+        SummaryRecord {
+            status: SummaryStatus::Retired,
+            retired_at: self.retired_at.or(Some(at)),
+            title: String::new(),
+            summary: String::new(),
+            labels: Vec::new(),
+            ..self.clone()
+        }
     }
 
     /// The record once something below it was forgotten: no words left, not readable, still
