@@ -157,7 +157,7 @@ static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
             r"(?i)\b(i prefer|prefers?|i like|i love|i hate|i dislike|i enjoy|favou?rite|i'd rather|i would rather|loves?|likes?|enjoys?)\b",
         ),
         r(MemoryKind::Task, r"(?i)\b(todo|to-do|remind me|i need to|we need to|deadline|due (?:on|by))\b"),
-        r(MemoryKind::Procedure, r"(?i)\b(step \d|first,|then,|how to|in order to|the process is|run `)"),
+        r(MemoryKind::Procedure, r"(?i)\b(step \d|how to|in order to|the process is|run `)"),
         r(
             MemoryKind::Relationship,
             r"(?i)\b(my (?:wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|friend|boss|colleague|cousin|aunt|uncle|grandma|grandpa)|married|engaged|dating|best friend)\b",
@@ -287,7 +287,7 @@ impl HeuristicReasoner {
         let mut text = String::new();
         let mut included = 0;
         for child in &children {
-            let line = format!("- {}\n", truncate_chars(&first_sentence(&child.text), 200));
+            let line = format!("- {}\n", truncate_chars(&first_sentence(strip_bullets(&child.text)), 200));
             if text.chars().count() + line.chars().count() > MAX_SUMMARY_CHARS {
                 break;
             }
@@ -300,6 +300,11 @@ impl HeuristicReasoner {
         let labels = top.iter().filter_map(|w| Label::parse(w).ok()).collect();
         SummaryDraft { title, text, labels }
     }
+}
+
+/// A child summary's text is itself a bullet list; its first item is what it leads with.
+fn strip_bullets(text: &str) -> &str {
+    text.trim_start().trim_start_matches(['-', '*', '•']).trim_start()
 }
 
 fn classify_kind(text: &str) -> MemoryKind {

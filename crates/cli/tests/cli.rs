@@ -1,0 +1,40 @@
+//! The `arbor` binary as a user runs it: output snapshots and exit codes.
+
+use std::process::Command;
+
+fn arbor(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor")).args(args).env_remove("ARBOR_LOG").output().expect("arbor runs")
+}
+
+#[test]
+fn quickstart_prints_packs_built_from_sealed_data() {
+    let output = arbor(&["quickstart", "--deterministic"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("superseding"), "the sample has a superseding update");
+    assert!(stdout.contains("not_admitted"), "the sample has a password that is refused");
+    assert!(!stdout.contains("Tr0ub4dor"), "the refused secret is never echoed");
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn quickstart_json_is_machine_readable() {
+    let output = arbor(&["quickstart", "--deterministic", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    assert_eq!(value["events"], 17);
+    assert!(value["jobs"]["summaries_sealed"].as_u64().unwrap() >= 1, "sealed summaries exist");
+    let packs = value["packs"].as_array().unwrap();
+    assert_eq!(packs.len(), 2);
+    let top = &packs[0]["evidence"][0];
+    assert!(top["text"].as_str().unwrap().contains("now in May"), "the current launch date wins: {top}");
+    assert_eq!(top["version"], 2);
+}
+
+#[test]
+fn unknown_commands_fail_with_usage() {
+    let output = arbor(&["frobnicate"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("unrecognized subcommand 'frobnicate'"), "{stderr}");
+}
