@@ -1,0 +1,250 @@
+//! The project's own rules, checked by machine (`cargo xtask tidy`, and as a test under
+//! `cargo test`):
+//!
+//! - every `.rs` file opens with a `//!` line saying what it is for;
+//! - `arbor-domain`'s dependency tree holds nothing that does IO or async (read from
+//!   `cargo metadata`, so a transitive dependency cannot sneak one in);
+//! - only `adapters-*` crates name database crates; only `cli` names argument parsing, HTTP
+//!   servers or MCP;
+//! - `.ci/run` runs exactly the test command the README gives.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+/// Crates that do IO or async, and may never appear in the domain's dependency tree. A name
+/// ending in `-` matches every crate with that prefix.
+const NOT_IN_DOMAIN: &[&str] = &[
+    "tokio",
+    "tokio-",
+    "async-trait",
+    "async-std",
+    "futures-io",
+    "mio",
+    "sqlx",
+    "sqlx-",
+    "rusqlite",
+    "libsqlite3-sys",
+    "lancedb",
+    "lance",
+    "lance-",
+    "arrow",
+    "arrow-",
+    "reqwest",
+    "hyper",
+    "hyper-",
+    "axum",
+    "tonic",
+    "rmcp",
+    "getrandom",
+];
+
+/// Database crates only the adapter crates may depend on directly.
+const ADAPTER_ONLY: &[&str] = &["sqlx", "rusqlite", "lancedb", "arrow", "arrow-array", "arrow-schema"];
+
+/// Interface crates only the CLI may depend on directly.
+const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "rmcp", "tower-http"];
+
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+pub(crate) fn run(root: &Path) -> Result<()> {
+    let mut problems = Vec::new();
+    problems.extend(check_headers(root)?);
+    let metadata = cargo_metadata(root)?;
+    problems.extend(check_domain_purity(&metadata)?);
+    problems.extend(check_crate_boundaries(&metadata)?);
+    problems.extend(check_ci_runs_readme_command(root)?);
+    if problems.is_empty() {
+        println!("tidy: ok");
+        return Ok(());
+    }
+    for problem in &problems {
+        eprintln!("tidy: {problem}");
+    }
+    bail!("{} tidy problem(s)", problems.len())
+}
+
+fn check_headers(root: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for dir in ["crates", "xtask", "tests"] {
+        let mut files = Vec::new();
+        collect_rs_files(&root.join(dir), &mut files)?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            if !text.starts_with("//!") {
+                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+                problems.push(format!("{shown} does not open with a `//!` line saying what it is for"));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn collect_rs_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if path.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                collect_rs_files(&path, out)?;
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn cargo_metadata(root: &Path) -> Result<Value> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .current_dir(root)
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
+}
+
+fn forbidden_in_domain(name: &str) -> bool {
+    NOT_IN_DOMAIN.iter().any(|rule| match rule.strip_suffix('-') {
+        Some(prefix) => name.starts_with(&format!("{prefix}-")),
+        None => name == *rule,
+    })
+}
+
+/// Walks the resolved graph from `arbor-domain` along normal (non-dev, non-build) edges.
+fn check_domain_purity(metadata: &Value) -> Result<Vec<String>> {
+    let packages: BTreeMap<&str, &str> = metadata["packages"]
+        .as_array()
+        .context("metadata has packages")?
+        .iter()
+        .filter_map(|p| Some((p["id"].as_str()?, p["name"].as_str()?)))
+        .collect();
+    let nodes: BTreeMap<&str, &Value> = metadata["resolve"]["nodes"]
+        .as_array()
+        .context("metadata has a resolve graph")?
+        .iter()
+        .filter_map(|n| Some((n["id"].as_str()?, n)))
+        .collect();
+    let domain = packages
+        .iter()
+        .find(|(_, name)| **name == "arbor-domain")
+        .map(|(id, _)| *id)
+        .context("arbor-domain is in the workspace")?;
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![(domain, vec!["arbor-domain".to_owned()])];
+    let mut problems = Vec::new();
+    while let Some((id, path)) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Some(node) = nodes.get(id) else { continue };
+        for dep in node["deps"].as_array().into_iter().flatten() {
+            let normal = dep["dep_kinds"].as_array().into_iter().flatten().any(|k| k["kind"].is_null());
+            let Some(dep_id) = dep["pkg"].as_str() else { continue };
+            if !normal {
+                continue;
+            }
+            let name = packages.get(dep_id).copied().unwrap_or(dep_id);
+            let mut dep_path = path.clone();
+            dep_path.push(name.to_owned());
+            if forbidden_in_domain(name) {
+                problems.push(format!(
+                    "arbor-domain must stay pure, but its dependency tree holds {name} ({})",
+                    dep_path.join(" -> ")
+                ));
+            }
+            stack.push((dep_id, dep_path));
+        }
+    }
+    Ok(problems)
+}
+
+fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
+    let members: BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .context("workspace members")?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut problems = Vec::new();
+    for package in metadata["packages"].as_array().context("packages")? {
+        let (Some(id), Some(name)) = (package["id"].as_str(), package["name"].as_str()) else { continue };
+        if !members.contains(id) {
+            continue;
+        }
+        for dep in package["dependencies"].as_array().into_iter().flatten() {
+            let dep_name = dep["name"].as_str().unwrap_or_default();
+            if dep["kind"].as_str() == Some("dev") {
+                continue;
+            }
+            if ADAPTER_ONLY.contains(&dep_name) && !name.starts_with("arbor-adapters-") {
+                problems.push(format!("{name} depends on {dep_name}; only adapters-* crates may name database crates"));
+            }
+            if CLI_ONLY.contains(&dep_name) && name != "arbor-cli" {
+                problems.push(format!(
+                    "{name} depends on {dep_name}; only the cli crate knows argument parsing, HTTP and MCP"
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// The README marks its test command with `<!-- test-command -->` followed by a code block;
+/// `.ci/run` must run that exact command.
+fn check_ci_runs_readme_command(root: &Path) -> Result<Vec<String>> {
+    let readme = std::fs::read_to_string(root.join("README.md")).context("reading README.md")?;
+    let Some(command) = readme_test_command(&readme) else {
+        return Ok(vec!["README.md has no `<!-- test-command -->` block naming the test command".to_owned()]);
+    };
+    let ci = std::fs::read_to_string(root.join(".ci/run")).context("reading .ci/run")?;
+    if ci.lines().any(|line| line.trim() == command) {
+        Ok(Vec::new())
+    } else {
+        Ok(vec![format!(".ci/run does not run the README's test command `{command}` on a line of its own")])
+    }
+}
+
+fn readme_test_command(readme: &str) -> Option<String> {
+    let after = readme.split_once("<!-- test-command -->")?.1;
+    let block = after.split_once("```")?.1;
+    let body = block.split_once('\n')?.1;
+    body.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with('#')).map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy() {
+        run(&workspace_root()).expect("tidy finds no problems");
+    }
+
+    #[test]
+    fn forbidden_names_match_exactly_or_by_prefix() {
+        assert!(forbidden_in_domain("tokio"));
+        assert!(forbidden_in_domain("tokio-macros"));
+        assert!(forbidden_in_domain("arrow-array"));
+        assert!(!forbidden_in_domain("tokenizers"));
+        assert!(!forbidden_in_domain("regex"));
+    }
+
+    #[test]
+    fn finds_the_readme_test_command() {
+        let readme = "intro\n<!-- test-command -->\n```sh\n# comment\ncargo xtask ci\n```\n";
+        assert_eq!(readme_test_command(readme).as_deref(), Some("cargo xtask ci"));
+    }
+}
