@@ -654,8 +654,50 @@ impl SummaryRecord {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An active leaf in the global namespace, valid and current from `at`.
+    pub(crate) fn leaf_record(id: &str, at: Timestamp) -> LeafRecord {
+        let id = LeafId::parse(id).unwrap();
+        let tree = TreeId::uncategorized(Category::Interaction);
+        LeafRecord {
+            lineage: id.clone(),
+            version: Version::FIRST,
+            namespace: Namespace::global(),
+            category: Category::Interaction,
+            tree_id: tree,
+            kind: MemoryKind::Fact,
+            title: "t".into(),
+            summary: "s".into(),
+            subject: None,
+            fingerprint: ContentHash::of(id.as_str().as_bytes()),
+            body_path: String::new(),
+            body_sha256: ContentHash::of(b""),
+            observed_at: at,
+            created_at: at,
+            validity: Validity::starting(at),
+            expires_at: None,
+            known: KnownSpan::from(at),
+            confidence: Confidence::ONE,
+            salience: Confidence::ONE,
+            sensitivity: Sensitivity::Normal,
+            status: LeafStatus::Active,
+            supersedes: None,
+            superseded_by: None,
+            provenance: Provenance {
+                source: SourceRef::UserEntry,
+                actor: Actor::User,
+                source_sha256: ContentHash::of(b""),
+                extractor: "test".into(),
+                policy_version: POLICY_VERSION.into(),
+            },
+            labels: Vec::new(),
+            entities: EntityLinks::default(),
+            parent: None,
+            id,
+        }
+    }
 
     #[test]
     fn tree_ids_have_category_and_slug() {

@@ -332,22 +332,70 @@ mod tests {
         assert!(!filter.admits(&forgotten));
     }
 
+    fn version_chain(starts: &[i64]) -> Vec<crate::model::LeafRecord> {
+        use crate::id::LeafId;
+        let base = crate::model::tests::leaf_record("leaf-0", ts(starts[0]));
+        let mut chain = vec![base];
+        for (i, start) in starts.iter().enumerate().skip(1) {
+            let mut next = crate::model::tests::leaf_record(&format!("leaf-{i}"), ts(*start));
+            next.supersedes = Some(chain[i - 1].id.clone());
+            let previous = chain[i - 1]
+                .superseded_by(&LeafId::parse(&format!("leaf-{i}")).unwrap(), ts(*start), ts(*start))
+                .unwrap();
+            chain[i - 1] = previous;
+            next.known = KnownSpan::from(ts(*start));
+            chain.push(next);
+        }
+        chain
+    }
+
     proptest! {
         #![proptest_config(proptest_config())]
 
-        /// Whatever the filter, a node outside its layers, forgotten, or hidden is never admitted.
+        /// Whatever the filter, a node outside its layers, forgotten, hidden or archived is never
+        /// admitted, and a restricted one only when restricted reads are enabled.
         #[test]
         fn never_outside_scope_never_hidden(state in proptest::sample::select(vec![
                 NodeState::Current, NodeState::Superseded, NodeState::Archived, NodeState::Hidden, NodeState::Forgotten]),
-            inside in any::<bool>(), as_of in proptest::option::of(0i64..2000), restricted in any::<bool>()) {
+            inside in any::<bool>(), as_of in proptest::option::of(0i64..2000), restricted in any::<bool>(),
+            sensitivity in proptest::sample::select(vec![Sensitivity::Normal, Sensitivity::Sensitive, Sensitivity::Restricted])) {
             let mut filter = VisibilityFilter::for_chain(&chain(), ts(1000));
             filter.as_of = as_of.map(ts);
             filter.include_restricted = restricted;
             let namespace = if inside { Namespace::global() } else { Namespace::project(ScopeId::parse("elsewhere").unwrap()) };
-            let admitted = filter.admits(&facts(namespace, state));
+            let mut node = facts(namespace, state);
+            node.sensitivity = sensitivity;
+            let admitted = filter.admits(&node);
             if !inside || matches!(state, NodeState::Hidden | NodeState::Forgotten | NodeState::Archived) {
                 prop_assert!(!admitted);
             }
+            if sensitivity == Sensitivity::Restricted && !restricted {
+                prop_assert!(!admitted);
+            }
+        }
+
+        /// Along a chain of versions, each superseding the last: with no `as_of` only the
+        /// newest is admitted; with an `as_of`, exactly the version valid then (none before the
+        /// first began).
+        #[test]
+        fn as_of_selects_the_version_valid_then(gaps in proptest::collection::vec(1i64..500, 1..6), probe in 0i64..4000) {
+            let mut starts = vec![100i64];
+            for gap in &gaps {
+                starts.push(starts.last().unwrap() + gap);
+            }
+            let versions = version_chain(&starts);
+            let now = ts(10_000);
+            let filter = VisibilityFilter::for_chain(&chain(), now);
+            let current: Vec<usize> = (0..versions.len()).filter(|&i| filter.admits(&NodeFacts::of_leaf(&versions[i]))).collect();
+            prop_assert_eq!(current, vec![versions.len() - 1]);
+
+            let past = VisibilityFilter { as_of: Some(ts(probe)), ..filter };
+            let admitted: Vec<usize> = (0..versions.len()).filter(|&i| past.admits(&NodeFacts::of_leaf(&versions[i]))).collect();
+            let expected: Vec<usize> = match starts.iter().rposition(|&start| start <= probe) {
+                Some(i) => vec![i],
+                None => vec![],
+            };
+            prop_assert_eq!(admitted, expected);
         }
     }
 }
