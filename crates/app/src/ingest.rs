@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput};
-use arbor_domain::decision::{EntityDecision, MAX_ENTITY_SHORTLIST};
+use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::event::Event;
 use arbor_domain::id::{EntityId, LeafId, NodeId, Version};
@@ -193,6 +193,17 @@ impl Arbor {
             declared: event.hints.sensitivity,
             suggested: assessment.sensitivity,
         });
+        // A proposal to create an entity whose slug is already taken in this namespace names
+        // that entity: put it on the shortlist so the matrix matches it instead of creating a
+        // twin (the shortlist is bounded and may not have held it).
+        if let EntityProposal::CreateNew { name, .. } = &assessment.entity {
+            let slug = EntitySlug::from_name(name);
+            if !shortlist.iter().any(|e| e.slug == slug)
+                && let Some(existing) = store.entity_by_slug(namespace, &slug).await?
+            {
+                shortlist.push(existing);
+            }
+        }
         let decision = self.policy.entities.decide(&admission, &assessment.entity, &shortlist);
         let sensitivity = match (&admission, &decision) {
             (Admission::Admit { sensitivity }, _) => *sensitivity,

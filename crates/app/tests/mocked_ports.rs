@@ -25,6 +25,7 @@ fn store(fail: fn() -> Error, commits: usize) -> MockMetadataStore {
     let mut store = MockMetadataStore::new();
     store.expect_backend().return_const("mock");
     store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
+    store.expect_entity_by_slug().returning(|_, _| Ok(None));
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
     store.expect_leaf().returning(|_, _| Ok(None));
@@ -77,6 +78,7 @@ async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
     reasoner.expect_assess().returning(|_| Err(Error::invalid("model answer", "truncated JSON")));
     let mut store = MockMetadataStore::new();
     store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
+    store.expect_entity_by_slug().returning(|_, _| Ok(None));
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
     // The event's commit, then the inline index job's completion.

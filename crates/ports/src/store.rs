@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use arbor_domain::entity::Entity;
+use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
@@ -66,6 +66,9 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>>;
 
     async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>>;
+
+    /// The entity with this slug in this namespace, if any (slugs are unique per namespace).
+    async fn entity_by_slug(&self, namespace: &Namespace, slug: &EntitySlug) -> Result<Option<Entity>>;
 
     /// Entities of one namespace whose name, an alias, or slug shares a word with `terms`
     /// (case-insensitive), best match first, at most `limit`. The shortlist a reasoner picks

@@ -224,6 +224,13 @@ pub async fn entity_slugs_are_unique_per_namespace(store: &dyn MetadataStore) {
     let result = store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&a, "ent-2", "DANA")))).await;
     assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
     store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&b, "ent-3", "Dana")))).await.unwrap();
+    let slug = arbor_domain::entity::EntitySlug::from_name("Dana");
+    let found = store.entity_by_slug(&a, &slug).await.unwrap().map(|e| e.id.to_string());
+    assert_eq!(found.as_deref(), Some("ent-1"));
+    let found = store.entity_by_slug(&b, &slug).await.unwrap().map(|e| e.id.to_string());
+    assert_eq!(found.as_deref(), Some("ent-3"));
+    let missing = arbor_domain::entity::EntitySlug::from_name("Nobody");
+    assert!(store.entity_by_slug(&a, &missing).await.unwrap().is_none());
 }
 
 /// The shortlist matches names, aliases and slugs by shared words, best first, bounded.

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use arbor_domain::entity::Entity;
+use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryRole, SummaryStatus, TreeId, TreeRecord};
@@ -306,6 +306,10 @@ impl MetadataStore for InMemoryMetadataStore {
 
     async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
         Ok(self.lock().entities.get(id).filter(|e| &e.namespace == namespace).cloned())
+    }
+
+    async fn entity_by_slug(&self, namespace: &Namespace, slug: &EntitySlug) -> Result<Option<Entity>> {
+        Ok(self.lock().entities.values().find(|e| &e.namespace == namespace && &e.slug == slug).cloned())
     }
 
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
