@@ -107,7 +107,7 @@ fn conformance(args: &[String]) -> Result<()> {
         match name {
             "memory" => {
                 let mut suite = cargo();
-                suite.args(["nextest", "run", "--locked", "-p", "arbor-ports", "--test", "memory_conformance"]);
+                suite.args(["nextest", "run", "--locked", "-p", "arbor-ports", "--test", "reference_conformance"]);
                 step("conformance suite: memory", suite)?;
                 let mut properties = cargo();
                 properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", "memory_backend"]);

@@ -12,8 +12,9 @@ use crate::error::{Error, Result};
 ///
 /// # Contract
 ///
-/// - **Atomic writes.** [`put`](Self::put) replaces the whole document or leaves the old one;
-///   a reader never sees a partial document, and a crash never leaves one behind at `path`.
+/// - **Atomic writes.** [`put`](Self::put) and [`put_many`](Self::put_many) replace each whole
+///   document or leave the old one; a reader never sees a partial document, and a crash never
+///   leaves one behind at `path`. When they return, the documents are durable.
 /// - **Verified reads.** [`get`](Self::get) returns the bytes only if their SHA-256 equals
 ///   `expected`; otherwise [`Error::Integrity`]. A missing body is [`Error::NotFound`].
 /// - **Contained.** Paths are relative and validated ([`BodyPath`]); nothing is read or written
@@ -27,6 +28,16 @@ pub trait BodyStore: Send + Sync + fmt::Debug {
 
     /// Writes a document and returns its SHA-256.
     async fn put(&self, path: &BodyPath, contents: &[u8]) -> Result<ContentHash>;
+
+    /// Writes many documents, each atomically, all durable when this returns; returns their
+    /// hashes in order. Backends override it to pay for durability once per batch.
+    async fn put_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
+        let mut hashes = Vec::with_capacity(documents.len());
+        for (path, contents) in documents {
+            hashes.push(self.put(path, contents).await?);
+        }
+        Ok(hashes)
+    }
 
     async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>>;
 

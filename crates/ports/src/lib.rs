@@ -7,13 +7,15 @@
 //! | --- | --- | --- |
 //! | [`MetadataStore`] | authoritative rows, atomic change sets, the job outbox | [`memory::InMemoryMetadataStore`] |
 //! | [`SearchIndex`] | full text + vectors, filtered inside the query | [`memory::InMemorySearchIndex`] |
-//! | [`BodyStore`] | markdown bodies, verified by SHA-256 | [`memory::InMemoryBodyStore`] |
+//! | [`BodyStore`] | markdown bodies, verified by SHA-256 | [`memory::InMemoryBodyStore`], and `fs::FsBodyStore` (feature `fs`) on disk |
 //! | [`Embedder`] | text to vectors | [`HashingEmbedder`] |
 //! | [`Reasoner`] | admission, entities, duplicates, summaries | [`HeuristicReasoner`] |
 //! | [`Clock`], [`IdSource`] | time and fresh ids | [`SystemClock`], [`RandomIds`] (and [`ManualClock`], [`SequentialIds`] for tests) |
 
 mod bodies;
 mod error;
+#[cfg(feature = "fs")]
+pub mod fs;
 mod hashing_embedder;
 mod heuristic_reasoner;
 mod index;

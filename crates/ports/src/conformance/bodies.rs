@@ -63,3 +63,16 @@ pub async fn list_by_prefix(bodies: &dyn BodyStore) {
     assert_eq!(bodies.list("memory/").await.unwrap().len(), 3);
     assert!(bodies.list("memory/global/").await.unwrap().is_empty());
 }
+
+/// A batch write stores every document, and reads back each one.
+pub async fn put_many_then_get(bodies: &dyn BodyStore) {
+    let docs: Vec<(BodyPath, Vec<u8>)> =
+        (0..20).map(|i| (path(if i % 2 == 0 { "c1" } else { "p1" }, &format!("leaf-{i}")), format!("body {i}").into_bytes())).collect();
+    let hashes = bodies.put_many(&docs).await.unwrap();
+    assert_eq!(hashes.len(), docs.len());
+    for ((p, contents), hash) in docs.iter().zip(&hashes) {
+        assert_eq!(hash, &ContentHash::of(contents));
+        assert_eq!(&bodies.get(p, hash).await.unwrap(), contents);
+    }
+    assert_eq!(bodies.list("memory/").await.unwrap().len(), 20);
+}

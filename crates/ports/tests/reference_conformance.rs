@@ -1,4 +1,5 @@
-//! Runs the whole conformance suite against the in-memory reference adapters.
+//! Runs the whole conformance suite against the in-memory reference adapters and the
+//! filesystem body store.
 
 use std::sync::Arc;
 
@@ -31,5 +32,16 @@ mod embedder {
     use super::*;
     arbor_ports::embedder_conformance!(|| async {
         Fixture::new(Arc::new(HashingEmbedder::default()) as Arc<dyn Embedder>)
+    });
+}
+
+mod fs_bodies {
+    use super::*;
+    use arbor_ports::fs::FsBodyStore;
+
+    arbor_ports::body_store_conformance!(|| async {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = FsBodyStore::open(dir.path()).expect("the body store opens");
+        Fixture::with_guard(Arc::new(store) as Arc<dyn BodyStore>, dir)
     });
 }

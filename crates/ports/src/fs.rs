@@ -1,0 +1,228 @@
+//! The filesystem body store: markdown documents under a memory root, written atomically
+//! (temporary file, then rename) and made durable before anything refers to them.
+//!
+//! One document: write a temporary file beside the target, fsync it, rename it over the target,
+//! fsync the directory. A batch: write and rename every document, then one `syncfs` for the lot
+//! — the caller commits the metadata that refers to them only after `put_many` returns, so a
+//! crash in between leaves unreferenced files (which `fsck` removes), never a referenced file
+//! that is missing or partial.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arbor_domain::model::ContentHash;
+use arbor_domain::paths::BodyPath;
+use async_trait::async_trait;
+
+use crate::bodies::BodyStore;
+use crate::error::{Error, Result};
+
+const BACKEND: &str = "filesystem";
+
+/// Prefix of temporary files; `fsck` and listings skip (and clean up) files named like this.
+pub const TEMP_PREFIX: &str = ".arbor-tmp-";
+
+/// Bodies under `<root>/memory/...`.
+#[derive(Debug)]
+pub struct FsBodyStore {
+    root: PathBuf,
+    /// Directories known to exist, so a batch does not stat the same directory a thousand times.
+    known_dirs: Mutex<BTreeSet<PathBuf>>,
+    counter: AtomicU64,
+}
+
+fn io_error(path: &Path, error: std::io::Error) -> Error {
+    Error::backend(BACKEND, std::io::Error::new(error.kind(), format!("{}: {error}", path.display())))
+}
+
+impl FsBodyStore {
+    /// A body store rooted at `root` (the memory root, which holds `memory/`). The directory
+    /// must exist.
+    pub fn open(root: impl Into<PathBuf>) -> Result<FsBodyStore> {
+        let root = root.into();
+        let meta = fs::metadata(&root).map_err(|e| io_error(&root, e))?;
+        if !meta.is_dir() {
+            return Err(Error::invalid("body store root", format!("{} is not a directory", root.display())));
+        }
+        Ok(FsBodyStore { root, known_dirs: Mutex::new(BTreeSet::new()), counter: AtomicU64::new(0) })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file a body path names. Built segment by segment from a validated [`BodyPath`], so
+    /// it is always below the root.
+    pub fn file_path(&self, path: &BodyPath) -> PathBuf {
+        let mut file = self.root.clone();
+        for segment in path.segments() {
+            file.push(segment);
+        }
+        file
+    }
+
+    fn ensure_dir(&self, dir: &Path) -> Result<()> {
+        let mut known = self.known_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        if known.contains(dir) {
+            return Ok(());
+        }
+        fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        known.insert(dir.to_path_buf());
+        Ok(())
+    }
+
+    fn temp_path(&self, target: &Path) -> PathBuf {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{TEMP_PREFIX}{}-{n}", std::process::id());
+        target.with_file_name(name)
+    }
+
+    /// Writes `contents` to a temporary file and renames it over `target`; syncs the file first
+    /// when `sync` is set.
+    fn write_and_rename(&self, target: &Path, contents: &[u8], sync: bool) -> Result<()> {
+        let dir = target.parent().ok_or_else(|| Error::invalid("body path", "has no directory"))?;
+        self.ensure_dir(dir)?;
+        let temp = self.temp_path(target);
+        let result = (|| {
+            let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+            file.write_all(contents)?;
+            if sync {
+                file.sync_all()?;
+            }
+            drop(file);
+            fs::rename(&temp, target)
+        })();
+        if let Err(error) = result {
+            let _ = fs::remove_file(&temp);
+            return Err(io_error(target, error));
+        }
+        Ok(())
+    }
+
+    fn sync_dir(dir: &Path) -> Result<()> {
+        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io_error(dir, e))
+    }
+
+    fn walk(&self, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(error) => return Err(io_error(dir, error)),
+        };
+        for entry in entries {
+            let path = entry.map_err(|e| io_error(dir, e))?.path();
+            if path.is_dir() {
+                self.walk(&path, out)?;
+            } else {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every file under `memory/`, including temporary ones, for `fsck`.
+    pub fn all_files(&self) -> Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        self.walk(&self.root.join(arbor_domain::paths::MEMORY_DIR), &mut files)?;
+        files.sort();
+        Ok(files)
+    }
+
+    /// The body path of a file under the root, if it is a well-formed one.
+    pub fn body_path_of(&self, file: &Path) -> Option<BodyPath> {
+        let relative = file.strip_prefix(&self.root).ok()?;
+        let joined = relative.iter().map(|s| s.to_str()).collect::<Option<Vec<_>>>()?.join("/");
+        BodyPath::parse(&joined).ok()
+    }
+}
+
+#[async_trait]
+impl BodyStore for FsBodyStore {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    async fn put(&self, path: &BodyPath, contents: &[u8]) -> Result<ContentHash> {
+        let target = self.file_path(path);
+        self.write_and_rename(&target, contents, true)?;
+        if let Some(dir) = target.parent() {
+            Self::sync_dir(dir)?;
+        }
+        Ok(ContentHash::of(contents))
+    }
+
+    async fn put_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
+        let mut hashes = Vec::with_capacity(documents.len());
+        for (path, contents) in documents {
+            self.write_and_rename(&self.file_path(path), contents, false)?;
+            hashes.push(ContentHash::of(contents));
+        }
+        if !documents.is_empty() {
+            // One flush of the whole filesystem makes every file and rename above durable.
+            let root = File::open(&self.root).map_err(|e| io_error(&self.root, e))?;
+            rustix::fs::syncfs(&root).map_err(|e| io_error(&self.root, e.into()))?;
+        }
+        Ok(hashes)
+    }
+
+    async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>> {
+        let file = self.file_path(path);
+        let bytes = match fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == ErrorKind::NotFound => return Err(Error::not_found("body", path)),
+            Err(error) => return Err(io_error(&file, error)),
+        };
+        let actual = ContentHash::of(&bytes);
+        if &actual != expected {
+            return Err(Error::Integrity {
+                what: "body",
+                id: path.to_string(),
+                detail: format!("sha256 is {actual}, expected {expected} (edited or damaged on disk)"),
+            });
+        }
+        Ok(bytes)
+    }
+
+    async fn delete(&self, path: &BodyPath) -> Result<bool> {
+        let file = self.file_path(path);
+        match fs::remove_file(&file) {
+            Ok(()) => {
+                if let Some(dir) = file.parent() {
+                    Self::sync_dir(dir)?;
+                }
+                Ok(true)
+            }
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(io_error(&file, error)),
+        }
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<BodyPath>> {
+        let mut out: Vec<BodyPath> = self
+            .all_files()?
+            .iter()
+            .filter_map(|file| self.body_path_of(file))
+            .filter(|path| path.as_str().starts_with(prefix))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        let needle = needle.as_bytes();
+        if needle.is_empty() {
+            return Ok(false);
+        }
+        for file in self.all_files()? {
+            let bytes = fs::read(&file).map_err(|e| io_error(&file, e))?;
+            if bytes.windows(needle.len()).any(|w| w == needle) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
