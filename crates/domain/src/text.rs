@@ -57,6 +57,29 @@ pub fn tokenize(text: &str) -> Vec<String> {
     tokens
 }
 
+/// Words too common to search by: they match most texts and say nothing about any of them.
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being", "but", "by",
+    "can", "could", "d", "did", "do", "does", "for", "from", "get", "got", "had", "has", "have", "he", "her",
+    "here", "his", "how", "i", "if", "in", "is", "it", "its", "just", "ll", "m", "me", "more", "most", "my", "no",
+    "not", "of", "on", "or", "our", "out", "re", "really", "s", "she", "should", "so", "some", "t", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "ve", "very",
+    "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "yes", "you",
+    "your",
+];
+
+pub fn is_stopword(token: &str) -> bool {
+    STOPWORDS.binary_search(&token).is_ok()
+}
+
+/// The terms a full-text search looks for: the query's tokens without stopwords, each once,
+/// in order of first appearance. Every index uses this, so all backends search for the same
+/// words.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    tokenize(query).into_iter().filter(|t| !is_stopword(t)).filter(|t| seen.insert(t.clone())).collect()
+}
+
 fn is_cjk(ch: char) -> bool {
     matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
@@ -152,6 +175,12 @@ mod tests {
     fn fingerprints_ignore_formatting() {
         assert_eq!(fingerprint("I like  tea.\n"), fingerprint("i like tea."));
         assert_ne!(fingerprint("I like tea."), fingerprint("I like coffee."));
+    }
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(query_terms("What did Caroline do in the park? Caroline!"), vec!["caroline", "park"]);
     }
 
     #[test]

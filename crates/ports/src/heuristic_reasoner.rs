@@ -14,7 +14,7 @@ use arbor_domain::entity::{Entity, EntityType};
 use arbor_domain::model::{Actor, Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
-use arbor_domain::text::{normalize_text, tokenize, truncate_chars};
+use arbor_domain::text::{is_stopword, normalize_text, tokenize, truncate_chars};
 use async_trait::async_trait;
 use regex::Regex;
 
@@ -44,18 +44,6 @@ static FILLER: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
-static STOPWORDS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
-    [
-        "a", "an", "the", "and", "or", "but", "if", "then", "so", "to", "of", "in", "on", "at", "for", "with", "by",
-        "from", "as", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its", "this", "that", "these",
-        "those", "i", "me", "my", "we", "our", "you", "your", "he", "she", "his", "her", "they", "them", "their", "do",
-        "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "just", "about", "what",
-        "when", "where", "who", "how", "why", "not", "no", "yes", "too", "very", "really", "also", "there", "here",
-        "s", "t", "m", "re", "ve", "ll", "d", "up", "out", "all", "some", "any", "more", "most", "like", "get", "got",
-    ]
-    .into_iter()
-    .collect()
-});
 
 /// Sentence openers that look like names but are not.
 static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
@@ -440,7 +428,7 @@ fn named_subject(text: &str) -> Option<(String, EntityType)> {
 }
 
 fn content_words(text: &str) -> BTreeSet<String> {
-    tokenize(text).into_iter().filter(|t| !STOPWORDS.contains(t.as_str())).collect()
+    tokenize(text).into_iter().filter(|t| !is_stopword(t)).collect()
 }
 
 /// Overlap of two word sets relative to the larger: 1.0 when identical.

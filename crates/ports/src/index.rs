@@ -83,6 +83,9 @@ pub struct IndexCapabilities {
 ///   backend keeps.
 /// - **One embedder per comparison.** A vector query compares only with vectors from the same
 ///   [`EmbedderId`]; documents without such a vector are not vector hits.
+/// - **Terms.** A text query searches for [`query_terms`](arbor_domain::text::query_terms) of
+///   its text (tokens without stopwords), matching documents that hold any of them, tokenized
+///   with [`tokenize`](arbor_domain::text::tokenize).
 /// - **Ranking.** Text hits are ordered by relevance (BM25 or equivalent: every query term
 ///   counts, rarer terms more); vector hits by cosine similarity, most similar first. Ties are
 ///   broken by id so results are deterministic.

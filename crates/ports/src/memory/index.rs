@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use arbor_domain::id::NodeId;
-use arbor_domain::text::tokenize;
+use arbor_domain::text::{query_terms, tokenize};
 use arbor_domain::visibility::NodeFacts;
 use async_trait::async_trait;
 
@@ -80,7 +80,7 @@ impl SearchIndex for InMemorySearchIndex {
     }
 
     async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
-        let terms: BTreeSet<String> = tokenize(&query.text).into_iter().collect();
+        let terms: BTreeSet<String> = query_terms(&query.text).into_iter().collect();
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }
