@@ -330,3 +330,16 @@ async fn check_trees_settled(arbor: &Arbor, at: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Ports on the embedded backend — SQLite store and index, bodies on disk — in a fresh
+/// temporary directory that lives as long as the returned guard.
+pub fn sqlite_ports() -> (Ports, tempfile::TempDir) {
+    use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = Arc::new(SqliteDatabase::open(&SqliteConfig::new(dir.path().join("arbor.db"))).expect("database opens"));
+    let mut ports = Ports::in_memory();
+    ports.store = Arc::new(SqliteStore::new(db.clone()));
+    ports.index = Arc::new(SqliteIndex::new(db));
+    ports.bodies = Arc::new(arbor_ports::fs::FsBodyStore::open(dir.path()).expect("body store opens"));
+    (ports, dir)
+}

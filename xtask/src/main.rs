@@ -84,7 +84,21 @@ fn ci() -> Result<()> {
 }
 
 /// Backends this build can run the conformance suite against.
-const BACKENDS: &[&str] = &["memory"];
+const BACKENDS: &[&str] = &["memory", "sqlite"];
+
+fn run_suite(backend: &str, selection: &[&str]) -> Result<()> {
+    let mut suite = cargo();
+    suite.args(["nextest", "run", "--locked"]).args(selection);
+    step(&format!("conformance suite: {backend}"), suite)
+}
+
+/// The cross-backend property test, with at least 256 random sequences per backend.
+fn run_properties(backend: &str, test: &str) -> Result<()> {
+    let mut properties = cargo();
+    properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
+    properties.env("ARBOR_SEQUENCES", std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into()));
+    step(&format!("property sequences: {backend}"), properties)
+}
 
 fn conformance(args: &[String]) -> Result<()> {
     ensure_nextest()?;
@@ -95,7 +109,7 @@ fn conformance(args: &[String]) -> Result<()> {
     let selected: Vec<&str> = match backend {
         "all" => BACKENDS.to_vec(),
         name if BACKENDS.contains(&name) => vec![name],
-        "sqlite" | "postgres" | "lance" => {
+        "postgres" | "lance" => {
             bail!(
                 "the {backend} adapter is not implemented in this version; backends available: {}",
                 BACKENDS.join(", ")
@@ -106,14 +120,12 @@ fn conformance(args: &[String]) -> Result<()> {
     for name in selected {
         match name {
             "memory" => {
-                let mut suite = cargo();
-                suite.args(["nextest", "run", "--locked", "-p", "arbor-ports", "--test", "reference_conformance"]);
-                step("conformance suite: memory", suite)?;
-                let mut properties = cargo();
-                properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", "memory_backend"]);
-                // The cross-backend property test runs at least 256 random sequences per backend.
-                properties.env("ARBOR_SEQUENCES", std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into()));
-                step("property sequences: memory", properties)?;
+                run_suite("memory", &["-p", "arbor-ports", "--test", "reference_conformance"])?;
+                run_properties("memory", "memory_backend")?;
+            }
+            "sqlite" => {
+                run_suite("sqlite", &["-p", "arbor-adapters-sqlite"])?;
+                run_properties("sqlite", "sqlite_backend")?;
             }
             other => bail!("no conformance runner for {other}"),
         }

@@ -1,6 +1,21 @@
-//! The SQLite adapter crate: the embedded default: the metadata store, search index (FTS5 + vectors) and job outbox on one SQLite file (rusqlite, bundled SQLite, WAL), types prefixed `Sqlite`.
+//! The SQLite adapter crate: Arbor's embedded default. One SQLite file (bundled SQLite, WAL)
+//! holds the metadata store, the job outbox and the search index projection — FTS5 BM25 over
+//! hashed tokens and int8-quantized vectors with exact rescoring; the markdown bodies live
+//! beside it in the filesystem body store.
 //!
-//! Not implemented yet (issue 3); the crate exists so the workspace has its final shape
-//! and the composition root can name it. When it lands it follows the layout every adapter
-//! shares (`config.rs`, `store.rs`, `index.rs`, `error.rs`, `migrations/`) and runs the
-//! whole conformance suite from `arbor-ports`.
+//! [`SqliteDatabase::open`] opens (or creates) the file and brings its schema up to date;
+//! [`SqliteStore`] and [`SqliteIndex`] share it.
+
+mod codec;
+mod config;
+mod error;
+mod filter;
+mod index;
+mod schema;
+mod store;
+mod vectors;
+
+pub use config::{SqliteConfig, SqliteDatabase};
+pub use index::SqliteIndex;
+pub use schema::SCHEMA_VERSION;
+pub use store::SqliteStore;

@@ -60,12 +60,11 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// Words too common to search by: they match most texts and say nothing about any of them.
 pub const STOPWORDS: &[&str] = &[
     "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being", "but", "by",
-    "can", "could", "d", "did", "do", "does", "for", "from", "get", "got", "had", "has", "have", "he", "her",
-    "here", "his", "how", "i", "if", "in", "is", "it", "its", "just", "ll", "m", "me", "more", "most", "my", "no",
-    "not", "of", "on", "or", "our", "out", "re", "really", "s", "she", "should", "so", "some", "t", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "ve", "very",
-    "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "yes", "you",
-    "your",
+    "can", "could", "d", "did", "do", "does", "for", "from", "get", "got", "had", "has", "have", "he", "her", "here",
+    "his", "how", "i", "if", "in", "is", "it", "its", "just", "ll", "m", "me", "more", "most", "my", "no", "not", "of",
+    "on", "or", "our", "out", "re", "really", "s", "she", "should", "so", "some", "t", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "ve", "very", "was", "we", "were",
+    "what", "when", "where", "which", "who", "why", "will", "with", "would", "yes", "you", "your",
 ];
 
 pub fn is_stopword(token: &str) -> bool {

@@ -40,6 +40,18 @@ impl Validity {
         Ok(Validity { valid_from, valid_to })
     }
 
+    /// An interval read back from storage. Unlike [`Validity::new`] it accepts an empty
+    /// interval (`valid_to == valid_from`), which supersession produces for a fact replaced at
+    /// the very instant it became valid; it still refuses an inverted one.
+    pub fn stored(valid_from: Option<Timestamp>, valid_to: Option<Timestamp>) -> Result<Validity, InvalidInterval> {
+        if let (Some(from), Some(to)) = (valid_from, valid_to)
+            && to < from
+        {
+            return Err(InvalidInterval { valid_from: from, valid_to: to });
+        }
+        Ok(Validity { valid_from, valid_to })
+    }
+
     /// Valid from `from` on, with no end.
     pub fn starting(from: Timestamp) -> Validity {
         Validity { valid_from: Some(from), valid_to: None }

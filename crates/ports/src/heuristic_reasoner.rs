@@ -44,7 +44,6 @@ static FILLER: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
-
 /// Sentence openers that look like names but are not.
 static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [

@@ -62,7 +62,7 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
 
     async fn tree(&self, namespace: &Namespace, tree: &TreeId) -> Result<Option<TreeRecord>>;
 
-    /// Every tree in scope, ordered by namespace then tree id.
+    /// Every tree in scope, ordered by namespace (as written, e.g. `project:alpha`) then tree id.
     async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>>;
 
     async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>>;
@@ -71,7 +71,8 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     async fn entity_by_slug(&self, namespace: &Namespace, slug: &EntitySlug) -> Result<Option<Entity>>;
 
     /// Entities of one namespace whose name, an alias, or slug shares a word with `terms`
-    /// (case-insensitive), best match first, at most `limit`. The shortlist a reasoner picks
+    /// (words as [`tokenize`](arbor_domain::text::tokenize) makes them), ranked by how many
+    /// distinct words they share, then by id; at most `limit`. The shortlist a reasoner picks
     /// from.
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>>;
 
@@ -94,7 +95,7 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// oldest first, leasing them to `claim.worker` until `claim.lease_until`.
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>>;
 
-    /// Every namespace that holds at least one tree.
+    /// Every namespace that holds at least one tree, ordered as written.
     async fn namespaces(&self) -> Result<Vec<Namespace>>;
 
     /// Audit events in scope, newest first.
@@ -168,7 +169,8 @@ pub enum Change {
     /// the same fingerprint.
     InsertLeaf(LeafRecord),
     /// Replace a leaf's row, if it currently matches `expect`. The id, namespace and tree may
-    /// not change.
+    /// not change. Making a leaf live again (e.g. reconsidering a rejection) fails with
+    /// `AlreadyExists` if another live leaf of the tree has its fingerprint.
     UpdateLeaf {
         expect: LeafExpect,
         record: LeafRecord,

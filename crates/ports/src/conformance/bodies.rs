@@ -66,8 +66,9 @@ pub async fn list_by_prefix(bodies: &dyn BodyStore) {
 
 /// A batch write stores every document, and reads back each one.
 pub async fn put_many_then_get(bodies: &dyn BodyStore) {
-    let docs: Vec<(BodyPath, Vec<u8>)> =
-        (0..20).map(|i| (path(if i % 2 == 0 { "c1" } else { "p1" }, &format!("leaf-{i}")), format!("body {i}").into_bytes())).collect();
+    let docs: Vec<(BodyPath, Vec<u8>)> = (0..20)
+        .map(|i| (path(if i % 2 == 0 { "c1" } else { "p1" }, &format!("leaf-{i}")), format!("body {i}").into_bytes()))
+        .collect();
     let hashes = bodies.put_many(&docs).await.unwrap();
     assert_eq!(hashes.len(), docs.len());
     for ((p, contents), hash) in docs.iter().zip(&hashes) {

@@ -80,6 +80,8 @@ macro_rules! metadata_store_conformance {
                 supersede_is_atomic,
                 duplicate_ids_are_refused,
                 live_fingerprints_are_unique_per_tree,
+                reviving_a_twin_is_refused,
+                listings_are_ordered_by_name,
                 entity_slugs_are_unique_per_namespace,
                 entity_shortlist_matches_names_and_aliases,
                 root_swap_is_compare_and_set,

@@ -50,6 +50,12 @@ pub async fn commit_then_read(store: &dyn MetadataStore) {
     assert_eq!(store.trees(&scope).await.unwrap(), vec![tree(&ns, &t)]);
     assert_eq!(store.entity(&ns, &person.id).await.unwrap(), Some(person));
     assert_eq!(store.namespaces().await.unwrap(), vec![ns.clone()]);
+    // A fact superseded at the instant it became valid keeps an empty validity interval.
+    let mut instant = leaf(&ns, &t, "leaf-2", "valid for no time at all", 6);
+    instant.validity = arbor_domain::time::Validity::starting(ts(6)).ended_at(ts(6));
+    instant.status = LeafStatus::Superseded;
+    store.commit(ChangeSet::new().with(Change::InsertLeaf(instant.clone()))).await.unwrap();
+    assert_eq!(store.leaf(&scope, &instant.id).await.unwrap(), Some(instant));
     // EnsureTree never overwrites.
     let mut renamed = tree(&ns, &t);
     renamed.title = "another title".into();
@@ -215,6 +221,58 @@ pub async fn live_fingerprints_are_unique_per_tree(store: &dyn MetadataStore) {
     let active = TreeLeafQuery { statuses: vec![LeafStatus::Active], ..query };
     let found = store.tree_leaves(&ns, &t1, &active).await.unwrap();
     assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["leaf-2"]);
+}
+
+/// Bringing a leaf back to life is refused while a live twin holds its fingerprint.
+pub async fn reviving_a_twin_is_refused(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let mut archived = leaf(&ns, &t, "leaf-1", "same words", 1);
+    archived.status = LeafStatus::Archived;
+    let active = leaf(&ns, &t, "leaf-2", "same words", 2);
+    store
+        .commit(ChangeSet::new().with(Change::InsertLeaf(archived.clone())).with(Change::InsertLeaf(active)))
+        .await
+        .expect("an archived leaf does not hold its fingerprint");
+    let mut revived = archived.clone();
+    revived.status = LeafStatus::Candidate;
+    let result = store
+        .commit(
+            ChangeSet::new()
+                .with(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Archived), record: revived }),
+        )
+        .await;
+    assert!(matches!(result, Err(Error::AlreadyExists { .. })), "got {result:?}");
+    assert_eq!(store.leaf(std::slice::from_ref(&ns), &archived.id).await.unwrap(), Some(archived));
+}
+
+/// Trees and namespaces list in the order their names are written.
+pub async fn listings_are_ordered_by_name(store: &dyn MetadataStore) {
+    let namespaces = [project("zeta"), conversation("c9"), Namespace::global(), project("alpha")];
+    let mut changes = ChangeSet::new();
+    for ns in &namespaces {
+        for slug in ["b-tree", "a-tree"] {
+            changes.push(Change::EnsureTree(tree(ns, &tree_id(slug))));
+        }
+    }
+    store.commit(changes).await.unwrap();
+    let names: Vec<String> = store.namespaces().await.unwrap().iter().map(ToString::to_string).collect();
+    assert_eq!(names, vec!["conversation:c9", "global", "project:alpha", "project:zeta"]);
+    let listed: Vec<String> =
+        store.trees(&namespaces).await.unwrap().iter().map(|t| format!("{}/{}", t.namespace, t.tree_id)).collect();
+    assert_eq!(
+        listed,
+        vec![
+            "conversation:c9/interaction:a-tree",
+            "conversation:c9/interaction:b-tree",
+            "global/interaction:a-tree",
+            "global/interaction:b-tree",
+            "project:alpha/interaction:a-tree",
+            "project:alpha/interaction:b-tree",
+            "project:zeta/interaction:a-tree",
+            "project:zeta/interaction:b-tree",
+        ]
+    );
 }
 
 /// An entity slug is unique within a namespace, not across namespaces.

@@ -1,6 +1,6 @@
 //! The in-memory metadata store: the reference implementation of [`MetadataStore`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use arbor_domain::entity::{Entity, EntitySlug};
@@ -66,6 +66,14 @@ impl InMemoryMetadataStore {
     }
 }
 
+/// The distinct words an entity is known by: its name, aliases and slug.
+pub fn entity_words(entity: &Entity) -> BTreeSet<String> {
+    let mut words: BTreeSet<String> = tokenize(&entity.name).into_iter().collect();
+    entity.aliases.iter().for_each(|alias| words.extend(tokenize(alias)));
+    words.extend(tokenize(entity.slug.as_str()));
+    words
+}
+
 fn in_scope(scope: &[Namespace], namespace: &Namespace) -> bool {
     scope.contains(namespace)
 }
@@ -78,7 +86,23 @@ fn describe_parent(parent: &Option<SummaryId>) -> String {
     parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
 }
 
+/// Statuses that hold a fingerprint: at most one leaf per (namespace, tree) may be in one.
+fn is_live(status: LeafStatus) -> bool {
+    matches!(status, LeafStatus::Active | LeafStatus::Candidate | LeafStatus::Rejected)
+}
+
 impl State {
+    /// Whether another live leaf of the same tree has this leaf's fingerprint.
+    fn live_twin(&self, leaf: &LeafRecord) -> bool {
+        self.leaves.values().any(|l| {
+            l.id != leaf.id
+                && l.namespace == leaf.namespace
+                && l.tree_id == leaf.tree_id
+                && l.fingerprint == leaf.fingerprint
+                && is_live(l.status)
+        })
+    }
+
     fn apply(&mut self, change: Change, undo: &mut Vec<Undo>) -> Result<()> {
         match change {
             Change::InsertEntity(entity) => {
@@ -105,15 +129,7 @@ impl State {
                 if self.leaves.contains_key(&leaf.id) {
                     return Err(Error::AlreadyExists { what: "leaf", id: leaf.id.to_string() });
                 }
-                let live = |status| matches!(status, LeafStatus::Active | LeafStatus::Candidate | LeafStatus::Rejected);
-                if live(leaf.status)
-                    && self.leaves.values().any(|l| {
-                        l.namespace == leaf.namespace
-                            && l.tree_id == leaf.tree_id
-                            && l.fingerprint == leaf.fingerprint
-                            && live(l.status)
-                    })
-                {
+                if is_live(leaf.status) && self.live_twin(&leaf) {
                     return Err(Error::AlreadyExists {
                         what: "leaf fingerprint",
                         id: format!("{}/{}/{}", leaf.namespace, leaf.tree_id, leaf.fingerprint),
@@ -139,6 +155,12 @@ impl State {
                 }
                 if current.namespace != record.namespace || current.tree_id != record.tree_id {
                     return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
+                }
+                if is_live(record.status) && !is_live(current.status) && self.live_twin(&record) {
+                    return Err(Error::AlreadyExists {
+                        what: "leaf fingerprint",
+                        id: format!("{}/{}/{}", record.namespace, record.tree_id, record.fingerprint),
+                    });
                 }
                 undo.push(Undo::Leaf(record.id.clone(), Some(current.clone())));
                 self.leaves.insert(record.id.clone(), record);
@@ -301,7 +323,10 @@ impl MetadataStore for InMemoryMetadataStore {
     }
 
     async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>> {
-        Ok(self.lock().trees.values().filter(|t| in_scope(scope, &t.namespace)).cloned().collect())
+        let mut trees: Vec<TreeRecord> =
+            self.lock().trees.values().filter(|t| in_scope(scope, &t.namespace)).cloned().collect();
+        trees.sort_by(|a, b| (a.namespace.to_string(), &a.tree_id).cmp(&(b.namespace.to_string(), &b.tree_id)));
+        Ok(trees)
     }
 
     async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
@@ -313,17 +338,14 @@ impl MetadataStore for InMemoryMetadataStore {
     }
 
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
-        let terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
+        let terms: BTreeSet<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
         let state = self.lock();
         let mut scored: Vec<(usize, &Entity)> = state
             .entities
             .values()
             .filter(|e| &e.namespace == namespace)
             .filter_map(|e| {
-                let mut words: Vec<String> = tokenize(&e.name);
-                e.aliases.iter().for_each(|a| words.extend(tokenize(a)));
-                words.extend(tokenize(e.slug.as_str()));
-                let shared = words.iter().filter(|w| terms.contains(w)).count();
+                let shared = entity_words(e).intersection(&terms).count();
                 (shared > 0).then_some((shared, e))
             })
             .collect();
@@ -411,6 +433,7 @@ impl MetadataStore for InMemoryMetadataStore {
     async fn namespaces(&self) -> Result<Vec<Namespace>> {
         let state = self.lock();
         let mut out: Vec<Namespace> = state.trees.keys().map(|(ns, _)| ns.clone()).collect();
+        out.sort_by_key(ToString::to_string);
         out.dedup();
         Ok(out)
     }

@@ -1,0 +1,107 @@
+//! Opening the database: pragmas, migrations, and the one connection the store and the index
+//! share.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use arbor_ports::{Error, Result};
+use rusqlite::Connection;
+
+use crate::error::sql_error;
+use crate::schema;
+
+/// How to open the database.
+#[derive(Debug, Clone)]
+pub struct SqliteConfig {
+    pub path: PathBuf,
+    /// How long to wait for another process's write lock before giving up.
+    pub busy_timeout: Duration,
+    /// Page cache size, in KiB.
+    pub cache_kib: u32,
+}
+
+impl SqliteConfig {
+    pub fn new(path: impl Into<PathBuf>) -> SqliteConfig {
+        SqliteConfig { path: path.into(), busy_timeout: Duration::from_secs(10), cache_kib: 64 * 1024 }
+    }
+}
+
+/// An open Arbor database. Queries are short, so they run on the calling thread under one
+/// lock; other processes share the file through WAL.
+#[derive(Debug)]
+pub struct SqliteDatabase {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl SqliteDatabase {
+    /// Opens or creates the database at `config.path` and migrates it to the current schema.
+    /// Refuses a database written by a newer Arbor.
+    pub fn open(config: &SqliteConfig) -> Result<SqliteDatabase> {
+        let conn = Connection::open(&config.path).map_err(sql_error)?;
+        conn.busy_timeout(config.busy_timeout).map_err(sql_error)?;
+        // WAL lets readers in other processes work during writes; synchronous=FULL makes every
+        // acknowledged commit durable; secure_delete zeroes deleted content so forgotten
+        // words do not survive in free pages.
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = FULL;
+             PRAGMA secure_delete = ON;
+             PRAGMA foreign_keys = ON;
+             PRAGMA temp_store = MEMORY;
+             PRAGMA cache_size = -{};",
+            config.cache_kib
+        ))
+        .map_err(sql_error)?;
+        let mut conn = conn;
+        schema::migrate(&mut conn)?;
+        Ok(SqliteDatabase { path: config.path.clone(), conn: Mutex::new(conn) })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic mid-query cannot leave a transaction half-applied: rusqlite rolls back an
+        // unfinished transaction when it is dropped.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Copies the write-ahead log into the main file and truncates it, so pages that held
+    /// forgotten words are overwritten in the file and gone from the log.
+    pub fn checkpoint(&self) -> Result<()> {
+        let conn = self.lock();
+        let (busy, _, _): (i64, i64, i64) = conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(sql_error)?;
+        if busy != 0 {
+            return Err(Error::Unavailable {
+                backend: "sqlite",
+                source: "another connection holds an old snapshot; the log could not be truncated yet".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether `needle` occurs in the database file or its write-ahead log as raw bytes — in
+    /// live rows, free pages or old page images alike. For verifying that forgotten words are
+    /// gone.
+    pub fn files_contain(&self, needle: &[u8]) -> Result<bool> {
+        if needle.is_empty() {
+            return Ok(false);
+        }
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        for file in [self.path.clone(), PathBuf::from(wal)] {
+            match std::fs::read(&file) {
+                Ok(bytes) if bytes.windows(needle.len()).any(|w| w == needle) => return Ok(true),
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(Error::backend("sqlite", error)),
+            }
+        }
+        Ok(false)
+    }
+}

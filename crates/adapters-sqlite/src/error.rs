@@ -1,0 +1,44 @@
+//! Turning SQLite errors into the ports' backend-neutral errors.
+
+use arbor_ports::Error;
+use rusqlite::ErrorCode;
+
+pub(crate) const BACKEND: &str = "sqlite";
+
+/// Maps a rusqlite error: constraint violations become `AlreadyExists` (naming what was
+/// duplicated), lock timeouts `Unavailable`, anything else `Backend`.
+pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
+    if let rusqlite::Error::SqliteFailure(failure, message) = &error {
+        match failure.code {
+            ErrorCode::ConstraintViolation => {
+                let message = message.clone().unwrap_or_default();
+                let what = if message.contains("leaves.fingerprint") {
+                    "leaf fingerprint"
+                } else if message.contains("entities.slug") {
+                    "entity slug"
+                } else if message.contains("leaves.id") {
+                    "leaf"
+                } else if message.contains("summaries.id") {
+                    "summary"
+                } else if message.contains("entities.id") {
+                    "entity"
+                } else if message.contains("jobs.id") {
+                    "job"
+                } else {
+                    "record"
+                };
+                return Error::AlreadyExists { what, id: message };
+            }
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
+                return Error::Unavailable { backend: BACKEND, source: Box::new(error) };
+            }
+            _ => {}
+        }
+    }
+    Error::backend(BACKEND, error)
+}
+
+/// A stored value that does not parse back into a domain type.
+pub(crate) fn corrupt(what: &'static str, id: &str, detail: impl std::fmt::Display) -> Error {
+    Error::Integrity { what, id: id.to_owned(), detail: detail.to_string() }
+}

@@ -1,0 +1,486 @@
+//! [`SqliteIndex`]: the search index projection on SQLite.
+//!
+//! - Full text: FTS5 with BM25 over *hashed* tokens. Each token of
+//!   [`tokenize`](arbor_domain::text::tokenize) is replaced by a short hash before it reaches
+//!   FTS5, and queries are hashed the same way, so ranking is unchanged while the FTS index —
+//!   whose internal pages SQLite does not scrub on delete — never holds a word that a forget
+//!   would have to chase.
+//! - Vectors: `f32` blobs in `index_docs`, mirrored in memory as int8 ([`crate::vectors`]);
+//!   the scan filters inside the loop and the best candidates are rescored exactly.
+//! - The filter columns live beside the text, and both searches apply the visibility filter
+//!   inside the query.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arbor_domain::id::NodeId;
+use arbor_domain::model::{Category, MemoryKind, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::text::{query_terms, tokenize};
+use arbor_domain::time::{KnownSpan, Validity};
+use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
+use arbor_ports::{Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TextQuery, VectorQuery};
+use async_trait::async_trait;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+
+use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
+use crate::config::SqliteDatabase;
+use crate::error::{BACKEND, corrupt, sql_error};
+use crate::filter::{INDEX_COLUMNS, placeholders, visibility_sql};
+use crate::vectors::VectorMirror;
+
+/// How many approximate candidates are rescored exactly, per result wanted.
+const RESCORE_FACTOR: usize = 4;
+/// The fewest candidates rescored.
+const RESCORE_MIN: usize = 40;
+
+/// The search index on a [`SqliteDatabase`].
+#[derive(Debug)]
+pub struct SqliteIndex {
+    db: Arc<SqliteDatabase>,
+    mirror: Mutex<VectorMirror>,
+}
+
+/// The hashed form of a token, as FTS5 stores it: `t` + 64-bit FNV-1a in base 36.
+pub(crate) fn term_hash(token: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in token.as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut digits = Vec::with_capacity(14);
+    loop {
+        let digit = (hash % 36) as u8;
+        digits.push(if digit < 10 { b'0' + digit } else { b'a' + digit - 10 });
+        hash /= 36;
+        if hash == 0 {
+            break;
+        }
+    }
+    digits.push(b't');
+    digits.reverse();
+    String::from_utf8(digits).unwrap_or_default()
+}
+
+fn hashed_terms(text: &str) -> String {
+    tokenize(text).iter().map(|t| term_hash(t)).collect::<Vec<_>>().join(" ")
+}
+
+fn vector_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn embedder_key(embedding: &Embedding) -> String {
+    embedding.embedder.to_string()
+}
+
+fn state_str(state: NodeState) -> &'static str {
+    state.as_str()
+}
+
+fn next_seq(tx: &Transaction<'_>) -> Result<i64> {
+    tx.query_row("UPDATE counters SET value = value + 1 WHERE name = 'index_seq' RETURNING value", [], |r| r.get(0))
+        .map_err(sql_error)
+}
+
+fn counter(conn: &Connection, name: &str) -> Result<i64> {
+    conn.query_row("SELECT value FROM counters WHERE name = ?", [name], |r| r.get(0)).map_err(sql_error)
+}
+
+fn facts_values(facts: &NodeFacts) -> Result<Vec<Value>> {
+    let opt_int = |v: Option<i64>| v.map(Value::Integer).unwrap_or(Value::Null);
+    Ok(vec![
+        Value::Text(facts.node.as_str().to_owned()),
+        Value::Text(facts.namespace.to_string()),
+        Value::Text(facts.category.as_str().to_owned()),
+        Value::Text(facts.tree_id.to_string()),
+        facts.kind.map(|k| Value::Text(k.as_str().to_owned())).unwrap_or(Value::Null),
+        Value::Text(state_str(facts.state).to_owned()),
+        opt_int(opt_ts(facts.validity.valid_from)?),
+        opt_int(opt_ts(facts.validity.valid_to)?),
+        opt_int(opt_ts(facts.known.known_from)?),
+        opt_int(opt_ts(facts.known.known_until)?),
+        opt_int(opt_ts(facts.expires_at)?),
+        Value::Integer(sensitivity_code(facts.sensitivity)),
+        Value::Integer(ts(facts.time_start)?),
+        Value::Integer(ts(facts.time_end)?),
+    ])
+}
+
+const FACT_COLUMNS: [&str; 14] = [
+    "node_kind",
+    "namespace",
+    "category",
+    "tree_id",
+    "kind",
+    "state",
+    "valid_from",
+    "valid_to",
+    "known_from",
+    "known_until",
+    "expires_at",
+    "sensitivity",
+    "time_start",
+    "time_end",
+];
+
+/// Reads filter columns back, starting at `first`.
+fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<NodeFacts> {
+    let get_text = |i: usize| -> Result<String> { row.get(first + i).map_err(sql_error) };
+    let get_opt = |i: usize| -> Result<Option<i64>> { row.get(first + i).map_err(sql_error) };
+    let bad = |e: &dyn std::fmt::Display| corrupt("index document", id, e);
+    let node = match get_text(0)?.as_str() {
+        "leaf" => NodeKind::Leaf,
+        "summary" => NodeKind::Summary,
+        other => return Err(bad(&format!("unknown node kind {other:?}"))),
+    };
+    let kind: Option<String> = row.get(first + 4).map_err(sql_error)?;
+    let state = match get_text(5)?.as_str() {
+        "current" => NodeState::Current,
+        "superseded" => NodeState::Superseded,
+        "archived" => NodeState::Archived,
+        "hidden" => NodeState::Hidden,
+        "forgotten" => NodeState::Forgotten,
+        other => return Err(bad(&format!("unknown state {other:?}"))),
+    };
+    let sensitivity: i64 = row.get(first + 11).map_err(sql_error)?;
+    Ok(NodeFacts {
+        node,
+        namespace: Namespace::parse(&get_text(1)?).map_err(|e| bad(&e))?,
+        category: Category::parse(&get_text(2)?).ok_or_else(|| bad(&"unknown category"))?,
+        tree_id: TreeId::parse(&get_text(3)?).map_err(|e| bad(&e))?,
+        kind: kind.map(|k| MemoryKind::parse(&k).ok_or_else(|| bad(&"unknown kind"))).transpose()?,
+        state,
+        validity: Validity::stored(get_opt(6)?.map(from_ts), get_opt(7)?.map(from_ts)).map_err(|e| bad(&e))?,
+        known: KnownSpan { known_from: get_opt(8)?.map(from_ts), known_until: get_opt(9)?.map(from_ts) },
+        expires_at: get_opt(10)?.map(from_ts),
+        sensitivity: match sensitivity {
+            0 => arbor_domain::sensitivity::Sensitivity::Normal,
+            1 => arbor_domain::sensitivity::Sensitivity::Sensitive,
+            2 => arbor_domain::sensitivity::Sensitivity::Restricted,
+            _ => return Err(bad(&"unknown sensitivity")),
+        },
+        time_start: from_ts(row.get(first + 12).map_err(sql_error)?),
+        time_end: from_ts(row.get(first + 13).map_err(sql_error)?),
+    })
+}
+
+impl SqliteIndex {
+    pub fn new(db: Arc<SqliteDatabase>) -> SqliteIndex {
+        SqliteIndex { db, mirror: Mutex::new(VectorMirror::default()) }
+    }
+
+    fn mirror(&self) -> MutexGuard<'_, VectorMirror> {
+        self.mirror.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Brings the vector mirror up to date: a full load the first time or after a `clear`,
+    /// otherwise only what other connections changed since the last look.
+    fn sync_mirror(&self, conn: &Connection, mirror: &mut VectorMirror) -> Result<()> {
+        let data_version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(sql_error)?;
+        if mirror.loaded && data_version == mirror.data_version {
+            return Ok(());
+        }
+        let generation = counter(conn, "index_generation")?;
+        if !mirror.loaded || generation != mirror.generation {
+            mirror.reset();
+        }
+        let since = mirror.last_seq;
+        // Changes since the last look, replayed in sequence order: a row removed and its rowid
+        // reused by a later insert must end up as the later insert.
+        enum Event {
+            Put { rowid: i64, node: NodeId, facts: NodeFacts, vector: Option<(String, Vec<f32>)> },
+            Remove { rowid: i64 },
+        }
+        let mut events: Vec<(i64, Event)> = Vec::new();
+        let columns = FACT_COLUMNS.join(", ");
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT seq, rowid, node_id, embedder, vector, {columns} FROM index_docs WHERE seq > ?"
+            ))
+            .map_err(sql_error)?;
+        let mut rows = stmt.query([since]).map_err(sql_error)?;
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let seq: i64 = row.get(0).map_err(sql_error)?;
+            let rowid: i64 = row.get(1).map_err(sql_error)?;
+            let node_raw: String = row.get(2).map_err(sql_error)?;
+            let embedder: Option<String> = row.get(3).map_err(sql_error)?;
+            let vector: Option<Vec<u8>> = row.get(4).map_err(sql_error)?;
+            let facts = facts_from_row(row, 5, &node_raw)?;
+            let vector = embedder.zip(vector).map(|(e, bytes)| (e, vector_from_bytes(&bytes)));
+            events.push((seq, Event::Put { rowid, node: node_from_str(&node_raw)?, facts, vector }));
+        }
+        drop(rows);
+        drop(stmt);
+        let mut stmt = conn.prepare_cached("SELECT seq, doc FROM index_removed WHERE seq > ?").map_err(sql_error)?;
+        let mut rows = stmt.query([since]).map_err(sql_error)?;
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            events.push((row.get(0).map_err(sql_error)?, Event::Remove { rowid: row.get(1).map_err(sql_error)? }));
+        }
+        drop(rows);
+        drop(stmt);
+        events.sort_by_key(|(seq, _)| *seq);
+        let mut last_seq = since;
+        for (seq, event) in events {
+            last_seq = last_seq.max(seq);
+            match event {
+                Event::Put { rowid, node, facts, vector: Some((embedder, values)) } => {
+                    mirror.put(rowid, node, &facts, &embedder, &values);
+                }
+                Event::Put { rowid, vector: None, .. } | Event::Remove { rowid } => mirror.remove(rowid),
+            }
+        }
+        last_seq = last_seq.max(counter(conn, "index_seq")?);
+        mirror.last_seq = last_seq;
+        mirror.generation = generation;
+        mirror.data_version = data_version;
+        mirror.loaded = true;
+        Ok(())
+    }
+
+    fn rowid_of(tx: &Transaction<'_>, node: &str) -> Result<Option<i64>> {
+        tx.query_row("SELECT rowid FROM index_docs WHERE node_id = ?", [node], |r| r.get(0))
+            .optional()
+            .map_err(sql_error)
+    }
+}
+
+#[async_trait]
+impl SearchIndex for SqliteIndex {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    fn capabilities(&self) -> IndexCapabilities {
+        IndexCapabilities { full_text: true, vectors: true }
+    }
+
+    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let mut applied = Vec::with_capacity(docs.len());
+        {
+            let mut conn = self.db.lock();
+            let tx = conn.transaction().map_err(sql_error)?;
+            for doc in &docs {
+                let node = node_to_str(&doc.id);
+                let seq = next_seq(&tx)?;
+                let mut values = facts_values(&doc.facts)?;
+                values.push(Value::Text(doc.text.clone()));
+                values.push(doc.embedding.as_ref().map(|e| Value::Text(embedder_key(e))).unwrap_or(Value::Null));
+                values
+                    .push(doc.embedding.as_ref().map(|e| Value::Blob(vector_bytes(&e.values))).unwrap_or(Value::Null));
+                values.push(Value::Integer(seq));
+                let rowid = match Self::rowid_of(&tx, &node)? {
+                    Some(rowid) => {
+                        tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
+                        let sets: Vec<String> = FACT_COLUMNS
+                            .iter()
+                            .chain(["text", "embedder", "vector", "seq"].iter())
+                            .map(|c| format!("{c} = ?"))
+                            .collect();
+                        values.push(Value::Integer(rowid));
+                        tx.execute(
+                            &format!("UPDATE index_docs SET {} WHERE rowid = ?", sets.join(", ")),
+                            params_from_iter(values),
+                        )
+                        .map_err(sql_error)?;
+                        rowid
+                    }
+                    None => {
+                        values.insert(0, Value::Text(node.clone()));
+                        tx.execute(
+                            &format!(
+                                "INSERT INTO index_docs (node_id, {}, text, embedder, vector, seq) VALUES ({})",
+                                FACT_COLUMNS.join(", "),
+                                placeholders(FACT_COLUMNS.len() + 5)
+                            ),
+                            params_from_iter(values),
+                        )
+                        .map_err(sql_error)?;
+                        tx.last_insert_rowid()
+                    }
+                };
+                tx.execute(
+                    "INSERT INTO index_fts (rowid, terms) VALUES (?, ?)",
+                    params![rowid, hashed_terms(&doc.text)],
+                )
+                .map_err(sql_error)?;
+                applied.push(rowid);
+            }
+            tx.commit().map_err(sql_error)?;
+        }
+        let mut mirror = self.mirror();
+        if mirror.loaded {
+            for (doc, rowid) in docs.iter().zip(applied) {
+                match &doc.embedding {
+                    Some(e) => mirror.put(rowid, doc.id.clone(), &doc.facts, &embedder_key(e), &e.values),
+                    None => mirror.remove(rowid),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
+        let mut changed = Vec::new();
+        {
+            let mut conn = self.db.lock();
+            let tx = conn.transaction().map_err(sql_error)?;
+            for (node, facts) in &updates {
+                let Some(rowid) = Self::rowid_of(&tx, &node_to_str(node))? else { continue };
+                let mut values = facts_values(facts)?;
+                values.push(Value::Integer(next_seq(&tx)?));
+                values.push(Value::Integer(rowid));
+                let sets: Vec<String> = FACT_COLUMNS.iter().chain(["seq"].iter()).map(|c| format!("{c} = ?")).collect();
+                tx.execute(
+                    &format!("UPDATE index_docs SET {} WHERE rowid = ?", sets.join(", ")),
+                    params_from_iter(values),
+                )
+                .map_err(sql_error)?;
+                changed.push((rowid, facts));
+            }
+            tx.commit().map_err(sql_error)?;
+        }
+        let mut mirror = self.mirror();
+        if mirror.loaded {
+            for (rowid, facts) in changed {
+                mirror.set_facts(rowid, facts);
+            }
+        }
+        Ok(())
+    }
+
+    async fn remove(&self, ids: &[NodeId]) -> Result<()> {
+        let mut removed = Vec::new();
+        {
+            let mut conn = self.db.lock();
+            let tx = conn.transaction().map_err(sql_error)?;
+            for node in ids {
+                let node = node_to_str(node);
+                let Some(rowid) = Self::rowid_of(&tx, &node)? else { continue };
+                tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
+                tx.execute("DELETE FROM index_docs WHERE rowid = ?", [rowid]).map_err(sql_error)?;
+                let seq = next_seq(&tx)?;
+                tx.execute("INSERT INTO index_removed (seq, doc, node_id) VALUES (?, ?, ?)", params![seq, rowid, node])
+                    .map_err(sql_error)?;
+                removed.push(rowid);
+            }
+            tx.commit().map_err(sql_error)?;
+        }
+        if !removed.is_empty() {
+            let mut mirror = self.mirror();
+            for rowid in &removed {
+                mirror.remove(*rowid);
+            }
+            drop(mirror);
+            if let Err(error) = self.db.checkpoint() {
+                tracing::warn!(%error, "could not truncate the log after removing index entries");
+            }
+        }
+        Ok(())
+    }
+
+    async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
+        let terms = query_terms(&query.text);
+        if terms.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
+        let mut params = vec![Value::Text(expression.join(" OR "))];
+        let condition = visibility_sql(&query.filter, &INDEX_COLUMNS, "d.", &mut params)?;
+        params.push(Value::Integer(i64::try_from(query.limit).unwrap_or(i64::MAX)));
+        let sql = format!(
+            "SELECT d.node_id, bm25(index_fts) AS rank FROM index_fts JOIN index_docs d ON d.rowid = index_fts.rowid
+             WHERE index_fts MATCH ? AND {condition} ORDER BY rank, d.node_id LIMIT ?"
+        );
+        let conn = self.db.lock();
+        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut hits = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let node: String = row.get(0).map_err(sql_error)?;
+            let rank: f64 = row.get(1).map_err(sql_error)?;
+            hits.push(Hit { id: node_from_str(&node)?, score: -rank as f32 });
+        }
+        Ok(hits)
+    }
+
+    async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
+        if query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let embedder = embedder_key(&query.embedding);
+        let conn = self.db.lock();
+        let candidates = {
+            let mut mirror = self.mirror();
+            self.sync_mirror(&conn, &mut mirror)?;
+            let keep = (query.limit.saturating_mul(RESCORE_FACTOR)).max(RESCORE_MIN);
+            mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
+        };
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Exact rescoring from the stored vectors.
+        let sql = format!("SELECT rowid, vector FROM index_docs WHERE rowid IN ({})", placeholders(candidates.len()));
+        let mut stmt = conn.prepare(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(candidates.iter().map(|c| c.rowid))).map_err(sql_error)?;
+        let mut exact = std::collections::HashMap::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let rowid: i64 = row.get(0).map_err(sql_error)?;
+            let bytes: Vec<u8> = row.get(1).map_err(sql_error)?;
+            let score: f32 = vector_from_bytes(&bytes).iter().zip(&query.embedding.values).map(|(a, b)| a * b).sum();
+            exact.insert(rowid, score);
+        }
+        let mut hits: Vec<Hit> = candidates
+            .into_iter()
+            .filter_map(|c| exact.get(&c.rowid).map(|score| Hit { id: c.node, score: *score }))
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.truncate(query.limit);
+        Ok(hits)
+    }
+
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        if needle.is_empty() {
+            return Ok(false);
+        }
+        let in_rows: bool = {
+            let conn = self.db.lock();
+            conn.query_row("SELECT EXISTS (SELECT 1 FROM index_docs WHERE instr(text, ?))", [needle], |r| r.get(0))
+                .map_err(sql_error)?
+        };
+        Ok(in_rows || self.db.files_contain(needle.as_bytes())?)
+    }
+
+    async fn count(&self) -> Result<usize> {
+        let conn = self.db.lock();
+        let n: i64 = conn.query_row("SELECT COUNT(*) FROM index_docs", [], |r| r.get(0)).map_err(sql_error)?;
+        usize::try_from(n).map_err(|e| Error::backend(BACKEND, e))
+    }
+
+    async fn clear(&self) -> Result<()> {
+        {
+            let mut conn = self.db.lock();
+            let tx = conn.transaction().map_err(sql_error)?;
+            tx.execute_batch(
+                "DELETE FROM index_fts;
+                 DELETE FROM index_docs;
+                 DELETE FROM index_removed;
+                 UPDATE counters SET value = value + 1 WHERE name = 'index_generation';",
+            )
+            .map_err(sql_error)?;
+            tx.commit().map_err(sql_error)?;
+        }
+        self.mirror().reset();
+        if let Err(error) = self.db.checkpoint() {
+            tracing::warn!(%error, "could not truncate the log after clearing the index");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,665 @@
+//! [`SqliteStore`]: the metadata store on SQLite. A change set is one transaction; every
+//! precondition is checked inside it, and any failure rolls the whole set back.
+
+use std::sync::Arc;
+
+use arbor_domain::entity::{Entity, EntitySlug};
+use arbor_domain::id::{EntityId, JobId, LeafId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::seal::FrontierNode;
+use arbor_domain::text::tokenize;
+use arbor_domain::visibility::VisibilityFilter;
+use arbor_ports::memory::entity_words;
+use arbor_ports::{
+    AuditEvent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, JobKind, MetadataStore, Page, Result,
+    StoreCounts, TreeLeafQuery,
+};
+use async_trait::async_trait;
+use rusqlite::types::Value;
+use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
+
+use crate::codec::{
+    ENTITY_COLUMNS, LEAF_COLUMNS, SUMMARY_COLUMNS, TREE_COLUMNS, entity_from_row, from_ts, leaf_from_row, leaf_values,
+    node_from_str, node_to_str, opt_ts, subject_hash, summary_from_row, summary_values, to_json, tree_from_row, ts,
+};
+use crate::config::SqliteDatabase;
+use crate::error::{BACKEND, sql_error};
+use crate::filter::{LEAF_COLUMNS as LEAF_FILTER, placeholders, visibility_sql};
+
+/// The metadata store on a [`SqliteDatabase`].
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    db: Arc<SqliteDatabase>,
+}
+
+impl SqliteStore {
+    pub fn new(db: Arc<SqliteDatabase>) -> SqliteStore {
+        SqliteStore { db }
+    }
+
+    pub fn database(&self) -> &Arc<SqliteDatabase> {
+        &self.db
+    }
+}
+
+fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Error {
+    Error::Conflict { what, id: id.to_string(), expected: expected.to_string(), found: found.to_string() }
+}
+
+fn show_parent(parent: &Option<String>) -> String {
+    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
+}
+
+fn scope_values(scope: &[Namespace]) -> Vec<Value> {
+    scope.iter().map(|ns| Value::Text(ns.to_string())).collect()
+}
+
+fn insert_leaf(tx: &Transaction<'_>, leaf: &LeafRecord) -> Result<()> {
+    let values = leaf_values(leaf)?;
+    let sql = format!("INSERT INTO leaves ({LEAF_COLUMNS}, subject_hash) VALUES ({})", placeholders(values.len()));
+    tx.execute(&sql, params_from_iter(values)).map_err(sql_error)?;
+    Ok(())
+}
+
+fn insert_summary(tx: &Transaction<'_>, summary: &SummaryRecord) -> Result<()> {
+    let values = summary_values(summary)?;
+    let sql = format!("INSERT INTO summaries ({SUMMARY_COLUMNS}) VALUES ({})", placeholders(values.len()));
+    tx.execute(&sql, params_from_iter(values)).map_err(sql_error)?;
+    Ok(())
+}
+
+/// Whether a change removes words, so the log must be truncated after the commit.
+fn scrubs(change: &Change) -> bool {
+    match change {
+        Change::UpdateLeaf { record, .. } => record.status == LeafStatus::Tombstone,
+        Change::UpdateSummary { record, .. } => {
+            matches!(record.status, SummaryStatus::Purged | SummaryStatus::Retired)
+        }
+        _ => false,
+    }
+}
+
+fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
+    match change {
+        Change::InsertEntity(entity) => {
+            tx.execute(
+                &format!("INSERT INTO entities ({ENTITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                params![
+                    entity.id.as_str(),
+                    entity.namespace.to_string(),
+                    entity.entity_type.as_str(),
+                    entity.slug.as_str(),
+                    entity.name,
+                    to_json(&entity.aliases)?,
+                    ts(entity.created_at)?,
+                ],
+            )
+            .map_err(sql_error)?;
+            let namespace = entity.namespace.to_string();
+            for term in entity_words(&entity) {
+                tx.execute(
+                    "INSERT OR IGNORE INTO entity_terms (namespace, term, entity_id) VALUES (?, ?, ?)",
+                    params![namespace, term, entity.id.as_str()],
+                )
+                .map_err(sql_error)?;
+            }
+        }
+        Change::EnsureTree(tree) => {
+            tx.execute(
+                &format!("INSERT OR IGNORE INTO trees ({TREE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                params![
+                    tree.namespace.to_string(),
+                    tree.tree_id.as_str(),
+                    tree.entity.as_ref().map(EntityId::as_str),
+                    tree.title,
+                    ts(tree.created_at)?,
+                    tree.root.as_ref().map(SummaryId::as_str),
+                    i64::from(tree.root_stale),
+                ],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::InsertLeaf(leaf) => insert_leaf(tx, &leaf)?,
+        Change::UpdateLeaf { expect, record } => {
+            let current: Option<(String, Option<String>, String, String)> = tx
+                .query_row(
+                    "SELECT status, parent, namespace, tree_id FROM leaves WHERE id = ?",
+                    [record.id.as_str()],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()
+                .map_err(sql_error)?;
+            let (status, parent, namespace, tree) = current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
+            if status != expect.status.as_str() {
+                return Err(conflict("leaf", &record.id, expect.status, status));
+            }
+            if let Some(expected_parent) = &expect.parent {
+                let expected = expected_parent.as_ref().map(|p| p.to_string());
+                if expected != parent {
+                    return Err(conflict("leaf", &record.id, show_parent(&expected), show_parent(&parent)));
+                }
+            }
+            if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
+                return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
+            }
+            tx.execute("DELETE FROM leaves WHERE id = ?", [record.id.as_str()]).map_err(sql_error)?;
+            insert_leaf(tx, &record)?;
+        }
+        Change::InsertSummary(summary) => insert_summary(tx, &summary)?,
+        Change::UpdateSummary { expect, record } => {
+            let current: Option<(String, Option<String>)> = tx
+                .query_row("SELECT status, parent FROM summaries WHERE id = ?", [record.id.as_str()], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .optional()
+                .map_err(sql_error)?;
+            let (status, parent) = current.ok_or_else(|| Error::not_found("summary", &record.id))?;
+            if status != expect.status.as_str() {
+                return Err(conflict("summary", &record.id, expect.status.as_str(), status));
+            }
+            if let Some(expected_parent) = &expect.parent {
+                let expected = expected_parent.as_ref().map(|p| p.to_string());
+                if expected != parent {
+                    return Err(conflict("summary", &record.id, show_parent(&expected), show_parent(&parent)));
+                }
+            }
+            tx.execute("DELETE FROM summaries WHERE id = ?", [record.id.as_str()]).map_err(sql_error)?;
+            insert_summary(tx, &record)?;
+        }
+        Change::SetRoot { namespace, tree, expect, root, stale } => {
+            let current: Option<Option<String>> = tx
+                .query_row(
+                    "SELECT root FROM trees WHERE namespace = ? AND tree_id = ?",
+                    params![namespace.to_string(), tree.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql_error)?;
+            let current = current.ok_or_else(|| Error::not_found("tree", &tree))?;
+            let expected = expect.as_ref().map(ToString::to_string);
+            if current != expected {
+                let show = |r: &Option<String>| r.clone().unwrap_or_else(|| "none".to_owned());
+                return Err(conflict("tree root", &tree, show(&expected), show(&current)));
+            }
+            tx.execute(
+                "UPDATE trees SET root = ?, root_stale = ? WHERE namespace = ? AND tree_id = ?",
+                params![root.as_ref().map(SummaryId::as_str), i64::from(stale), namespace.to_string(), tree.as_str()],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::MarkRootStale { namespace, tree } => {
+            let updated = tx
+                .execute(
+                    "UPDATE trees SET root_stale = 1 WHERE namespace = ? AND tree_id = ?",
+                    params![namespace.to_string(), tree.as_str()],
+                )
+                .map_err(sql_error)?;
+            if updated == 0 {
+                return Err(Error::not_found("tree", &tree));
+            }
+        }
+        Change::Enqueue(job) => {
+            let exists: bool = tx
+                .query_row("SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?)", [job.id.as_str()], |r| r.get(0))
+                .map_err(sql_error)?;
+            if exists {
+                return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
+            }
+            tx.execute(
+                "INSERT INTO jobs (id, kind, namespace, tree_id, node, key, attempts, run_after, created_at, last_error, \
+                 lease_worker, lease_until, dead)
+                 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0
+                 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = ? AND lease_until IS NULL AND dead = 0)",
+                params![
+                    job.id.as_str(),
+                    job.kind.as_str(),
+                    job.namespace.to_string(),
+                    job.tree.as_ref().map(TreeId::as_str),
+                    job.node.as_ref().map(node_to_str),
+                    job.key,
+                    i64::from(job.attempts),
+                    ts(job.run_after)?,
+                    ts(job.created_at)?,
+                    job.last_error,
+                    job.key,
+                ],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::CompleteJob { id } => {
+            tx.execute("DELETE FROM jobs WHERE id = ?", [id.as_str()]).map_err(sql_error)?;
+        }
+        Change::FailJob { id, error, retry_at } => {
+            let retry = opt_ts(retry_at)?;
+            tx.execute(
+                "UPDATE jobs SET attempts = attempts + 1, last_error = ?, lease_worker = NULL, lease_until = NULL,
+                     run_after = COALESCE(?, run_after), dead = ? WHERE id = ?",
+                params![error, retry, i64::from(retry.is_none()), id.as_str()],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::Audit(event) => {
+            tx.execute(
+                "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+                params![
+                    ts(event.at)?,
+                    event.action,
+                    event.namespace.to_string(),
+                    event.node.as_ref().map(node_to_str),
+                    event.content_sha256.as_ref().map(|h| h.as_str().to_owned()),
+                    event.actor,
+                    event.policy_version,
+                ],
+            )
+            .map_err(sql_error)?;
+        }
+    }
+    Ok(())
+}
+
+fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
+    let id: String = row.get(0).map_err(sql_error)?;
+    let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("job", &id, e);
+    let kind: String = row.get(1).map_err(sql_error)?;
+    let namespace: String = row.get(2).map_err(sql_error)?;
+    let tree: Option<String> = row.get(3).map_err(sql_error)?;
+    let node: Option<String> = row.get(4).map_err(sql_error)?;
+    let attempts: i64 = row.get(6).map_err(sql_error)?;
+    Ok(Job {
+        id: JobId::parse(&id).map_err(|e| bad(&e))?,
+        kind: match kind.as_str() {
+            "seal" => JobKind::Seal,
+            "index" => JobKind::Index,
+            "purge" => JobKind::Purge,
+            other => return Err(bad(&format!("unknown job kind {other:?}"))),
+        },
+        namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+        tree: tree.map(|t| TreeId::parse(&t).map_err(|e| bad(&e))).transpose()?,
+        node: node.map(|n| node_from_str(&n)).transpose()?,
+        key: row.get(5).map_err(sql_error)?,
+        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+        run_after: from_ts(row.get(7).map_err(sql_error)?),
+        created_at: from_ts(row.get(8).map_err(sql_error)?),
+        last_error: row.get(9).map_err(sql_error)?,
+    })
+}
+
+const JOB_COLUMNS: &str = "id, kind, namespace, tree_id, node, key, attempts, run_after, created_at, last_error";
+
+impl SqliteStore {
+    fn query_leaves(&self, sql: &str, params: Vec<Value>) -> Result<Vec<LeafRecord>> {
+        let conn = self.db.lock();
+        let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            out.push(leaf_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    fn query_summaries(&self, sql: &str, params: Vec<Value>) -> Result<Vec<SummaryRecord>> {
+        let conn = self.db.lock();
+        let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            out.push(summary_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    fn query_entities(&self, sql: &str, params: Vec<Value>) -> Result<Vec<Entity>> {
+        let conn = self.db.lock();
+        let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            out.push(entity_from_row(row)?);
+        }
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl MetadataStore for SqliteStore {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    async fn commit(&self, changes: ChangeSet) -> Result<()> {
+        let scrubbing = changes.changes.iter().any(scrubs);
+        {
+            let mut conn = self.db.lock();
+            let tx = conn.transaction().map_err(sql_error)?;
+            for change in changes.changes {
+                apply(&tx, change)?;
+            }
+            tx.commit().map_err(sql_error)?;
+        }
+        if scrubbing {
+            // Best effort: if another process holds an old snapshot the log keeps old pages
+            // until a later checkpoint; `contains_text` reports that honestly meanwhile.
+            if let Err(error) = self.db.checkpoint() {
+                tracing::warn!(%error, "could not truncate the log after removing words; will retry on the next scrub");
+            }
+        }
+        Ok(())
+    }
+
+    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
+        Ok(self.leaves(scope, std::slice::from_ref(id)).await?.pop())
+    }
+
+    async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>> {
+        if scope.is_empty() || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut params: Vec<Value> = ids.iter().map(|id| Value::Text(id.to_string())).collect();
+        params.extend(scope_values(scope));
+        let sql = format!(
+            "SELECT {LEAF_COLUMNS} FROM leaves WHERE id IN ({}) AND namespace IN ({})",
+            placeholders(ids.len()),
+            placeholders(scope.len())
+        );
+        self.query_leaves(&sql, params)
+    }
+
+    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
+        Ok(self.summaries(scope, std::slice::from_ref(id)).await?.pop())
+    }
+
+    async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>> {
+        if scope.is_empty() || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut params: Vec<Value> = ids.iter().map(|id| Value::Text(id.to_string())).collect();
+        params.extend(scope_values(scope));
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id IN ({}) AND namespace IN ({})",
+            placeholders(ids.len()),
+            placeholders(scope.len())
+        );
+        self.query_summaries(&sql, params)
+    }
+
+    async fn tree(&self, namespace: &Namespace, tree: &TreeId) -> Result<Option<TreeRecord>> {
+        let conn = self.db.lock();
+        let mut stmt = conn
+            .prepare_cached(&format!("SELECT {TREE_COLUMNS} FROM trees WHERE namespace = ? AND tree_id = ?"))
+            .map_err(sql_error)?;
+        let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;
+        match rows.next().map_err(sql_error)? {
+            Some(row) => Ok(Some(tree_from_row(row)?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.db.lock();
+        let sql = format!(
+            "SELECT {TREE_COLUMNS} FROM trees WHERE namespace IN ({}) ORDER BY namespace, tree_id",
+            placeholders(scope.len())
+        );
+        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(scope_values(scope))).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            out.push(tree_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
+        let sql = format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ? AND namespace = ?");
+        Ok(self.query_entities(&sql, vec![Value::Text(id.to_string()), Value::Text(namespace.to_string())])?.pop())
+    }
+
+    async fn entity_by_slug(&self, namespace: &Namespace, slug: &EntitySlug) -> Result<Option<Entity>> {
+        let sql = format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE namespace = ? AND slug = ?");
+        Ok(self.query_entities(&sql, vec![Value::Text(namespace.to_string()), Value::Text(slug.to_string())])?.pop())
+    }
+
+    async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
+        let mut terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
+        terms.sort();
+        terms.dedup();
+        if terms.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut params = vec![Value::Text(namespace.to_string())];
+        params.extend(terms.iter().map(|t| Value::Text(t.clone())));
+        params.push(Value::Integer(i64::try_from(query.limit).unwrap_or(i64::MAX)));
+        let columns: Vec<String> = ENTITY_COLUMNS.split(", ").map(|c| format!("e.{c}")).collect();
+        let sql = format!(
+            "SELECT {} FROM (SELECT entity_id, COUNT(*) AS shared FROM entity_terms
+                 WHERE namespace = ? AND term IN ({}) GROUP BY entity_id) AS m
+             JOIN entities e ON e.id = m.entity_id
+             ORDER BY m.shared DESC, e.id LIMIT ?",
+            columns.join(", "),
+            placeholders(terms.len())
+        );
+        self.query_entities(&sql, params)
+    }
+
+    async fn tree_leaves(
+        &self,
+        namespace: &Namespace,
+        tree: &TreeId,
+        query: &TreeLeafQuery,
+    ) -> Result<Vec<LeafRecord>> {
+        let mut sql = format!("SELECT {LEAF_COLUMNS} FROM leaves WHERE namespace = ? AND tree_id = ?");
+        let mut params = vec![Value::Text(namespace.to_string()), Value::Text(tree.to_string())];
+        if let Some(fingerprint) = &query.fingerprint {
+            sql.push_str(" AND fingerprint = ?");
+            params.push(Value::Text(fingerprint.to_string()));
+        }
+        if let Some(subject) = &query.subject {
+            sql.push_str(" AND subject_hash = ? AND subject = ?");
+            params.push(Value::Text(subject_hash(subject)));
+            params.push(Value::Text(subject.as_str().to_owned()));
+        }
+        if !query.statuses.is_empty() {
+            sql.push_str(&format!(" AND status IN ({})", placeholders(query.statuses.len())));
+            params.extend(query.statuses.iter().map(|s| Value::Text(s.as_str().to_owned())));
+        }
+        self.query_leaves(&sql, params)
+    }
+
+    async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>> {
+        let conn = self.db.lock();
+        let mut out = Vec::new();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT id, COALESCE(known_from, created_at) FROM leaves
+                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL
+                   AND status IN ('active', 'superseded', 'archived')",
+            )
+            .map_err(sql_error)?;
+        let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let id: String = row.get(0).map_err(sql_error)?;
+            let joined: i64 = row.get(1).map_err(sql_error)?;
+            let id = LeafId::parse(&id).map_err(|e| crate::error::corrupt("leaf", &id, e))?;
+            out.push(FrontierNode { node: id.into(), height: 0, joined_at: from_ts(joined) });
+        }
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT id, height, sealed_at FROM summaries
+                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL AND role = 'sealed' AND status != 'retired'",
+            )
+            .map_err(sql_error)?;
+        let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let id: String = row.get(0).map_err(sql_error)?;
+            let height: i64 = row.get(1).map_err(sql_error)?;
+            let sealed: i64 = row.get(2).map_err(sql_error)?;
+            let id = SummaryId::parse(&id).map_err(|e| crate::error::corrupt("summary", &id, e))?;
+            out.push(FrontierNode {
+                node: id.into(),
+                height: u8::try_from(height).unwrap_or(u8::MAX),
+                joined_at: from_ts(sealed),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM summaries
+             WHERE namespace = ? AND tree_id = ? AND role = 'sealed' AND status IN ('stale', 'purged')"
+        );
+        self.query_summaries(&sql, vec![Value::Text(namespace.to_string()), Value::Text(tree.to_string())])
+    }
+
+    async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
+        let mut params = Vec::new();
+        let condition = visibility_sql(filter, &LEAF_FILTER, "", &mut params)?;
+        params.push(Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX)));
+        params.push(Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX)));
+        let sql = format!(
+            "SELECT {LEAF_COLUMNS} FROM leaves WHERE {condition} ORDER BY observed_at DESC, id DESC LIMIT ? OFFSET ?"
+        );
+        self.query_leaves(&sql, params)
+    }
+
+    async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
+        let mut conn = self.db.lock();
+        let tx = conn.transaction().map_err(sql_error)?;
+        let now = ts(claim.now)?;
+        let mut jobs = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs
+                     WHERE dead = 0 AND run_after <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                     ORDER BY run_after, id LIMIT ?"
+                ))
+                .map_err(sql_error)?;
+            let mut rows =
+                stmt.query(params![now, now, i64::try_from(claim.limit).unwrap_or(i64::MAX)]).map_err(sql_error)?;
+            while let Some(row) = rows.next().map_err(sql_error)? {
+                jobs.push(job_from_row(row)?);
+            }
+        }
+        let until = ts(claim.lease_until)?;
+        for job in &jobs {
+            tx.execute(
+                "UPDATE jobs SET lease_worker = ?, lease_until = ? WHERE id = ?",
+                params![claim.worker, until, job.id.as_str()],
+            )
+            .map_err(sql_error)?;
+        }
+        tx.commit().map_err(sql_error)?;
+        Ok(jobs)
+    }
+
+    async fn namespaces(&self) -> Result<Vec<Namespace>> {
+        let conn = self.db.lock();
+        let mut stmt =
+            conn.prepare_cached("SELECT DISTINCT namespace FROM trees ORDER BY namespace").map_err(sql_error)?;
+        let mut rows = stmt.query([]).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let raw: String = row.get(0).map_err(sql_error)?;
+            out.push(Namespace::parse(&raw).map_err(|e| crate::error::corrupt("tree", &raw, e))?);
+        }
+        Ok(out)
+    }
+
+    async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.db.lock();
+        let sql = format!(
+            "SELECT at, action, namespace, node, content_sha256, actor, policy_version FROM audit
+             WHERE namespace IN ({}) ORDER BY seq DESC LIMIT ?",
+            placeholders(scope.len())
+        );
+        let mut params = scope_values(scope);
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let namespace: String = row.get(2).map_err(sql_error)?;
+            let node: Option<String> = row.get(3).map_err(sql_error)?;
+            let hash: Option<String> = row.get(4).map_err(sql_error)?;
+            let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("audit event", &namespace, e);
+            out.push(AuditEvent {
+                at: from_ts(row.get(0).map_err(sql_error)?),
+                action: row.get(1).map_err(sql_error)?,
+                namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                node: node.map(|n| node_from_str(&n)).transpose()?,
+                content_sha256: hash
+                    .map(|h| arbor_domain::model::ContentHash::parse(&h).map_err(|e| bad(&e)))
+                    .transpose()?,
+                actor: row.get(5).map_err(sql_error)?,
+                policy_version: row.get(6).map_err(sql_error)?,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        if needle.is_empty() {
+            return Ok(false);
+        }
+        let in_rows: bool = {
+            let conn = self.db.lock();
+            conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM leaves WHERE instr(title, ?1) OR instr(summary, ?1)
+                                  OR instr(COALESCE(subject, ''), ?1) OR instr(labels, ?1))
+                     OR EXISTS (SELECT 1 FROM summaries WHERE instr(title, ?1) OR instr(summary, ?1) OR instr(labels, ?1))
+                     OR EXISTS (SELECT 1 FROM entities WHERE instr(name, ?1) OR instr(aliases, ?1))
+                     OR EXISTS (SELECT 1 FROM trees WHERE instr(title, ?1))",
+                [needle],
+                |r| r.get(0),
+            )
+            .map_err(sql_error)?
+        };
+        Ok(in_rows || self.db.files_contain(needle.as_bytes())?)
+    }
+
+    async fn counts(&self) -> Result<StoreCounts> {
+        let conn = self.db.lock();
+        let count = |sql: &str| -> Result<usize> {
+            let n: i64 = conn.query_row(sql, [], |r| r.get(0)).map_err(sql_error)?;
+            Ok(usize::try_from(n).unwrap_or(0))
+        };
+        let mut by_status = Vec::new();
+        {
+            let mut stmt =
+                conn.prepare_cached("SELECT status, COUNT(*) FROM leaves GROUP BY status").map_err(sql_error)?;
+            let mut rows = stmt.query([]).map_err(sql_error)?;
+            while let Some(row) = rows.next().map_err(sql_error)? {
+                let status: String = row.get(0).map_err(sql_error)?;
+                let n: i64 = row.get(1).map_err(sql_error)?;
+                let status = LeafStatus::parse(&status)
+                    .ok_or_else(|| crate::error::corrupt("leaf status", &status, "unknown"))?;
+                by_status.push((status, usize::try_from(n).unwrap_or(0)));
+            }
+        }
+        by_status.sort();
+        Ok(StoreCounts {
+            namespaces: count("SELECT COUNT(DISTINCT namespace) FROM trees")?,
+            trees: count("SELECT COUNT(*) FROM trees")?,
+            entities: count("SELECT COUNT(*) FROM entities")?,
+            leaves_by_status: by_status,
+            summaries_current: count("SELECT COUNT(*) FROM summaries WHERE status = 'current'")?,
+            summaries_stale: count("SELECT COUNT(*) FROM summaries WHERE status = 'stale'")?,
+            summaries_purged: count("SELECT COUNT(*) FROM summaries WHERE status = 'purged'")?,
+            summaries_retired: count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'")?,
+            jobs_pending: count("SELECT COUNT(*) FROM jobs WHERE dead = 0")?,
+            jobs_dead: count("SELECT COUNT(*) FROM jobs WHERE dead = 1")?,
+            audit_events: count("SELECT COUNT(*) FROM audit")?,
+        })
+    }
+}

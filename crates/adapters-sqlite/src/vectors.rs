@@ -1,0 +1,320 @@
+//! The in-memory side of vector search: every vector quantized to int8, with its filter
+//! columns in compact form, grouped by namespace.
+//!
+//! A query scans only the namespaces of its read chain, evaluates the visibility filter on
+//! each document *during* the scan (integer comparisons that mirror
+//! `VisibilityFilter::admits`, checked by the conformance suite), keeps the best candidates by
+//! approximate score, and the caller rescores those exactly with the stored `f32` vectors.
+//! The authoritative copy of every vector stays in SQLite; this mirror is rebuilt from it and
+//! caught up with other processes' writes through a change sequence.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+use arbor_domain::id::NodeId;
+use arbor_domain::model::{Category, MemoryKind};
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
+
+/// Interns strings (namespaces, trees, embedder ids) to small integers.
+#[derive(Debug, Default)]
+struct Interner {
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, value: &str) -> u32 {
+        let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        *self.ids.entry(value.to_owned()).or_insert(next)
+    }
+
+    fn get(&self, value: &str) -> Option<u32> {
+        self.ids.get(value).copied()
+    }
+}
+
+/// A document's filter columns as integers. Open ends use `i64::MIN` / `i64::MAX`.
+#[derive(Debug, Clone, Copy)]
+struct Compact {
+    namespace: u32,
+    node: NodeKind,
+    category: Category,
+    tree: u32,
+    kind: Option<MemoryKind>,
+    state: NodeState,
+    valid_from: i64,
+    valid_to: i64,
+    /// `None` when the node was never current.
+    known_from: Option<i64>,
+    known_until: i64,
+    expires_at: i64,
+    sensitivity: Sensitivity,
+    time_start: i64,
+    time_end: i64,
+}
+
+#[derive(Debug)]
+struct Slot {
+    rowid: i64,
+    node: NodeId,
+    embedder: u32,
+    facts: Compact,
+    quantized: Box<[i8]>,
+    scale: f32,
+}
+
+/// A candidate from the approximate scan.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Candidate {
+    pub rowid: i64,
+    pub node: NodeId,
+    pub approx: f32,
+}
+
+/// Ordering for the bounded heap: the worst candidate on top.
+struct Worst(Candidate);
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // "Greater" = worse: lower score, then larger id.
+        other.0.approx.total_cmp(&self.0.approx).then_with(|| self.0.node.cmp(&other.0.node))
+    }
+}
+
+/// The mirror.
+#[derive(Debug, Default)]
+pub(crate) struct VectorMirror {
+    /// Whether the mirror has been filled from the database.
+    pub loaded: bool,
+    /// `PRAGMA data_version` when last synchronized.
+    pub data_version: i64,
+    /// The index generation (bumped by `clear`) when last synchronized.
+    pub generation: i64,
+    /// Highest change sequence applied.
+    pub last_seq: i64,
+    interner: Interner,
+    /// Slots are never reused, so each appears in exactly one namespace list; emptied slots are
+    /// skipped and swept out once they outnumber the live ones.
+    slots: Vec<Option<Slot>>,
+    dead: usize,
+    by_rowid: HashMap<i64, usize>,
+    by_namespace: HashMap<u32, Vec<usize>>,
+}
+
+/// Time in nanoseconds, as the database stores it.
+fn nanos(t: jiff::Timestamp) -> i64 {
+    i64::try_from(t.as_nanosecond()).unwrap_or(if t.as_nanosecond() < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Quantizes a vector to int8 with one scale: `value ≈ q * scale`.
+pub(crate) fn quantize(values: &[f32]) -> (Box<[i8]>, f32) {
+    let max = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    if max == 0.0 {
+        return (vec![0; values.len()].into_boxed_slice(), 0.0);
+    }
+    let scale = max / 127.0;
+    let q = values.iter().map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8).collect();
+    (q, scale)
+}
+
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
+}
+
+impl VectorMirror {
+    pub(crate) fn reset(&mut self) {
+        *self = VectorMirror::default();
+    }
+
+    fn compact(&mut self, facts: &NodeFacts) -> Compact {
+        Compact {
+            namespace: self.interner.intern(&facts.namespace.to_string()),
+            node: facts.node,
+            category: facts.category,
+            tree: self.interner.intern(facts.tree_id.as_str()),
+            kind: facts.kind,
+            state: facts.state,
+            valid_from: facts.validity.valid_from.map(nanos).unwrap_or(i64::MIN),
+            valid_to: facts.validity.valid_to.map(nanos).unwrap_or(i64::MAX),
+            known_from: facts.known.known_from.map(nanos),
+            known_until: facts.known.known_until.map(nanos).unwrap_or(i64::MAX),
+            expires_at: facts.expires_at.map(nanos).unwrap_or(i64::MAX),
+            sensitivity: facts.sensitivity,
+            time_start: nanos(facts.time_start),
+            time_end: nanos(facts.time_end),
+        }
+    }
+
+    /// Inserts or replaces a document's vector and facts.
+    pub(crate) fn put(&mut self, rowid: i64, node: NodeId, facts: &NodeFacts, embedder: &str, values: &[f32]) {
+        self.remove(rowid);
+        let facts = self.compact(facts);
+        let embedder = self.interner.intern(embedder);
+        let (quantized, scale) = quantize(values);
+        self.push(Slot { rowid, node, embedder, facts, quantized, scale });
+    }
+
+    fn push(&mut self, slot: Slot) {
+        let index = self.slots.len();
+        self.by_rowid.insert(slot.rowid, index);
+        self.by_namespace.entry(slot.facts.namespace).or_default().push(index);
+        self.slots.push(Some(slot));
+    }
+
+    /// Updates the facts of a document the mirror holds.
+    pub(crate) fn set_facts(&mut self, rowid: i64, facts: &NodeFacts) {
+        let Some(&index) = self.by_rowid.get(&rowid) else { return };
+        let compact = self.compact(facts);
+        let Some(slot) = self.slots[index].take() else { return };
+        if slot.facts.namespace == compact.namespace {
+            self.slots[index] = Some(Slot { facts: compact, ..slot });
+        } else {
+            // A node never changes namespace; if a row says otherwise, regroup it anyway.
+            self.dead += 1;
+            self.push(Slot { facts: compact, ..slot });
+        }
+    }
+
+    pub(crate) fn remove(&mut self, rowid: i64) {
+        if let Some(index) = self.by_rowid.remove(&rowid)
+            && self.slots[index].take().is_some()
+        {
+            self.dead += 1;
+        }
+        if self.dead > 1024 && self.dead > self.by_rowid.len() {
+            self.sweep();
+        }
+    }
+
+    /// Drops emptied slots and renumbers the rest.
+    fn sweep(&mut self) {
+        let live: Vec<Slot> = std::mem::take(&mut self.slots).into_iter().flatten().collect();
+        self.by_rowid.clear();
+        self.by_namespace.clear();
+        self.dead = 0;
+        for slot in live {
+            self.push(slot);
+        }
+    }
+
+    /// The best `keep` candidates under `filter` by approximate similarity to `query`.
+    pub(crate) fn scan(&self, filter: &VisibilityFilter, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
+        let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
+        let Some(compiled) = Compiled::new(filter, &self.interner) else { return Vec::new() };
+        let (q, q_scale) = quantize(query);
+        let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(keep + 1);
+        for layer in &compiled.layers {
+            let Some(slots) = self.by_namespace.get(&layer.namespace) else { continue };
+            for &index in slots {
+                let Some(slot) = &self.slots[index] else { continue };
+                if slot.embedder != embedder || slot.quantized.len() != q.len() || !compiled.admits(layer, &slot.facts)
+                {
+                    continue;
+                }
+                let approx = dot_i8(&slot.quantized, &q) as f32 * slot.scale * q_scale;
+                let candidate = Candidate { rowid: slot.rowid, node: slot.node.clone(), approx };
+                if heap.len() < keep {
+                    heap.push(Worst(candidate));
+                } else if heap.peek().is_some_and(|worst| Worst(candidate.clone()).cmp(worst) == Ordering::Less) {
+                    heap.pop();
+                    heap.push(Worst(candidate));
+                }
+            }
+        }
+        let mut out: Vec<Candidate> = heap.into_iter().map(|w| w.0).collect();
+        out.sort_by(|a, b| b.approx.total_cmp(&a.approx).then_with(|| a.node.cmp(&b.node)));
+        out
+    }
+}
+
+struct Layer {
+    namespace: u32,
+    frozen_at: Option<i64>,
+    as_of: i64,
+}
+
+/// A `VisibilityFilter` with its strings resolved to interned ids.
+struct Compiled {
+    layers: Vec<Layer>,
+    history: bool,
+    now: i64,
+    include_restricted: bool,
+    node_kinds: Vec<NodeKind>,
+    categories: Vec<Category>,
+    tree: Option<u32>,
+    kinds: Vec<MemoryKind>,
+    time_start: Option<i64>,
+    time_end: Option<i64>,
+}
+
+impl Compiled {
+    /// `None` when nothing can match (e.g. a tree the mirror has never seen).
+    fn new(filter: &VisibilityFilter, interner: &Interner) -> Option<Compiled> {
+        let tree = match &filter.tree {
+            Some(tree) => Some(interner.get(tree.as_str())?),
+            None => None,
+        };
+        let layers = filter
+            .layers
+            .iter()
+            .filter_map(|layer| {
+                Some(Layer {
+                    namespace: interner.get(&layer.namespace.to_string())?,
+                    frozen_at: layer.frozen_at.map(nanos),
+                    as_of: nanos(filter.effective_as_of(layer)),
+                })
+            })
+            .collect();
+        let (time_start, time_end) = match filter.time_range {
+            Some((start, end)) => (start.map(nanos), end.map(nanos)),
+            None => (None, None),
+        };
+        Some(Compiled {
+            layers,
+            history: filter.as_of.is_some(),
+            now: nanos(filter.now),
+            include_restricted: filter.include_restricted,
+            node_kinds: filter.node_kinds.clone(),
+            categories: filter.categories.clone(),
+            tree,
+            kinds: filter.kinds.clone(),
+            time_start,
+            time_end,
+        })
+    }
+
+    /// The same decision as `VisibilityFilter::admits`, on integers.
+    fn admits(&self, layer: &Layer, f: &Compact) -> bool {
+        if !self.node_kinds.contains(&f.node) {
+            return false;
+        }
+        let state_ok = match (f.state, layer.frozen_at) {
+            (NodeState::Forgotten | NodeState::Hidden, _) => false,
+            (_, Some(frozen)) => f.known_from.is_some_and(|from| from <= frozen && frozen < f.known_until),
+            (NodeState::Current, None) => true,
+            (NodeState::Superseded, None) => self.history,
+            (NodeState::Archived, None) => false,
+        };
+        state_ok
+            && f.valid_from <= layer.as_of
+            && layer.as_of < f.valid_to
+            && f.expires_at > self.now
+            && (self.include_restricted || f.sensitivity != Sensitivity::Restricted)
+            && (self.categories.is_empty() || self.categories.contains(&f.category))
+            && self.tree.is_none_or(|tree| tree == f.tree)
+            && (self.kinds.is_empty() || f.kind.is_some_and(|k| self.kinds.contains(&k)))
+            && self.time_start.is_none_or(|start| f.time_end >= start)
+            && self.time_end.is_none_or(|end| f.time_start <= end)
+    }
+}
