@@ -38,6 +38,11 @@ pub enum Op {
         template: usize,
         variant: usize,
     },
+    /// Ingest several statements as one batch.
+    IngestBatch {
+        context: usize,
+        items: Vec<(usize, usize)>,
+    },
     /// Forget the `nth` leaf this sequence created (if it is still there).
     Forget {
         context: usize,
@@ -112,8 +117,10 @@ pub fn contexts(start: Timestamp) -> Vec<TrustedContext> {
 pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
     let n = contexts(Timestamp::UNIX_EPOCH).len();
     let op = prop_oneof![
-        8 => (0..n, 0..TEMPLATES.len(), 0..VARIANTS.len())
+        6 => (0..n, 0..TEMPLATES.len(), 0..VARIANTS.len())
             .prop_map(|(context, template, variant)| Op::Ingest { context, template, variant }),
+        2 => (0..n, proptest::collection::vec((0..TEMPLATES.len(), 0..VARIANTS.len()), 2..6))
+            .prop_map(|(context, items)| Op::IngestBatch { context, items }),
         2 => (0..n, 0usize..64).prop_map(|(context, nth)| Op::Forget { context, nth }),
         2 => Just(Op::RunJobs),
         3 => (0..n, 0..QUERIES.len(), any::<bool>()).prop_map(|(context, query, past)| Op::Retrieve { context, query, past }),
@@ -150,18 +157,24 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
         let at = format!("step {step} ({op:?})");
         match op {
             Op::Ingest { context, template, variant } => {
-                let marker = format!("mk{step}x");
-                let text = TEMPLATES[*template].replace("{variant}", VARIANTS[*variant]).replace("{marker}", &marker);
-                let mut event = Event::user_message(text);
-                event.source = SourceRef::Message { conversation: None, message_id: format!("m{step}") };
+                let (event, marker) = statement(step, 0, *template, *variant);
                 let report =
                     arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
-                for chunk in report.chunks {
-                    if let IngestOutcome::Created { leaf_id, .. } | IngestOutcome::Superseding { leaf_id, .. } =
-                        chunk.outcome
-                    {
-                        created.push((leaf_id, marker.clone()));
-                    }
+                record_created(&mut created, report, &marker);
+            }
+            Op::IngestBatch { context, items } => {
+                let (events, markers): (Vec<Event>, Vec<String>) = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (template, variant))| statement(step, i, *template, *variant))
+                    .unzip();
+                let results = arbor
+                    .ingest_batch(&chains[*context], events)
+                    .await
+                    .map_err(|e| format!("{at}: batch ingest failed: {e}"))?;
+                for (result, marker) in results.into_iter().zip(markers) {
+                    let report = result.map_err(|e| format!("{at}: an event of the batch failed: {e}"))?;
+                    record_created(&mut created, report, &marker);
                 }
             }
             Op::Forget { context, nth } => {
@@ -197,6 +210,23 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
         check_store(arbor, &forgotten, &at).await?;
     }
     Ok(())
+}
+
+/// Statement `template` with a marker unique to this step and position.
+fn statement(step: usize, position: usize, template: usize, variant: usize) -> (Event, String) {
+    let marker = format!("mk{step}x{position}y");
+    let text = TEMPLATES[template].replace("{variant}", VARIANTS[variant]).replace("{marker}", &marker);
+    let mut event = Event::user_message(text);
+    event.source = SourceRef::Message { conversation: None, message_id: format!("m{step}-{position}") };
+    (event, marker)
+}
+
+fn record_created(created: &mut Vec<(LeafId, String)>, report: arbor_app::IngestReport, marker: &str) {
+    for chunk in report.chunks {
+        if let IngestOutcome::Created { leaf_id, .. } | IngestOutcome::Superseding { leaf_id, .. } = chunk.outcome {
+            created.push((leaf_id, marker.to_owned()));
+        }
+    }
 }
 
 async fn check_pack(

@@ -1,18 +1,21 @@
-//! Ingest: the 12-step interaction upsert of [000 §7].
+//! Ingest: the 12-step interaction upsert of [000 §7], one event or a batch at a time.
 //!
-//! - step 1-2: validate and normalize the event into chunks, each with a stable fingerprint;
+//! - steps 1-2: validate and normalize each event into chunks, each with a stable fingerprint;
 //!   assess each chunk (admission, kind, subject, entity proposal) with the reasoner;
 //! - step 3: admission;
 //! - steps 4-6: the `EntityDecision` matrix against a shortlist from the store;
 //! - step 7: dedup and `Supersession` inside the owning tree; approval (active or candidate);
-//! - steps 8-10: one atomic commit — tree, entity, leaf, supersession of the old leaf, stale
-//!   summaries, root marked stale, jobs (seal, index) and audit events — after the body files
-//!   are written;
-//! - steps 11-12: jobs run later (or index inline); a result per chunk.
+//! - steps 8-10: one atomic commit — trees, entities, leaves, supersession of older leaves,
+//!   stale summaries, roots marked stale, jobs (seal, index) and audit events — after the body
+//!   files are written and made durable;
+//! - steps 11-12: jobs run later (index inline by default); a result per chunk.
 //!
-//! An event is all or nothing: its chunks are committed together. Bodies are written before the
-//! commit and deleted if it fails, so a failed event leaves no leaf and no file; a crash between
-//! the two leaves at most an unreferenced file, which `fsck` removes.
+//! A batch is planned against the store *and* against what the batch itself has planned so
+//! far, so a later event can supersede an earlier one in the same batch and an entity created
+//! by one event is matched by the next. Bodies are written before the commit and deleted if it
+//! fails: a failed batch leaves no leaf and no file; a crash between the two leaves at most
+//! unreferenced files, which `fsck` removes. An invalid event is refused on its own and
+//! leaves no trace; the rest of its batch goes ahead.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +27,7 @@ use arbor_domain::id::{EntityId, LeafId, NodeId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::markdown;
 use arbor_domain::model::{
-    Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, TreeId, TreeRecord,
+    Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
 };
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
@@ -34,13 +37,14 @@ use arbor_domain::sensitivity::may_leave_the_machine;
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
-use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
+use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{
     AssessRequest, Assessment, AuditEvent, Change, ChangeSet, DuplicateCandidate, DuplicateRequest, EntityQuery,
     HeuristicReasoner, Job, JobKind, LeafExpect, Locality, TextQuery, TreeLeafQuery,
 };
 use serde::Serialize;
 
+use crate::projection::Projectable;
 use crate::{AppError, AppResult, Arbor};
 
 /// The longest leaf summary kept on the metadata row; the whole text is in the body.
@@ -98,34 +102,88 @@ pub struct IngestReport {
     pub chunks: Vec<ChunkResult>,
 }
 
-/// A chunk planned for the commit.
+/// A new leaf planned for the commit, with its text.
 struct PlannedLeaf {
     record: LeafRecord,
-    body: String,
-    /// Active leaves this one replaces when it becomes active now.
-    replaces: Vec<LeafRecord>,
+    text: String,
 }
 
-/// Everything one attempt at an event will commit.
+/// Everything one attempt at a batch will commit.
 #[derive(Default)]
-struct EventPlan {
-    results: Vec<ChunkResult>,
+struct BatchPlan {
     leaves: Vec<PlannedLeaf>,
-    new_entities: BTreeMap<EntitySlug, Entity>,
-    trees: BTreeMap<TreeId, TreeRecord>,
+    /// Stored leaves this batch supersedes, as they will be written.
+    superseded: BTreeMap<LeafId, LeafRecord>,
+    new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
+    trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
+}
+
+impl BatchPlan {
+    /// A stored leaf as this plan will leave it.
+    fn overlay(&self, stored: LeafRecord) -> LeafRecord {
+        self.superseded.get(&stored.id).cloned().unwrap_or(stored)
+    }
+
+    fn planned_in(&self, namespace: &Namespace, tree: &TreeId) -> impl Iterator<Item = &PlannedLeaf> {
+        self.leaves.iter().filter(move |p| &p.record.namespace == namespace && &p.record.tree_id == tree)
+    }
+}
+
+/// One event's chunk, with what is known about its event.
+struct ChunkInput<'a> {
+    event: &'a Event,
+    index: usize,
+    text: String,
+    category: Category,
+    observed_at: Timestamp,
+    source_sha256: &'a ContentHash,
 }
 
 impl Arbor {
     /// Ingests one event into the write namespace of `chain` (its most specific layer).
     pub async fn ingest(&self, chain: &ReadChain, event: Event) -> AppResult<IngestReport> {
-        event.validate()?;
+        let mut results = self.ingest_batch(chain, vec![event]).await?;
+        results.pop().unwrap_or_else(|| Err(AppError::InvalidRequest("empty batch".into())))
+    }
+
+    /// Ingests events together: one plan, one durable write of all bodies, one commit. Each
+    /// event gets its own result; an invalid event is refused without affecting the others.
+    /// An error of the whole call (storage failure, contention) means none was written.
+    pub async fn ingest_batch(
+        &self,
+        chain: &ReadChain,
+        events: Vec<Event>,
+    ) -> AppResult<Vec<Result<IngestReport, AppError>>> {
         let namespace = chain.write_namespace().clone();
+        let mut outcomes: Vec<Option<Result<IngestReport, AppError>>> = Vec::with_capacity(events.len());
+        let mut valid: Vec<(usize, &Event)> = Vec::new();
+        for (i, event) in events.iter().enumerate() {
+            match event.validate() {
+                Ok(()) => {
+                    outcomes.push(None);
+                    valid.push((i, event));
+                }
+                Err(error) => outcomes.push(Some(Err(error.into()))),
+            }
+        }
         let mut last_conflict = String::new();
         for attempt in 1..=self.options.max_write_attempts {
             let now = self.now();
-            let plan = self.plan_event(&namespace, &event, now).await?;
+            let mut plan = BatchPlan::default();
+            let mut reports = Vec::with_capacity(valid.len());
+            for (_, event) in &valid {
+                reports.push(self.plan_event(&mut plan, &namespace, event, now).await?);
+            }
             match self.commit_plan(&namespace, plan, now).await {
-                Ok(report) => return Ok(report),
+                Ok(()) => {
+                    for ((i, _), report) in valid.iter().zip(reports) {
+                        outcomes[*i] = Some(Ok(report));
+                    }
+                    return Ok(outcomes
+                        .into_iter()
+                        .map(|o| o.unwrap_or_else(|| Err(AppError::InvalidRequest("unplanned event".into()))))
+                        .collect());
+                }
                 Err(AppError::Port(error)) if error.is_conflict() => {
                     tracing::debug!(attempt, %error, "ingest conflicted; planning again");
                     last_conflict = error.to_string();
@@ -136,7 +194,13 @@ impl Arbor {
         Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
     }
 
-    async fn plan_event(&self, namespace: &Namespace, event: &Event, now: Timestamp) -> AppResult<EventPlan> {
+    async fn plan_event(
+        &self,
+        plan: &mut BatchPlan,
+        namespace: &Namespace,
+        event: &Event,
+        now: Timestamp,
+    ) -> AppResult<IngestReport> {
         let observed_at = event.observed_at.unwrap_or(now);
         let source_sha256 = ContentHash::of(event.text.as_bytes());
         let category = event.hints.category.unwrap_or(if event.actor == Actor::Integration {
@@ -144,38 +208,41 @@ impl Arbor {
         } else {
             Category::Interaction
         });
-        let mut plan = EventPlan::default();
-        for (index, chunk) in self.policy.chunker.split(&event.text).into_iter().enumerate() {
-            let result = self
-                .plan_chunk(&mut plan, namespace, event, category, index, &chunk, observed_at, &source_sha256, now)
-                .await?;
-            plan.results.push(result);
+        let mut chunks = Vec::new();
+        for (index, text) in self.policy.chunker.split(&event.text).into_iter().enumerate() {
+            let input = ChunkInput { event, index, text, category, observed_at, source_sha256: &source_sha256 };
+            chunks.push(self.plan_chunk(plan, namespace, input, now).await?);
         }
-        Ok(plan)
+        Ok(IngestReport { chunks })
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn plan_chunk(
         &self,
-        plan: &mut EventPlan,
+        plan: &mut BatchPlan,
         namespace: &Namespace,
-        event: &Event,
-        category: Category,
-        index: usize,
-        text: &str,
-        observed_at: Timestamp,
-        source_sha256: &ContentHash,
+        chunk: ChunkInput<'_>,
         now: Timestamp,
     ) -> AppResult<ChunkResult> {
         let store = &self.ports.store;
+        let ChunkInput { event, index, text, category, observed_at, source_sha256 } = chunk;
+        let text = text.as_str();
+        let result = |tree_id, entity_decision, outcome, approval| ChunkResult {
+            chunk: index,
+            namespace: namespace.clone(),
+            tree_id,
+            entity_decision,
+            outcome,
+            approval,
+        };
+
         // Steps 2-3: the shortlist a reasoner may pick from, then its assessment.
         let mut terms = tokenize(text);
         if let Some(hint) = &event.hints.entity {
             terms.extend(tokenize(&hint.name));
         }
         let mut shortlist = store.find_entities(namespace, &EntityQuery { terms, limit: MAX_ENTITY_SHORTLIST }).await?;
-        // Entities this event is about to create are on the shortlist too.
-        shortlist.extend(plan.new_entities.values().cloned());
+        // Entities this batch is about to create are candidates too.
+        shortlist.extend(plan.new_entities.iter().filter(|((ns, _), _)| ns == namespace).map(|(_, e)| e.clone()));
         let request = AssessRequest {
             text: text.to_owned(),
             actor: event.actor,
@@ -205,17 +272,10 @@ impl Arbor {
             }
         }
         let decision = self.policy.entities.decide(&admission, &assessment.entity, &shortlist);
-        let sensitivity = match (&admission, &decision) {
-            (Admission::Admit { sensitivity }, _) => *sensitivity,
-            (Admission::Refuse { refusal }, _) => {
-                return Ok(ChunkResult {
-                    chunk: index,
-                    namespace: namespace.clone(),
-                    tree_id: None,
-                    entity_decision: decision,
-                    outcome: IngestOutcome::NotAdmitted { reason: refusal.to_string() },
-                    approval: None,
-                });
+        let sensitivity = match &admission {
+            Admission::Admit { sensitivity } => *sensitivity,
+            Admission::Refuse { refusal } => {
+                return Ok(result(None, decision, IngestOutcome::NotAdmitted { reason: refusal.to_string() }, None));
             }
         };
 
@@ -228,49 +288,48 @@ impl Arbor {
                 (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
             }
             EntityDecision::CreateNew { name, entity_type, slug, .. } => {
-                let entity = match plan.new_entities.get(slug) {
-                    Some(planned) => planned.clone(),
-                    None => {
-                        let entity = Entity {
-                            id: EntityId::generate(Arbor::millis(now), self.ports.ids.random()),
-                            namespace: namespace.clone(),
-                            entity_type: *entity_type,
-                            slug: slug.clone(),
-                            name: name.clone(),
-                            aliases: Vec::new(),
-                            created_at: now,
-                        };
-                        plan.new_entities.insert(slug.clone(), entity.clone());
-                        entity
-                    }
-                };
+                let key = (namespace.clone(), slug.clone());
+                let entity = plan
+                    .new_entities
+                    .entry(key)
+                    .or_insert_with(|| Entity {
+                        id: EntityId::generate(Arbor::millis(now), self.ports.ids.random()),
+                        namespace: namespace.clone(),
+                        entity_type: *entity_type,
+                        slug: slug.clone(),
+                        name: name.clone(),
+                        aliases: Vec::new(),
+                        created_at: now,
+                    })
+                    .clone();
                 (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
             }
             EntityDecision::Fallback { .. } | EntityDecision::NotAdmitted => {
                 (TreeId::uncategorized(category), None, "Uncategorized".to_owned())
             }
         };
-        let tree = match store.tree(namespace, &tree_id).await? {
-            Some(existing) => existing,
-            None => TreeRecord {
-                namespace: namespace.clone(),
-                tree_id: tree_id.clone(),
-                entity: primary.clone(),
-                title: tree_title,
-                created_at: now,
-                root: None,
-                root_stale: false,
-            },
-        };
-        plan.trees.insert(tree_id.clone(), tree);
+        let tree_key = (namespace.clone(), tree_id.clone());
+        if !plan.trees.contains_key(&tree_key) {
+            let tree = match store.tree(namespace, &tree_id).await? {
+                Some(existing) => existing,
+                None => TreeRecord {
+                    namespace: namespace.clone(),
+                    tree_id: tree_id.clone(),
+                    entity: primary.clone(),
+                    title: tree_title,
+                    created_at: now,
+                    root: None,
+                    root_stale: false,
+                },
+            };
+            plan.trees.insert(tree_key, tree);
+        }
 
-        // Step 7: dedup and supersession within the tree.
+        // Step 7: dedup and supersession within the tree, against the store and this batch.
         let chunk_fingerprint = fingerprint(text);
         let subject = assessment.subject.clone();
-        let mut existing = self.existing_for_dedup(namespace, &tree_id, &chunk_fingerprint, subject.as_ref()).await?;
-        for planned in plan.leaves.iter().filter(|p| p.record.tree_id == tree_id) {
-            existing.push(existing_leaf(&planned.record));
-        }
+        let mut existing =
+            self.existing_for_dedup(plan, namespace, &tree_id, &chunk_fingerprint, subject.as_ref()).await?;
         let judgement = if existing.is_empty() {
             self.judge_duplicate(namespace, &tree_id, text, subject.as_ref(), private, &mut existing).await?
         } else {
@@ -280,23 +339,14 @@ impl Arbor {
             self.policy.supersession.resolve(&chunk_fingerprint, subject.as_ref(), &existing, judgement.as_ref());
         let replaces = match resolution.outcome {
             WriteOutcome::NoopDuplicate { existing, existing_status } => {
-                return Ok(ChunkResult {
-                    chunk: index,
-                    namespace: namespace.clone(),
-                    tree_id: Some(tree_id),
-                    entity_decision: decision,
-                    outcome: IngestOutcome::NoopDuplicate { existing, existing_status },
-                    approval: None,
-                });
+                let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
+                return Ok(result(Some(tree_id), decision, outcome, None));
             }
             WriteOutcome::Created => None,
             WriteOutcome::Superseding { replaces } => Some(replaces),
         };
-        // A leaf planned earlier in this same event is not replaced by a later chunk: the
-        // event's chunks stand side by side.
-        let replaces = replaces.filter(|id| !plan.leaves.iter().any(|p| &p.record.id == id));
         let replaced_record = match &replaces {
-            Some(id) => store.leaf(std::slice::from_ref(namespace), id).await?,
+            Some(id) => self.current_record(plan, namespace, id).await?,
             None => None,
         };
 
@@ -356,24 +406,13 @@ impl Arbor {
         };
 
         // What the new leaf replaces if it becomes active now: the planned target and anything
-        // else current about the same subject.
-        let mut replaced = Vec::new();
+        // else current about the same subject, in the store or earlier in this batch.
         if record.status == LeafStatus::Active {
-            let tree_leaves: Vec<LeafRecord> = match &record.subject {
-                Some(subject) => {
-                    let query = TreeLeafQuery {
-                        subject: Some(subject.clone()),
-                        statuses: vec![LeafStatus::Active],
-                        ..TreeLeafQuery::default()
-                    };
-                    store.tree_leaves(namespace, &tree_id, &query).await?
-                }
+            let mut candidates: Vec<LeafRecord> = match &record.subject {
+                Some(subject) => self.active_about(plan, namespace, &tree_id, subject).await?,
                 None => Vec::new(),
             };
-            let mut candidates: Vec<LeafRecord> = tree_leaves;
-            if let Some(old) = &replaced_record
-                && !candidates.iter().any(|l| l.id == old.id)
-            {
+            if let Some(old) = replaced_record.as_ref().filter(|old| !candidates.iter().any(|c| c.id == old.id)) {
                 candidates.push(old.clone());
             }
             let views: Vec<ExistingLeaf> = candidates.iter().map(existing_leaf).collect();
@@ -381,26 +420,22 @@ impl Arbor {
                 self.policy.supersession.on_activation(&existing_leaf(&record), record.supersedes.as_ref(), &views);
             let valid_from = record.validity.valid_from.unwrap_or(observed_at);
             for old in candidates.into_iter().filter(|l| ids.contains(&l.id)) {
-                replaced.push(old.superseded_by(&record.id, valid_from, now)?);
+                let retired = old.superseded_by(&record.id, valid_from, now)?;
+                match plan.leaves.iter_mut().find(|p| p.record.id == retired.id) {
+                    Some(planned) => planned.record = retired,
+                    None => {
+                        plan.superseded.insert(retired.id.clone(), retired);
+                    }
+                }
             }
         }
 
-        let body = markdown::render_leaf(&record, text);
         let outcome = match &record.supersedes {
-            Some(old) => {
-                IngestOutcome::Superseding { leaf_id: record.id.clone(), replaces: old.clone(), status: record.status }
-            }
-            None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
+            Some(old) => IngestOutcome::Superseding { leaf_id: id, replaces: old.clone(), status: record.status },
+            None => IngestOutcome::Created { leaf_id: id, status: record.status },
         };
-        plan.leaves.push(PlannedLeaf { record, body, replaces: replaced });
-        Ok(ChunkResult {
-            chunk: index,
-            namespace: namespace.clone(),
-            tree_id: Some(tree_id),
-            entity_decision: decision,
-            outcome,
-            approval: Some(approval.reason),
-        })
+        plan.leaves.push(PlannedLeaf { record, text: text.to_owned() });
+        Ok(result(Some(tree_id), decision, outcome, Some(approval.reason)))
     }
 
     /// Asks the configured reasoner, falling back to the deterministic one when the text may
@@ -420,12 +455,57 @@ impl Arbor {
         }
     }
 
+    /// A leaf as the batch will leave it: planned, superseded by the batch, or as stored.
+    async fn current_record(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        id: &LeafId,
+    ) -> AppResult<Option<LeafRecord>> {
+        if let Some(planned) = plan.leaves.iter().find(|p| &p.record.id == id) {
+            return Ok(Some(planned.record.clone()));
+        }
+        let stored = self.ports.store.leaf(std::slice::from_ref(namespace), id).await?;
+        Ok(stored.map(|leaf| plan.overlay(leaf)))
+    }
+
+    /// Active leaves of a tree about `subject`, in the store and in the batch.
+    async fn active_about(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        tree: &TreeId,
+        subject: &SubjectKey,
+    ) -> AppResult<Vec<LeafRecord>> {
+        let query = TreeLeafQuery {
+            subject: Some(subject.clone()),
+            statuses: vec![LeafStatus::Active],
+            ..TreeLeafQuery::default()
+        };
+        let mut out: Vec<LeafRecord> = self
+            .ports
+            .store
+            .tree_leaves(namespace, tree, &query)
+            .await?
+            .into_iter()
+            .map(|leaf| plan.overlay(leaf))
+            .filter(|leaf| leaf.status == LeafStatus::Active)
+            .collect();
+        out.extend(
+            plan.planned_in(namespace, tree)
+                .filter(|p| p.record.status == LeafStatus::Active && p.record.subject.as_ref() == Some(subject))
+                .map(|p| p.record.clone()),
+        );
+        Ok(out)
+    }
+
     async fn existing_for_dedup(
         &self,
+        plan: &BatchPlan,
         namespace: &Namespace,
         tree: &TreeId,
         fingerprint: &ContentHash,
-        subject: Option<&arbor_domain::model::SubjectKey>,
+        subject: Option<&SubjectKey>,
     ) -> AppResult<Vec<ExistingLeaf>> {
         let store = &self.ports.store;
         let by_fingerprint = TreeLeafQuery {
@@ -442,7 +522,9 @@ impl Arbor {
             };
             leaves.extend(store.tree_leaves(namespace, tree, &by_subject).await?);
         }
-        Ok(leaves.iter().map(existing_leaf).collect())
+        let mut existing: Vec<ExistingLeaf> = leaves.into_iter().map(|l| existing_leaf(&plan.overlay(l))).collect();
+        existing.extend(plan.planned_in(namespace, tree).map(|p| existing_leaf(&p.record)));
+        Ok(existing)
     }
 
     /// Shows the reasoner the most similar current leaves of the tree and asks whether the new
@@ -453,17 +535,16 @@ impl Arbor {
         namespace: &Namespace,
         tree: &TreeId,
         text: &str,
-        subject: Option<&arbor_domain::model::SubjectKey>,
+        subject: Option<&SubjectKey>,
         private: bool,
         existing: &mut Vec<ExistingLeaf>,
     ) -> AppResult<Option<DuplicateJudgement>> {
         if !self.ports.index.capabilities().full_text {
             return Ok(None);
         }
-        let now = self.now();
         let filter = VisibilityFilter {
             layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
-            now,
+            now: self.now(),
             as_of: None,
             include_restricted: true,
             node_kinds: vec![NodeKind::Leaf],
@@ -506,46 +587,53 @@ impl Arbor {
         }))
     }
 
-    /// Writes the bodies, then commits everything in one change set; deletes the bodies again
-    /// if the commit fails.
-    async fn commit_plan(&self, namespace: &Namespace, mut plan: EventPlan, now: Timestamp) -> AppResult<IngestReport> {
+    /// Writes the bodies durably, then commits everything in one change set; deletes the
+    /// bodies again if the commit fails. Indexes the new leaves right away when configured.
+    async fn commit_plan(&self, namespace: &Namespace, mut plan: BatchPlan, now: Timestamp) -> AppResult<()> {
         if plan.leaves.is_empty() {
-            return Ok(IngestReport { chunks: plan.results });
+            return Ok(());
         }
-        let mut written: Vec<BodyPath> = Vec::new();
-        let outcome = self.write_and_commit(namespace, &mut plan, now, &mut written).await;
-        match outcome {
-            Ok(index_jobs) => {
+        let mut documents = Vec::with_capacity(plan.leaves.len());
+        for planned in &plan.leaves {
+            let path = BodyPath::parse(&planned.record.body_path)
+                .map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
+            documents.push((path, markdown::render_leaf(&planned.record, &planned.text).into_bytes()));
+        }
+        let hashes = match self.ports.bodies.put_many(&documents).await {
+            Ok(hashes) => hashes,
+            Err(error) => {
+                self.delete_bodies(documents.iter().map(|(p, _)| p)).await;
+                return Err(error.into());
+            }
+        };
+        for (planned, hash) in plan.leaves.iter_mut().zip(hashes) {
+            planned.record.body_sha256 = hash;
+        }
+        let result = self.commit_changes(namespace, &plan, now).await;
+        match result {
+            Ok(jobs) => {
                 if self.options.index_inline {
-                    self.run_inline(index_jobs).await;
+                    self.index_planned(&plan, jobs).await;
                 }
-                Ok(IngestReport { chunks: plan.results })
+                Ok(())
             }
             Err(error) => {
-                for path in &written {
-                    if let Err(cleanup) = self.ports.bodies.delete(path).await {
-                        tracing::warn!(path = %path, %cleanup, "could not remove the body of a failed write; fsck will");
-                    }
-                }
+                self.delete_bodies(documents.iter().map(|(p, _)| p)).await;
                 Err(error)
             }
         }
     }
 
-    async fn write_and_commit(
-        &self,
-        namespace: &Namespace,
-        plan: &mut EventPlan,
-        now: Timestamp,
-        written: &mut Vec<BodyPath>,
-    ) -> AppResult<Vec<Job>> {
-        for planned in &mut plan.leaves {
-            let path = BodyPath::parse(&planned.record.body_path)
-                .map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
-            let sha = self.ports.bodies.put(&path, planned.body.as_bytes()).await?;
-            written.push(path);
-            planned.record.body_sha256 = sha;
+    async fn delete_bodies(&self, paths: impl Iterator<Item = &BodyPath>) {
+        for path in paths {
+            if let Err(cleanup) = self.ports.bodies.delete(path).await {
+                tracing::warn!(path = %path, %cleanup, "could not remove the body of a failed write; fsck will");
+            }
         }
+    }
+
+    /// Builds and commits the change set; returns the index jobs it enqueued.
+    async fn commit_changes(&self, namespace: &Namespace, plan: &BatchPlan, now: Timestamp) -> AppResult<Vec<Job>> {
         let mut changes = ChangeSet::new();
         for entity in plan.new_entities.values() {
             changes.push(Change::InsertEntity(entity.clone()));
@@ -554,8 +642,7 @@ impl Arbor {
             changes.push(Change::EnsureTree(tree.clone()));
         }
         let mut index_jobs = Vec::new();
-        let mut sealed_trees = BTreeMap::new();
-        let mut touched = BTreeSet::new();
+        let mut grown: BTreeSet<(Namespace, TreeId)> = BTreeSet::new();
         for planned in &plan.leaves {
             let record = &planned.record;
             changes.push(Change::InsertLeaf(record.clone()));
@@ -569,34 +656,61 @@ impl Arbor {
             let job = self.job(now, JobKind::Index, namespace, Some(&record.tree_id), Some(record.node_id()));
             index_jobs.push(job.clone());
             changes.push(Change::Enqueue(job));
-            for old in &planned.replaces {
-                changes
-                    .push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: old.clone() });
-                changes.push(Change::Audit(self.audit(
-                    now,
-                    "leaf.superseded",
-                    namespace,
-                    old.node_id(),
-                    &old.body_sha256,
-                )));
-                let job = self.job(now, JobKind::Index, namespace, Some(&old.tree_id), Some(old.node_id()));
-                index_jobs.push(job.clone());
-                changes.push(Change::Enqueue(job));
-                self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
-            }
-            if record.status == LeafStatus::Active {
-                sealed_trees.insert(record.tree_id.clone(), ());
+            if record.status.is_tree_member() {
+                grown.insert((record.namespace.clone(), record.tree_id.clone()));
             }
         }
-        for tree_id in sealed_trees.keys() {
-            let tree = &plan.trees[tree_id];
+        let mut touched = BTreeSet::new();
+        for old in plan.superseded.values() {
+            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: old.clone() });
+            changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
+            let job = self.job(now, JobKind::Index, namespace, Some(&old.tree_id), Some(old.node_id()));
+            index_jobs.push(job.clone());
+            changes.push(Change::Enqueue(job));
+            self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
+        }
+        for (ns, tree_id) in &grown {
+            let tree = &plan.trees[&(ns.clone(), tree_id.clone())];
             if tree.root.is_some() && !tree.root_stale {
-                changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: tree_id.clone() });
+                changes.push(Change::MarkRootStale { namespace: ns.clone(), tree: tree_id.clone() });
             }
-            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(tree_id), None)));
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, ns, Some(tree_id), None)));
         }
         self.ports.store.commit(changes).await?;
         Ok(index_jobs)
+    }
+
+    /// Indexes what a batch just committed, from the text in hand (no body re-read), with one
+    /// embedding call and one index write; then completes the jobs. Anything that fails stays
+    /// queued for the runner.
+    async fn index_planned(&self, plan: &BatchPlan, jobs: Vec<Job>) {
+        let items = plan
+            .leaves
+            .iter()
+            .map(|p| Projectable {
+                node: p.record.node_id(),
+                facts: NodeFacts::of_leaf(&p.record),
+                text: format!("{}\n{}", p.record.title, p.text),
+            })
+            .collect();
+        match self.index_documents(items).await {
+            Ok(()) => {
+                let superseded: Vec<_> =
+                    plan.superseded.values().map(|l| (l.node_id(), NodeFacts::of_leaf(l))).collect();
+                if let Err(error) = self.ports.index.set_facts(superseded).await {
+                    tracing::warn!(%error, "could not update superseded leaves in the index; the runner will");
+                    return;
+                }
+                let mut done = ChangeSet::new();
+                for job in &jobs {
+                    done.push(Change::CompleteJob { id: job.id.clone() });
+                }
+                if let Err(error) = self.ports.store.commit(done).await {
+                    tracing::warn!(%error, "could not complete inline index jobs; the runner will repeat them");
+                }
+            }
+            Err(error) => tracing::warn!(%error, "inline indexing failed; left for the job runner"),
+        }
     }
 
     pub(crate) fn audit(

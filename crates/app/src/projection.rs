@@ -13,6 +13,14 @@ use arbor_ports::{BodyStoreExt, Embedding, IndexDoc, Locality};
 
 use crate::{AppError, AppResult, Arbor};
 
+/// One node ready for the index: its filter columns and searchable text.
+#[derive(Debug, Clone)]
+pub(crate) struct Projectable {
+    pub node: NodeId,
+    pub facts: NodeFacts,
+    pub text: String,
+}
+
 /// What the projection job did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Projection {
@@ -25,33 +33,58 @@ impl Arbor {
     /// while it has readable content, removed otherwise.
     pub(crate) async fn project(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Projection> {
         let scope = std::slice::from_ref(namespace);
-        let (facts, text, may_leave) = match node {
+        let item = match node {
             NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
                 Some(leaf) if leaf.status != LeafStatus::Tombstone => {
                     let body = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
-                    let facts = NodeFacts::of_leaf(&leaf);
-                    (facts, format!("{}\n{}", leaf.title, body), leaf.sensitivity.may_leave_the_machine())
+                    let text = format!("{}\n{}", leaf.title, body);
+                    Projectable { node: node.clone(), facts: NodeFacts::of_leaf(&leaf), text }
                 }
                 _ => return self.unindex(node).await,
             },
             NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
                 Some(s) if matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale) => {
-                    let facts = NodeFacts::of_summary(&s);
-                    (facts, format!("{}\n{}", s.title, s.summary), s.sensitivity.may_leave_the_machine())
+                    let text = format!("{}\n{}", s.title, s.summary);
+                    Projectable { node: node.clone(), facts: NodeFacts::of_summary(&s), text }
                 }
                 _ => return self.unindex(node).await,
             },
         };
-        let embedder = &self.ports.embedder;
-        // Restricted text is embedded only by an embedder on this machine, or not at all.
-        let embedding = if may_leave || embedder.locality() == Locality::Local {
-            let mut vectors = embedder.embed(std::slice::from_ref(&text)).await?;
-            vectors.pop().map(|values| Embedding { embedder: embedder.id(), values })
-        } else {
-            None
-        };
-        self.ports.index.upsert(vec![IndexDoc { id: node.clone(), facts, text, embedding }]).await?;
+        self.index_documents(vec![item]).await?;
         Ok(Projection::Upserted)
+    }
+
+    /// Embeds and upserts documents in one call each. Restricted text is embedded only by an
+    /// embedder on this machine, or not at all (it stays searchable by full text).
+    pub(crate) async fn index_documents(&self, items: Vec<Projectable>) -> AppResult<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let embedder = &self.ports.embedder;
+        let local = embedder.locality() == Locality::Local;
+        let embeddable: Vec<usize> =
+            (0..items.len()).filter(|&i| local || items[i].facts.sensitivity.may_leave_the_machine()).collect();
+        let texts: Vec<String> = embeddable.iter().map(|&i| items[i].text.clone()).collect();
+        let mut vectors = if texts.is_empty() { Vec::new() } else { embedder.embed(&texts).await? };
+        if vectors.len() != texts.len() {
+            return Err(AppError::InvalidRequest(format!(
+                "the embedder returned {} vectors for {} texts",
+                vectors.len(),
+                texts.len()
+            )));
+        }
+        let id = embedder.id();
+        let mut embeddings: Vec<Option<Embedding>> = vec![None; items.len()];
+        for (&i, values) in embeddable.iter().zip(vectors.drain(..)) {
+            embeddings[i] = Some(Embedding { embedder: id.clone(), values });
+        }
+        let docs = items
+            .into_iter()
+            .zip(embeddings)
+            .map(|(item, embedding)| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding })
+            .collect();
+        self.ports.index.upsert(docs).await?;
+        Ok(())
     }
 
     async fn unindex(&self, node: &NodeId) -> AppResult<Projection> {
