@@ -309,7 +309,7 @@ impl Arbor {
             }
         };
         let tree_key = (namespace.clone(), tree_id.clone());
-        if !plan.trees.contains_key(&tree_key) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = plan.trees.entry(tree_key) {
             let tree = match store.tree(namespace, &tree_id).await? {
                 Some(existing) => existing,
                 None => TreeRecord {
@@ -322,7 +322,7 @@ impl Arbor {
                     root_stale: false,
                 },
             };
-            plan.trees.insert(tree_key, tree);
+            slot.insert(tree);
         }
 
         // Step 7: dedup and supersession within the tree, against the store and this batch.
