@@ -290,6 +290,10 @@ async fn check_pack(
 async fn check_store(arbor: &Arbor, forgotten: &[String], at: &str) -> Result<(), String> {
     let ports = arbor.ports();
     let store = &ports.store;
+    let intents = store.body_intents().await.map_err(|e| e.to_string())?;
+    if !intents.is_empty() {
+        return Err(format!("{at}: {} body intents were left behind by writes that finished", intents.len()));
+    }
     for marker in forgotten {
         if store.contains_text(marker).await.map_err(|e| e.to_string())? {
             return Err(format!("{at}: forgotten {marker} is still in the store"));

@@ -182,3 +182,11 @@ CREATE TABLE counters (
 ) STRICT;
 
 INSERT INTO counters (name, value) VALUES ('index_seq', 0), ('index_generation', 0);
+
+-- Body files announced before they are written; cleared in the commit that refers to them.
+CREATE TABLE body_intents (
+    id          TEXT NOT NULL PRIMARY KEY,
+    owner       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    paths       TEXT NOT NULL
+) STRICT;

@@ -13,7 +13,7 @@ use arbor_domain::text::tokenize;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::memory::entity_words;
 use arbor_ports::{
-    AuditEvent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, JobKind, MetadataStore, Page, Result,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, JobKind, MetadataStore, Page, Result,
     StoreCounts, TreeLeafQuery,
 };
 use async_trait::async_trait;
@@ -239,6 +239,20 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 params![error, retry, i64::from(retry.is_none()), id.as_str()],
             )
             .map_err(sql_error)?;
+        }
+        Change::AddBodyIntent(intent) => {
+            let paths: Vec<&str> = intent.paths.iter().map(|p| p.as_str()).collect();
+            tx.execute(
+                "INSERT INTO body_intents (id, owner, created_at, paths) VALUES (?, ?, ?, ?)",
+                params![intent.id.as_str(), intent.owner, ts(intent.created_at)?, to_json(&paths)?],
+            )
+            .map_err(|e| match sql_error(e) {
+                Error::AlreadyExists { .. } => Error::AlreadyExists { what: "body intent", id: intent.id.to_string() },
+                other => other,
+            })?;
+        }
+        Change::ClearBodyIntent { id } => {
+            tx.execute("DELETE FROM body_intents WHERE id = ?", [id.as_str()]).map_err(sql_error)?;
         }
         Change::Audit(event) => {
             tx.execute(
@@ -510,6 +524,11 @@ impl MetadataStore for SqliteStore {
         Ok(out)
     }
 
+    async fn tree_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE namespace = ? AND tree_id = ?");
+        self.query_summaries(&sql, vec![Value::Text(namespace.to_string()), Value::Text(tree.to_string())])
+    }
+
     async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS} FROM summaries
@@ -569,6 +588,31 @@ impl MetadataStore for SqliteStore {
         while let Some(row) = rows.next().map_err(sql_error)? {
             let raw: String = row.get(0).map_err(sql_error)?;
             out.push(Namespace::parse(&raw).map_err(|e| crate::error::corrupt("tree", &raw, e))?);
+        }
+        Ok(out)
+    }
+
+    async fn body_intents(&self) -> Result<Vec<BodyIntent>> {
+        let conn = self.db.lock();
+        let mut stmt = conn
+            .prepare_cached("SELECT id, owner, created_at, paths FROM body_intents ORDER BY created_at, id")
+            .map_err(sql_error)?;
+        let mut rows = stmt.query([]).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let id: String = row.get(0).map_err(sql_error)?;
+            let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("body intent", &id, e);
+            let paths: String = row.get(3).map_err(sql_error)?;
+            let paths: Vec<String> = serde_json::from_str(&paths).map_err(|e| bad(&e))?;
+            out.push(BodyIntent {
+                id: JobId::parse(&id).map_err(|e| bad(&e))?,
+                owner: row.get(1).map_err(sql_error)?,
+                created_at: from_ts(row.get(2).map_err(sql_error)?),
+                paths: paths
+                    .iter()
+                    .map(|p| arbor_domain::paths::BodyPath::parse(p).map_err(|e| bad(&e)))
+                    .collect::<Result<_>>()?,
+            });
         }
         Ok(out)
     }

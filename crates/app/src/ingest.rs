@@ -587,8 +587,9 @@ impl Arbor {
         }))
     }
 
-    /// Writes the bodies durably, then commits everything in one change set; deletes the
-    /// bodies again if the commit fails. Indexes the new leaves right away when configured.
+    /// Writes the bodies durably under an intent, then commits everything in one change set
+    /// (clearing the intent); removes the bodies again if the commit fails. Indexes the new
+    /// leaves right away when configured.
     async fn commit_plan(&self, namespace: &Namespace, mut plan: BatchPlan, now: Timestamp) -> AppResult<()> {
         if plan.leaves.is_empty() {
             return Ok(());
@@ -599,41 +600,25 @@ impl Arbor {
                 .map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
             documents.push((path, markdown::render_leaf(&planned.record, &planned.text).into_bytes()));
         }
-        let hashes = match self.ports.bodies.put_many(&documents).await {
-            Ok(hashes) => hashes,
-            Err(error) => {
-                self.delete_bodies(documents.iter().map(|(p, _)| p)).await;
-                return Err(error.into());
-            }
-        };
-        for (planned, hash) in plan.leaves.iter_mut().zip(hashes) {
-            planned.record.body_sha256 = hash;
+        let written = self.write_bodies(documents).await?;
+        for (planned, hash) in plan.leaves.iter_mut().zip(&written.hashes) {
+            planned.record.body_sha256 = hash.clone();
         }
-        let result = self.commit_changes(namespace, &plan, now).await;
-        match result {
-            Ok(jobs) => {
-                if self.options.index_inline {
-                    self.index_planned(&plan, jobs).await;
-                }
-                Ok(())
-            }
-            Err(error) => {
-                self.delete_bodies(documents.iter().map(|(p, _)| p)).await;
-                Err(error)
-            }
+        let (changes, jobs) = self.build_changes(namespace, &plan, now).await?;
+        self.commit_with_bodies(changes, Some(written)).await?;
+        if self.options.index_inline {
+            self.index_planned(&plan, jobs).await;
         }
+        Ok(())
     }
 
-    async fn delete_bodies(&self, paths: impl Iterator<Item = &BodyPath>) {
-        for path in paths {
-            if let Err(cleanup) = self.ports.bodies.delete(path).await {
-                tracing::warn!(path = %path, %cleanup, "could not remove the body of a failed write; fsck will");
-            }
-        }
-    }
-
-    /// Builds and commits the change set; returns the index jobs it enqueued.
-    async fn commit_changes(&self, namespace: &Namespace, plan: &BatchPlan, now: Timestamp) -> AppResult<Vec<Job>> {
+    /// The change set a plan commits, and the index jobs it enqueues.
+    async fn build_changes(
+        &self,
+        namespace: &Namespace,
+        plan: &BatchPlan,
+        now: Timestamp,
+    ) -> AppResult<(ChangeSet, Vec<Job>)> {
         let mut changes = ChangeSet::new();
         for entity in plan.new_entities.values() {
             changes.push(Change::InsertEntity(entity.clone()));
@@ -676,8 +661,7 @@ impl Arbor {
             }
             changes.push(Change::Enqueue(self.job(now, JobKind::Seal, ns, Some(tree_id), None)));
         }
-        self.ports.store.commit(changes).await?;
-        Ok(index_jobs)
+        Ok((changes, index_jobs))
     }
 
     /// Indexes what a batch just committed, from the text in hand (no body re-read), with one

@@ -6,6 +6,7 @@
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
 //! values may share one set of adapters.
 
+mod bodies;
 mod error;
 mod forget;
 mod ingest;
@@ -33,6 +34,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
+pub use bodies::RecoveryReport;
 pub use error::{AppError, AppResult};
 pub use forget::ForgetReceipt;
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
@@ -96,6 +98,8 @@ pub struct Options {
     pub job_lease_seconds: i64,
     /// Failed jobs are retried this many times, then kept as dead.
     pub max_job_attempts: u32,
+    /// Who this process is, as recorded on body intents: `<host>/<pid>`.
+    pub owner: String,
 }
 
 impl Default for Options {
@@ -106,6 +110,7 @@ impl Default for Options {
             max_write_attempts: 4,
             job_lease_seconds: 300,
             max_job_attempts: 5,
+            owner: format!("local/{}", std::process::id()),
         }
     }
 }

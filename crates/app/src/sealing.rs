@@ -21,6 +21,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
+use crate::bodies::WrittenBodies;
 use crate::{AppError, AppResult, Arbor};
 
 /// The longest summary text kept on the metadata row and in the body.
@@ -212,7 +213,7 @@ impl Arbor {
             });
             let mut written = None;
             if !children.is_empty() {
-                let (record, path) = self
+                let (record, body) = self
                     .write_summary(
                         namespace,
                         tree_id,
@@ -224,7 +225,7 @@ impl Arbor {
                         now,
                     )
                     .await?;
-                written = Some(path);
+                written = Some(body);
                 self.adopt_children(&mut changes, namespace, &children, Some(&old.id), &record.id).await?;
                 inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), Some(record.node_id())));
                 replacements.insert(old.id.clone(), record.id.clone());
@@ -252,7 +253,7 @@ impl Arbor {
         children: &[NodeId],
     ) -> AppResult<()> {
         let now = self.now();
-        let (record, path) = self
+        let (record, body) = self
             .write_summary(namespace, tree_id, SummaryRole::Sealed, height, children.to_vec(), None, None, now)
             .await?;
         let mut changes = ChangeSet::new();
@@ -268,7 +269,7 @@ impl Arbor {
         changes.push(Change::InsertSummary(record));
         changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: tree_id.clone() });
         changes.push(Change::Enqueue(index.clone()));
-        self.commit_with_bodies(changes, Some(path)).await?;
+        self.commit_with_bodies(changes, Some(body)).await?;
         if self.options.index_inline {
             self.run_inline(vec![index]).await;
         }
@@ -336,7 +337,7 @@ impl Arbor {
         let mut written = None;
         let new_root = match self.policy.seal.plan_root(&frontier) {
             Some((height, children)) => {
-                let (record, path) = self
+                let (record, body) = self
                     .write_summary(
                         namespace,
                         tree_id,
@@ -348,7 +349,7 @@ impl Arbor {
                         now,
                     )
                     .await?;
-                written = Some(path);
+                written = Some(body);
                 inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), Some(record.node_id())));
                 let id = record.id.clone();
                 changes.push(Change::InsertSummary(record));
@@ -373,19 +374,6 @@ impl Arbor {
         Ok(true)
     }
 
-    /// Commits; if the commit fails, deletes the body written for it.
-    async fn commit_with_bodies(&self, changes: ChangeSet, written: Option<BodyPath>) -> AppResult<()> {
-        if let Err(error) = self.ports.store.commit(changes).await {
-            if let Some(path) = written
-                && let Err(cleanup) = self.ports.bodies.delete(&path).await
-            {
-                tracing::warn!(path = %path, %cleanup, "could not remove the body of a failed seal; fsck will");
-            }
-            return Err(error.into());
-        }
-        Ok(())
-    }
-
     /// Summarizes `children` and writes the body. Only current, non-restricted children lend
     /// their words; restricted memories are never summarized.
     #[allow(clippy::too_many_arguments)]
@@ -399,7 +387,7 @@ impl Arbor {
         parent: Option<SummaryId>,
         replaces: Option<SummaryId>,
         now: Timestamp,
-    ) -> AppResult<(SummaryRecord, BodyPath)> {
+    ) -> AppResult<(SummaryRecord, WrittenBodies)> {
         let scope = std::slice::from_ref(namespace);
         let leaf_ids: Vec<_> = children.iter().filter_map(|c| c.as_leaf().cloned()).collect();
         let summary_ids: Vec<_> = children.iter().filter_map(|c| c.as_summary().cloned()).collect();
@@ -479,7 +467,8 @@ impl Arbor {
         let path = BodyPath::summary(namespace, category, tree_id, record.level(), &id);
         record.body_path = path.to_string();
         let body = markdown::render_summary(&record, &record.summary);
-        record.body_sha256 = self.ports.bodies.put(&path, body.as_bytes()).await?;
-        Ok((record, path))
+        let written = self.write_bodies(vec![(path, body.into_bytes())]).await?;
+        record.body_sha256 = written.hashes[0].clone();
+        Ok((record, written))
     }
 }

@@ -10,8 +10,8 @@ use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
 use arbor_ports::memory::{InMemoryBodyStore, InMemorySearchIndex};
 use arbor_ports::{
-    BodyStore, Change, Error, HashingEmbedder, HeuristicReasoner, ManualClock, MockMetadataStore, MockReasoner,
-    SequentialIds,
+    BodyStore, Change, ChangeSet, Error, HashingEmbedder, HeuristicReasoner, ManualClock, MockMetadataStore,
+    MockReasoner, SequentialIds,
 };
 
 fn chain() -> ReadChain {
@@ -20,8 +20,20 @@ fn chain() -> ReadChain {
     ReadChain::resolve(&context, &ReadChainPolicy::default()).unwrap()
 }
 
-/// A store whose reads see an empty namespace and whose commits fail as `fail` says.
-fn store(fail: fn() -> Error, commits: usize) -> MockMetadataStore {
+/// What each commit a mocked store received held, in order.
+type Log = Arc<std::sync::Mutex<Vec<&'static str>>>;
+
+fn describe(changes: &ChangeSet) -> &'static str {
+    match changes.changes.first() {
+        Some(Change::AddBodyIntent(_)) => "announce bodies",
+        Some(Change::ClearBodyIntent { .. }) => "abandon bodies",
+        _ => "rows",
+    }
+}
+
+/// A store whose reads see an empty namespace, that accepts body intents and fails every
+/// commit of rows as `fail` says.
+fn store(fail: fn() -> Error, log: Log) -> MockMetadataStore {
     let mut store = MockMetadataStore::new();
     store.expect_backend().return_const("mock");
     store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
@@ -29,7 +41,11 @@ fn store(fail: fn() -> Error, commits: usize) -> MockMetadataStore {
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
     store.expect_leaf().returning(|_, _| Ok(None));
-    store.expect_commit().times(commits).returning(move |_| Err(fail()));
+    store.expect_commit().returning(move |changes| {
+        let kind = describe(&changes);
+        log.lock().unwrap().push(kind);
+        if kind == "rows" { Err(fail()) } else { Ok(()) }
+    });
     store
 }
 
@@ -50,9 +66,11 @@ fn arbor(store: MockMetadataStore, bodies: Arc<InMemoryBodyStore>) -> Arbor {
 async fn a_failed_commit_leaves_no_body_behind() {
     let bodies = Arc::new(InMemoryBodyStore::new());
     let fail = || Error::backend("mock", std::io::Error::other("disk full"));
-    let arbor = arbor(store(fail, 1), bodies.clone());
+    let log = Log::default();
+    let arbor = arbor(store(fail, log.clone()), bodies.clone());
     let error = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap_err();
     assert!(matches!(error, AppError::Port(Error::Backend { .. })), "{error:?}");
+    assert_eq!(*log.lock().unwrap(), vec!["announce bodies", "rows", "abandon bodies"]);
     assert!(bodies.list("").await.unwrap().is_empty(), "the body written before the commit was removed");
 }
 
@@ -62,9 +80,11 @@ async fn endless_conflicts_end_in_a_clear_error() {
     let conflict =
         || Error::Conflict { what: "leaf", id: "x".into(), expected: "active".into(), found: "superseded".into() };
     let attempts = Options::default().max_write_attempts as usize;
-    let arbor = arbor(store(conflict, attempts), bodies.clone());
+    let log = Log::default();
+    let arbor = arbor(store(conflict, log.clone()), bodies.clone());
     let error = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap_err();
     assert!(matches!(error, AppError::Contention { .. }), "{error:?}");
+    assert_eq!(log.lock().unwrap().iter().filter(|k| **k == "rows").count(), attempts);
     assert!(error.to_string().starts_with(&format!("gave up after {attempts} attempts")), "{error}");
     assert!(bodies.list("").await.unwrap().is_empty());
 }
@@ -81,10 +101,10 @@ async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
     store.expect_entity_by_slug().returning(|_, _| Ok(None));
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
-    // The event's commit, then the inline index job's completion.
+    // The body intent, the event's rows, then the inline index job's completion.
     let extractors = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = extractors.clone();
-    store.expect_commit().times(2).returning(move |changes| {
+    store.expect_commit().times(3).returning(move |changes| {
         for change in changes.changes {
             if let Change::InsertLeaf(leaf) = change {
                 seen.lock().unwrap().push(leaf.provenance.extractor);

@@ -37,8 +37,8 @@ pub use models::{
     SummaryDraft, SummaryInput,
 };
 pub use store::{
-    AuditEvent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, MetadataStore, Page, StoreCounts,
-    SummaryExpect, TreeLeafQuery,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, MetadataStore, Page,
+    StoreCounts, SummaryExpect, TreeLeafQuery,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

@@ -9,6 +9,7 @@ use arbor_domain::model::{
     ContentHash, Fingerprint, LeafRecord, SubjectKey, SummaryRecord, SummaryStatus, TreeId, TreeRecord,
 };
 use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::VisibilityFilter;
@@ -85,6 +86,9 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// (current or stale) that have no sealed parent yet. Any order.
     async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>>;
 
+    /// Every summary of one tree, in any status (for `fsck` and export).
+    async fn tree_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>>;
+
     /// Sealed summaries of one tree that await a replacement (stale or purged).
     async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>>;
 
@@ -97,6 +101,10 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
 
     /// Every namespace that holds at least one tree, ordered as written.
     async fn namespaces(&self) -> Result<Vec<Namespace>>;
+
+    /// Body intents not yet cleared: body files a writer announced and may have written
+    /// without committing the rows that refer to them. Oldest first.
+    async fn body_intents(&self) -> Result<Vec<BodyIntent>>;
 
     /// Audit events in scope, newest first.
     async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>>;
@@ -205,6 +213,23 @@ pub enum Change {
         retry_at: Option<Timestamp>,
     },
     Audit(AuditEvent),
+    /// Announce body files about to be written (committed on its own, before the writes).
+    AddBodyIntent(BodyIntent),
+    /// The announced bodies are now referenced by committed rows, or were removed.
+    ClearBodyIntent {
+        id: JobId,
+    },
+}
+
+/// Body files a writer is about to write. If it dies before the rows referring to them are
+/// committed, recovery deletes the files; so a crash never leaves an unreferenced body behind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BodyIntent {
+    pub id: JobId,
+    /// Who is writing: `<host>/<pid>`, so recovery can tell a dead writer from a live one.
+    pub owner: String,
+    pub created_at: Timestamp,
+    pub paths: Vec<BodyPath>,
 }
 
 /// Changes applied atomically by [`MetadataStore::commit`], in order.

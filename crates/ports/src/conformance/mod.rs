@@ -92,6 +92,8 @@ macro_rules! metadata_store_conformance {
                 visibility_pushdown_matches_domain,
                 audit_is_scoped_and_newest_first,
                 counts_reflect_contents,
+                body_intents_round_trip,
+                tree_summaries_lists_every_status,
             ]
         );
     };
@@ -128,6 +130,7 @@ macro_rules! body_store_conformance {
             $factory,
             [
                 put_then_get,
+                put_many_then_get,
                 get_verifies_the_hash,
                 put_replaces_whole_documents,
                 delete_is_idempotent_and_leaves_no_text,
@@ -147,4 +150,30 @@ macro_rules! embedder_conformance {
             [one_unit_vector_per_text, embeddings_are_deterministic, similar_texts_are_closer,]
         );
     };
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every check a module defines is run by its port's macro: a check that is written but
+    /// not listed would silently never run.
+    #[test]
+    fn every_check_is_in_its_macro() {
+        let macros = include_str!("mod.rs");
+        let modules = [
+            ("store", include_str!("store.rs")),
+            ("index", include_str!("index.rs")),
+            ("bodies", include_str!("bodies.rs")),
+            ("embedder", include_str!("embedder.rs")),
+        ];
+        for (module, source) in modules {
+            for line in source.lines() {
+                let Some(rest) = line.strip_prefix("pub async fn ") else { continue };
+                let name = rest.split('(').next().unwrap_or_default();
+                assert!(
+                    macros.contains(&format!("{name},")),
+                    "conformance check {module}::{name} is not listed in its macro"
+                );
+            }
+        }
+    }
 }

@@ -653,3 +653,54 @@ pub async fn counts_reflect_contents(store: &dyn MetadataStore) {
     assert_eq!((counts.summaries_current, counts.summaries_stale, counts.summaries_retired), (1, 0, 0));
     assert_eq!(counts.audit_events, 1);
 }
+
+/// Body intents are recorded, listed oldest first, and cleared; a cleared intent is gone and
+/// clearing twice is harmless.
+pub async fn body_intents_round_trip(store: &dyn MetadataStore) {
+    use arbor_domain::paths::BodyPath;
+    let ns = conversation("c1");
+    let t = tree_id("topic");
+    let path =
+        |id: &str| BodyPath::leaf(&ns, arbor_domain::model::Category::Interaction, &t, &LeafId::parse(id).unwrap());
+    let intent = |id: &str, at: i64, paths: Vec<BodyPath>| crate::store::BodyIntent {
+        id: arbor_domain::id::JobId::parse(id).unwrap(),
+        owner: "host/42".to_owned(),
+        created_at: ts(at),
+        paths,
+    };
+    let late = intent("job-late", 5, vec![path("leaf-3")]);
+    let early = intent("job-early", 1, vec![path("leaf-1"), path("leaf-2")]);
+    store
+        .commit(ChangeSet::new().with(Change::AddBodyIntent(late.clone())).with(Change::AddBodyIntent(early.clone())))
+        .await
+        .unwrap();
+    assert_eq!(store.body_intents().await.unwrap(), vec![early.clone(), late.clone()]);
+    let again = store.commit(ChangeSet::new().with(Change::AddBodyIntent(early.clone()))).await;
+    assert!(matches!(again, Err(Error::AlreadyExists { .. })), "got {again:?}");
+    let clear = Change::ClearBodyIntent { id: early.id.clone() };
+    store.commit(ChangeSet::new().with(clear.clone())).await.unwrap();
+    store.commit(ChangeSet::new().with(clear)).await.expect("clearing twice is harmless");
+    assert_eq!(store.body_intents().await.unwrap(), vec![late]);
+}
+
+/// `tree_summaries` lists a tree's summaries in every status, and nothing of other trees.
+pub async fn tree_summaries_lists_every_status(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    let other = seed_tree(store, &ns, "other").await;
+    let current = sealed_summary(&ns, &t, "sum-1", vec![], "one");
+    let retired = sealed_summary(&ns, &t, "sum-2", vec![], "two").retired(ts(9));
+    let elsewhere = sealed_summary(&ns, &other, "sum-3", vec![], "three");
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertSummary(current.clone()))
+                .with(Change::InsertSummary(retired.clone()))
+                .with(Change::InsertSummary(elsewhere)),
+        )
+        .await
+        .unwrap();
+    let mut listed = store.tree_summaries(&ns, &t).await.unwrap();
+    listed.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(listed, vec![current, retired]);
+}

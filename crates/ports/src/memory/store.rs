@@ -15,7 +15,8 @@ use async_trait::async_trait;
 
 use crate::error::{Error, Result};
 use crate::store::{
-    AuditEvent, Change, ChangeSet, EntityQuery, Job, JobClaim, MetadataStore, Page, StoreCounts, TreeLeafQuery,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, MetadataStore, Page, StoreCounts,
+    TreeLeafQuery,
 };
 
 const BACKEND: &str = "memory";
@@ -35,6 +36,7 @@ struct State {
     summaries: BTreeMap<SummaryId, SummaryRecord>,
     jobs: BTreeMap<JobId, JobRow>,
     audit: Vec<AuditEvent>,
+    intents: BTreeMap<JobId, BodyIntent>,
 }
 
 #[derive(Debug, Clone)]
@@ -52,6 +54,7 @@ enum Undo {
     Summary(SummaryId, Option<SummaryRecord>),
     Job(JobId, Option<JobRow>),
     AuditLen(usize),
+    Intent(JobId, Option<BodyIntent>),
 }
 
 impl InMemoryMetadataStore {
@@ -248,6 +251,18 @@ impl State {
                 undo.push(Undo::AuditLen(self.audit.len()));
                 self.audit.push(event);
             }
+            Change::AddBodyIntent(intent) => {
+                if self.intents.contains_key(&intent.id) {
+                    return Err(Error::AlreadyExists { what: "body intent", id: intent.id.to_string() });
+                }
+                undo.push(Undo::Intent(intent.id.clone(), None));
+                self.intents.insert(intent.id.clone(), intent);
+            }
+            Change::ClearBodyIntent { id } => {
+                if let Some(old) = self.intents.remove(&id) {
+                    undo.push(Undo::Intent(id, Some(old)));
+                }
+            }
         }
         Ok(())
     }
@@ -266,6 +281,7 @@ impl State {
             Undo::Summary(id, old) => restore(&mut self.summaries, id, old),
             Undo::Job(id, old) => restore(&mut self.jobs, id, old),
             Undo::AuditLen(len) => self.audit.truncate(len),
+            Undo::Intent(id, old) => restore(&mut self.intents, id, old),
         }
     }
 }
@@ -392,6 +408,11 @@ impl MetadataStore for InMemoryMetadataStore {
         Ok(leaves.chain(summaries).collect())
     }
 
+    async fn tree_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let state = self.lock();
+        Ok(state.summaries.values().filter(|s| &s.namespace == namespace && &s.tree_id == tree).cloned().collect())
+    }
+
     async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
         let state = self.lock();
         Ok(state
@@ -436,6 +457,13 @@ impl MetadataStore for InMemoryMetadataStore {
         out.sort_by_key(ToString::to_string);
         out.dedup();
         Ok(out)
+    }
+
+    async fn body_intents(&self) -> Result<Vec<BodyIntent>> {
+        let state = self.lock();
+        let mut intents: Vec<BodyIntent> = state.intents.values().cloned().collect();
+        intents.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(intents)
     }
 
     async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>> {

@@ -1,0 +1,111 @@
+//! Writing bodies so that a crash never leaves one unreferenced: announce them (a body intent,
+//! committed first), write them durably, then commit the rows that refer to them together
+//! with clearing the intent. If anything fails the bodies are removed; if the process dies,
+//! [`Arbor::recover`] finds the intent and removes them.
+
+use arbor_domain::id::JobId;
+use arbor_domain::model::ContentHash;
+use arbor_domain::paths::BodyPath;
+use arbor_ports::{BodyIntent, Change, ChangeSet};
+use serde::Serialize;
+
+use crate::{AppError, AppResult, Arbor};
+
+/// Bodies written under an intent, waiting for the commit that refers to them.
+#[derive(Debug)]
+pub(crate) struct WrittenBodies {
+    intent: JobId,
+    paths: Vec<BodyPath>,
+    pub(crate) hashes: Vec<ContentHash>,
+}
+
+/// What recovery cleaned up.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RecoveryReport {
+    /// Intents of writers that died before committing.
+    pub intents_cleared: usize,
+    /// Body files those writers had written.
+    pub bodies_removed: usize,
+    /// Intents left alone because their writer may still be running.
+    pub intents_in_progress: usize,
+}
+
+impl Arbor {
+    /// Announces, then durably writes, `documents`.
+    pub(crate) async fn write_bodies(&self, documents: Vec<(BodyPath, Vec<u8>)>) -> AppResult<WrittenBodies> {
+        let now = self.now();
+        let intent = BodyIntent {
+            id: self.new_job_id(now),
+            owner: self.options.owner.clone(),
+            created_at: now,
+            paths: documents.iter().map(|(path, _)| path.clone()).collect(),
+        };
+        let id = intent.id.clone();
+        let paths = intent.paths.clone();
+        self.ports.store.commit(ChangeSet::new().with(Change::AddBodyIntent(intent))).await?;
+        match self.ports.bodies.put_many(&documents).await {
+            Ok(hashes) => Ok(WrittenBodies { intent: id, paths, hashes }),
+            Err(error) => {
+                self.abandon(WrittenBodies { intent: id, paths, hashes: Vec::new() }).await;
+                Err(error.into())
+            }
+        }
+    }
+
+    /// Commits `changes` and clears the intent of `written` in the same transaction; if the
+    /// commit fails, removes the bodies and the intent.
+    pub(crate) async fn commit_with_bodies(
+        &self,
+        mut changes: ChangeSet,
+        written: Option<WrittenBodies>,
+    ) -> AppResult<()> {
+        if let Some(written) = &written {
+            changes.push(Change::ClearBodyIntent { id: written.intent.clone() });
+        }
+        match self.ports.store.commit(changes).await {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                if let Some(written) = written {
+                    self.abandon(written).await;
+                }
+                Err(AppError::Port(error))
+            }
+        }
+    }
+
+    /// Removes bodies whose rows will never be committed, then their intent. Failures are left
+    /// for recovery, which repeats exactly this.
+    async fn abandon(&self, written: WrittenBodies) {
+        for path in &written.paths {
+            if let Err(error) = self.ports.bodies.delete(path).await {
+                tracing::warn!(path = %path, %error, "could not remove an uncommitted body; recovery will");
+                return;
+            }
+        }
+        let clear = ChangeSet::new().with(Change::ClearBodyIntent { id: written.intent });
+        if let Err(error) = self.ports.store.commit(clear).await {
+            tracing::warn!(%error, "could not clear a body intent; recovery will");
+        }
+    }
+
+    /// Cleans up after writers that died between announcing bodies and committing them.
+    /// `is_dead` decides, per intent, whether its writer is gone (the caller knows how to tell
+    /// on its platform); intents of live writers are left alone.
+    pub async fn recover(&self, is_dead: &(dyn Fn(&BodyIntent) -> bool + Sync)) -> AppResult<RecoveryReport> {
+        let mut report = RecoveryReport::default();
+        for intent in self.ports.store.body_intents().await? {
+            if intent.owner != self.options.owner && !is_dead(&intent) {
+                report.intents_in_progress += 1;
+                continue;
+            }
+            for path in &intent.paths {
+                if self.ports.bodies.delete(path).await? {
+                    report.bodies_removed += 1;
+                }
+            }
+            self.ports.store.commit(ChangeSet::new().with(Change::ClearBodyIntent { id: intent.id })).await?;
+            report.intents_cleared += 1;
+        }
+        Ok(report)
+    }
+}
