@@ -7,8 +7,10 @@
 //! values may share one set of adapters.
 
 mod bodies;
+mod browse;
 mod error;
 mod forget;
+mod fsck;
 mod ingest;
 mod jobs;
 mod projection;
@@ -35,8 +37,10 @@ use arbor_ports::{
 use serde::Serialize;
 
 pub use bodies::RecoveryReport;
+pub use browse::{NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use error::{AppError, AppResult};
 pub use forget::ForgetReceipt;
+pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use retrieve::{

@@ -1,10 +1,14 @@
 //! The `arbor` command line: parses arguments, sets up logging, and hands each subcommand to
-//! its module. The composition root: only this crate picks adapters.
+//! its module. Exit status: 0 success, 1 failure or refused input, 2 usage error.
 
-mod compose;
+mod commands;
+mod ingest;
 mod quickstart;
 mod render;
+mod scope;
+mod store;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -13,6 +17,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "arbor", version, about, long_about = None)]
 struct Cli {
+    /// The store directory [default: ./.arbor]
+    #[arg(long, global = true, env = "ARBOR_ROOT", value_name = "DIR")]
+    root: Option<PathBuf>,
+
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
     json: bool,
@@ -27,7 +35,26 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Ingest a bundled sample conversation into a fresh store, seal it, and answer questions.
+    /// Create a store (idempotent).
+    Init,
+    /// Ingest events (JSON or JSONL) from a file or stdin.
+    Ingest(ingest::Args),
+    /// Answer a question with a retrieval pack.
+    Retrieve(commands::RetrieveArgs),
+    /// List trees, or outline one.
+    Browse(commands::BrowseArgs),
+    /// Show a leaf or summary with its body.
+    Show(commands::ShowArgs),
+    /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
+    Forget(commands::ForgetArgs),
+    /// Run background jobs, or rebuild the index.
+    #[command(subcommand)]
+    Jobs(commands::JobsCommand),
+    /// Check that rows, bodies and the index agree (exit status 1 if not clean).
+    Fsck(commands::FsckArgs),
+    /// Counts of what the store holds.
+    Stats,
+    /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
 }
 
@@ -41,14 +68,30 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async {
+    let root = store::resolve_root(cli.root);
+    let json = cli.json;
+    let result: anyhow::Result<bool> = runtime.block_on(async {
         match cli.command {
-            Command::Quickstart(args) => quickstart::run(args, cli.json).await,
+            Command::Init => commands::init(&root, json).map(|()| true),
+            Command::Ingest(args) => ingest::run(&root, args, json).await,
+            Command::Retrieve(args) => commands::retrieve(&root, args, json).await.map(|()| true),
+            Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),
+            Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
+            Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
+            Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
+            Command::Fsck(args) => commands::fsck(&root, args, json).await,
+            Command::Stats => commands::stats(&root, json).await.map(|()| true),
+            Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
         }
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(error) => {
+            if json {
+                let code = error.downcast_ref::<arbor_app::AppError>().map(|e| e.code()).unwrap_or("error");
+                println!("{}", serde_json::json!({ "error": { "code": code, "message": format!("{error:#}") } }));
+            }
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }

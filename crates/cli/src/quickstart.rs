@@ -1,15 +1,18 @@
-//! `arbor quickstart`: a guided first run. Ingests a bundled sample conversation through the
-//! real write path, runs the jobs that seal it into trees, and answers two questions through
-//! the real retrieval path.
+//! `arbor quickstart`: a guided first run on the embedded default. Creates a store (in a new
+//! temporary directory, or the one given), ingests a bundled sample conversation through the
+//! real write path, runs the jobs that seal it into trees on disk, and answers two questions
+//! through the real retrieval path.
+
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use arbor_app::{Arbor, RetrieveRequest};
-use arbor_domain::event::Event;
 use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::TrustedContext;
 use serde::Serialize;
 
-use crate::{compose, render};
+use crate::ingest::{EventOutcome, ingest_events, parse_events};
+use crate::{render, store};
 
 /// The sample conversation, one event per line (the same JSON `arbor ingest` reads).
 const SAMPLE: &str = include_str!("../samples/quickstart.jsonl");
@@ -19,6 +22,10 @@ const QUESTIONS: [&str; 2] = ["When does Project Atlas ship to the EU region?", 
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// Where to create the store (a new or empty directory). Default: a new temporary
+    /// directory, kept afterwards so you can explore it.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
     /// Use a fixed clock and sequential ids so the output is identical on every run.
     #[arg(long, hide = true)]
     deterministic: bool,
@@ -26,7 +33,7 @@ pub(crate) struct Args {
 
 #[derive(Serialize)]
 struct Output<'a> {
-    store: &'static str,
+    root: String,
     events: usize,
     ingest: Vec<arbor_app::ChunkResult>,
     jobs: arbor_app::JobsReport,
@@ -35,23 +42,39 @@ struct Output<'a> {
 }
 
 pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
-    let arbor = compose::in_memory(args.deterministic);
+    let root = match args.dir {
+        Some(dir) => dir,
+        None => tempfile::Builder::new().prefix("arbor-quickstart-").tempdir()?.keep(),
+    };
+    store::init(&root).with_context(|| format!("creating a store at {}", root.display()))?;
+    let mut opened = store::open(&root).await?;
+    if args.deterministic {
+        opened.arbor = store::deterministic(&opened)?;
+    }
+    let arbor = &opened.arbor;
     let context = TrustedContext::Conversation {
         conversation: ScopeId::parse("quickstart")?,
         project: Some(ScopeId::parse("lumen-platform")?),
         agent: None,
     };
     let chain = arbor.read_chain(&context)?;
-    let events = parse_sample()?;
+    let events = parse_events(SAMPLE.as_bytes());
+    let count = events.len();
+    let (results, _) =
+        ingest_events(arbor, &chain, events, 256, false, &mut |_| {}).await.context("ingesting the sample")?;
     let mut ingest = Vec::new();
-    for event in &events {
-        let report = arbor.ingest(&chain, event.clone()).await.context("ingesting the sample")?;
-        if !json {
-            for line in render::ingest_line(&report) {
-                println!("{line}");
+    for result in results {
+        match result.result {
+            EventOutcome::Ingested { report } => {
+                if !json {
+                    for line in render::ingest_lines(&report) {
+                        println!("{line}");
+                    }
+                }
+                ingest.extend(report.chunks);
             }
+            EventOutcome::Failed { error } => anyhow::bail!("the bundled sample did not ingest: {error}"),
         }
-        ingest.extend(report.chunks);
     }
     let jobs = arbor.run_jobs(None).await.context("running jobs")?;
     let counts = arbor.ports().store.counts().await?;
@@ -59,30 +82,29 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     for question in QUESTIONS {
         packs.push(arbor.retrieve(&chain, &RetrieveRequest::new(question)).await?);
     }
+    let shown_root = if args.deterministic { "<store>".to_owned() } else { root.display().to_string() };
     if json {
-        let output =
-            Output { store: "memory", events: events.len(), ingest, jobs, counts, packs: packs.iter().collect() };
+        let output = Output { root: shown_root, events: count, ingest, jobs, counts, packs: packs.iter().collect() };
         println!("{}", serde_json::to_string_pretty(&output)?);
         return Ok(());
     }
-    print_summary(&arbor, events.len(), &jobs, &counts);
+    print_summary(arbor, &shown_root, count, &jobs, &counts);
     for pack in &packs {
         println!("\n{}", "─".repeat(78));
         print!("{}", render::pack(pack));
     }
+    println!("\n{}", "─".repeat(78));
+    println!("Explore it: arbor --root {shown_root} browse --conversation quickstart --project lumen-platform");
     Ok(())
 }
 
-fn parse_sample() -> Result<Vec<Event>> {
-    SAMPLE
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| serde_json::from_str(line).with_context(|| format!("sample line {}", i + 1)))
-        .collect()
-}
-
-fn print_summary(arbor: &Arbor, events: usize, jobs: &arbor_app::JobsReport, counts: &arbor_ports::StoreCounts) {
+fn print_summary(
+    arbor: &Arbor,
+    root: &str,
+    events: usize,
+    jobs: &arbor_app::JobsReport,
+    counts: &arbor_ports::StoreCounts,
+) {
     let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
     let by_status: Vec<String> = counts.leaves_by_status.iter().map(|(status, n)| format!("{n} {status}")).collect();
     println!(
@@ -93,5 +115,9 @@ fn print_summary(arbor: &Arbor, events: usize, jobs: &arbor_app::JobsReport, cou
         jobs.summaries_sealed,
         jobs.roots_refreshed,
     );
-    println!("store: in memory (nothing written to disk); reasoner: {}", arbor.ports().reasoner.id());
+    println!(
+        "store: {root} (SQLite + markdown under memory/); embedder: {}; reasoner: {}",
+        arbor.ports().embedder.id(),
+        arbor.ports().reasoner.id()
+    );
 }

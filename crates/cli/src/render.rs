@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 
-use arbor_app::{EvidenceItem, IngestOutcome, IngestReport, RetrievalPack, RetrieveMode};
+use arbor_app::{
+    EvidenceItem, FsckReport, IngestOutcome, IngestReport, OutlineNode, RetrievalPack, RetrieveMode, Stats,
+    TreeOutline, TreeOverview,
+};
 use arbor_domain::text::truncate_chars;
 use arbor_domain::visibility::NodeKind;
 
@@ -74,7 +77,7 @@ fn section(out: &mut String, title: &str, lines: &[String]) {
 }
 
 /// One line per chunk of an ingest report.
-pub(crate) fn ingest_line(report: &IngestReport) -> Vec<String> {
+pub(crate) fn ingest_lines(report: &IngestReport) -> Vec<String> {
     report
         .chunks
         .iter()
@@ -87,4 +90,105 @@ pub(crate) fn ingest_line(report: &IngestReport) -> Vec<String> {
             format!("{:<15} {:<34} {:<16} {}", chunk.outcome.label(), tree, chunk.entity_decision.label(), last)
         })
         .collect()
+}
+
+pub(crate) fn trees(trees: &[TreeOverview]) -> String {
+    let mut out = String::new();
+    if trees.is_empty() {
+        out.push_str("no trees in this scope yet\n");
+        return out;
+    }
+    let _ =
+        writeln!(out, "{:<26} {:<36} {:>7} {:>7} {:>9}  root", "namespace", "tree", "leaves", "active", "summaries");
+    for t in trees {
+        let _ = writeln!(
+            out,
+            "{:<26} {:<36} {:>7} {:>7} {:>9}  {}",
+            t.tree.namespace.to_string(),
+            t.tree.tree_id.to_string(),
+            t.leaves,
+            t.active_leaves,
+            t.summaries,
+            t.root_title.as_deref().map(|r| truncate_chars(r, 60)).unwrap_or_else(|| "-".to_owned())
+        );
+    }
+    out
+}
+
+pub(crate) fn outline(outline: &TreeOutline) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} / {} — {}", outline.tree.namespace, outline.tree.tree_id, outline.tree.title);
+    if outline.nodes.is_empty() {
+        out.push_str("  (empty)\n");
+    }
+    for node in &outline.nodes {
+        outline_node(&mut out, node, 1);
+    }
+    out
+}
+
+fn outline_node(out: &mut String, node: &OutlineNode, depth: usize) {
+    let status =
+        if node.status == "active" || node.status == "current" { String::new() } else { format!(" [{}]", node.status) };
+    let _ = writeln!(
+        out,
+        "{}{} {} {}{}",
+        "  ".repeat(depth),
+        node.level,
+        node.id,
+        truncate_chars(&node.title.replace('\n', " "), 80),
+        status
+    );
+    for child in &node.children {
+        outline_node(out, child, depth + 1);
+    }
+    if node.hidden_children > 0 {
+        let _ = writeln!(out, "{}… {} more (use --depth)", "  ".repeat(depth + 1), node.hidden_children);
+    }
+}
+
+pub(crate) fn fsck(report: &FsckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "checked {} namespaces, {} trees, {} leaves, {} summaries, {} body files, {} index documents",
+        report.namespaces, report.trees, report.leaves, report.summaries, report.bodies, report.index_documents
+    );
+    for finding in &report.findings {
+        let kind =
+            serde_json::to_value(finding.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let repaired = if finding.repaired { " (repaired)" } else { "" };
+        let _ = writeln!(out, "  {kind}: {}: {}{repaired}", finding.subject, finding.detail);
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        match (report.findings.is_empty(), report.is_clean()) {
+            (true, _) => "clean",
+            (false, true) => "clean after repairs",
+            (false, false) => "NOT clean: run `arbor fsck --repair` to fix what can be fixed",
+        }
+    );
+    out
+}
+
+pub(crate) fn stats(root: &std::path::Path, stats: &Stats) -> String {
+    let mut out = String::new();
+    let c = &stats.counts;
+    let _ = writeln!(out, "store:      {} ({} + {} index)", root.display(), stats.store_backend, stats.index_backend);
+    let _ = writeln!(out, "namespaces: {}   trees: {}   entities: {}", c.namespaces, c.trees, c.entities);
+    let leaves: Vec<String> = c.leaves_by_status.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let _ = writeln!(out, "leaves:     {}", if leaves.is_empty() { "none".to_owned() } else { leaves.join(", ") });
+    let _ = writeln!(
+        out,
+        "summaries:  {} current, {} stale, {} purged, {} retired",
+        c.summaries_current, c.summaries_stale, c.summaries_purged, c.summaries_retired
+    );
+    let _ = writeln!(out, "bodies:     {} files   index: {} documents", stats.bodies, stats.index_documents);
+    let _ = writeln!(
+        out,
+        "jobs:       {} pending, {} dead   audit events: {}",
+        c.jobs_pending, c.jobs_dead, c.audit_events
+    );
+    out
 }

@@ -8,7 +8,9 @@ fn arbor(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn quickstart_prints_packs_built_from_sealed_data() {
-    let output = arbor(&["quickstart", "--deterministic"]);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let output = arbor(&["quickstart", "--deterministic", "--dir", store.to_str().unwrap()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("superseding"), "the sample has a superseding update");
@@ -19,7 +21,9 @@ fn quickstart_prints_packs_built_from_sealed_data() {
 
 #[test]
 fn quickstart_json_is_machine_readable() {
-    let output = arbor(&["quickstart", "--deterministic", "--json"]);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let output = arbor(&["quickstart", "--deterministic", "--json", "--dir", store.to_str().unwrap()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
     assert_eq!(value["events"], 17);

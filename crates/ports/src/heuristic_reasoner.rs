@@ -266,10 +266,14 @@ impl HeuristicReasoner {
         let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
         ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let top: Vec<String> = ranked.iter().take(4).map(|(w, _)| w.clone()).collect();
+        let items = match children.len() {
+            1 => "1 item".to_owned(),
+            n => format!("{n} items"),
+        };
         let title = if top.is_empty() {
-            format!("{} ({} items)", request.tree, children.len())
+            format!("{} ({items})", request.tree)
         } else {
-            format!("{} ({} items)", top.join(", "), children.len())
+            format!("{} ({items})", top.join(", "))
         };
         let mut text = String::new();
         let mut included = 0;

@@ -1,0 +1,205 @@
+//! Browsing and showing: the inspection side of memory (`memory_browse`, `arbor show`). Reads
+//! go through the caller's read chain like retrieval does; an id outside it is not found.
+
+use arbor_domain::id::{LeafId, NodeId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{ContentHash, LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::ReadChain;
+use arbor_ports::{BodyStoreExt, Error, StoreCounts};
+use serde::Serialize;
+
+use crate::{AppError, AppResult, Arbor};
+
+/// A tree at a glance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeOverview {
+    pub tree: TreeRecord,
+    pub root_title: Option<String>,
+    pub leaves: usize,
+    pub active_leaves: usize,
+    pub summaries: usize,
+}
+
+/// One node of a tree outline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutlineNode {
+    pub id: NodeId,
+    /// `L1` for the root, `L{h+1}` for sealed summaries, `leaf` for leaves.
+    pub level: String,
+    pub title: String,
+    pub status: String,
+    pub children: Vec<OutlineNode>,
+    /// Children not shown because the outline stops at its depth.
+    pub hidden_children: usize,
+}
+
+/// A tree's structure from its root down.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeOutline {
+    pub tree: TreeRecord,
+    pub nodes: Vec<OutlineNode>,
+}
+
+/// A node with its body document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "node", rename_all = "snake_case")]
+pub enum NodeView {
+    Leaf { record: Box<LeafRecord>, body: Option<String> },
+    Summary { record: Box<SummaryRecord>, body: Option<String> },
+}
+
+/// How big a store is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub store_backend: &'static str,
+    pub index_backend: &'static str,
+    pub counts: StoreCounts,
+    pub index_documents: usize,
+    pub bodies: usize,
+}
+
+impl Arbor {
+    /// The trees the chain can read, with sizes.
+    pub async fn browse(&self, chain: &ReadChain) -> AppResult<Vec<TreeOverview>> {
+        let store = &self.ports.store;
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let mut out = Vec::new();
+        for tree in store.trees(&scope).await? {
+            let ns = std::slice::from_ref(&tree.namespace);
+            let leaves = store.tree_leaves(&tree.namespace, &tree.tree_id, &Default::default()).await?;
+            let summaries = store.tree_summaries(&tree.namespace, &tree.tree_id).await?;
+            let root_title = match &tree.root {
+                Some(root) => store.summary(ns, root).await?.map(|s| s.title),
+                None => None,
+            };
+            out.push(TreeOverview {
+                root_title,
+                leaves: leaves.iter().filter(|l| l.status != LeafStatus::Tombstone).count(),
+                active_leaves: leaves.iter().filter(|l| l.status == LeafStatus::Active).count(),
+                summaries: summaries.iter().filter(|s| s.status != SummaryStatus::Retired).count(),
+                tree,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A tree's outline, `depth` levels deep from the root (or from its unsealed frontier if it
+    /// has no root yet). Looks the tree up in the chain's namespaces, most specific first.
+    pub async fn browse_tree(&self, chain: &ReadChain, tree_id: &TreeId, depth: usize) -> AppResult<TreeOutline> {
+        let store = &self.ports.store;
+        for namespace in chain.namespaces() {
+            let Some(tree) = store.tree(namespace, tree_id).await? else { continue };
+            let scope = std::slice::from_ref(namespace);
+            let top: Vec<NodeId> = match &tree.root {
+                Some(root) => match store.summary(scope, root).await? {
+                    Some(root) => vec![root.node_id()],
+                    None => Vec::new(),
+                },
+                None => {
+                    let mut frontier = store.frontier(namespace, tree_id).await?;
+                    self.policy.seal.order_frontier(&mut frontier);
+                    frontier.into_iter().map(|n| n.node).collect()
+                }
+            };
+            let mut nodes = Vec::new();
+            for id in top {
+                nodes.push(Box::pin(self.outline(namespace, &id, depth)).await?);
+            }
+            return Ok(TreeOutline { tree, nodes });
+        }
+        Err(Error::not_found("tree", tree_id).into())
+    }
+
+    async fn outline(&self, namespace: &Namespace, id: &NodeId, depth: usize) -> AppResult<OutlineNode> {
+        let scope = std::slice::from_ref(namespace);
+        match id {
+            NodeId::Leaf(leaf_id) => {
+                let leaf =
+                    self.ports.store.leaf(scope, leaf_id).await?.ok_or_else(|| Error::not_found("leaf", leaf_id))?;
+                Ok(OutlineNode {
+                    id: id.clone(),
+                    level: "leaf".to_owned(),
+                    title: leaf.title,
+                    status: leaf.status.to_string(),
+                    children: Vec::new(),
+                    hidden_children: 0,
+                })
+            }
+            NodeId::Summary(summary_id) => {
+                let summary = self
+                    .ports
+                    .store
+                    .summary(scope, summary_id)
+                    .await?
+                    .ok_or_else(|| Error::not_found("summary", summary_id))?;
+                let mut children = Vec::new();
+                if depth > 1 {
+                    for child in &summary.children {
+                        children.push(Box::pin(self.outline(namespace, child, depth - 1)).await?);
+                    }
+                }
+                Ok(OutlineNode {
+                    id: id.clone(),
+                    level: format!("L{}", summary.level()),
+                    title: summary.title.clone(),
+                    status: summary.status.as_str().to_owned(),
+                    hidden_children: summary.children.len() - children.len(),
+                    children,
+                })
+            }
+        }
+    }
+
+    /// A leaf or summary by id, with its verified body document. A node outside the chain is
+    /// not found; a forgotten or retired one has no body.
+    pub async fn show(&self, chain: &ReadChain, id: &str) -> AppResult<NodeView> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        if let Ok(leaf_id) = LeafId::parse(id)
+            && let Some(leaf) = store.leaf(&scope, &leaf_id).await?
+        {
+            let text = if leaf.status == LeafStatus::Tombstone {
+                None
+            } else {
+                self.body_if_present(&leaf.body_path, &leaf.body_sha256).await?
+            };
+            return Ok(NodeView::Leaf { body: text, record: Box::new(leaf) });
+        }
+        if let Ok(summary_id) = SummaryId::parse(id)
+            && let Some(summary) = store.summary(&scope, &summary_id).await?
+        {
+            let readable = matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale);
+            let text =
+                if readable { self.body_if_present(&summary.body_path, &summary.body_sha256).await? } else { None };
+            return Ok(NodeView::Summary { body: text, record: Box::new(summary) });
+        }
+        if LeafId::parse(id).is_err() && SummaryId::parse(id).is_err() {
+            return Err(AppError::InvalidRequest(format!("{id:?} is not a leaf or summary id")));
+        }
+        // One answer for "not there" and "not yours".
+        Err(Error::not_found("node", id).into())
+    }
+
+    /// A verified body document, or `None` if the file is gone.
+    async fn body_if_present(&self, path: &str, sha256: &ContentHash) -> AppResult<Option<String>> {
+        let path = arbor_domain::paths::BodyPath::parse(path)
+            .map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+        match self.ports.bodies.get_string(&path, sha256).await {
+            Ok(text) => Ok(Some(text)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// Counts of everything the store and index hold.
+    pub async fn stats(&self) -> AppResult<Stats> {
+        Ok(Stats {
+            store_backend: self.ports.store.backend(),
+            index_backend: self.ports.index.backend(),
+            counts: self.ports.store.counts().await?,
+            index_documents: self.ports.index.count().await?,
+            bodies: self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await?.len(),
+        })
+    }
+}

@@ -1,0 +1,311 @@
+//! The smaller subcommands: init, retrieve, browse, show, forget, jobs, fsck and stats. Each
+//! prints text for people or, with `--json`, the result's own serialization.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use arbor_app::{NodeView, RetrieveMode, RetrieveRequest};
+use arbor_domain::id::LeafId;
+use arbor_domain::model::{Category, MemoryKind, TreeId};
+use arbor_domain::time::Timestamp;
+use serde::Serialize;
+
+use crate::scope::ScopeArgs;
+use crate::{render, store};
+
+fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+pub(crate) fn init(root: &Path, json: bool) -> Result<()> {
+    let (config, created) = store::init(root)?;
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            root: String,
+            created: bool,
+            config: &'a store::StoreConfig,
+        }
+        return print_json(&Output { root: root.display().to_string(), created, config: &config });
+    }
+    if created {
+        println!("created an Arbor store at {}", root.display());
+    } else {
+        println!("{} is already an Arbor store", root.display());
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum Mode {
+    Auto,
+    Broad,
+    Exact,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RetrieveArgs {
+    /// The question.
+    query: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Summaries first (broad), leaf evidence only (exact), or decide from the question.
+    #[arg(long, value_enum, default_value = "auto")]
+    mode: Mode,
+    /// Answer as of this instant: includes facts that were valid then and have since been
+    /// superseded.
+    #[arg(long, value_name = "TIME")]
+    as_of: Option<Timestamp>,
+    /// At most this many items.
+    #[arg(long)]
+    max_results: Option<usize>,
+    /// At most this many characters in total.
+    #[arg(long)]
+    max_chars: Option<usize>,
+    /// Only this tree (e.g. `interaction:project-alpha`).
+    #[arg(long)]
+    tree: Option<String>,
+    /// Only these kinds of memory.
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
+    /// Only these categories.
+    #[arg(long = "category", value_name = "CATEGORY")]
+    categories: Vec<String>,
+    /// Only memories about things at or after this instant.
+    #[arg(long)]
+    since: Option<Timestamp>,
+    /// Only memories about things at or before this instant.
+    #[arg(long)]
+    until: Option<Timestamp>,
+    /// Include restricted memories.
+    #[arg(long)]
+    include_restricted: bool,
+}
+
+pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let mut request = RetrieveRequest::new(args.query);
+    request.mode = match args.mode {
+        Mode::Auto => RetrieveMode::Auto,
+        Mode::Broad => RetrieveMode::BroadSummary,
+        Mode::Exact => RetrieveMode::ExactEvidence,
+    };
+    request.as_of = args.as_of;
+    request.max_results = args.max_results;
+    request.max_chars = args.max_chars;
+    request.tree = args.tree.as_deref().map(TreeId::parse).transpose()?;
+    request.kinds = args
+        .kinds
+        .iter()
+        .map(|k| MemoryKind::parse(k).ok_or_else(|| anyhow::anyhow!("unknown kind {k:?}; expected one of {}", kinds())))
+        .collect::<Result<_>>()?;
+    request.categories = args
+        .categories
+        .iter()
+        .map(|c| {
+            Category::parse(c)
+                .ok_or_else(|| anyhow::anyhow!("unknown category {c:?}; expected interaction or integration"))
+        })
+        .collect::<Result<_>>()?;
+    if args.since.is_some() || args.until.is_some() {
+        request.time_range = Some((args.since, args.until));
+    }
+    request.include_restricted = args.include_restricted;
+    let pack = opened.arbor.retrieve(&chain, &request).await?;
+    if json {
+        return print_json(&pack);
+    }
+    print!("{}", render::pack(&pack));
+    Ok(())
+}
+
+fn kinds() -> String {
+    MemoryKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct BrowseArgs {
+    /// A tree to outline (e.g. `interaction:uncategorized`); without it, list the trees.
+    tree: Option<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// How many levels of the outline to show.
+    #[arg(long, default_value_t = 3)]
+    depth: usize,
+}
+
+pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    match args.tree {
+        None => {
+            let trees = opened.arbor.browse(&chain).await?;
+            if json {
+                return print_json(&trees);
+            }
+            print!("{}", render::trees(&trees));
+        }
+        Some(tree) => {
+            let outline = opened.arbor.browse_tree(&chain, &TreeId::parse(&tree)?, args.depth).await?;
+            if json {
+                return print_json(&outline);
+            }
+            print!("{}", render::outline(&outline));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ShowArgs {
+    /// A leaf or summary id.
+    id: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let view = opened.arbor.show(&chain, &args.id).await?;
+    if json {
+        return print_json(&view);
+    }
+    match &view {
+        NodeView::Leaf { record, body } => {
+            println!("leaf {} ({}, {}, v{})", record.id, record.status, record.kind, record.version.get());
+            println!("{} · {} · source {}", record.namespace, record.tree_id, record.provenance.source.short());
+            print_body(body.as_deref());
+        }
+        NodeView::Summary { record, body } => {
+            println!(
+                "summary {} (L{}, {}, {} children)",
+                record.id,
+                record.level(),
+                record.status.as_str(),
+                record.children.len()
+            );
+            println!("{} · {}", record.namespace, record.tree_id);
+            print_body(body.as_deref());
+        }
+    }
+    Ok(())
+}
+
+fn print_body(body: Option<&str>) {
+    match body {
+        Some(body) => println!("\n{body}"),
+        None => println!("\n(no body: its content was forgotten or replaced)"),
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ForgetArgs {
+    /// The leaf to forget.
+    id: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let receipt = opened.arbor.forget(&chain, &LeafId::parse(&args.id)?).await?;
+    let jobs = opened.arbor.run_jobs(None).await?;
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            receipt: &'a arbor_app::ForgetReceipt,
+            jobs: arbor_app::JobsReport,
+        }
+        return print_json(&Output { receipt: &receipt, jobs });
+    }
+    println!("forgot {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
+    println!("  index entries removed: {}", receipt.unindexed.len());
+    println!("  body files deleted:    {}", receipt.bodies_deleted);
+    println!(
+        "  summaries purged:      {} (re-sealed without it: {})",
+        receipt.purged_summaries.len(),
+        jobs.summaries_resealed
+    );
+    println!("  tombstone keeps:       fingerprint {}", receipt.fingerprint);
+    Ok(())
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum JobsCommand {
+    /// Run pending jobs (sealing, indexing, purging) until none are left.
+    Run {
+        /// Stop after this many jobs.
+        #[arg(long)]
+        max: Option<usize>,
+    },
+    /// Drop the search index and rebuild it from the store and the bodies.
+    Reindex,
+}
+
+pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    match command {
+        JobsCommand::Run { max } => {
+            let report = opened.arbor.run_jobs(max).await?;
+            if json {
+                return print_json(&report);
+            }
+            println!(
+                "{} jobs completed ({} seals: {} summaries sealed, {} re-sealed, {} roots; {} indexed, {} unindexed, {} bodies purged), {} failed",
+                report.completed,
+                report.seals,
+                report.summaries_sealed,
+                report.summaries_resealed,
+                report.roots_refreshed,
+                report.indexed,
+                report.unindexed,
+                report.bodies_purged,
+                report.failed
+            );
+            if report.failed > 0 {
+                bail!("{} jobs failed; they will be retried (see `arbor fsck`)", report.failed);
+            }
+        }
+        JobsCommand::Reindex => {
+            let indexed = opened.arbor.rebuild_index().await?;
+            if json {
+                return print_json(&serde_json::json!({ "indexed": indexed }));
+            }
+            println!("rebuilt the index: {indexed} documents");
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct FsckArgs {
+    /// Repair what can be repaired without guessing.
+    #[arg(long)]
+    repair: bool,
+}
+
+/// Returns whether the store is clean.
+pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool> {
+    let opened = store::open(root).await?;
+    let report = opened.arbor.fsck(args.repair, &store::writer_is_dead).await?;
+    if json {
+        print_json(&report)?;
+    } else {
+        print!("{}", render::fsck(&report));
+    }
+    Ok(report.is_clean())
+}
+
+pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let stats = opened.arbor.stats().await?;
+    if json {
+        return print_json(&stats);
+    }
+    print!("{}", render::stats(&opened.root, &stats));
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! The store on disk: where it is (`--root`, then `ARBOR_ROOT`, then `./.arbor`), what marks a
+//! directory as an Arbor store (`arbor.json`), and opening it with the adapters its
+//! configuration names. The composition root: the only place adapters are chosen.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
+use arbor_app::{Arbor, Options, Policy, Ports};
+use arbor_domain::time::Timestamp;
+use arbor_ports::fs::FsBodyStore;
+use arbor_ports::{BodyIntent, HashingEmbedder, HeuristicReasoner, RandomIds, SystemClock};
+use serde::{Deserialize, Serialize};
+
+/// The file that marks a directory as an Arbor store.
+pub(crate) const CONFIG_FILE: &str = "arbor.json";
+/// The SQLite database inside the store.
+pub(crate) const DATABASE_FILE: &str = "arbor.db";
+/// The store format this build reads and writes.
+pub(crate) const FORMAT_VERSION: u32 = 1;
+const FORMAT: &str = "arbor-store";
+
+/// `arbor.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StoreConfig {
+    pub format: String,
+    pub format_version: u32,
+    pub backend: Backend,
+    pub created_at: Timestamp,
+    pub embedder: EmbedderConfig,
+    pub reasoner: ReasonerConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Backend {
+    Sqlite,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum EmbedderConfig {
+    Hashing { dimensions: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum ReasonerConfig {
+    Heuristic,
+}
+
+impl StoreConfig {
+    pub(crate) fn new_default() -> StoreConfig {
+        StoreConfig {
+            format: FORMAT.to_owned(),
+            format_version: FORMAT_VERSION,
+            backend: Backend::Sqlite,
+            created_at: Timestamp::now(),
+            embedder: EmbedderConfig::Hashing { dimensions: arbor_ports::DEFAULT_HASHING_DIMENSIONS },
+            reasoner: ReasonerConfig::Heuristic,
+        }
+    }
+
+    fn load(root: &Path) -> Result<StoreConfig> {
+        let path = root.join(CONFIG_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if !root.exists() {
+                    bail!(
+                        "there is no Arbor store at {}: the directory does not exist (create one with `arbor --root {} init`)",
+                        root.display(),
+                        root.display()
+                    );
+                }
+                bail!(
+                    "{} is not an Arbor store: it has no {CONFIG_FILE} (create one with `arbor --root {} init`)",
+                    root.display(),
+                    root.display()
+                );
+            }
+            Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            bail!("{} is not an Arbor store configuration (no \"format\": \"{FORMAT}\")", path.display());
+        }
+        let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(FORMAT_VERSION) {
+            bail!(
+                "the store at {} was written by a newer arbor (format {version}); this build reads format {FORMAT_VERSION}: upgrade arbor",
+                root.display()
+            );
+        }
+        serde_json::from_value(value).with_context(|| format!("{} has an invalid configuration", path.display()))
+    }
+}
+
+/// Where the store is: `--root`, else `ARBOR_ROOT`, else `./.arbor` (clap reads the
+/// environment variable into `--root`).
+pub(crate) fn resolve_root(root: Option<PathBuf>) -> PathBuf {
+    root.unwrap_or_else(|| PathBuf::from(".arbor"))
+}
+
+/// Creates a store at `root`. Idempotent on an existing store; refuses a directory that holds
+/// something else.
+pub(crate) fn init(root: &Path) -> Result<(StoreConfig, bool)> {
+    if root.join(CONFIG_FILE).exists() {
+        let config = StoreConfig::load(root)?;
+        return Ok((config, false));
+    }
+    if root.exists() {
+        let mut entries = std::fs::read_dir(root).with_context(|| format!("reading {}", root.display()))?;
+        if entries.next().is_some() {
+            bail!("{} is not empty and is not an Arbor store; choose an empty or new directory", root.display());
+        }
+    }
+    std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
+        .with_context(|| format!("creating {}", root.display()))?;
+    let config = StoreConfig::new_default();
+    // The database first, then the marker: a directory with arbor.json always has a database.
+    SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
+        .with_context(|| format!("creating the database in {}", root.display()))?;
+    let marker = root.join(CONFIG_FILE);
+    let temp = root.join(format!(".{CONFIG_FILE}.tmp"));
+    std::fs::write(&temp, serde_json::to_string_pretty(&config)? + "\n")
+        .with_context(|| format!("writing {}", temp.display()))?;
+    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
+    Ok((config, true))
+}
+
+/// An open store.
+pub(crate) struct Opened {
+    pub arbor: Arbor,
+    pub root: PathBuf,
+}
+
+/// Opens the store at `root` with the adapters its configuration names, and cleans up after
+/// any writer that died mid-write.
+pub(crate) async fn open(root: &Path) -> Result<Opened> {
+    let config = StoreConfig::load(root)?;
+    let Backend::Sqlite = config.backend;
+    let db = Arc::new(
+        SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
+            .with_context(|| format!("opening the database in {}", root.display()))?,
+    );
+    let EmbedderConfig::Hashing { dimensions } = config.embedder;
+    let ReasonerConfig::Heuristic = config.reasoner;
+    let ports = Ports {
+        store: Arc::new(SqliteStore::new(db.clone())),
+        index: Arc::new(SqliteIndex::new(db)),
+        bodies: Arc::new(FsBodyStore::open(root)?),
+        embedder: Arc::new(HashingEmbedder::new(dimensions)?),
+        reasoner: Arc::new(HeuristicReasoner),
+        clock: Arc::new(SystemClock::default()),
+        ids: Arc::new(RandomIds),
+    };
+    let options = Options { owner: owner(), ..Options::default() };
+    let arbor = Arbor::new(ports, Policy::default(), options);
+    let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
+    if recovered.intents_cleared > 0 {
+        tracing::info!(bodies = recovered.bodies_removed, "cleaned up after an interrupted write");
+    }
+    Ok(Opened { arbor, root: root.to_path_buf() })
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// This process, as recorded on body intents.
+pub(crate) fn owner() -> String {
+    format!("{}/{}", hostname(), std::process::id())
+}
+
+/// Whether the process that announced an intent is gone: on this host, by its pid; elsewhere
+/// (or where that cannot be told), once the intent is an hour old.
+pub(crate) fn writer_is_dead(intent: &BodyIntent) -> bool {
+    let stale = Timestamp::now().duration_since(intent.created_at) > jiff::SignedDuration::from_hours(1);
+    let Some((host, pid)) = intent.owner.rsplit_once('/') else { return stale };
+    if host != hostname() {
+        return stale;
+    }
+    match pid.parse::<u32>() {
+        Ok(pid) if cfg!(target_os = "linux") => !Path::new(&format!("/proc/{pid}")).exists(),
+        _ => stale,
+    }
+}
+
+/// The same store with a fixed clock and sequential ids, so output is reproducible (tests).
+pub(crate) fn deterministic(opened: &Opened) -> Result<Arbor> {
+    let mut ports = opened.arbor.ports().clone();
+    let start = Timestamp::from_second(1_780_000_000)?;
+    ports.clock = Arc::new(arbor_ports::ManualClock::new(start));
+    ports.ids = Arc::new(arbor_ports::SequentialIds::default());
+    Ok(Arbor::new(ports, opened.arbor.policy().clone(), opened.arbor.options().clone()))
+}
