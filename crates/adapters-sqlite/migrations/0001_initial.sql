@@ -107,7 +107,7 @@ CREATE TABLE jobs (
     kind          TEXT NOT NULL,
     namespace     TEXT NOT NULL,
     tree_id       TEXT,
-    node          TEXT,
+    nodes         TEXT NOT NULL,
     key           TEXT NOT NULL,
     attempts      INTEGER NOT NULL,
     run_after     INTEGER NOT NULL,
@@ -134,8 +134,9 @@ CREATE TABLE audit (
 
 CREATE INDEX audit_by_namespace ON audit (namespace, seq DESC);
 
--- The search index projection: filter columns, text, vectors. `seq` orders changes so a
--- process can catch up with what another process wrote.
+-- The search index projection: `index_docs` holds what the filter reads (mirrored in memory,
+-- see mirror.rs), `index_payload` the text and vectors. `seq` orders changes so a process can
+-- catch up with what another wrote.
 CREATE TABLE index_docs (
     node_id      TEXT NOT NULL UNIQUE,
     node_kind    TEXT NOT NULL,
@@ -152,10 +153,14 @@ CREATE TABLE index_docs (
     sensitivity  INTEGER NOT NULL,
     time_start   INTEGER NOT NULL,
     time_end     INTEGER NOT NULL,
-    text         TEXT NOT NULL,
-    embedder     TEXT,
-    vector       BLOB,
     seq          INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE index_payload (
+    doc       INTEGER PRIMARY KEY,
+    text      TEXT NOT NULL,
+    embedder  TEXT,
+    vector    BLOB
 ) STRICT;
 
 CREATE INDEX index_docs_by_seq ON index_docs (seq);

@@ -19,7 +19,7 @@ use crate::error::corrupt;
 /// Nanoseconds since the epoch, as SQLite stores them.
 pub(crate) fn ts(at: Timestamp) -> Result<i64> {
     i64::try_from(at.as_nanosecond())
-        .map_err(|_| Error::invalid("timestamp", format!("{at} is outside the range the store can hold (1677-2262)")))
+        .map_err(|_| Error::invalid("timestamp", format!("{at} is outside the range the store can hold (1678-2261)")))
 }
 
 pub(crate) fn opt_ts(at: Option<Timestamp>) -> Result<Option<i64>> {

@@ -2,13 +2,15 @@
 //! share.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arbor_ports::{Error, Result};
 use rusqlite::Connection;
+use rusqlite::functions::FunctionFlags;
 
 use crate::error::sql_error;
+use crate::mirror::{Compiled, Mirror};
 use crate::schema;
 
 /// How to open the database.
@@ -33,6 +35,18 @@ impl SqliteConfig {
 pub struct SqliteDatabase {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// The index mirror and the filter the `arbor_visible` SQL function applies, shared by
+    /// every [`SqliteIndex`](crate::SqliteIndex) on this database.
+    gate: Arc<Mutex<Gate>>,
+}
+
+/// What the `arbor_visible(rowid)` SQL function consults: the in-memory mirror of the index's
+/// filter columns, and the filter of the search being run (none outside a search, so the
+/// function admits nothing then).
+#[derive(Debug, Default)]
+pub(crate) struct Gate {
+    pub mirror: Mirror,
+    pub compiled: Option<Compiled>,
 }
 
 impl SqliteDatabase {
@@ -56,7 +70,19 @@ impl SqliteDatabase {
         .map_err(sql_error)?;
         let mut conn = conn;
         schema::migrate(&mut conn)?;
-        Ok(SqliteDatabase { path: config.path.clone(), conn: Mutex::new(conn) })
+        let gate = Arc::new(Mutex::new(Gate::default()));
+        let shared = gate.clone();
+        conn.create_scalar_function("arbor_visible", 1, FunctionFlags::SQLITE_UTF8, move |ctx| {
+            let rowid: i64 = ctx.get(0)?;
+            let gate = shared.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(gate.compiled.as_ref().is_some_and(|compiled| gate.mirror.visible(compiled, rowid)))
+        })
+        .map_err(sql_error)?;
+        Ok(SqliteDatabase { path: config.path.clone(), conn: Mutex::new(conn), gate })
+    }
+
+    pub(crate) fn gate(&self) -> MutexGuard<'_, Gate> {
+        self.gate.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn path(&self) -> &Path {

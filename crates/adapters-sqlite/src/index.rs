@@ -5,12 +5,13 @@
 //!   FTS5, and queries are hashed the same way, so ranking is unchanged while the FTS index —
 //!   whose internal pages SQLite does not scrub on delete — never holds a word that a forget
 //!   would have to chase.
-//! - Vectors: `f32` blobs in `index_docs`, mirrored in memory as int8 ([`crate::vectors`]);
+//! - Vectors: `f32` blobs in `index_payload`, mirrored in memory as int8 ([`crate::mirror`]);
 //!   the scan filters inside the loop and the best candidates are rescored exactly.
-//! - The filter columns live beside the text, and both searches apply the visibility filter
-//!   inside the query.
+//! - Both searches apply the visibility filter inside the query: the vector scan evaluates it
+//!   per document, and full text calls `arbor_visible(rowid)` on each match, both against the
+//!   in-memory mirror of the filter columns ([`crate::mirror`]).
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use arbor_domain::id::NodeId;
 use arbor_domain::model::{Category, MemoryKind, TreeId};
@@ -26,19 +27,19 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, corrupt, sql_error};
-use crate::filter::{INDEX_COLUMNS, placeholders, visibility_sql};
-use crate::vectors::VectorMirror;
+use crate::filter::placeholders;
+use crate::mirror::{Candidate, Mirror};
 
-/// How many approximate candidates are rescored exactly, per result wanted.
-const RESCORE_FACTOR: usize = 4;
+/// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
+/// keeps the approximate order very close to the exact one, so twice as many is plenty.
+const RESCORE_FACTOR: usize = 2;
 /// The fewest candidates rescored.
-const RESCORE_MIN: usize = 40;
+const RESCORE_MIN: usize = 32;
 
 /// The search index on a [`SqliteDatabase`].
 #[derive(Debug)]
 pub struct SqliteIndex {
     db: Arc<SqliteDatabase>,
-    mirror: Mutex<VectorMirror>,
 }
 
 /// The hashed form of a token, as FTS5 stores it: `t` + 64-bit FNV-1a in base 36.
@@ -169,18 +170,41 @@ fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<Nod
     })
 }
 
+/// Exact rescoring of approximate candidates from the stored `f32` vectors.
+fn rescore(conn: &Connection, candidates: Vec<Candidate>, query: &[f32], limit: usize) -> Result<Vec<Hit>> {
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Placeholders come in sizes of powers of two so the statement cache is reused.
+    let slots = candidates.len().next_power_of_two();
+    let sql = format!("SELECT doc, vector FROM index_payload WHERE doc IN ({})", placeholders(slots));
+    let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+    let ids = candidates.iter().map(|c| c.rowid).chain(std::iter::repeat(-1)).take(slots);
+    let mut rows = stmt.query(params_from_iter(ids)).map_err(sql_error)?;
+    let mut exact = std::collections::HashMap::new();
+    while let Some(row) = rows.next().map_err(sql_error)? {
+        let rowid: i64 = row.get(0).map_err(sql_error)?;
+        let bytes: Vec<u8> = row.get(1).map_err(sql_error)?;
+        let score: f32 = vector_from_bytes(&bytes).iter().zip(query).map(|(a, b)| a * b).sum();
+        exact.insert(rowid, score);
+    }
+    let mut hits: Vec<Hit> = candidates
+        .into_iter()
+        .filter_map(|c| exact.get(&c.rowid).map(|score| Hit { id: c.node, score: *score }))
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    hits.truncate(limit);
+    Ok(hits)
+}
+
 impl SqliteIndex {
     pub fn new(db: Arc<SqliteDatabase>) -> SqliteIndex {
-        SqliteIndex { db, mirror: Mutex::new(VectorMirror::default()) }
-    }
-
-    fn mirror(&self) -> MutexGuard<'_, VectorMirror> {
-        self.mirror.lock().unwrap_or_else(|e| e.into_inner())
+        SqliteIndex { db }
     }
 
     /// Brings the vector mirror up to date: a full load the first time or after a `clear`,
     /// otherwise only what other connections changed since the last look.
-    fn sync_mirror(&self, conn: &Connection, mirror: &mut VectorMirror) -> Result<()> {
+    fn sync_mirror(&self, conn: &Connection, mirror: &mut Mirror) -> Result<()> {
         let data_version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(sql_error)?;
         if mirror.loaded && data_version == mirror.data_version {
             return Ok(());
@@ -197,10 +221,12 @@ impl SqliteIndex {
             Remove { rowid: i64 },
         }
         let mut events: Vec<(i64, Event)> = Vec::new();
-        let columns = FACT_COLUMNS.join(", ");
+        let columns: Vec<String> = FACT_COLUMNS.iter().map(|c| format!("d.{c}")).collect();
         let mut stmt = conn
             .prepare_cached(&format!(
-                "SELECT seq, rowid, node_id, embedder, vector, {columns} FROM index_docs WHERE seq > ?"
+                "SELECT d.seq, d.rowid, d.node_id, p.embedder, p.vector, {} FROM index_docs d
+                 LEFT JOIN index_payload p ON p.doc = d.rowid WHERE d.seq > ?",
+                columns.join(", ")
             ))
             .map_err(sql_error)?;
         let mut rows = stmt.query([since]).map_err(sql_error)?;
@@ -228,10 +254,10 @@ impl SqliteIndex {
         for (seq, event) in events {
             last_seq = last_seq.max(seq);
             match event {
-                Event::Put { rowid, node, facts, vector: Some((embedder, values)) } => {
-                    mirror.put(rowid, node, &facts, &embedder, &values);
+                Event::Put { rowid, node, facts, vector } => {
+                    mirror.put(rowid, node, &facts, vector.as_ref().map(|(e, v)| (e.as_str(), v.as_slice())));
                 }
-                Event::Put { rowid, vector: None, .. } | Event::Remove { rowid } => mirror.remove(rowid),
+                Event::Remove { rowid } => mirror.remove(rowid),
             }
         }
         last_seq = last_seq.max(counter(conn, "index_seq")?);
@@ -271,19 +297,12 @@ impl SearchIndex for SqliteIndex {
                 let node = node_to_str(&doc.id);
                 let seq = next_seq(&tx)?;
                 let mut values = facts_values(&doc.facts)?;
-                values.push(Value::Text(doc.text.clone()));
-                values.push(doc.embedding.as_ref().map(|e| Value::Text(embedder_key(e))).unwrap_or(Value::Null));
-                values
-                    .push(doc.embedding.as_ref().map(|e| Value::Blob(vector_bytes(&e.values))).unwrap_or(Value::Null));
                 values.push(Value::Integer(seq));
                 let rowid = match Self::rowid_of(&tx, &node)? {
                     Some(rowid) => {
                         tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
-                        let sets: Vec<String> = FACT_COLUMNS
-                            .iter()
-                            .chain(["text", "embedder", "vector", "seq"].iter())
-                            .map(|c| format!("{c} = ?"))
-                            .collect();
+                        let sets: Vec<String> =
+                            FACT_COLUMNS.iter().chain(["seq"].iter()).map(|c| format!("{c} = ?")).collect();
                         values.push(Value::Integer(rowid));
                         tx.execute(
                             &format!("UPDATE index_docs SET {} WHERE rowid = ?", sets.join(", ")),
@@ -296,9 +315,9 @@ impl SearchIndex for SqliteIndex {
                         values.insert(0, Value::Text(node.clone()));
                         tx.execute(
                             &format!(
-                                "INSERT INTO index_docs (node_id, {}, text, embedder, vector, seq) VALUES ({})",
+                                "INSERT INTO index_docs (node_id, {}, seq) VALUES ({})",
                                 FACT_COLUMNS.join(", "),
-                                placeholders(FACT_COLUMNS.len() + 5)
+                                placeholders(FACT_COLUMNS.len() + 2)
                             ),
                             params_from_iter(values),
                         )
@@ -306,6 +325,16 @@ impl SearchIndex for SqliteIndex {
                         tx.last_insert_rowid()
                     }
                 };
+                tx.execute(
+                    "INSERT OR REPLACE INTO index_payload (doc, text, embedder, vector) VALUES (?, ?, ?, ?)",
+                    params![
+                        rowid,
+                        doc.text,
+                        doc.embedding.as_ref().map(embedder_key),
+                        doc.embedding.as_ref().map(|e| vector_bytes(&e.values)),
+                    ],
+                )
+                .map_err(sql_error)?;
                 tx.execute(
                     "INSERT INTO index_fts (rowid, terms) VALUES (?, ?)",
                     params![rowid, hashed_terms(&doc.text)],
@@ -315,13 +344,12 @@ impl SearchIndex for SqliteIndex {
             }
             tx.commit().map_err(sql_error)?;
         }
-        let mut mirror = self.mirror();
-        if mirror.loaded {
+        let mut gate = self.db.gate();
+        if gate.mirror.loaded {
             for (doc, rowid) in docs.iter().zip(applied) {
-                match &doc.embedding {
-                    Some(e) => mirror.put(rowid, doc.id.clone(), &doc.facts, &embedder_key(e), &e.values),
-                    None => mirror.remove(rowid),
-                }
+                let key = doc.embedding.as_ref().map(embedder_key);
+                let vector = key.as_deref().zip(doc.embedding.as_ref().map(|e| e.values.as_slice()));
+                gate.mirror.put(rowid, doc.id.clone(), &doc.facts, vector);
             }
         }
         Ok(())
@@ -347,10 +375,10 @@ impl SearchIndex for SqliteIndex {
             }
             tx.commit().map_err(sql_error)?;
         }
-        let mut mirror = self.mirror();
-        if mirror.loaded {
+        let mut gate = self.db.gate();
+        if gate.mirror.loaded {
             for (rowid, facts) in changed {
-                mirror.set_facts(rowid, facts);
+                gate.mirror.set_facts(rowid, facts);
             }
         }
         Ok(())
@@ -366,6 +394,7 @@ impl SearchIndex for SqliteIndex {
                 let Some(rowid) = Self::rowid_of(&tx, &node)? else { continue };
                 tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
                 tx.execute("DELETE FROM index_docs WHERE rowid = ?", [rowid]).map_err(sql_error)?;
+                tx.execute("DELETE FROM index_payload WHERE doc = ?", [rowid]).map_err(sql_error)?;
                 let seq = next_seq(&tx)?;
                 tx.execute("INSERT INTO index_removed (seq, doc, node_id) VALUES (?, ?, ?)", params![seq, rowid, node])
                     .map_err(sql_error)?;
@@ -374,11 +403,11 @@ impl SearchIndex for SqliteIndex {
             tx.commit().map_err(sql_error)?;
         }
         if !removed.is_empty() {
-            let mut mirror = self.mirror();
+            let mut gate = self.db.gate();
             for rowid in &removed {
-                mirror.remove(*rowid);
+                gate.mirror.remove(*rowid);
             }
-            drop(mirror);
+            drop(gate);
             if let Err(error) = self.db.checkpoint() {
                 tracing::warn!(%error, "could not truncate the log after removing index entries");
             }
@@ -392,22 +421,38 @@ impl SearchIndex for SqliteIndex {
             return Ok(Vec::new());
         }
         let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
-        let mut params = vec![Value::Text(expression.join(" OR "))];
-        let condition = visibility_sql(&query.filter, &INDEX_COLUMNS, "d.", &mut params)?;
-        params.push(Value::Integer(i64::try_from(query.limit).unwrap_or(i64::MAX)));
-        let sql = format!(
-            "SELECT d.node_id, bm25(index_fts) AS rank FROM index_fts JOIN index_docs d ON d.rowid = index_fts.rowid
-             WHERE index_fts MATCH ? AND {condition} ORDER BY rank, d.node_id LIMIT ?"
-        );
         let conn = self.db.lock();
-        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
-        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
-        let mut hits = Vec::new();
-        while let Some(row) = rows.next().map_err(sql_error)? {
-            let node: String = row.get(0).map_err(sql_error)?;
-            let rank: f64 = row.get(1).map_err(sql_error)?;
-            hits.push(Hit { id: node_from_str(&node)?, score: -rank as f32 });
+        {
+            let mut gate = self.db.gate();
+            self.sync_mirror(&conn, &mut gate.mirror)?;
+            let compiled = gate.mirror.compile(&query.filter);
+            if compiled.is_none() {
+                return Ok(Vec::new());
+            }
+            gate.compiled = compiled;
         }
+        // `arbor_visible` applies the filter to each match as FTS5 produces it, before ranking
+        // and the limit: nothing outside the filter is ranked, and no table row is read per
+        // match.
+        let rows = (|| -> rusqlite::Result<Vec<(i64, f64)>> {
+            let mut stmt = conn.prepare_cached(
+                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts
+                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid LIMIT ?",
+            )?;
+            let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+            stmt.query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+        })();
+        let mut gate = self.db.gate();
+        gate.compiled = None;
+        let rows = rows.map_err(sql_error)?;
+        let mut hits = Vec::with_capacity(rows.len());
+        for (rowid, rank) in rows {
+            let node = gate.mirror.node(rowid).cloned().ok_or_else(|| {
+                corrupt("index document", &rowid.to_string(), "matched in full text but missing from the index")
+            })?;
+            hits.push(Hit { id: node, score: -rank as f32 });
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         Ok(hits)
     }
 
@@ -418,32 +463,12 @@ impl SearchIndex for SqliteIndex {
         let embedder = embedder_key(&query.embedding);
         let conn = self.db.lock();
         let candidates = {
-            let mut mirror = self.mirror();
-            self.sync_mirror(&conn, &mut mirror)?;
+            let mut gate = self.db.gate();
+            self.sync_mirror(&conn, &mut gate.mirror)?;
             let keep = (query.limit.saturating_mul(RESCORE_FACTOR)).max(RESCORE_MIN);
-            mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
+            gate.mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
         };
-        if candidates.is_empty() {
-            return Ok(Vec::new());
-        }
-        // Exact rescoring from the stored vectors.
-        let sql = format!("SELECT rowid, vector FROM index_docs WHERE rowid IN ({})", placeholders(candidates.len()));
-        let mut stmt = conn.prepare(&sql).map_err(sql_error)?;
-        let mut rows = stmt.query(params_from_iter(candidates.iter().map(|c| c.rowid))).map_err(sql_error)?;
-        let mut exact = std::collections::HashMap::new();
-        while let Some(row) = rows.next().map_err(sql_error)? {
-            let rowid: i64 = row.get(0).map_err(sql_error)?;
-            let bytes: Vec<u8> = row.get(1).map_err(sql_error)?;
-            let score: f32 = vector_from_bytes(&bytes).iter().zip(&query.embedding.values).map(|(a, b)| a * b).sum();
-            exact.insert(rowid, score);
-        }
-        let mut hits: Vec<Hit> = candidates
-            .into_iter()
-            .filter_map(|c| exact.get(&c.rowid).map(|score| Hit { id: c.node, score: *score }))
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        hits.truncate(query.limit);
-        Ok(hits)
+        rescore(&conn, candidates, &query.embedding.values, query.limit)
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {
@@ -452,7 +477,7 @@ impl SearchIndex for SqliteIndex {
         }
         let in_rows: bool = {
             let conn = self.db.lock();
-            conn.query_row("SELECT EXISTS (SELECT 1 FROM index_docs WHERE instr(text, ?))", [needle], |r| r.get(0))
+            conn.query_row("SELECT EXISTS (SELECT 1 FROM index_payload WHERE instr(text, ?))", [needle], |r| r.get(0))
                 .map_err(sql_error)?
         };
         Ok(in_rows || self.db.files_contain(needle.as_bytes())?)
@@ -471,16 +496,55 @@ impl SearchIndex for SqliteIndex {
             tx.execute_batch(
                 "DELETE FROM index_fts;
                  DELETE FROM index_docs;
+                 DELETE FROM index_payload;
                  DELETE FROM index_removed;
                  UPDATE counters SET value = value + 1 WHERE name = 'index_generation';",
             )
             .map_err(sql_error)?;
             tx.commit().map_err(sql_error)?;
         }
-        self.mirror().reset();
+        self.db.gate().mirror.reset();
         if let Err(error) = self.db.checkpoint() {
             tracing::warn!(%error, "could not truncate the log after clearing the index");
         }
         Ok(())
+    }
+}
+
+/// The same searches with no filter, no join and no policy: the floor Arbor's retrieval is
+/// measured against by `arbor bench`. Never used to answer a request.
+#[cfg(feature = "bench")]
+impl SqliteIndex {
+    /// FTS5 BM25 over the hashed query terms, top `limit`, nothing else.
+    pub fn floor_text_search(&self, text: &str, limit: usize) -> Result<usize> {
+        let terms = query_terms(text);
+        if terms.is_empty() {
+            return Ok(0);
+        }
+        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
+        let conn = self.db.lock();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank LIMIT ?",
+            )
+            .map_err(sql_error)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<(i64, f64)> = stmt
+            .query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(sql_error)?
+            .collect::<Result<_, _>>()
+            .map_err(sql_error)?;
+        Ok(rows.len())
+    }
+
+    /// The int8 scan over every vector and exact rescoring, top `limit`, nothing else.
+    pub fn floor_vector_search(&self, embedding: &Embedding, limit: usize) -> Result<usize> {
+        let conn = self.db.lock();
+        let candidates = {
+            let mut gate = self.db.gate();
+            self.sync_mirror(&conn, &mut gate.mirror)?;
+            gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, (limit * RESCORE_FACTOR).max(RESCORE_MIN))
+        };
+        Ok(rescore(&conn, candidates, &embedding.values, limit)?.len())
     }
 }

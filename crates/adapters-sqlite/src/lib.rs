@@ -11,9 +11,9 @@ mod config;
 mod error;
 mod filter;
 mod index;
+mod mirror;
 mod schema;
 mod store;
-mod vectors;
 
 pub use config::{SqliteConfig, SqliteDatabase};
 pub use index::SqliteIndex;

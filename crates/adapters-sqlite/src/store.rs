@@ -26,7 +26,7 @@ use crate::codec::{
 };
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, sql_error};
-use crate::filter::{LEAF_COLUMNS as LEAF_FILTER, placeholders, visibility_sql};
+use crate::filter::{leaf_visibility_sql, placeholders};
 
 /// The metadata store on a [`SqliteDatabase`].
 #[derive(Debug, Clone)]
@@ -208,7 +208,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
             }
             tx.execute(
-                "INSERT INTO jobs (id, kind, namespace, tree_id, node, key, attempts, run_after, created_at, last_error, \
+                "INSERT INTO jobs (id, kind, namespace, tree_id, nodes, key, attempts, run_after, created_at, last_error, \
                  lease_worker, lease_until, dead)
                  SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0
                  WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = ? AND lease_until IS NULL AND dead = 0)",
@@ -217,7 +217,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                     job.kind.as_str(),
                     job.namespace.to_string(),
                     job.tree.as_ref().map(TreeId::as_str),
-                    job.node.as_ref().map(node_to_str),
+                    to_json(&job.nodes.iter().map(node_to_str).collect::<Vec<_>>())?,
                     job.key,
                     i64::from(job.attempts),
                     ts(job.run_after)?,
@@ -280,7 +280,8 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
     let kind: String = row.get(1).map_err(sql_error)?;
     let namespace: String = row.get(2).map_err(sql_error)?;
     let tree: Option<String> = row.get(3).map_err(sql_error)?;
-    let node: Option<String> = row.get(4).map_err(sql_error)?;
+    let nodes: String = row.get(4).map_err(sql_error)?;
+    let nodes: Vec<String> = serde_json::from_str(&nodes).map_err(|e| bad(&e))?;
     let attempts: i64 = row.get(6).map_err(sql_error)?;
     Ok(Job {
         id: JobId::parse(&id).map_err(|e| bad(&e))?,
@@ -292,7 +293,7 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
         },
         namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
         tree: tree.map(|t| TreeId::parse(&t).map_err(|e| bad(&e))).transpose()?,
-        node: node.map(|n| node_from_str(&n)).transpose()?,
+        nodes: nodes.iter().map(|n| node_from_str(n)).collect::<Result<_>>()?,
         key: row.get(5).map_err(sql_error)?,
         attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
         run_after: from_ts(row.get(7).map_err(sql_error)?),
@@ -301,7 +302,7 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
     })
 }
 
-const JOB_COLUMNS: &str = "id, kind, namespace, tree_id, node, key, attempts, run_after, created_at, last_error";
+const JOB_COLUMNS: &str = "id, kind, namespace, tree_id, nodes, key, attempts, run_after, created_at, last_error";
 
 impl SqliteStore {
     fn query_leaves(&self, sql: &str, params: Vec<Value>) -> Result<Vec<LeafRecord>> {
@@ -374,8 +375,10 @@ impl MetadataStore for SqliteStore {
         }
         let mut params: Vec<Value> = ids.iter().map(|id| Value::Text(id.to_string())).collect();
         params.extend(scope_values(scope));
+        // `+namespace` keeps the planner on the id index: without statistics it would rather
+        // walk every leaf of the namespace.
         let sql = format!(
-            "SELECT {LEAF_COLUMNS} FROM leaves WHERE id IN ({}) AND namespace IN ({})",
+            "SELECT {LEAF_COLUMNS} FROM leaves WHERE id IN ({}) AND +namespace IN ({})",
             placeholders(ids.len()),
             placeholders(scope.len())
         );
@@ -393,7 +396,7 @@ impl MetadataStore for SqliteStore {
         let mut params: Vec<Value> = ids.iter().map(|id| Value::Text(id.to_string())).collect();
         params.extend(scope_values(scope));
         let sql = format!(
-            "SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id IN ({}) AND namespace IN ({})",
+            "SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id IN ({}) AND +namespace IN ({})",
             placeholders(ids.len()),
             placeholders(scope.len())
         );
@@ -539,7 +542,7 @@ impl MetadataStore for SqliteStore {
 
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
         let mut params = Vec::new();
-        let condition = visibility_sql(filter, &LEAF_FILTER, "", &mut params)?;
+        let condition = leaf_visibility_sql(filter, &mut params)?;
         params.push(Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX)));
         params.push(Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX)));
         let sql = format!(

@@ -51,7 +51,7 @@ impl Arbor {
             let mut inline =
                 self.invalidate_above(&mut changes, &mut touched, &leaf, StaleCause::Forgotten, now).await?;
             let purged_summaries: Vec<NodeId> =
-                inline.iter().filter(|job| job.kind == JobKind::Purge).filter_map(|job| job.node.clone()).collect();
+                inline.iter().filter(|job| job.kind == JobKind::Purge).flat_map(|job| job.nodes.clone()).collect();
             let own = self.unproject_jobs(now, &namespace, &leaf.tree_id, leaf.node_id());
             for job in &own {
                 changes.push(Change::Enqueue(job.clone()));
@@ -77,14 +77,20 @@ impl Arbor {
             let mut bodies_deleted = 0;
             let mut unindexed = Vec::new();
             for job in &inline {
-                let Some(node) = &job.node else { continue };
-                let done = match job.kind {
-                    JobKind::Index => self.project(&namespace, node).await.map(|_| unindexed.push(node.clone())),
-                    JobKind::Purge => {
-                        self.purge_body(&namespace, node).await.map(|deleted| bodies_deleted += usize::from(deleted))
+                let mut done = Ok(());
+                for node in &job.nodes {
+                    done = match job.kind {
+                        JobKind::Index => self.project(&namespace, node).await.map(|_| unindexed.push(node.clone())),
+                        JobKind::Purge => self
+                            .purge_body(&namespace, node)
+                            .await
+                            .map(|deleted| bodies_deleted += usize::from(deleted)),
+                        JobKind::Seal => Ok(()),
+                    };
+                    if done.is_err() {
+                        break;
                     }
-                    JobKind::Seal => Ok(()),
-                };
+                }
                 match done {
                     Ok(()) => {
                         let complete = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });

@@ -168,7 +168,7 @@ impl Arbor {
                                 JobKind::Seal,
                                 namespace,
                                 Some(&tree.tree_id),
-                                None,
+                                Vec::new(),
                             )));
                             store.commit(changes).await?;
                         }

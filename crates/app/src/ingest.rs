@@ -626,8 +626,8 @@ impl Arbor {
         for tree in plan.trees.values() {
             changes.push(Change::EnsureTree(tree.clone()));
         }
-        let mut index_jobs = Vec::new();
         let mut grown: BTreeSet<(Namespace, TreeId)> = BTreeSet::new();
+        let mut to_index = Vec::with_capacity(plan.leaves.len() + plan.superseded.len());
         for planned in &plan.leaves {
             let record = &planned.record;
             changes.push(Change::InsertLeaf(record.clone()));
@@ -638,9 +638,7 @@ impl Arbor {
                 record.node_id(),
                 &record.body_sha256,
             )));
-            let job = self.job(now, JobKind::Index, namespace, Some(&record.tree_id), Some(record.node_id()));
-            index_jobs.push(job.clone());
-            changes.push(Change::Enqueue(job));
+            to_index.push(record.node_id());
             if record.status.is_tree_member() {
                 grown.insert((record.namespace.clone(), record.tree_id.clone()));
             }
@@ -649,19 +647,20 @@ impl Arbor {
         for old in plan.superseded.values() {
             changes.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: old.clone() });
             changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
-            let job = self.job(now, JobKind::Index, namespace, Some(&old.tree_id), Some(old.node_id()));
-            index_jobs.push(job.clone());
-            changes.push(Change::Enqueue(job));
+            to_index.push(old.node_id());
             self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
         }
+        // One index job for the whole batch: the guarantee behind the inline indexing below.
+        let index_job = self.job(now, JobKind::Index, namespace, None, to_index);
+        changes.push(Change::Enqueue(index_job.clone()));
         for (ns, tree_id) in &grown {
             let tree = &plan.trees[&(ns.clone(), tree_id.clone())];
             if tree.root.is_some() && !tree.root_stale {
                 changes.push(Change::MarkRootStale { namespace: ns.clone(), tree: tree_id.clone() });
             }
-            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, ns, Some(tree_id), None)));
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, ns, Some(tree_id), Vec::new())));
         }
-        Ok((changes, index_jobs))
+        Ok((changes, vec![index_job]))
     }
 
     /// Indexes what a batch just committed, from the text in hand (no body re-read), with one
@@ -716,25 +715,29 @@ impl Arbor {
         }
     }
 
+    /// A job over `nodes` (or the whole tree when there are none). Jobs about one node, or one
+    /// tree, share a key so pending duplicates coalesce; a job over several nodes is its own.
     pub(crate) fn job(
         &self,
         now: Timestamp,
         kind: JobKind,
         namespace: &Namespace,
         tree: Option<&TreeId>,
-        node: Option<NodeId>,
+        nodes: Vec<NodeId>,
     ) -> Job {
-        let key = match (&node, tree) {
-            (Some(node), _) => format!("{}:{}", kind.as_str(), node),
-            (None, Some(tree)) => format!("{}:{}:{}", kind.as_str(), namespace, tree),
-            (None, None) => format!("{}:{}", kind.as_str(), namespace),
+        let id = self.new_job_id(now);
+        let key = match (nodes.as_slice(), tree) {
+            ([node], _) => format!("{}:{}", kind.as_str(), node),
+            ([], Some(tree)) => format!("{}:{}:{}", kind.as_str(), namespace, tree),
+            ([], None) => format!("{}:{}", kind.as_str(), namespace),
+            (_, _) => format!("{}:{}", kind.as_str(), id),
         };
         Job {
-            id: self.new_job_id(now),
+            id,
             kind,
             namespace: namespace.clone(),
             tree: tree.cloned(),
-            node,
+            nodes,
             key,
             attempts: 0,
             run_after: now,

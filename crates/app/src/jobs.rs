@@ -84,23 +84,24 @@ impl Arbor {
         Ok(())
     }
 
-    /// Index and purge jobs: one node each, no further jobs.
+    /// Index and purge jobs: their nodes, no further jobs.
     async fn run_node_job(&self, job: &Job, report: &mut JobsReport) -> AppResult<()> {
-        let node = job
-            .node
-            .as_ref()
-            .ok_or_else(|| AppError::InvalidRequest(format!("{} job {} names no node", job.kind.as_str(), job.id)))?;
-        match job.kind {
-            JobKind::Index => match self.project(&job.namespace, node).await? {
-                Projection::Upserted => report.indexed += 1,
-                Projection::Removed => report.unindexed += 1,
-            },
-            JobKind::Purge => {
-                if self.purge_body(&job.namespace, node).await? {
-                    report.bodies_purged += 1;
+        if job.nodes.is_empty() {
+            return Err(AppError::InvalidRequest(format!("{} job {} names no node", job.kind.as_str(), job.id)));
+        }
+        for node in &job.nodes {
+            match job.kind {
+                JobKind::Index => match self.project(&job.namespace, node).await? {
+                    Projection::Upserted => report.indexed += 1,
+                    Projection::Removed => report.unindexed += 1,
+                },
+                JobKind::Purge => {
+                    if self.purge_body(&job.namespace, node).await? {
+                        report.bodies_purged += 1;
+                    }
                 }
+                JobKind::Seal => {}
             }
-            JobKind::Seal => {}
         }
         Ok(())
     }

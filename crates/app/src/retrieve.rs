@@ -16,7 +16,7 @@ use arbor_domain::budget::{BudgetItem, DEFAULT_MAX_RESULTS};
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeId};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::ranking::{RRF_K, reciprocal_rank_fusion};
+use arbor_domain::ranking::{Fused, RRF_K, reciprocal_rank_fusion};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::{Sensitivity, may_leave_the_machine};
 use arbor_domain::text::truncate_chars;
@@ -29,6 +29,9 @@ use crate::{AppResult, Arbor};
 
 /// How many candidates each channel contributes before fusion.
 const CANDIDATE_POOL: usize = 50;
+
+/// How many candidate rows are read from the store at a time.
+const LOAD_WINDOW: usize = 16;
 
 /// How a question should be answered from memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -69,6 +72,10 @@ pub struct RetrieveRequest {
     /// Honoured only if the trusted caller enabled restricted reads for this context.
     #[serde(default)]
     pub include_restricted: bool,
+    /// The query's embedding, if the caller already has one from the configured embedder;
+    /// otherwise the query is embedded here.
+    #[serde(skip)]
+    pub query_embedding: Option<Vec<f32>>,
 }
 
 fn yes() -> bool {
@@ -89,6 +96,7 @@ impl RetrieveRequest {
             time_range: None,
             include_leaves: true,
             include_restricted: false,
+            query_embedding: None,
         }
     }
 }
@@ -222,8 +230,11 @@ impl Arbor {
         let embedder = &self.ports.embedder;
         let query_may_leave = may_leave_the_machine(None, &request.query);
         if index.capabilities().vectors && (query_may_leave || embedder.locality() == Locality::Local) {
-            let mut vectors = embedder.embed(std::slice::from_ref(&request.query)).await?;
-            if let Some(values) = vectors.pop().filter(|v| v.iter().any(|x| *x != 0.0)) {
+            let vector = match &request.query_embedding {
+                Some(vector) => Some(vector.clone()),
+                None => embedder.embed(std::slice::from_ref(&request.query)).await?.pop(),
+            };
+            if let Some(values) = vector.filter(|v| v.iter().any(|x| *x != 0.0)) {
                 let query = VectorQuery {
                     filter: filter.clone(),
                     embedding: Embedding { embedder: embedder.id(), values },
@@ -236,29 +247,28 @@ impl Arbor {
         }
         let fused = reciprocal_rank_fusion(&channels, RRF_K);
 
-        // The authoritative rows decide: anything the index offers that the store does not
-        // admit is dropped.
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let leaf_ids: Vec<LeafId> = fused.iter().filter_map(|f| f.key.as_leaf().cloned()).collect();
-        let summary_ids: Vec<SummaryId> = fused.iter().filter_map(|f| f.key.as_summary().cloned()).collect();
-        let mut records: BTreeMap<NodeId, Record> = BTreeMap::new();
-        for leaf in self.ports.store.leaves(&scope, &leaf_ids).await? {
-            records.insert(leaf.node_id(), Record::Leaf(leaf));
-        }
-        for summary in self.ports.store.summaries(&scope, &summary_ids).await? {
-            records.insert(summary.node_id(), Record::Summary(summary));
-        }
-        let mut ranked = Vec::new();
-        let mut dropped = 0;
-        for candidate in &fused {
-            match records.remove(&candidate.key) {
-                Some(record) if filter.admits(&record.facts()) => ranked.push((candidate, record)),
-                _ => dropped += 1,
-            }
-        }
         // Summary-first for broad questions (a stable partition keeps rank order within each).
+        let mut order: Vec<&Fused<NodeId>> = fused.iter().collect();
         if intent.mode == RetrieveMode::BroadSummary {
-            ranked.sort_by_key(|(_, record)| matches!(record, Record::Leaf(_)));
+            order.sort_by_key(|f| f.key.as_leaf().is_some());
+        }
+        let max_results = request.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
+        let budget = self.policy.budget.with_total_at_most(Some(max_results), request.max_chars);
+
+        // The authoritative rows decide: anything the index offers that the store does not
+        // admit is dropped. Rows are read in rank order, a window at a time, only as far as
+        // the budget can use them.
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let wanted = (budget.total.max_items * 2).max(LOAD_WINDOW);
+        let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
+        let mut cursor = 0;
+        let mut dropped = 0;
+        while ranked.len() < wanted && cursor < order.len() {
+            let window = &order[cursor..(cursor + LOAD_WINDOW).min(order.len())];
+            cursor += window.len();
+            let (loaded, missing) = self.load_window(&scope, &filter, window).await?;
+            dropped += missing;
+            ranked.extend(loaded);
         }
 
         // Conflicts between layers: the same subject answered in two namespaces.
@@ -289,15 +299,34 @@ impl Arbor {
         // Winners before losers, otherwise rank order.
         ranked.sort_by_key(|(candidate, _)| overridden.contains_key(&candidate.key));
 
-        // Budgets, with verified bodies.
-        let max_results = request.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
-        let budget = self.policy.budget.with_total_at_most(Some(max_results), request.max_chars);
+        // Budgets, with verified bodies: a body is read only for an item that can still fit.
+        let mut tracker = budget.tracker();
         let mut evidence = Vec::new();
-        let mut items: Vec<BudgetItem> = Vec::new();
         let mut skipped = Vec::new();
         let mut gaps = Vec::new();
         let mut bodies_read = 0;
-        for (candidate, record) in ranked {
+        let mut pending = ranked.into_iter();
+        loop {
+            let (candidate, record) = match pending.next() {
+                Some(next) => next,
+                None if cursor < order.len() && chain.namespaces().any(|ns| tracker.room_for(ns).is_ok()) => {
+                    // The first rows did not fill the budget: read further down the ranking.
+                    let window = &order[cursor..(cursor + LOAD_WINDOW).min(order.len())];
+                    cursor += window.len();
+                    let (loaded, missing) = self.load_window(&scope, &filter, window).await?;
+                    dropped += missing;
+                    pending = loaded.into_iter().collect::<Vec<_>>().into_iter();
+                    continue;
+                }
+                None => break,
+            };
+            if tracker.is_full() {
+                break;
+            }
+            if let Err(reason) = tracker.room_for(record.namespace()) {
+                skipped.push(SkippedItem { node_id: candidate.key.clone(), reason: reason.explain().to_owned() });
+                continue;
+            }
             let text = match &record {
                 Record::Leaf(leaf) => {
                     bodies_read += 1;
@@ -316,12 +345,9 @@ impl Arbor {
                 }
                 Record::Summary(summary) => summary.summary.clone(),
             };
-            items.push(BudgetItem { namespace: record.namespace().clone(), chars: text.chars().count() });
-            let selection = budget.select(&items);
-            if selection.selected.last() != Some(&(items.len() - 1)) {
-                let reason = selection.skipped.last().map(|(_, r)| r.explain()).unwrap_or("over budget");
-                skipped.push(SkippedItem { node_id: candidate.key.clone(), reason: reason.to_owned() });
-                items.pop();
+            let item = BudgetItem { namespace: record.namespace().clone(), chars: text.chars().count() };
+            if let Err(reason) = tracker.offer(&item) {
+                skipped.push(SkippedItem { node_id: candidate.key.clone(), reason: reason.explain().to_owned() });
                 continue;
             }
             let layer = chain.precedence(record.namespace()).unwrap_or(usize::MAX);
@@ -376,6 +402,40 @@ impl Arbor {
             });
         }
         Ok(assemble(request, intent, chain, evidence, fused.len(), dropped, bodies_read, skipped, gaps))
+    }
+}
+
+impl Arbor {
+    /// Reads the rows of one window of candidates and keeps those the filter admits, in rank
+    /// order; returns them and how many were dropped.
+    async fn load_window<'a>(
+        &self,
+        scope: &[Namespace],
+        filter: &VisibilityFilter,
+        window: &[&'a Fused<NodeId>],
+    ) -> AppResult<(Vec<(&'a Fused<NodeId>, Record)>, usize)> {
+        let leaf_ids: Vec<LeafId> = window.iter().filter_map(|f| f.key.as_leaf().cloned()).collect();
+        let summary_ids: Vec<SummaryId> = window.iter().filter_map(|f| f.key.as_summary().cloned()).collect();
+        let mut records: BTreeMap<NodeId, Record> = BTreeMap::new();
+        if !leaf_ids.is_empty() {
+            for leaf in self.ports.store.leaves(scope, &leaf_ids).await? {
+                records.insert(leaf.node_id(), Record::Leaf(leaf));
+            }
+        }
+        if !summary_ids.is_empty() {
+            for summary in self.ports.store.summaries(scope, &summary_ids).await? {
+                records.insert(summary.node_id(), Record::Summary(summary));
+            }
+        }
+        let mut kept = Vec::with_capacity(window.len());
+        let mut dropped = 0;
+        for candidate in window {
+            match records.remove(&candidate.key) {
+                Some(record) if filter.admits(&record.facts()) => kept.push((*candidate, record)),
+                _ => dropped += 1,
+            }
+        }
+        Ok((kept, dropped))
     }
 }
 

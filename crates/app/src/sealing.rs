@@ -115,7 +115,7 @@ impl Arbor {
         for job in &jobs {
             changes.push(Change::Enqueue(job.clone()));
         }
-        changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(&leaf.tree_id), None)));
+        changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(&leaf.tree_id), Vec::new())));
         Ok(jobs)
     }
 
@@ -128,8 +128,8 @@ impl Arbor {
         node: NodeId,
     ) -> Vec<Job> {
         vec![
-            self.job(now, JobKind::Index, namespace, Some(tree), Some(node.clone())),
-            self.job(now, JobKind::Purge, namespace, Some(tree), Some(node)),
+            self.job(now, JobKind::Index, namespace, Some(tree), vec![node.clone()]),
+            self.job(now, JobKind::Purge, namespace, Some(tree), vec![node]),
         ]
     }
 
@@ -227,7 +227,7 @@ impl Arbor {
                     .await?;
                 written = Some(body);
                 self.adopt_children(&mut changes, namespace, &children, Some(&old.id), &record.id).await?;
-                inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), Some(record.node_id())));
+                inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), vec![record.node_id()]));
                 replacements.insert(old.id.clone(), record.id.clone());
                 changes.push(Change::InsertSummary(record));
             }
@@ -258,7 +258,7 @@ impl Arbor {
             .await?;
         let mut changes = ChangeSet::new();
         self.adopt_children(&mut changes, namespace, children, None, &record.id).await?;
-        let index = self.job(now, JobKind::Index, namespace, Some(tree_id), Some(record.node_id()));
+        let index = self.job(now, JobKind::Index, namespace, Some(tree_id), vec![record.node_id()]);
         changes.push(Change::Audit(self.audit(
             now,
             "summary.sealed",
@@ -350,7 +350,7 @@ impl Arbor {
                     )
                     .await?;
                 written = Some(body);
-                inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), Some(record.node_id())));
+                inline.push(self.job(now, JobKind::Index, namespace, Some(tree_id), vec![record.node_id()]));
                 let id = record.id.clone();
                 changes.push(Change::InsertSummary(record));
                 Some(id)

@@ -1,6 +1,7 @@
 //! The `arbor` command line: parses arguments, sets up logging, and hands each subcommand to
 //! its module. Exit status: 0 success, 1 failure or refused input, 2 usage error.
 
+mod bench;
 mod commands;
 mod ingest;
 mod quickstart;
@@ -56,6 +57,8 @@ enum Command {
     Stats,
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
+    /// Measure ingest and retrieval on a synthetic store (see `cargo xtask bench`).
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
+            Command::Bench(args) => bench::run(args, json).await.map(|()| true),
         }
     });
     match result {

@@ -105,34 +105,68 @@ impl RetrievalBudget {
     /// Greedily takes candidates in rank order, skipping any that would break a limit. A
     /// skipped long item does not stop a later short one from fitting.
     pub fn select(&self, items: &[BudgetItem]) -> BudgetSelection {
+        let mut tracker = self.tracker();
         let mut selection = BudgetSelection::default();
-        let (mut total_items, mut total_chars) = (0usize, 0usize);
-        let mut used: BTreeMap<&Namespace, (usize, usize)> = BTreeMap::new();
         for (index, item) in items.iter().enumerate() {
-            let layer = self.layer(item.namespace.kind());
-            let (layer_items, layer_chars) = used.get(&item.namespace).copied().unwrap_or((0, 0));
-            let skip = if total_items >= self.total.max_items {
-                Some(BudgetSkip::TotalItems)
-            } else if layer_items >= layer.max_items {
-                Some(BudgetSkip::LayerItems)
-            } else if layer_chars + item.chars > layer.max_chars {
-                Some(BudgetSkip::LayerChars)
-            } else if total_chars + item.chars > self.total.max_chars {
-                Some(BudgetSkip::TotalChars)
-            } else {
-                None
-            };
-            match skip {
-                Some(reason) => selection.skipped.push((index, reason)),
-                None => {
-                    total_items += 1;
-                    total_chars += item.chars;
-                    used.insert(&item.namespace, (layer_items + 1, layer_chars + item.chars));
-                    selection.selected.push(index);
-                }
+            match tracker.offer(item) {
+                Ok(()) => selection.selected.push(index),
+                Err(reason) => selection.skipped.push((index, reason)),
             }
         }
         selection
+    }
+
+    /// A running selection, for callers that want to decide before paying for an item (e.g.
+    /// before reading its body): [`BudgetTracker::room_for`] needs only the namespace.
+    pub fn tracker(&self) -> BudgetTracker<'_> {
+        BudgetTracker { budget: self, items: 0, chars: 0, used: BTreeMap::new() }
+    }
+}
+
+/// The state of a greedy selection under a [`RetrievalBudget`]. `select` is this, run over a
+/// list; both apply exactly the same rule.
+#[derive(Debug, Clone)]
+pub struct BudgetTracker<'a> {
+    budget: &'a RetrievalBudget,
+    items: usize,
+    chars: usize,
+    used: BTreeMap<Namespace, (usize, usize)>,
+}
+
+impl BudgetTracker<'_> {
+    /// Whether no further item can be taken at all.
+    pub fn is_full(&self) -> bool {
+        self.items >= self.budget.total.max_items
+    }
+
+    /// The item-count limits an item from `namespace` would hit, whatever its size.
+    pub fn room_for(&self, namespace: &Namespace) -> Result<(), BudgetSkip> {
+        let layer = self.budget.layer(namespace.kind());
+        let (layer_items, _) = self.used.get(namespace).copied().unwrap_or((0, 0));
+        if self.items >= self.budget.total.max_items {
+            Err(BudgetSkip::TotalItems)
+        } else if layer_items >= layer.max_items {
+            Err(BudgetSkip::LayerItems)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Takes the item if it fits every limit.
+    pub fn offer(&mut self, item: &BudgetItem) -> Result<(), BudgetSkip> {
+        self.room_for(&item.namespace)?;
+        let layer = self.budget.layer(item.namespace.kind());
+        let (layer_items, layer_chars) = self.used.get(&item.namespace).copied().unwrap_or((0, 0));
+        if layer_chars + item.chars > layer.max_chars {
+            return Err(BudgetSkip::LayerChars);
+        }
+        if self.chars + item.chars > self.budget.total.max_chars {
+            return Err(BudgetSkip::TotalChars);
+        }
+        self.items += 1;
+        self.chars += item.chars;
+        self.used.insert(item.namespace.clone(), (layer_items + 1, layer_chars + item.chars));
+        Ok(())
     }
 }
 

@@ -87,8 +87,9 @@ pub struct IndexCapabilities {
 ///   its text (tokens without stopwords), matching documents that hold any of them, tokenized
 ///   with [`tokenize`](arbor_domain::text::tokenize).
 /// - **Ranking.** Text hits are ordered by relevance (BM25 or equivalent: every query term
-///   counts, rarer terms more); vector hits by cosine similarity, most similar first. Ties are
-///   broken by id so results are deterministic.
+///   counts, rarer terms more); vector hits by cosine similarity, most similar first; results
+///   are returned best first with equal scores ordered by id. Which of several equally scored
+///   documents make a cut-off may differ between backends, but is the same on every run.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait SearchIndex: Send + Sync + fmt::Debug {

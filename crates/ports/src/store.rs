@@ -293,7 +293,8 @@ pub struct Job {
     pub kind: JobKind,
     pub namespace: Namespace,
     pub tree: Option<TreeId>,
-    pub node: Option<NodeId>,
+    /// The nodes an index or purge job works on (one job may cover a whole ingest batch).
+    pub nodes: Vec<NodeId>,
     /// Coalescing key: an enqueue with the key of an unclaimed pending job is absorbed.
     pub key: String,
     pub attempts: u32,

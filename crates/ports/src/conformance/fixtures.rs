@@ -148,7 +148,7 @@ pub fn job(namespace: &Namespace, id: &str, key: &str, run_after: i64) -> Job {
         kind: JobKind::Seal,
         namespace: namespace.clone(),
         tree: None,
-        node: None,
+        nodes: Vec::new(),
         key: key.to_owned(),
         attempts: 0,
         run_after: ts(run_after),

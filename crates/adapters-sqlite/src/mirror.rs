@@ -1,12 +1,17 @@
-//! The in-memory side of vector search: every vector quantized to int8, with its filter
-//! columns in compact form, grouped by namespace.
+//! The in-memory mirror of the index: every document's filter columns in compact form, and its
+//! vector quantized to int8, grouped by namespace.
 //!
-//! A query scans only the namespaces of its read chain, evaluates the visibility filter on
-//! each document *during* the scan (integer comparisons that mirror
-//! `VisibilityFilter::admits`, checked by the conformance suite), keeps the best candidates by
-//! approximate score, and the caller rescores those exactly with the stored `f32` vectors.
-//! The authoritative copy of every vector stays in SQLite; this mirror is rebuilt from it and
-//! caught up with other processes' writes through a change sequence.
+//! It serves two purposes, both *inside* the query:
+//! - vector search scans only the namespaces of the read chain and evaluates the visibility
+//!   filter on each document during the scan; the best candidates are rescored exactly from
+//!   the stored `f32` vectors by the caller;
+//! - full-text search asks it, through a SQL function, whether each FTS5 match is visible, so
+//!   the filter runs as matches stream without joining a table row per match.
+//!
+//! The filter here is integer comparisons that mirror `VisibilityFilter::admits` (the
+//! conformance suite checks both searches against the domain on generated data). The
+//! authoritative copy of everything stays in SQLite; the mirror is rebuilt from it and caught
+//! up with other processes' writes through a change sequence.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -54,16 +59,21 @@ struct Compact {
 }
 
 #[derive(Debug)]
-struct Slot {
-    rowid: i64,
-    node: NodeId,
+struct Quantized {
     embedder: u32,
-    facts: Compact,
-    quantized: Box<[i8]>,
+    values: Box<[i8]>,
     scale: f32,
 }
 
-/// A candidate from the approximate scan.
+#[derive(Debug)]
+struct Slot {
+    rowid: i64,
+    node: NodeId,
+    facts: Compact,
+    vector: Option<Quantized>,
+}
+
+/// A candidate from the approximate vector scan.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Candidate {
     pub rowid: i64,
@@ -71,8 +81,17 @@ pub(crate) struct Candidate {
     pub approx: f32,
 }
 
-/// Ordering for the bounded heap: the worst candidate on top.
-struct Worst(Candidate);
+/// A heap entry: score and position only, so the scan allocates nothing per document.
+#[derive(Clone, Copy)]
+struct Scored {
+    approx: f32,
+    rowid: i64,
+    slot: usize,
+}
+
+/// Ordering for the bounded heap: the worst candidate on top ("greater" = worse: a lower
+/// score, then a larger rowid so ties break the same way every time).
+struct Worst(Scored);
 
 impl PartialEq for Worst {
     fn eq(&self, other: &Self) -> bool {
@@ -87,14 +106,34 @@ impl PartialOrd for Worst {
 }
 impl Ord for Worst {
     fn cmp(&self, other: &Self) -> Ordering {
-        // "Greater" = worse: lower score, then larger id.
-        other.0.approx.total_cmp(&self.0.approx).then_with(|| self.0.node.cmp(&other.0.node))
+        other.0.approx.total_cmp(&self.0.approx).then_with(|| self.0.rowid.cmp(&other.0.rowid))
+    }
+}
+
+/// Keeps the best `keep` of what it is offered.
+struct TopK {
+    keep: usize,
+    heap: BinaryHeap<Worst>,
+}
+
+impl TopK {
+    fn new(keep: usize) -> TopK {
+        TopK { keep, heap: BinaryHeap::with_capacity(keep + 1) }
+    }
+
+    fn offer(&mut self, scored: Scored) {
+        if self.heap.len() < self.keep {
+            self.heap.push(Worst(scored));
+        } else if self.heap.peek().is_some_and(|worst| Worst(scored).cmp(worst) == Ordering::Less) {
+            self.heap.pop();
+            self.heap.push(Worst(scored));
+        }
     }
 }
 
 /// The mirror.
 #[derive(Debug, Default)]
-pub(crate) struct VectorMirror {
+pub(crate) struct Mirror {
     /// Whether the mirror has been filled from the database.
     pub loaded: bool,
     /// `PRAGMA data_version` when last synchronized.
@@ -128,13 +167,24 @@ pub(crate) fn quantize(values: &[f32]) -> (Box<[i8]>, f32) {
     (q, scale)
 }
 
+/// The integer dot product, written in fixed-width chunks so the compiler keeps sixteen lanes
+/// busy (about twice as fast as the plain iterator form on baseline x86-64).
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
+    let mut lanes = [0i32; 16];
+    let (chunks_a, chunks_b) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 =
+        chunks_a.remainder().iter().zip(chunks_b.remainder()).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+    for (x, y) in chunks_a.zip(chunks_b) {
+        for i in 0..16 {
+            lanes[i] += i32::from(x[i]) * i32::from(y[i]);
+        }
+    }
+    lanes.iter().sum::<i32>() + tail
 }
 
-impl VectorMirror {
+impl Mirror {
     pub(crate) fn reset(&mut self) {
-        *self = VectorMirror::default();
+        *self = Mirror::default();
     }
 
     fn compact(&mut self, facts: &NodeFacts) -> Compact {
@@ -156,13 +206,15 @@ impl VectorMirror {
         }
     }
 
-    /// Inserts or replaces a document's vector and facts.
-    pub(crate) fn put(&mut self, rowid: i64, node: NodeId, facts: &NodeFacts, embedder: &str, values: &[f32]) {
+    /// Inserts or replaces a document: its facts, and its vector if it has one.
+    pub(crate) fn put(&mut self, rowid: i64, node: NodeId, facts: &NodeFacts, vector: Option<(&str, &[f32])>) {
         self.remove(rowid);
         let facts = self.compact(facts);
-        let embedder = self.interner.intern(embedder);
-        let (quantized, scale) = quantize(values);
-        self.push(Slot { rowid, node, embedder, facts, quantized, scale });
+        let vector = vector.map(|(embedder, values)| {
+            let (values, scale) = quantize(values);
+            Quantized { embedder: self.interner.intern(embedder), values, scale }
+        });
+        self.push(Slot { rowid, node, facts, vector });
     }
 
     fn push(&mut self, slot: Slot) {
@@ -208,44 +260,86 @@ impl VectorMirror {
         }
     }
 
+    /// The node a row holds.
+    pub(crate) fn node(&self, rowid: i64) -> Option<&NodeId> {
+        let index = *self.by_rowid.get(&rowid)?;
+        self.slots[index].as_ref().map(|slot| &slot.node)
+    }
+
+    /// Compiles a filter against this mirror's interned names.
+    pub(crate) fn compile(&self, filter: &VisibilityFilter) -> Option<Compiled> {
+        Compiled::new(filter, &self.interner)
+    }
+
+    /// Whether the document in `rowid` is visible under `compiled`.
+    pub(crate) fn visible(&self, compiled: &Compiled, rowid: i64) -> bool {
+        let Some(&index) = self.by_rowid.get(&rowid) else { return false };
+        let Some(slot) = &self.slots[index] else { return false };
+        compiled.layer(slot.facts.namespace).is_some_and(|layer| compiled.admits(layer, &slot.facts))
+    }
+
+    /// The best `keep` candidates over every document with a vector, ignoring any filter: the
+    /// floor the filtered scan is measured against.
+    #[cfg(feature = "bench")]
+    pub(crate) fn scan_all(&self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
+        let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
+        let (q, q_scale) = quantize(query);
+        let mut top = TopK::new(keep);
+        for (index, slot) in self.slots.iter().enumerate() {
+            let Some(Slot { rowid, vector: Some(v), .. }) = slot else { continue };
+            if v.embedder != embedder || v.values.len() != q.len() {
+                continue;
+            }
+            let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
+            top.offer(Scored { approx, rowid: *rowid, slot: index });
+        }
+        self.candidates(top)
+    }
+
     /// The best `keep` candidates under `filter` by approximate similarity to `query`.
     pub(crate) fn scan(&self, filter: &VisibilityFilter, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
-        let Some(compiled) = Compiled::new(filter, &self.interner) else { return Vec::new() };
+        let Some(compiled) = self.compile(filter) else { return Vec::new() };
         let (q, q_scale) = quantize(query);
-        let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(keep + 1);
+        let mut top = TopK::new(keep);
         for layer in &compiled.layers {
             let Some(slots) = self.by_namespace.get(&layer.namespace) else { continue };
             for &index in slots {
-                let Some(slot) = &self.slots[index] else { continue };
-                if slot.embedder != embedder || slot.quantized.len() != q.len() || !compiled.admits(layer, &slot.facts)
-                {
+                let Some(Slot { rowid, facts, vector: Some(v), .. }) = &self.slots[index] else { continue };
+                if v.embedder != embedder || v.values.len() != q.len() || !compiled.admits(layer, facts) {
                     continue;
                 }
-                let approx = dot_i8(&slot.quantized, &q) as f32 * slot.scale * q_scale;
-                let candidate = Candidate { rowid: slot.rowid, node: slot.node.clone(), approx };
-                if heap.len() < keep {
-                    heap.push(Worst(candidate));
-                } else if heap.peek().is_some_and(|worst| Worst(candidate.clone()).cmp(worst) == Ordering::Less) {
-                    heap.pop();
-                    heap.push(Worst(candidate));
-                }
+                let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
+                top.offer(Scored { approx, rowid: *rowid, slot: index });
             }
         }
-        let mut out: Vec<Candidate> = heap.into_iter().map(|w| w.0).collect();
+        self.candidates(top)
+    }
+
+    fn candidates(&self, top: TopK) -> Vec<Candidate> {
+        let mut out: Vec<Candidate> = top
+            .heap
+            .into_iter()
+            .filter_map(|w| {
+                let slot = self.slots[w.0.slot].as_ref()?;
+                Some(Candidate { rowid: slot.rowid, node: slot.node.clone(), approx: w.0.approx })
+            })
+            .collect();
         out.sort_by(|a, b| b.approx.total_cmp(&a.approx).then_with(|| a.node.cmp(&b.node)));
         out
     }
 }
 
-struct Layer {
+#[derive(Debug)]
+pub(crate) struct Layer {
     namespace: u32,
     frozen_at: Option<i64>,
     as_of: i64,
 }
 
 /// A `VisibilityFilter` with its strings resolved to interned ids.
-struct Compiled {
+#[derive(Debug)]
+pub(crate) struct Compiled {
     layers: Vec<Layer>,
     history: bool,
     now: i64,
@@ -292,6 +386,10 @@ impl Compiled {
             time_start,
             time_end,
         })
+    }
+
+    fn layer(&self, namespace: u32) -> Option<&Layer> {
+        self.layers.iter().find(|layer| layer.namespace == namespace)
     }
 
     /// The same decision as `VisibilityFilter::admits`, on integers.

@@ -1,0 +1,260 @@
+//! `arbor bench`: builds a store of synthetic memories on the embedded backend and measures
+//! ingest throughput, sealing, retrieval latency (query embedding excluded) and — side by side
+//! in the same run — the same queries issued straight to FTS5 and to the vector index with no
+//! policy layer (the floor), plus peak memory. `cargo xtask bench` runs it per size in fresh
+//! processes and prints the table.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
+use arbor_app::{Arbor, Options, Policy, Ports, RetrieveMode, RetrieveRequest};
+use arbor_domain::event::Event;
+use arbor_domain::id::ScopeId;
+use arbor_domain::model::SourceRef;
+use arbor_domain::read_chain::TrustedContext;
+use arbor_domain::time::Timestamp;
+use arbor_ports::fs::FsBodyStore;
+use arbor_ports::{Embedder, Embedding, HashingEmbedder, HeuristicReasoner, RandomIds, SystemClock};
+use serde::Serialize;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// How many memories to build the store with.
+    #[arg(long, default_value_t = 10_000)]
+    leaves: usize,
+    /// How many queries to time.
+    #[arg(long, default_value_t = 300)]
+    queries: usize,
+    /// Events per ingest batch.
+    #[arg(long, default_value_t = 1_000)]
+    batch: usize,
+    /// Where to build the store (a new directory); default: a temporary one, removed after.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Time queries against the store already in --dir (built by an earlier run) instead of
+    /// building one.
+    #[arg(long, requires = "dir", hide = true)]
+    reuse: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Latency {
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub mean_ms: f64,
+}
+
+impl Latency {
+    fn of(mut samples: Vec<f64>) -> Latency {
+        samples.sort_by(f64::total_cmp);
+        let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+        Latency { p50_ms: at(0.50), p95_ms: at(0.95), mean_ms: samples.iter().sum::<f64>() / samples.len() as f64 }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Report {
+    pub leaves: usize,
+    pub events: usize,
+    pub batch: usize,
+    pub ingest_seconds: f64,
+    pub ingest_leaves_per_second: f64,
+    pub seal_seconds: f64,
+    pub summaries: usize,
+    pub trees: usize,
+    pub queries: usize,
+    pub retrieve: Latency,
+    pub floor_text: Latency,
+    pub floor_vector: Latency,
+    pub floor: Latency,
+    pub ratio_p50: f64,
+    pub ratio_p95: f64,
+    pub mean_evidence: f64,
+    pub peak_rss_mib: f64,
+}
+
+/// A small deterministic generator of English-like memories.
+struct Corpus {
+    state: u64,
+    vocabulary: Vec<String>,
+}
+
+const NAMES: &[&str] = &[
+    "Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Gus", "Hana", "Ivan", "Jade", "Kofi", "Lena", "Mateo", "Nia",
+    "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tara",
+];
+const VERBS: &[&str] =
+    &["prefers", "visited", "decided", "mentioned", "booked", "finished", "started", "moved", "bought", "planned"];
+
+impl Corpus {
+    fn new(seed: u64) -> Corpus {
+        let syllables =
+            ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "qu", "bri", "den", "fa", "gor", "hin", "ju", "nex", "pol"];
+        let mut corpus = Corpus { state: seed.max(1), vocabulary: Vec::new() };
+        for _ in 0..8_000 {
+            let n = 2 + corpus.below(2);
+            let word: String = (0..n).map(|_| syllables[corpus.below(syllables.len())]).collect();
+            corpus.vocabulary.push(word);
+        }
+        corpus
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// A word with a Zipf-like distribution: a few are common, most are rare.
+    fn word(&mut self) -> &str {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let rank = ((self.vocabulary.len() as f64).powf(u) - 1.0) as usize;
+        &self.vocabulary[rank.min(self.vocabulary.len() - 1)]
+    }
+
+    fn memory(&mut self, i: usize) -> String {
+        let name = NAMES[self.below(NAMES.len())];
+        let verb = VERBS[self.below(VERBS.len())];
+        let n = 6 + self.below(12);
+        let words: Vec<String> = (0..n).map(|_| self.word().to_owned()).collect();
+        format!("{name} {verb} the {} near {} (note {i}).", words.join(" "), self.word())
+    }
+
+    fn query(&mut self) -> String {
+        let n = 2 + self.below(3);
+        (0..n).map(|_| self.word().to_owned()).collect::<Vec<_>>().join(" ")
+    }
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<f64>().ok())
+        .map(|kib| kib / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
+    let temp = tempfile::Builder::new().prefix("arbor-bench-").tempdir()?;
+    let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
+    if !args.reuse {
+        crate::store::init(&root).with_context(|| format!("creating a store at {}", root.display()))?;
+    }
+    let db = Arc::new(SqliteDatabase::open(&SqliteConfig::new(root.join(crate::store::DATABASE_FILE)))?);
+    let index = Arc::new(SqliteIndex::new(db.clone()));
+    let embedder = Arc::new(HashingEmbedder::default());
+    let ports = Ports {
+        store: Arc::new(SqliteStore::new(db)),
+        index: index.clone(),
+        bodies: Arc::new(FsBodyStore::open(&root)?),
+        embedder: embedder.clone(),
+        reasoner: Arc::new(HeuristicReasoner),
+        clock: Arc::new(SystemClock::default()),
+        ids: Arc::new(RandomIds),
+    };
+    let arbor = Arbor::new(ports, Policy::default(), Options { owner: crate::store::owner(), ..Options::default() });
+    let chain = arbor.read_chain(&TrustedContext::Conversation {
+        conversation: ScopeId::parse("bench")?,
+        project: None,
+        agent: None,
+    })?;
+
+    // Ingest.
+    let mut corpus = Corpus::new(0x5EED);
+    let start = Timestamp::from_second(1_700_000_000)?;
+    let events: Vec<Event> = (0..args.leaves)
+        .map(|i| {
+            let mut event = Event::user_message(corpus.memory(i));
+            event.source = SourceRef::Message { conversation: None, message_id: format!("m{i}") };
+            event.observed_at = start.checked_add(jiff::SignedDuration::from_secs(i as i64 * 60)).ok();
+            event
+        })
+        .collect();
+    let began = Instant::now();
+    if !args.reuse {
+        for batch in events.chunks(args.batch.max(1)) {
+            for outcome in arbor.ingest_batch(&chain, batch.to_vec()).await? {
+                outcome?;
+            }
+        }
+    }
+    let ingest_seconds = began.elapsed().as_secs_f64();
+    let began = Instant::now();
+    arbor.run_jobs(None).await?;
+    let seal_seconds = began.elapsed().as_secs_f64();
+    let counts = arbor.ports().store.counts().await?;
+    let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
+
+    // Queries, with their embeddings computed up front: embedding is not what is timed.
+    let queries: Vec<String> = (0..args.queries + 20).map(|_| corpus.query()).collect();
+    let embeddings = embedder.embed(&queries).await?;
+    let mut retrieve = Vec::new();
+    let mut evidence = 0usize;
+    for (i, (query, embedding)) in queries.iter().zip(&embeddings).enumerate() {
+        let mut request = RetrieveRequest::new(query.clone());
+        request.mode = RetrieveMode::ExactEvidence;
+        request.query_embedding = Some(embedding.clone());
+        let began = Instant::now();
+        let pack = arbor.retrieve(&chain, &request).await?;
+        if i >= 20 {
+            retrieve.push(ms(began));
+            evidence += pack.evidence.len();
+        }
+    }
+    let (mut floor_text, mut floor_vector, mut floor) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, (query, values)) in queries.iter().zip(&embeddings).enumerate() {
+        let embedding = Embedding { embedder: embedder.id(), values: values.clone() };
+        let began = Instant::now();
+        index.floor_text_search(query, 50)?;
+        let text = ms(began);
+        let began = Instant::now();
+        index.floor_vector_search(&embedding, 50)?;
+        let vector = ms(began);
+        if i >= 20 {
+            floor_text.push(text);
+            floor_vector.push(vector);
+            floor.push(text + vector);
+        }
+    }
+    let retrieve = Latency::of(retrieve);
+    let floor = Latency::of(floor);
+    let report = Report {
+        leaves,
+        events: args.leaves,
+        batch: args.batch,
+        ingest_seconds,
+        ingest_leaves_per_second: leaves as f64 / ingest_seconds,
+        seal_seconds,
+        summaries: counts.summaries_current,
+        trees: counts.trees,
+        queries: args.queries,
+        ratio_p50: retrieve.p50_ms / floor.p50_ms,
+        ratio_p95: retrieve.p95_ms / floor.p95_ms,
+        retrieve,
+        floor_text: Latency::of(floor_text),
+        floor_vector: Latency::of(floor_vector),
+        floor,
+        mean_evidence: evidence as f64 / args.queries as f64,
+        peak_rss_mib: peak_rss_mib(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report:#?}");
+    }
+    Ok(())
+}
