@@ -174,6 +174,13 @@ CREATE VIRTUAL TABLE index_fts USING fts5(
 );
 INSERT INTO index_fts (index_fts, rank) VALUES ('secure-delete', 1);
 
+-- How many indexed documents hold each hashed term: lets a long query keep only its most
+-- distinctive terms without walking every posting list (FTS5's own vocabulary table does).
+CREATE TABLE index_terms (
+    term  INTEGER PRIMARY KEY,
+    docs  INTEGER NOT NULL CHECK (docs > 0)
+) STRICT;
+
 -- Rows removed from the index, by change sequence, so other processes can drop them too.
 CREATE TABLE index_removed (
     seq      INTEGER PRIMARY KEY,

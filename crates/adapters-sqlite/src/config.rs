@@ -7,11 +7,15 @@ use std::time::Duration;
 
 use arbor_ports::{Error, Result};
 use rusqlite::Connection;
+use rusqlite::config::DbConfig;
 use rusqlite::functions::FunctionFlags;
 
 use crate::error::sql_error;
 use crate::mirror::{Compiled, Mirror};
 use crate::schema;
+
+/// Prepared statements kept per connection (rusqlite keeps 16 by default).
+const STATEMENT_CACHE: usize = 128;
 
 /// How to open the database.
 #[derive(Debug, Clone)]
@@ -69,6 +73,13 @@ impl SqliteDatabase {
         ))
         .map_err(sql_error)?;
         let mut conn = conn;
+        // Plans that never depend on bound values: otherwise SQLite re-prepares a statement
+        // on each new binding of a parameter it planned with (an equality it estimated, a
+        // `LIMIT ?`), which is most of them, including FTS5's internal lookups — and the
+        // re-preparation costs more than the small queries themselves.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map_err(sql_error)?;
+        // Room for every distinct statement the adapters run, so none is parsed twice.
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         schema::migrate(&mut conn)?;
         let gate = Arc::new(Mutex::new(Gate::default()));
         let shared = gate.clone();

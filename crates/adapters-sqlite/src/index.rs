@@ -19,7 +19,9 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::text::{query_terms, tokenize};
 use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
-use arbor_ports::{Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TextQuery, VectorQuery};
+use arbor_ports::{
+    Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
+};
 use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
@@ -27,7 +29,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, corrupt, sql_error};
-use crate::filter::placeholders;
+use crate::filter::{limit_clause, placeholders};
 use crate::mirror::{Candidate, Mirror};
 
 /// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
@@ -42,13 +44,19 @@ pub struct SqliteIndex {
     db: Arc<SqliteDatabase>,
 }
 
-/// The hashed form of a token, as FTS5 stores it: `t` + 64-bit FNV-1a in base 36.
-pub(crate) fn term_hash(token: &str) -> String {
+/// 64-bit FNV-1a of a token: its identity in FTS5 and in `index_terms`.
+fn term_id(token: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in token.as_bytes() {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    hash
+}
+
+/// The hashed form of a token, as FTS5 stores it: `t` + [`term_id`] in base 36.
+pub(crate) fn term_hash(token: &str) -> String {
+    let mut hash = term_id(token);
     let mut digits = Vec::with_capacity(14);
     loop {
         let digit = (hash % 36) as u8;
@@ -65,6 +73,65 @@ pub(crate) fn term_hash(token: &str) -> String {
 
 fn hashed_terms(text: &str) -> String {
     tokenize(text).iter().map(|t| term_hash(t)).collect::<Vec<_>>().join(" ")
+}
+
+/// The distinct term ids of a text, as `index_terms` counts them (stored as `i64` bits).
+fn distinct_term_ids(text: &str) -> std::collections::BTreeSet<i64> {
+    tokenize(text).iter().map(|t| term_id(t).cast_signed()).collect()
+}
+
+/// Counts one more document holding each term of `text`.
+fn count_terms(tx: &Transaction<'_>, text: &str) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT INTO index_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
+        )
+        .map_err(sql_error)?;
+    for term in distinct_term_ids(text) {
+        stmt.execute([term]).map_err(sql_error)?;
+    }
+    Ok(())
+}
+
+/// Counts one document fewer for each term of the document `rowid` held; a term no document
+/// holds any more leaves no row behind.
+fn uncount_terms(tx: &Transaction<'_>, rowid: i64) -> Result<()> {
+    let text: Option<String> = tx
+        .prepare_cached("SELECT text FROM index_payload WHERE doc = ?")
+        .and_then(|mut stmt| stmt.query_row([rowid], |r| r.get(0)).optional())
+        .map_err(sql_error)?;
+    let Some(text) = text else { return Ok(()) };
+    let mut drop_last = tx.prepare_cached("DELETE FROM index_terms WHERE term = ? AND docs = 1").map_err(sql_error)?;
+    let mut decrement =
+        tx.prepare_cached("UPDATE index_terms SET docs = docs - 1 WHERE term = ?").map_err(sql_error)?;
+    for term in distinct_term_ids(&text) {
+        if drop_last.execute([term]).map_err(sql_error)? == 0 {
+            decrement.execute([term]).map_err(sql_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// The FTS5 expression matching `terms` as `selection` picks them; `None` when it picks none.
+fn match_expression(conn: &Connection, terms: &[String], selection: TermSelection) -> Result<Option<String>> {
+    let mut chosen: Vec<&String> = terms.iter().collect();
+    if let TermSelection::Rarest(n) = selection {
+        let mut stmt = conn.prepare_cached("SELECT docs FROM index_terms WHERE term = ?").map_err(sql_error)?;
+        let mut counted = Vec::with_capacity(terms.len());
+        for term in terms {
+            let docs: Option<i64> =
+                stmt.query_row([term_id(term).cast_signed()], |r| r.get(0)).optional().map_err(sql_error)?;
+            if let Some(docs) = docs {
+                counted.push((docs, term));
+            }
+        }
+        counted.sort();
+        chosen = counted.into_iter().take(n).map(|(_, term)| term).collect();
+    }
+    if chosen.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(chosen.iter().map(|t| format!("\"{}\"", term_hash(t))).collect::<Vec<_>>().join(" OR ")))
 }
 
 fn vector_bytes(values: &[f32]) -> Vec<u8> {
@@ -84,7 +151,14 @@ fn state_str(state: NodeState) -> &'static str {
 }
 
 fn next_seq(tx: &Transaction<'_>) -> Result<i64> {
-    tx.query_row("UPDATE counters SET value = value + 1 WHERE name = 'index_seq' RETURNING value", [], |r| r.get(0))
+    reserve_seqs(tx, 1).map(|before| before + 1)
+}
+
+/// Reserves `n` change sequence numbers; returns the one before the first.
+fn reserve_seqs(tx: &Transaction<'_>, n: usize) -> Result<i64> {
+    let n = i64::try_from(n).map_err(|_| Error::invalid("index batch", "too large"))?;
+    tx.prepare_cached("UPDATE counters SET value = value + ? WHERE name = 'index_seq' RETURNING value - ?")
+        .and_then(|mut stmt| stmt.query_row([n, n], |r| r.get(0)))
         .map_err(sql_error)
 }
 
@@ -269,8 +343,8 @@ impl SqliteIndex {
     }
 
     fn rowid_of(tx: &Transaction<'_>, node: &str) -> Result<Option<i64>> {
-        tx.query_row("SELECT rowid FROM index_docs WHERE node_id = ?", [node], |r| r.get(0))
-            .optional()
+        tx.prepare_cached("SELECT rowid FROM index_docs WHERE node_id = ?")
+            .and_then(|mut stmt| stmt.query_row([node], |r| r.get(0)).optional())
             .map_err(sql_error)
     }
 }
@@ -293,55 +367,58 @@ impl SearchIndex for SqliteIndex {
         {
             let mut conn = self.db.lock();
             let tx = conn.transaction().map_err(sql_error)?;
+            let mut seq = reserve_seqs(&tx, docs.len())?;
+            let sets: Vec<String> = FACT_COLUMNS.iter().chain(["seq"].iter()).map(|c| format!("{c} = ?")).collect();
+            let mut update = tx
+                .prepare_cached(&format!("UPDATE index_docs SET {} WHERE rowid = ?", sets.join(", ")))
+                .map_err(sql_error)?;
+            let mut insert = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO index_docs (node_id, {}, seq) VALUES ({})",
+                    FACT_COLUMNS.join(", "),
+                    placeholders(FACT_COLUMNS.len() + 2)
+                ))
+                .map_err(sql_error)?;
+            let mut payload = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO index_payload (doc, text, embedder, vector) VALUES (?, ?, ?, ?)",
+                )
+                .map_err(sql_error)?;
+            let mut fts_delete = tx.prepare_cached("DELETE FROM index_fts WHERE rowid = ?").map_err(sql_error)?;
+            let mut fts_insert =
+                tx.prepare_cached("INSERT INTO index_fts (rowid, terms) VALUES (?, ?)").map_err(sql_error)?;
             for doc in &docs {
                 let node = node_to_str(&doc.id);
-                let seq = next_seq(&tx)?;
+                seq += 1;
                 let mut values = facts_values(&doc.facts)?;
                 values.push(Value::Integer(seq));
                 let rowid = match Self::rowid_of(&tx, &node)? {
                     Some(rowid) => {
-                        tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
-                        let sets: Vec<String> =
-                            FACT_COLUMNS.iter().chain(["seq"].iter()).map(|c| format!("{c} = ?")).collect();
+                        fts_delete.execute([rowid]).map_err(sql_error)?;
+                        uncount_terms(&tx, rowid)?;
                         values.push(Value::Integer(rowid));
-                        tx.execute(
-                            &format!("UPDATE index_docs SET {} WHERE rowid = ?", sets.join(", ")),
-                            params_from_iter(values),
-                        )
-                        .map_err(sql_error)?;
+                        update.execute(params_from_iter(values)).map_err(sql_error)?;
                         rowid
                     }
                     None => {
                         values.insert(0, Value::Text(node.clone()));
-                        tx.execute(
-                            &format!(
-                                "INSERT INTO index_docs (node_id, {}, seq) VALUES ({})",
-                                FACT_COLUMNS.join(", "),
-                                placeholders(FACT_COLUMNS.len() + 2)
-                            ),
-                            params_from_iter(values),
-                        )
-                        .map_err(sql_error)?;
+                        insert.execute(params_from_iter(values)).map_err(sql_error)?;
                         tx.last_insert_rowid()
                     }
                 };
-                tx.execute(
-                    "INSERT OR REPLACE INTO index_payload (doc, text, embedder, vector) VALUES (?, ?, ?, ?)",
-                    params![
+                payload
+                    .execute(params![
                         rowid,
                         doc.text,
                         doc.embedding.as_ref().map(embedder_key),
                         doc.embedding.as_ref().map(|e| vector_bytes(&e.values)),
-                    ],
-                )
-                .map_err(sql_error)?;
-                tx.execute(
-                    "INSERT INTO index_fts (rowid, terms) VALUES (?, ?)",
-                    params![rowid, hashed_terms(&doc.text)],
-                )
-                .map_err(sql_error)?;
+                    ])
+                    .map_err(sql_error)?;
+                fts_insert.execute(params![rowid, hashed_terms(&doc.text)]).map_err(sql_error)?;
+                count_terms(&tx, &doc.text)?;
                 applied.push(rowid);
             }
+            drop((update, insert, payload, fts_delete, fts_insert));
             tx.commit().map_err(sql_error)?;
         }
         let mut gate = self.db.gate();
@@ -393,6 +470,7 @@ impl SearchIndex for SqliteIndex {
                 let node = node_to_str(node);
                 let Some(rowid) = Self::rowid_of(&tx, &node)? else { continue };
                 tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
+                uncount_terms(&tx, rowid)?;
                 tx.execute("DELETE FROM index_docs WHERE rowid = ?", [rowid]).map_err(sql_error)?;
                 tx.execute("DELETE FROM index_payload WHERE doc = ?", [rowid]).map_err(sql_error)?;
                 let seq = next_seq(&tx)?;
@@ -420,8 +498,8 @@ impl SearchIndex for SqliteIndex {
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }
-        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
         let conn = self.db.lock();
+        let Some(expression) = match_expression(&conn, &terms, query.terms)? else { return Ok(Vec::new()) };
         {
             let mut gate = self.db.gate();
             self.sync_mirror(&conn, &mut gate.mirror)?;
@@ -435,12 +513,12 @@ impl SearchIndex for SqliteIndex {
         // and the limit: nothing outside the filter is ranked, and no table row is read per
         // match.
         let rows = (|| -> rusqlite::Result<Vec<(i64, f64)>> {
-            let mut stmt = conn.prepare_cached(
+            let mut stmt = conn.prepare_cached(&format!(
                 "SELECT rowid, bm25(index_fts) AS rank FROM index_fts
-                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid LIMIT ?",
-            )?;
-            let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
-            stmt.query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid {}",
+                limit_clause(query.limit)
+            ))?;
+            stmt.query_map([expression], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
         })();
         let mut gate = self.db.gate();
         gate.compiled = None;
@@ -495,6 +573,7 @@ impl SearchIndex for SqliteIndex {
             let tx = conn.transaction().map_err(sql_error)?;
             tx.execute_batch(
                 "DELETE FROM index_fts;
+                 DELETE FROM index_terms;
                  DELETE FROM index_docs;
                  DELETE FROM index_payload;
                  DELETE FROM index_removed;
@@ -524,13 +603,13 @@ impl SqliteIndex {
         let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
         let conn = self.db.lock();
         let mut stmt = conn
-            .prepare_cached(
-                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank LIMIT ?",
-            )
+            .prepare_cached(&format!(
+                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank {}",
+                limit_clause(limit)
+            ))
             .map_err(sql_error)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows: Vec<(i64, f64)> = stmt
-            .query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([expression.join(" OR ")], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(sql_error)?
             .collect::<Result<_, _>>()
             .map_err(sql_error)?;
@@ -546,5 +625,182 @@ impl SqliteIndex {
             gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, (limit * RESCORE_FACTOR).max(RESCORE_MIN))
         };
         Ok(rescore(&conn, candidates, &embedding.values, limit)?.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use arbor_domain::id::{LeafId, ScopeId};
+    use arbor_domain::sensitivity::Sensitivity;
+    use arbor_domain::time::Timestamp;
+    use arbor_domain::visibility::{LayerFilter, VisibilityFilter};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::SqliteConfig;
+
+    fn open() -> (tempfile::TempDir, SqliteIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = SqliteDatabase::open(&SqliteConfig::new(dir.path().join("arbor.db"))).unwrap();
+        (dir, SqliteIndex::new(Arc::new(db)))
+    }
+
+    fn namespace() -> Namespace {
+        Namespace::conversation(ScopeId::parse("c1").unwrap())
+    }
+
+    fn doc(n: usize, text: &str) -> IndexDoc {
+        let at = Timestamp::from_second(1_780_000_000).unwrap();
+        IndexDoc {
+            id: NodeId::Leaf(LeafId::parse(&format!("leaf-{n}")).unwrap()),
+            facts: NodeFacts {
+                node: NodeKind::Leaf,
+                namespace: namespace(),
+                category: Category::Interaction,
+                tree_id: TreeId::uncategorized(Category::Interaction),
+                kind: None,
+                state: NodeState::Current,
+                validity: Validity::ALWAYS,
+                known: KnownSpan::from(at),
+                expires_at: None,
+                sensitivity: Sensitivity::Normal,
+                time_start: at,
+                time_end: at,
+            },
+            text: text.to_owned(),
+            embedding: None,
+        }
+    }
+
+    fn text_query(text: &str, limit: usize) -> TextQuery {
+        TextQuery {
+            filter: VisibilityFilter {
+                layers: vec![LayerFilter { namespace: namespace(), frozen_at: None }],
+                now: Timestamp::from_second(1_790_000_000).unwrap(),
+                as_of: None,
+                include_restricted: false,
+                node_kinds: vec![NodeKind::Leaf],
+                categories: Vec::new(),
+                tree: None,
+                kinds: Vec::new(),
+                time_range: None,
+            },
+            text: text.to_owned(),
+            limit,
+            terms: TermSelection::All,
+        }
+    }
+
+    /// `index_terms` as stored, and as recounted from the documents' text.
+    fn stored_and_recounted(index: &SqliteIndex) -> (BTreeMap<i64, i64>, BTreeMap<i64, i64>) {
+        let conn = index.db.lock();
+        let stored = conn
+            .prepare("SELECT term, docs FROM index_terms")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let texts: Vec<String> = conn
+            .prepare("SELECT text FROM index_payload")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let mut recounted = BTreeMap::new();
+        for text in texts {
+            for term in distinct_term_ids(&text) {
+                *recounted.entry(term).or_insert(0) += 1;
+            }
+        }
+        (stored, recounted)
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Upsert(Vec<(usize, Vec<usize>)>),
+        Remove(Vec<usize>),
+        Clear,
+    }
+
+    const WORDS: &[&str] = &["amber", "basil", "cedar", "delta", "ember", "fjord", "grove", "heron", "iris", "juniper"];
+
+    fn op() -> impl Strategy<Value = Op> {
+        let text = proptest::collection::vec(0..WORDS.len(), 0..6);
+        prop_oneof![
+            6 => proptest::collection::vec((0..8usize, text), 1..4).prop_map(Op::Upsert),
+            3 => proptest::collection::vec(0..8usize, 1..3).prop_map(Op::Remove),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Whatever is indexed, replaced, removed or cleared, each term's count is the number of
+        /// documents holding it, and no term outlives the last document that held it.
+        #[test]
+        fn term_counts_follow_every_change(ops in proptest::collection::vec(op(), 1..12)) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let (_dir, index) = open();
+            runtime.block_on(async {
+                for op in ops {
+                    match op {
+                        Op::Upsert(docs) => {
+                            let docs = docs
+                                .into_iter()
+                                .map(|(n, words)| {
+                                    doc(n, &words.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" "))
+                                })
+                                .collect();
+                            index.upsert(docs).await.unwrap();
+                        }
+                        Op::Remove(ids) => {
+                            let ids: Vec<NodeId> = ids.into_iter().map(|n| doc(n, "").id).collect();
+                            index.remove(&ids).await.unwrap();
+                        }
+                        Op::Clear => index.clear().await.unwrap(),
+                    }
+                    let (stored, recounted) = stored_and_recounted(&index);
+                    prop_assert_eq!(stored, recounted);
+                }
+                Ok(())
+            })?;
+        }
+    }
+
+    #[tokio::test]
+    async fn the_rarest_terms_of_a_long_text_find_its_near_duplicate() {
+        let (_dir, index) = open();
+        // Every document holds the common words; one repeats most of the long text.
+        let common = "project meeting schedule budget review team update";
+        let mut docs: Vec<IndexDoc> =
+            (0..200).map(|n| doc(n, &format!("{common} note{n} topic{} extra{}", n % 7, n % 11))).collect();
+        let long: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
+        docs.push(doc(999, &format!("{common} {}", long.join(" "))));
+        index.upsert(docs).await.unwrap();
+
+        // A text dropping a few of those words and adding unseen ones: its rarest indexed
+        // words are the long text's, which only the near-duplicate holds.
+        let text = format!("{common} {} unseen1 unseen2", long[3..].join(" "));
+        let query = TextQuery { terms: TermSelection::Rarest(8), ..text_query(&text, 3) };
+        let hits = index.search_text(&query).await.unwrap();
+        assert_eq!(ids(&hits), ["leaf-999"]);
+
+        // Common words alone still match when nothing rarer is indexed.
+        let query = TextQuery { terms: TermSelection::Rarest(2), ..text_query("budget review unseen3", 300) };
+        assert_eq!(index.search_text(&query).await.unwrap().len(), 201);
+
+        // Terms no document holds match nothing, whatever the selection.
+        let absent: Vec<String> = (0..30).map(|i| format!("absent{i}")).collect();
+        let query = TextQuery { terms: TermSelection::Rarest(8), ..text_query(&absent.join(" "), 3) };
+        assert!(index.search_text(&query).await.unwrap().is_empty());
+    }
+
+    fn ids(hits: &[Hit]) -> Vec<String> {
+        hits.iter().map(|h| h.id.to_string()).collect()
     }
 }

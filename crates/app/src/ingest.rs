@@ -35,12 +35,12 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::sensitivity::may_leave_the_machine;
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
-use arbor_domain::text::{fingerprint, tokenize, truncate_chars};
+use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{
     AssessRequest, Assessment, AuditEvent, Change, ChangeSet, DuplicateCandidate, DuplicateRequest, EntityQuery,
-    HeuristicReasoner, Job, JobKind, LeafExpect, Locality, TextQuery, TreeLeafQuery,
+    HeuristicReasoner, Job, JobKind, LeafExpect, Locality, TermSelection, TextQuery, TreeLeafQuery,
 };
 use serde::Serialize;
 
@@ -52,6 +52,15 @@ const LEAF_SUMMARY_CHARS: usize = 280;
 
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
+
+/// How many of a chunk's rarest terms the near-duplicate lookup matches on: at least a sixth
+/// of them. A text that repeats 85% or more of the chunk's words (the deterministic
+/// reasoner's bar for "the same memory") lacks fewer than a sixth of them, so it holds at
+/// least one of any sixth — the rarest sixth is just the cheapest to look up, because
+/// common words have the longest posting lists.
+fn duplicate_match_terms(text: &str) -> usize {
+    query_terms(text).len().div_ceil(6).max(4)
+}
 
 /// What happened to one chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -116,6 +125,15 @@ struct BatchPlan {
     superseded: BTreeMap<LeafId, LeafRecord>,
     new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
     trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
+    timings: PhaseTimings,
+}
+
+/// Where a batch's time went, for the debug log.
+#[derive(Default)]
+struct PhaseTimings {
+    plan: std::time::Duration,
+    bodies: std::time::Duration,
+    commit: std::time::Duration,
 }
 
 impl BatchPlan {
@@ -171,9 +189,11 @@ impl Arbor {
             let now = self.now();
             let mut plan = BatchPlan::default();
             let mut reports = Vec::with_capacity(valid.len());
+            let planning = std::time::Instant::now();
             for (_, event) in &valid {
                 reports.push(self.plan_event(&mut plan, &namespace, event, now).await?);
             }
+            plan.timings.plan = planning.elapsed();
             match self.commit_plan(&namespace, plan, now).await {
                 Ok(()) => {
                     for ((i, _), report) in valid.iter().zip(reports) {
@@ -523,7 +543,12 @@ impl Arbor {
             leaves.extend(store.tree_leaves(namespace, tree, &by_subject).await?);
         }
         let mut existing: Vec<ExistingLeaf> = leaves.into_iter().map(|l| existing_leaf(&plan.overlay(l))).collect();
-        existing.extend(plan.planned_in(namespace, tree).map(|p| existing_leaf(&p.record)));
+        // Earlier chunks of this batch, under the same two questions the store was asked.
+        let same = |p: &&PlannedLeaf| {
+            &p.record.fingerprint == fingerprint
+                || (subject.is_some() && p.record.subject.as_ref() == subject && p.record.status == LeafStatus::Active)
+        };
+        existing.extend(plan.planned_in(namespace, tree).filter(same).map(|p| existing_leaf(&p.record)));
         Ok(existing)
     }
 
@@ -556,7 +581,12 @@ impl Arbor {
         let hits = self
             .ports
             .index
-            .search_text(&TextQuery { filter, text: text.to_owned(), limit: DUPLICATE_CANDIDATES })
+            .search_text(&TextQuery {
+                filter,
+                text: text.to_owned(),
+                limit: DUPLICATE_CANDIDATES,
+                terms: TermSelection::Rarest(duplicate_match_terms(text)),
+            })
             .await?;
         let ids: Vec<LeafId> = hits.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
         if ids.is_empty() {
@@ -600,15 +630,29 @@ impl Arbor {
                 .map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
             documents.push((path, markdown::render_leaf(&planned.record, &planned.text).into_bytes()));
         }
+        let phase = std::time::Instant::now();
         let written = self.write_bodies(documents).await?;
+        plan.timings.bodies = phase.elapsed();
         for (planned, hash) in plan.leaves.iter_mut().zip(&written.hashes) {
             planned.record.body_sha256 = hash.clone();
         }
+        let phase = std::time::Instant::now();
         let (changes, jobs) = self.build_changes(namespace, &plan, now).await?;
         self.commit_with_bodies(changes, Some(written)).await?;
+        plan.timings.commit = phase.elapsed();
+        let phase = std::time::Instant::now();
         if self.options.index_inline {
             self.index_planned(&plan, jobs).await;
         }
+        let timings = &plan.timings;
+        tracing::debug!(
+            leaves = plan.leaves.len(),
+            plan_ms = timings.plan.as_millis(),
+            bodies_ms = timings.bodies.as_millis(),
+            commit_ms = timings.commit.as_millis(),
+            index_ms = phase.elapsed().as_millis(),
+            "ingest batch committed"
+        );
         Ok(())
     }
 

@@ -22,7 +22,7 @@ use arbor_domain::sensitivity::{Sensitivity, may_leave_the_machine};
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{Embedding, Locality, TextQuery, VectorQuery};
+use arbor_ports::{Embedding, Locality, TermSelection, TextQuery, VectorQuery};
 use serde::{Deserialize, Serialize};
 
 use crate::{AppResult, Arbor};
@@ -222,7 +222,12 @@ impl Arbor {
         let mut text_channel = None;
         let mut vector_channel = None;
         if index.capabilities().full_text && !request.query.trim().is_empty() {
-            let query = TextQuery { filter: filter.clone(), text: request.query.clone(), limit: CANDIDATE_POOL };
+            let query = TextQuery {
+                filter: filter.clone(),
+                text: request.query.clone(),
+                limit: CANDIDATE_POOL,
+                terms: TermSelection::All,
+            };
             let hits = index.search_text(&query).await?;
             text_channel = Some(channels.len());
             channels.push((1.0, hits.into_iter().map(|h| h.id).collect()));

@@ -53,6 +53,21 @@ pub struct TextQuery {
     pub filter: VisibilityFilter,
     pub text: String,
     pub limit: usize,
+    pub terms: TermSelection,
+}
+
+/// Which of a query's terms a full-text search matches on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TermSelection {
+    /// Every term: a question, where each word the asker chose matters.
+    #[default]
+    All,
+    /// Only the `n` terms that the fewest indexed documents hold, ties broken by the term;
+    /// terms no document holds are passed over. For "texts like this one" lookups, where
+    /// common words cost the most (the longest posting lists) and say the least. The counts
+    /// are over the whole index, so they may change which admitted documents match, never
+    /// admit one the filter refuses.
+    Rarest(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -31,7 +31,9 @@ pub use bodies::{BodyStore, BodyStoreExt};
 pub use error::{BoxError, Error, Result};
 pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
-pub use index::{EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, VectorQuery};
+pub use index::{
+    EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery,
+};
 pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, Reasoner, SummarizeRequest,
     SummaryDraft, SummaryInput,

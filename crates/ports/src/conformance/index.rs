@@ -9,7 +9,7 @@ use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
 
 use super::fixtures::{Rng, conversation, leaf, project, scope, tree_id, ts};
-use crate::index::{EmbedderId, Embedding, IndexDoc, SearchIndex, TextQuery, VectorQuery};
+use crate::index::{EmbedderId, Embedding, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery};
 
 fn embedder(name: &str, dimensions: u32) -> EmbedderId {
     EmbedderId { name: name.to_owned(), dimensions }
@@ -46,7 +46,7 @@ fn ids(hits: &[crate::index::Hit]) -> Vec<String> {
 }
 
 fn text_query(text: &str) -> TextQuery {
-    TextQuery { filter: conversation_filter(), text: text.to_owned(), limit: 10 }
+    TextQuery { filter: conversation_filter(), text: text.to_owned(), limit: 10, terms: TermSelection::All }
 }
 
 fn skip_unless(index: &dyn SearchIndex, full_text: bool, vectors: bool) -> bool {
@@ -79,6 +79,36 @@ pub async fn text_search_finds_and_ranks(index: &dyn SearchIndex) {
     assert!(index.search_text(&text_query("xylophone")).await.unwrap().is_empty());
     let one = TextQuery { limit: 1, ..text_query("Caroline support group") };
     assert_eq!(index.search_text(&one).await.unwrap().len(), 1);
+}
+
+/// `TermSelection::Rarest(n)` matches on the `n` terms the fewest documents hold, passing
+/// over terms no document holds; `All` matches on every term.
+pub async fn rarest_terms_select_what_is_matched(index: &dyn SearchIndex) {
+    if skip_unless(index, true, false) {
+        return;
+    }
+    let ns = conversation("c1");
+    index
+        .upsert(vec![
+            doc(&ns, "leaf-1", "weekly status meeting notes", None),
+            doc(&ns, "leaf-2", "weekly status meeting agenda", None),
+            doc(&ns, "leaf-3", "weekly status report for the meeting about the harbor", None),
+            doc(&ns, "leaf-4", "the lighthouse keeper retired", None),
+        ])
+        .await
+        .unwrap();
+    let query = |text: &str, terms| TextQuery { terms, ..text_query(text) };
+    // "weekly" and "status" are in three documents, "meeting" in three, "harbor" in one.
+    let all = index.search_text(&query("weekly status harbor", TermSelection::All)).await.unwrap();
+    assert_eq!(all.len(), 3, "every term matches: {all:?}");
+    let rarest = index.search_text(&query("weekly status harbor", TermSelection::Rarest(1))).await.unwrap();
+    assert_eq!(ids(&rarest), ["leaf-3"], "only the rarest term matches");
+    // A term no document holds is passed over, not chosen as the "rarest".
+    let absent = index.search_text(&query("zeppelin lighthouse weekly", TermSelection::Rarest(1))).await.unwrap();
+    assert_eq!(ids(&absent), ["leaf-4"]);
+    let nothing = index.search_text(&query("zeppelin", TermSelection::Rarest(3))).await.unwrap();
+    assert!(nothing.is_empty());
+    assert!(index.search_text(&query("weekly", TermSelection::Rarest(0))).await.unwrap().is_empty());
 }
 
 /// Nothing outside the filter is ever returned, however well it matches.
@@ -323,7 +353,12 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
             docs.iter().filter(|d| filter.admits(&d.facts)).map(|d| d.id.to_string()).collect();
         expected.sort();
         if index.capabilities().full_text {
-            let query = TextQuery { filter: filter.clone(), text: "shared word".into(), limit: 1_000 };
+            let query = TextQuery {
+                filter: filter.clone(),
+                text: "shared word".into(),
+                limit: 1_000,
+                terms: TermSelection::All,
+            };
             let mut got = ids(&index.search_text(&query).await.unwrap());
             got.sort();
             assert_eq!(got, expected, "round {round}: text search and domain disagree for {filter:?}");

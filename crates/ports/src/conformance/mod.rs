@@ -108,6 +108,7 @@ macro_rules! search_index_conformance {
             $factory,
             [
                 text_search_finds_and_ranks,
+                rarest_terms_select_what_is_matched,
                 text_search_never_crosses_the_filter,
                 vector_search_ranks_nearest_first,
                 vector_search_never_mixes_embedders,

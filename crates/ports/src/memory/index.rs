@@ -10,7 +10,7 @@ use arbor_domain::visibility::NodeFacts;
 use async_trait::async_trait;
 
 use crate::error::Result;
-use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, VectorQuery};
+use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery};
 
 const BACKEND: &str = "memory";
 const BM25_K1: f32 = 1.2;
@@ -80,11 +80,14 @@ impl SearchIndex for InMemorySearchIndex {
     }
 
     async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
-        let terms: BTreeSet<String> = query_terms(&query.text).into_iter().collect();
+        let mut terms: BTreeSet<String> = query_terms(&query.text).into_iter().collect();
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }
         let stored = self.lock();
+        if let TermSelection::Rarest(n) = query.terms {
+            terms = rarest(&stored, &terms, n);
+        }
         // Filter first, then score: corpus statistics come from what the caller may see.
         let admitted: Vec<&Stored> = stored.values().filter(|s| query.filter.admits(&s.doc.facts)).collect();
         let n = admitted.len() as f32;
@@ -151,4 +154,16 @@ impl SearchIndex for InMemorySearchIndex {
         self.lock().clear();
         Ok(())
     }
+}
+
+/// The `n` terms of `terms` the fewest stored documents hold (over the whole index), ties by
+/// term; terms no document holds are passed over.
+fn rarest(stored: &BTreeMap<NodeId, Stored>, terms: &BTreeSet<String>, n: usize) -> BTreeSet<String> {
+    let mut counted: Vec<(usize, &String)> = terms
+        .iter()
+        .map(|term| (stored.values().filter(|s| s.tokens.contains(term)).count(), term))
+        .filter(|(docs, _)| *docs > 0)
+        .collect();
+    counted.sort();
+    counted.into_iter().take(n).map(|(_, term)| term.clone()).collect()
 }
