@@ -244,8 +244,14 @@ fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<Nod
     })
 }
 
-/// Exact rescoring of approximate candidates from the stored `f32` vectors.
-fn rescore(conn: &Connection, candidates: Vec<Candidate>, query: &[f32], limit: usize) -> Result<Vec<Hit>> {
+/// Exact rescoring of approximate candidates from the stored `f32` vectors: the best `limit`,
+/// best first.
+fn rescore(
+    conn: &Connection,
+    candidates: Vec<Candidate>,
+    query: &[f32],
+    limit: usize,
+) -> Result<Vec<(Candidate, f32)>> {
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
@@ -262,13 +268,11 @@ fn rescore(conn: &Connection, candidates: Vec<Candidate>, query: &[f32], limit: 
         let score: f32 = vector_from_bytes(&bytes).iter().zip(query).map(|(a, b)| a * b).sum();
         exact.insert(rowid, score);
     }
-    let mut hits: Vec<Hit> = candidates
-        .into_iter()
-        .filter_map(|c| exact.get(&c.rowid).map(|score| Hit { id: c.node, score: *score }))
-        .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-    hits.truncate(limit);
-    Ok(hits)
+    let mut scored: Vec<(Candidate, f32)> =
+        candidates.into_iter().filter_map(|c| exact.get(&c.rowid).map(|score| (c, *score))).collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.node.cmp(&b.0.node)));
+    scored.truncate(limit);
+    Ok(scored)
 }
 
 impl SqliteIndex {
@@ -521,14 +525,15 @@ impl SearchIndex for SqliteIndex {
             stmt.query_map([expression], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
         })();
         let mut gate = self.db.gate();
-        gate.compiled = None;
+        let compiled = gate.compiled.take();
         let rows = rows.map_err(sql_error)?;
         let mut hits = Vec::with_capacity(rows.len());
         for (rowid, rank) in rows {
-            let node = gate.mirror.node(rowid).cloned().ok_or_else(|| {
-                corrupt("index document", &rowid.to_string(), "matched in full text but missing from the index")
-            })?;
-            hits.push(Hit { id: node, score: -rank as f32 });
+            let missing =
+                || corrupt("index document", &rowid.to_string(), "matched in full text but missing from the index");
+            let node = gate.mirror.node(rowid).cloned().ok_or_else(missing)?;
+            let layer = compiled.as_ref().and_then(|c| gate.mirror.layer_of(c, rowid)).ok_or_else(missing)?;
+            hits.push(Hit { id: node, namespace: query.filter.layers[layer].namespace.clone(), score: -rank as f32 });
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         Ok(hits)
@@ -546,7 +551,16 @@ impl SearchIndex for SqliteIndex {
             let keep = (query.limit.saturating_mul(RESCORE_FACTOR)).max(RESCORE_MIN);
             gate.mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
         };
-        rescore(&conn, candidates, &query.embedding.values, query.limit)
+        let scored = rescore(&conn, candidates, &query.embedding.values, query.limit)?;
+        scored
+            .into_iter()
+            .map(|(candidate, score)| {
+                let layer = candidate.layer.and_then(|i| query.filter.layers.get(i)).ok_or_else(|| {
+                    corrupt("index document", &candidate.rowid.to_string(), "scanned outside the filter's layers")
+                })?;
+                Ok(Hit { id: candidate.node, namespace: layer.namespace.clone(), score })
+            })
+            .collect()
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {

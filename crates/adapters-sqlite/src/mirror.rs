@@ -78,6 +78,9 @@ struct Slot {
 pub(crate) struct Candidate {
     pub rowid: i64,
     pub node: NodeId,
+    /// The position in the filter's layers of the layer the document is in; `None` from
+    /// the unfiltered floor scan.
+    pub layer: Option<usize>,
     pub approx: f32,
 }
 
@@ -266,6 +269,13 @@ impl Mirror {
         self.slots[index].as_ref().map(|slot| &slot.node)
     }
 
+    /// The position in the compiled filter's layers of the layer `rowid` is in.
+    pub(crate) fn layer_of(&self, compiled: &Compiled, rowid: i64) -> Option<usize> {
+        let index = *self.by_rowid.get(&rowid)?;
+        let slot = self.slots[index].as_ref()?;
+        compiled.layer(slot.facts.namespace).map(|layer| layer.source)
+    }
+
     /// Compiles a filter against this mirror's interned names.
     pub(crate) fn compile(&self, filter: &VisibilityFilter) -> Option<Compiled> {
         Compiled::new(filter, &self.interner)
@@ -293,7 +303,7 @@ impl Mirror {
             let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
             top.offer(Scored { approx, rowid: *rowid, slot: index });
         }
-        self.candidates(top)
+        self.candidates(top, None)
     }
 
     /// The best `keep` candidates under `filter` by approximate similarity to `query`.
@@ -313,16 +323,17 @@ impl Mirror {
                 top.offer(Scored { approx, rowid: *rowid, slot: index });
             }
         }
-        self.candidates(top)
+        self.candidates(top, Some(&compiled))
     }
 
-    fn candidates(&self, top: TopK) -> Vec<Candidate> {
+    fn candidates(&self, top: TopK, compiled: Option<&Compiled>) -> Vec<Candidate> {
         let mut out: Vec<Candidate> = top
             .heap
             .into_iter()
             .filter_map(|w| {
                 let slot = self.slots[w.0.slot].as_ref()?;
-                Some(Candidate { rowid: slot.rowid, node: slot.node.clone(), approx: w.0.approx })
+                let layer = compiled.and_then(|c| c.layer(slot.facts.namespace)).map(|layer| layer.source);
+                Some(Candidate { rowid: slot.rowid, node: slot.node.clone(), layer, approx: w.0.approx })
             })
             .collect();
         out.sort_by(|a, b| b.approx.total_cmp(&a.approx).then_with(|| a.node.cmp(&b.node)));
@@ -333,6 +344,8 @@ impl Mirror {
 #[derive(Debug)]
 pub(crate) struct Layer {
     namespace: u32,
+    /// Its position in the filter's `layers`.
+    source: usize,
     frozen_at: Option<i64>,
     as_of: i64,
 }
@@ -362,9 +375,11 @@ impl Compiled {
         let layers = filter
             .layers
             .iter()
-            .filter_map(|layer| {
+            .enumerate()
+            .filter_map(|(source, layer)| {
                 Some(Layer {
                     namespace: interner.get(&layer.namespace.to_string())?,
+                    source,
                     frozen_at: layer.frozen_at.map(nanos),
                     as_of: nanos(filter.effective_as_of(layer)),
                 })

@@ -10,7 +10,7 @@
 //!    each against its SHA-256;
 //! 7. the pack says what was found, why, and what is missing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use arbor_domain::budget::{BudgetItem, DEFAULT_MAX_RESULTS};
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
@@ -159,6 +159,9 @@ pub struct Coverage {
     pub selected: usize,
     pub chars: usize,
     pub bodies_read: usize,
+    /// Candidates never read from the store: the budget was spent before their turn, or
+    /// their layer's share was.
+    pub unread: usize,
     pub skipped: Vec<SkippedItem>,
 }
 
@@ -221,6 +224,9 @@ impl Arbor {
         let mut channels: Vec<(f32, Vec<NodeId>)> = Vec::new();
         let mut text_channel = None;
         let mut vector_channel = None;
+        // Where each candidate is filed, as the index reports it: enough to pass over one whose
+        // layer's budget is spent without reading it.
+        let mut namespace_of: HashMap<NodeId, Namespace> = HashMap::new();
         if index.capabilities().full_text && !request.query.trim().is_empty() {
             let query = TextQuery {
                 filter: filter.clone(),
@@ -230,7 +236,8 @@ impl Arbor {
             };
             let hits = index.search_text(&query).await?;
             text_channel = Some(channels.len());
-            channels.push((1.0, hits.into_iter().map(|h| h.id).collect()));
+            channels.push((1.0, hits.iter().map(|h| h.id.clone()).collect()));
+            namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
         }
         let embedder = &self.ports.embedder;
         let query_may_leave = may_leave_the_machine(None, &request.query);
@@ -247,7 +254,8 @@ impl Arbor {
                 };
                 let hits = index.search_vector(&query).await?;
                 vector_channel = Some(channels.len());
-                channels.push((1.0, hits.into_iter().map(|h| h.id).collect()));
+                channels.push((1.0, hits.iter().map(|h| h.id.clone()).collect()));
+                namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
             }
         }
         let fused = reciprocal_rank_fusion(&channels, RRF_K);
@@ -262,14 +270,16 @@ impl Arbor {
 
         // The authoritative rows decide: anything the index offers that the store does not
         // admit is dropped. Rows are read in rank order, a window at a time, only as far as
-        // the budget can use them.
+        // the budget can use them: as many as it could take at most now, and further windows
+        // below only if those did not fill it.
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let wanted = (budget.total.max_items * 2).max(LOAD_WINDOW);
+        let wanted = budget.most_items(&scope);
         let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
         let mut cursor = 0;
         let mut dropped = 0;
         while ranked.len() < wanted && cursor < order.len() {
-            let window = &order[cursor..(cursor + LOAD_WINDOW).min(order.len())];
+            let size = (wanted - ranked.len()).clamp(1, LOAD_WINDOW);
+            let window = &order[cursor..(cursor + size).min(order.len())];
             cursor += window.len();
             let (loaded, missing) = self.load_window(&scope, &filter, window).await?;
             dropped += missing;
@@ -310,15 +320,24 @@ impl Arbor {
         let mut skipped = Vec::new();
         let mut gaps = Vec::new();
         let mut bodies_read = 0;
+        let mut passed_over = 0;
         let mut pending = ranked.into_iter();
         loop {
             let (candidate, record) = match pending.next() {
                 Some(next) => next,
                 None if cursor < order.len() && chain.namespaces().any(|ns| tracker.room_for(ns).is_ok()) => {
-                    // The first rows did not fill the budget: read further down the ranking.
-                    let window = &order[cursor..(cursor + LOAD_WINDOW).min(order.len())];
-                    cursor += window.len();
-                    let (loaded, missing) = self.load_window(&scope, &filter, window).await?;
+                    // The first rows did not fill the budget: read further down the ranking,
+                    // only candidates whose layer still has room.
+                    let mut window = Vec::with_capacity(LOAD_WINDOW);
+                    while cursor < order.len() && window.len() < LOAD_WINDOW {
+                        let candidate = order[cursor];
+                        cursor += 1;
+                        match namespace_of.get(&candidate.key) {
+                            Some(namespace) if tracker.room_for(namespace).is_err() => passed_over += 1,
+                            _ => window.push(candidate),
+                        }
+                    }
+                    let (loaded, missing) = self.load_window(&scope, &filter, &window).await?;
                     dropped += missing;
                     pending = loaded.into_iter().collect::<Vec<_>>().into_iter();
                     continue;
@@ -406,7 +425,14 @@ impl Arbor {
                 },
             });
         }
-        Ok(assemble(request, intent, chain, evidence, fused.len(), dropped, bodies_read, skipped, gaps))
+        let tally = Tally {
+            candidates: fused.len(),
+            dropped_by_store_check: dropped,
+            bodies_read,
+            unread: passed_over + (order.len() - cursor),
+            skipped,
+        };
+        Ok(assemble(request, intent, chain, evidence, tally, gaps))
     }
 }
 
@@ -484,16 +510,21 @@ fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
     parts.join(", ")
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a retrieval looked at, for the pack's coverage.
+struct Tally {
+    candidates: usize,
+    dropped_by_store_check: usize,
+    bodies_read: usize,
+    unread: usize,
+    skipped: Vec<SkippedItem>,
+}
+
 fn assemble(
     request: &RetrieveRequest,
     intent: Intent,
     chain: &ReadChain,
     evidence: Vec<EvidenceItem>,
-    candidates: usize,
-    dropped_by_store_check: usize,
-    bodies_read: usize,
-    skipped: Vec<SkippedItem>,
+    tally: Tally,
     mut gaps: Vec<String>,
 ) -> RetrievalPack {
     let line = |e: &EvidenceItem| {
@@ -542,12 +573,13 @@ fn assemble(
         recommended_next_source,
         coverage: Coverage {
             namespaces,
-            candidates,
-            dropped_by_store_check,
+            candidates: tally.candidates,
+            dropped_by_store_check: tally.dropped_by_store_check,
             selected: evidence.len(),
             chars,
-            bodies_read,
-            skipped,
+            bodies_read: tally.bodies_read,
+            unread: tally.unread,
+            skipped: tally.skipped,
         },
         evidence,
     }

@@ -76,6 +76,9 @@ pub(crate) struct Report {
     pub peak_rss_mib: f64,
 }
 
+/// How many of the commonest generated words play the part of function words.
+const FUNCTION_WORD_RANKS: usize = 50;
+
 /// A small deterministic generator of English-like memories.
 struct Corpus {
     state: u64,
@@ -113,11 +116,29 @@ impl Corpus {
         (self.next() % n as u64) as usize
     }
 
-    /// A word with a Zipf-like distribution: a few are common, most are rare.
-    fn word(&mut self) -> &str {
+    /// The rank of a word drawn with a Zipf-like distribution: a few are common, most rare.
+    fn rank(&mut self) -> usize {
         let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
         let rank = ((self.vocabulary.len() as f64).powf(u) - 1.0) as usize;
-        &self.vocabulary[rank.min(self.vocabulary.len() - 1)]
+        rank.min(self.vocabulary.len() - 1)
+    }
+
+    fn word(&mut self) -> &str {
+        let rank = self.rank();
+        &self.vocabulary[rank]
+    }
+
+    /// A word as a question would use it. The head of this distribution is as frequent as
+    /// English function words (the commonest is in most memories), which real questions lose
+    /// to stopword removal; questions are made of the content words below it.
+    fn content_word(&mut self) -> &str {
+        let rank = loop {
+            let rank = self.rank();
+            if rank >= FUNCTION_WORD_RANKS {
+                break rank;
+            }
+        };
+        &self.vocabulary[rank]
     }
 
     fn memory(&mut self, i: usize) -> String {
@@ -130,7 +151,7 @@ impl Corpus {
 
     fn query(&mut self) -> String {
         let n = 2 + self.below(3);
-        (0..n).map(|_| self.word().to_owned()).collect::<Vec<_>>().join(" ")
+        (0..n).map(|_| self.content_word().to_owned()).collect::<Vec<_>>().join(" ")
     }
 }
 

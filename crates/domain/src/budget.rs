@@ -102,6 +102,14 @@ impl RetrievalBudget {
         out
     }
 
+    /// The most items a selection from these namespaces can hold: the total limit, or the
+    /// sum of their layer limits when that is smaller. Reading more candidates than this up
+    /// front cannot change what is selected first.
+    pub fn most_items<'a>(&self, namespaces: impl IntoIterator<Item = &'a Namespace>) -> usize {
+        let layers = namespaces.into_iter().map(|ns| self.layer(ns.kind()).max_items).fold(0, usize::saturating_add);
+        self.total.max_items.min(layers)
+    }
+
     /// Greedily takes candidates in rank order, skipping any that would break a limit. A
     /// skipped long item does not stop a later short one from fitting.
     pub fn select(&self, items: &[BudgetItem]) -> BudgetSelection {
@@ -172,6 +180,8 @@ impl BudgetTracker<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::id::ScopeId;
     use crate::testkit::proptest_config;
@@ -218,6 +228,9 @@ mod tests {
 
             let total_chars: usize = selection.selected.iter().map(|&i| items[i].chars).sum();
             prop_assert!(selection.selected.len() <= budget.total.max_items);
+            prop_assert!(selection.selected.len() <= budget.most_items(&ns));
+            let used: BTreeSet<&Namespace> = selection.selected.iter().map(|&i| &items[i].namespace).collect();
+            prop_assert!(selection.selected.len() <= budget.most_items(used));
             prop_assert!(total_chars <= budget.total.max_chars);
             for namespace in &ns {
                 let layer = budget.layer(namespace.kind());

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use arbor_domain::id::NodeId;
+use arbor_domain::namespace::Namespace;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,9 @@ pub struct IndexDoc {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     pub id: NodeId,
+    /// The namespace the document is filed in (a node never moves), so a caller can tell
+    /// which layer of its chain a hit belongs to before reading it.
+    pub namespace: Namespace,
     pub score: f32,
 }
 

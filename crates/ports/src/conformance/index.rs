@@ -349,9 +349,15 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
             let start = rng.below(80) as i64;
             filter.time_range = Some((Some(ts(start)), Some(ts(start + 25))));
         }
-        let mut expected: Vec<String> =
-            docs.iter().filter(|d| filter.admits(&d.facts)).map(|d| d.id.to_string()).collect();
+        // Each hit also names its document's namespace.
+        let mut expected: Vec<(String, String)> = docs
+            .iter()
+            .filter(|d| filter.admits(&d.facts))
+            .map(|d| (d.id.to_string(), d.facts.namespace.to_string()))
+            .collect();
         expected.sort();
+        let placed =
+            |hits: Vec<crate::index::Hit>| hits.iter().map(|h| (h.id.to_string(), h.namespace.to_string())).collect();
         if index.capabilities().full_text {
             let query = TextQuery {
                 filter: filter.clone(),
@@ -359,7 +365,7 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
                 limit: 1_000,
                 terms: TermSelection::All,
             };
-            let mut got = ids(&index.search_text(&query).await.unwrap());
+            let mut got: Vec<(String, String)> = placed(index.search_text(&query).await.unwrap());
             got.sort();
             assert_eq!(got, expected, "round {round}: text search and domain disagree for {filter:?}");
         }
@@ -369,7 +375,7 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
                 embedding: Embedding { embedder: embedder("test", 4), values: unit(&[0.5, 0.5, 0.5, 0.5]) },
                 limit: 1_000,
             };
-            let mut got = ids(&index.search_vector(&query).await.unwrap());
+            let mut got: Vec<(String, String)> = placed(index.search_vector(&query).await.unwrap());
             got.sort();
             assert_eq!(got, expected, "round {round}: vector search and domain disagree for {filter:?}");
         }

@@ -115,7 +115,7 @@ impl SearchIndex for InMemorySearchIndex {
                         idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len.max(1.0)))
                     })
                     .sum();
-                (score > 0.0).then(|| Hit { id: s.doc.id.clone(), score })
+                (score > 0.0).then(|| Hit { id: s.doc.id.clone(), namespace: s.doc.facts.namespace.clone(), score })
             })
             .collect();
         sort_hits(&mut hits, query.limit);
@@ -135,7 +135,7 @@ impl SearchIndex for InMemorySearchIndex {
                     return None;
                 }
                 let score = embedding.values.iter().zip(&query.embedding.values).map(|(a, b)| a * b).sum();
-                Some(Hit { id: s.doc.id.clone(), score })
+                Some(Hit { id: s.doc.id.clone(), namespace: s.doc.facts.namespace.clone(), score })
             })
             .collect();
         sort_hits(&mut hits, query.limit);
