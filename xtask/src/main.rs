@@ -4,15 +4,18 @@
 //!   test (nextest), including the conformance suite and the property tests;
 //! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
-//!   tests against one backend or all of them.
+//!   tests against one backend or all of them;
+//! - `bench [--sizes 10000,100000] [--queries N]` — the performance figures (ingest rate,
+//!   retrieval latency against the FTS5 and vector floor, peak memory) on the embedded store.
 
+mod bench;
 mod tidy;
 
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|all>>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|all> | bench [--sizes N,M]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,6 +23,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("tidy") => tidy::run(&tidy::workspace_root()),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())
