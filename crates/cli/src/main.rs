@@ -21,7 +21,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Durable, tree-native memory for AI agents.
 #[derive(Debug, Parser)]
-#[command(name = "arbor", version, about, long_about = None)]
+#[command(name = "arbor", version)]
 struct Cli {
     /// The store directory [default: ./.arbor]
     #[arg(long, global = true, env = "ARBOR_ROOT", value_name = "DIR")]
