@@ -145,6 +145,22 @@ pub fn engine(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
     (Arbor::new(ports, policy, Options::default()), clock)
 }
 
+/// How many random sequences each backend's property test runs: `ARBOR_SEQUENCES`, else 256.
+pub fn sequences() -> u32 {
+    std::env::var("ARBOR_SEQUENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
+}
+
+/// Runs one sequence on a fresh runtime over the ports `fresh` builds (with whatever must live
+/// as long as they do, such as their directory).
+pub fn check_sequence<Guard>(fresh: impl FnOnce() -> (Ports, Guard), ops: &[Op]) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let (ports, _guard) = fresh();
+        let (arbor, clock) = engine(ports);
+        run_sequence(&arbor, &clock, ops).await
+    })
+}
+
 /// Runs one sequence, checking every promise after every step. Returns a description of the
 /// first violation.
 pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<(), String> {
