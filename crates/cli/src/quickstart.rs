@@ -107,13 +107,16 @@ fn print_summary(
 ) {
     let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
     let by_status: Vec<String> = counts.leaves_by_status.iter().map(|(status, n)| format!("{n} {status}")).collect();
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     println!(
-        "\n{events} events -> {leaves} leaves ({}) in {} trees, {} entities; jobs sealed {} summaries and refreshed {} roots",
+        "\n{} -> {} ({}) in {}, {}; jobs sealed {} and refreshed {}",
+        count(events, "event", "events"),
+        count(leaves, "leaf", "leaves"),
         by_status.join(", "),
-        counts.trees,
-        counts.entities,
-        jobs.summaries_sealed,
-        jobs.roots_refreshed,
+        count(counts.trees, "tree", "trees"),
+        count(counts.entities, "entity", "entities"),
+        count(jobs.summaries_sealed, "summary", "summaries"),
+        count(jobs.roots_refreshed, "root", "roots"),
     );
     println!(
         "store: {root} (SQLite + markdown under memory/); embedder: {}; reasoner: {}",
