@@ -89,10 +89,3 @@ pub(crate) fn leaf_visibility_sql(filter: &VisibilityFilter, params: &mut Vec<Va
 pub(crate) fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
-
-/// `LIMIT n` as a literal, which the planner can size its plan by (bound values it may not
-/// consult: see the query planner stability guarantee in [`crate::config`]). Limits take a
-/// few distinct values, each statement prepared once and cached.
-pub(crate) fn limit_clause(limit: usize) -> String {
-    format!("LIMIT {}", limit.min(i64::MAX as usize))
-}

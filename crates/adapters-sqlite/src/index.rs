@@ -29,7 +29,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, corrupt, sql_error};
-use crate::filter::{limit_clause, placeholders};
+use crate::filter::placeholders;
 use crate::mirror::{Candidate, Mirror};
 
 /// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
@@ -517,12 +517,12 @@ impl SearchIndex for SqliteIndex {
         // and the limit: nothing outside the filter is ranked, and no table row is read per
         // match.
         let rows = (|| -> rusqlite::Result<Vec<(i64, f64)>> {
-            let mut stmt = conn.prepare_cached(&format!(
+            let mut stmt = conn.prepare_cached(
                 "SELECT rowid, bm25(index_fts) AS rank FROM index_fts
-                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid {}",
-                limit_clause(query.limit)
-            ))?;
-            stmt.query_map([expression], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid LIMIT ?",
+            )?;
+            let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+            stmt.query_map(params![expression, limit], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
         })();
         let mut gate = self.db.gate();
         let compiled = gate.compiled.take();
@@ -617,13 +617,13 @@ impl SqliteIndex {
         let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
         let conn = self.db.lock();
         let mut stmt = conn
-            .prepare_cached(&format!(
-                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank {}",
-                limit_clause(limit)
-            ))
+            .prepare_cached(
+                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank LIMIT ?",
+            )
             .map_err(sql_error)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows: Vec<(i64, f64)> = stmt
-            .query_map([expression.join(" OR ")], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(sql_error)?
             .collect::<Result<_, _>>()
             .map_err(sql_error)?;

@@ -26,7 +26,7 @@ use crate::codec::{
 };
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, sql_error};
-use crate::filter::{leaf_visibility_sql, limit_clause, placeholders};
+use crate::filter::{leaf_visibility_sql, placeholders};
 
 /// The metadata store on a [`SqliteDatabase`].
 #[derive(Debug, Clone)]
@@ -456,15 +456,15 @@ impl MetadataStore for SqliteStore {
         let mut params = vec![Value::Text(namespace.to_string())];
         params.extend(terms.iter().map(|t| Value::Text(t.clone())));
         params.resize(slots + 1, Value::Text(String::new()));
+        params.push(Value::Integer(i64::try_from(query.limit).unwrap_or(i64::MAX)));
         let columns: Vec<String> = ENTITY_COLUMNS.split(", ").map(|c| format!("e.{c}")).collect();
         let sql = format!(
             "SELECT {} FROM (SELECT entity_id, COUNT(*) AS shared FROM entity_terms
                  WHERE namespace = ? AND term IN ({}) GROUP BY entity_id) AS m
              JOIN entities e ON e.id = m.entity_id
-             ORDER BY m.shared DESC, e.id {}",
+             ORDER BY m.shared DESC, e.id LIMIT ?",
             columns.join(", "),
-            placeholders(slots),
-            limit_clause(query.limit)
+            placeholders(slots)
         );
         self.query_entities(&sql, params)
     }
@@ -547,10 +547,10 @@ impl MetadataStore for SqliteStore {
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
         let mut params = Vec::new();
         let condition = leaf_visibility_sql(filter, &mut params)?;
+        params.push(Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX)));
+        params.push(Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX)));
         let sql = format!(
-            "SELECT {LEAF_COLUMNS} FROM leaves WHERE {condition} ORDER BY observed_at DESC, id DESC {} OFFSET {}",
-            limit_clause(page.limit),
-            page.offset.min(i64::MAX as usize)
+            "SELECT {LEAF_COLUMNS} FROM leaves WHERE {condition} ORDER BY observed_at DESC, id DESC LIMIT ? OFFSET ?"
         );
         self.query_leaves(&sql, params)
     }
@@ -565,11 +565,11 @@ impl MetadataStore for SqliteStore {
                 .prepare_cached(&format!(
                     "SELECT {JOB_COLUMNS} FROM jobs
                      WHERE dead = 0 AND run_after <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                     ORDER BY run_after, id {}",
-                    limit_clause(claim.limit)
+                     ORDER BY run_after, id LIMIT ?"
                 ))
                 .map_err(sql_error)?;
-            let mut rows = stmt.query(params![now, now]).map_err(sql_error)?;
+            let mut rows =
+                stmt.query(params![now, now, i64::try_from(claim.limit).unwrap_or(i64::MAX)]).map_err(sql_error)?;
             while let Some(row) = rows.next().map_err(sql_error)? {
                 jobs.push(job_from_row(row)?);
             }
@@ -631,11 +631,11 @@ impl MetadataStore for SqliteStore {
         let conn = self.db.lock();
         let sql = format!(
             "SELECT at, action, namespace, node, content_sha256, actor, policy_version FROM audit
-             WHERE namespace IN ({}) ORDER BY seq DESC {}",
-            placeholders(scope.len()),
-            limit_clause(limit)
+             WHERE namespace IN ({}) ORDER BY seq DESC LIMIT ?",
+            placeholders(scope.len())
         );
-        let params = scope_values(scope);
+        let mut params = scope_values(scope);
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
         let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
         let mut out = Vec::new();
