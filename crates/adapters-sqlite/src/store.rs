@@ -18,7 +18,7 @@ use arbor_ports::{
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
-use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
+use rusqlite::{OptionalExtension, Row, Transaction, params, params_from_iter};
 
 use crate::codec::{
     ENTITY_COLUMNS, LEAF_COLUMNS, SUMMARY_COLUMNS, TREE_COLUMNS, entity_from_row, from_ts, leaf_from_row, leaf_values,
@@ -305,37 +305,28 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
 const JOB_COLUMNS: &str = "id, kind, namespace, tree_id, nodes, key, attempts, run_after, created_at, last_error";
 
 impl SqliteStore {
-    fn query_leaves(&self, sql: &str, params: Vec<Value>) -> Result<Vec<LeafRecord>> {
+    /// Runs `sql` and decodes every row with `decode`.
+    fn query<T>(&self, sql: &str, params: Vec<Value>, decode: fn(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
         let conn = self.db.lock();
         let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
         let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(sql_error)? {
-            out.push(leaf_from_row(row)?);
+            out.push(decode(row)?);
         }
         Ok(out)
+    }
+
+    fn query_leaves(&self, sql: &str, params: Vec<Value>) -> Result<Vec<LeafRecord>> {
+        self.query(sql, params, leaf_from_row)
     }
 
     fn query_summaries(&self, sql: &str, params: Vec<Value>) -> Result<Vec<SummaryRecord>> {
-        let conn = self.db.lock();
-        let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
-        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(sql_error)? {
-            out.push(summary_from_row(row)?);
-        }
-        Ok(out)
+        self.query(sql, params, summary_from_row)
     }
 
     fn query_entities(&self, sql: &str, params: Vec<Value>) -> Result<Vec<Entity>> {
-        let conn = self.db.lock();
-        let mut stmt = conn.prepare_cached(sql).map_err(sql_error)?;
-        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(sql_error)? {
-            out.push(entity_from_row(row)?);
-        }
-        Ok(out)
+        self.query(sql, params, entity_from_row)
     }
 }
 
@@ -419,18 +410,11 @@ impl MetadataStore for SqliteStore {
         if scope.is_empty() {
             return Ok(Vec::new());
         }
-        let conn = self.db.lock();
         let sql = format!(
             "SELECT {TREE_COLUMNS} FROM trees WHERE namespace IN ({}) ORDER BY namespace, tree_id",
             placeholders(scope.len())
         );
-        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
-        let mut rows = stmt.query(params_from_iter(scope_values(scope))).map_err(sql_error)?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(sql_error)? {
-            out.push(tree_from_row(row)?);
-        }
-        Ok(out)
+        self.query(&sql, scope_values(scope), tree_from_row)
     }
 
     async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
