@@ -125,15 +125,6 @@ struct BatchPlan {
     superseded: BTreeMap<LeafId, LeafRecord>,
     new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
     trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
-    timings: PhaseTimings,
-}
-
-/// Where a batch's time went, for the debug log.
-#[derive(Default)]
-struct PhaseTimings {
-    plan: std::time::Duration,
-    bodies: std::time::Duration,
-    commit: std::time::Duration,
 }
 
 impl BatchPlan {
@@ -193,8 +184,7 @@ impl Arbor {
             for (_, event) in &valid {
                 reports.push(self.plan_event(&mut plan, &namespace, event, now).await?);
             }
-            plan.timings.plan = planning.elapsed();
-            match self.commit_plan(&namespace, plan, now).await {
+            match self.commit_plan(&namespace, plan, now, planning.elapsed()).await {
                 Ok(()) => {
                     for ((i, _), report) in valid.iter().zip(reports) {
                         outcomes[*i] = Some(Ok(report));
@@ -620,7 +610,14 @@ impl Arbor {
     /// Writes the bodies durably under an intent, then commits everything in one change set
     /// (clearing the intent); removes the bodies again if the commit fails. Indexes the new
     /// leaves right away when configured.
-    async fn commit_plan(&self, namespace: &Namespace, mut plan: BatchPlan, now: Timestamp) -> AppResult<()> {
+    /// `planned_in` is how long planning took, for the debug log of where a batch's time went.
+    async fn commit_plan(
+        &self,
+        namespace: &Namespace,
+        mut plan: BatchPlan,
+        now: Timestamp,
+        planned_in: std::time::Duration,
+    ) -> AppResult<()> {
         if plan.leaves.is_empty() {
             return Ok(());
         }
@@ -632,24 +629,23 @@ impl Arbor {
         }
         let phase = std::time::Instant::now();
         let written = self.write_bodies(documents).await?;
-        plan.timings.bodies = phase.elapsed();
+        let bodies_took = phase.elapsed();
         for (planned, hash) in plan.leaves.iter_mut().zip(&written.hashes) {
             planned.record.body_sha256 = hash.clone();
         }
         let phase = std::time::Instant::now();
         let (changes, jobs) = self.build_changes(namespace, &plan, now).await?;
         self.commit_with_bodies(changes, Some(written)).await?;
-        plan.timings.commit = phase.elapsed();
+        let commit_took = phase.elapsed();
         let phase = std::time::Instant::now();
         if self.options.index_inline {
             self.index_planned(&plan, jobs).await;
         }
-        let timings = &plan.timings;
         tracing::debug!(
             leaves = plan.leaves.len(),
-            plan_ms = timings.plan.as_millis(),
-            bodies_ms = timings.bodies.as_millis(),
-            commit_ms = timings.commit.as_millis(),
+            plan_ms = planned_in.as_millis(),
+            bodies_ms = bodies_took.as_millis(),
+            commit_ms = commit_took.as_millis(),
             index_ms = phase.elapsed().as_millis(),
             "ingest batch committed"
         );
