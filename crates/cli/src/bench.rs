@@ -23,13 +23,13 @@ use serde::Serialize;
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// How many memories to build the store with.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = at_least_one)]
     leaves: usize,
     /// How many queries to time.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = at_least_one)]
     queries: usize,
     /// Events per ingest batch.
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = 1_000, value_parser = at_least_one)]
     batch: usize,
     /// Where to build the store (a new directory); default: a temporary one, removed after.
     #[arg(long, value_name = "DIR")]
@@ -38,6 +38,15 @@ pub(crate) struct Args {
     /// building one.
     #[arg(long, requires = "dir", hide = true)]
     reuse: bool,
+}
+
+/// A count that must be positive: a bench of nothing has no percentiles.
+fn at_least_one(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -207,7 +216,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         .collect();
     let began = Instant::now();
     if !args.reuse {
-        for batch in events.chunks(args.batch.max(1)) {
+        for batch in events.chunks(args.batch) {
             for outcome in arbor.ingest_batch(&chain, batch.to_vec()).await? {
                 outcome?;
             }

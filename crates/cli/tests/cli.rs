@@ -42,3 +42,13 @@ fn unknown_commands_fail_with_usage() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("unrecognized subcommand 'frobnicate'"), "{stderr}");
 }
+
+#[test]
+fn a_bench_of_nothing_is_a_usage_error() {
+    for flag in ["--leaves", "--queries", "--batch"] {
+        let output = arbor(&["bench", flag, "0"]);
+        assert_eq!(output.status.code(), Some(2), "{flag} 0");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("must be at least 1"), "{stderr}");
+    }
+}
