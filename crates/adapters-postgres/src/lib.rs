@@ -1,6 +1,21 @@
-//! The Postgres adapter crate: the server backend: the metadata store and search index on Postgres (sqlx, tsvector + GIN, pgvector HNSW), a job queue several processes can drain, types prefixed `Pg`.
+//! The Postgres adapter crate: Arbor's server backend. The metadata store, the job outbox and
+//! the search index projection live in one schema of a Postgres database — full text as
+//! `tsvector` + GIN over hashed tokens with BM25 ranking, vectors in pgvector with an HNSW
+//! index per embedder — so several Arbor processes, on several machines, share one store.
 //!
-//! Not implemented yet (issue 4); the crate exists so the workspace has its final shape
-//! and the composition root can name it. When it lands it follows the layout every adapter
-//! shares (`config.rs`, `store.rs`, `index.rs`, `error.rs`, `migrations/`) and runs the
-//! whole conformance suite from `arbor-ports`.
+//! [`PgDatabase::connect`] connects, checks for pgvector, creates the schema and migrates it;
+//! [`PgStore`] and [`PgIndex`] share its connection pool.
+
+mod codec;
+mod config;
+mod error;
+mod filter;
+mod index;
+mod schema;
+mod store;
+pub mod testing;
+
+pub use config::{PgConfig, PgDatabase, redacted, validate_schema};
+pub use index::PgIndex;
+pub use schema::SCHEMA_VERSION;
+pub use store::PgStore;

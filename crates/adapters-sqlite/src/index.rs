@@ -26,6 +26,8 @@ use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
+use arbor_ports::rows::{term_id, term_lexeme};
+
 use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, corrupt, sql_error};
@@ -44,35 +46,8 @@ pub struct SqliteIndex {
     db: Arc<SqliteDatabase>,
 }
 
-/// 64-bit FNV-1a of a token: its identity in FTS5 and in `index_terms`.
-fn term_id(token: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in token.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
-/// The hashed form of a token, as FTS5 stores it: `t` + [`term_id`] in base 36.
-pub(crate) fn term_hash(token: &str) -> String {
-    let mut hash = term_id(token);
-    let mut digits = Vec::with_capacity(14);
-    loop {
-        let digit = (hash % 36) as u8;
-        digits.push(if digit < 10 { b'0' + digit } else { b'a' + digit - 10 });
-        hash /= 36;
-        if hash == 0 {
-            break;
-        }
-    }
-    digits.push(b't');
-    digits.reverse();
-    String::from_utf8(digits).unwrap_or_default()
-}
-
 fn hashed_terms(text: &str) -> String {
-    tokenize(text).iter().map(|t| term_hash(t)).collect::<Vec<_>>().join(" ")
+    tokenize(text).iter().map(|t| term_lexeme(t)).collect::<Vec<_>>().join(" ")
 }
 
 /// The distinct term ids of a text, as `index_terms` counts them (stored as `i64` bits).
@@ -131,7 +106,7 @@ fn match_expression(conn: &Connection, terms: &[String], selection: TermSelectio
     if chosen.is_empty() {
         return Ok(None);
     }
-    Ok(Some(chosen.iter().map(|t| format!("\"{}\"", term_hash(t))).collect::<Vec<_>>().join(" OR ")))
+    Ok(Some(chosen.iter().map(|t| format!("\"{}\"", term_lexeme(t))).collect::<Vec<_>>().join(" OR ")))
 }
 
 fn vector_bytes(values: &[f32]) -> Vec<u8> {
@@ -614,7 +589,7 @@ impl SqliteIndex {
         if terms.is_empty() {
             return Ok(0);
         }
-        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_hash(t))).collect();
+        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_lexeme(t))).collect();
         let conn = self.db.lock();
         let mut stmt = conn
             .prepare_cached(

@@ -21,6 +21,7 @@ mod heuristic_reasoner;
 mod index;
 pub mod memory;
 mod models;
+pub mod rows;
 mod store;
 mod system;
 

@@ -1,0 +1,692 @@
+//! [`PgStore`]: the metadata store on Postgres. A change set is one transaction; preconditions
+//! are checked on rows locked `FOR UPDATE` inside it, so two writers in different processes
+//! never both win, and any failure rolls the whole set back. A transaction that loses a
+//! deadlock is run again from the start (the change set is plain data).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbor_domain::entity::{Entity, EntitySlug};
+use arbor_domain::id::{EntityId, JobId, LeafId, SummaryId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{LeafRecord, SummaryRecord, TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::seal::FrontierNode;
+use arbor_domain::text::tokenize;
+use arbor_domain::visibility::VisibilityFilter;
+use arbor_ports::memory::entity_words;
+use arbor_ports::rows::{
+    EntityRow, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, from_ts, node_from_str, node_to_str, opt_ts,
+    subject_hash, to_json, ts,
+};
+use arbor_ports::{
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, MetadataStore, Page, Result,
+    StoreCounts, TreeLeafQuery,
+};
+use async_trait::async_trait;
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
+
+use crate::codec::{bind_leaf, bind_summary, columns, entity_row, job_row, leaf_row, summary_row, tree_row};
+use crate::config::PgDatabase;
+use crate::error::{BACKEND, is_retryable, sql_error};
+use crate::filter::{Target, push_visibility};
+use crate::schema::LOCK_CLASS;
+
+/// How many times a change set that lost a deadlock is tried again.
+const COMMIT_RETRIES: u32 = 8;
+/// The advisory lock class for job keys: enqueues of one key are serialized, so coalescing
+/// holds across processes.
+const JOB_KEY_LOCK: i32 = LOCK_CLASS + 1;
+
+/// The metadata store on a [`PgDatabase`].
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    db: Arc<PgDatabase>,
+}
+
+impl PgStore {
+    pub fn new(db: Arc<PgDatabase>) -> PgStore {
+        PgStore { db }
+    }
+
+    pub fn database(&self) -> &Arc<PgDatabase> {
+        &self.db
+    }
+}
+
+/// Why applying a change failed: the database (which may be worth a retry) or a rule.
+enum Failure {
+    Sql(sqlx::Error),
+    Port(Error),
+}
+
+impl From<sqlx::Error> for Failure {
+    fn from(error: sqlx::Error) -> Failure {
+        Failure::Sql(error)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure::Port(error)
+    }
+}
+
+fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Failure {
+    Failure::Port(Error::Conflict {
+        what,
+        id: id.to_string(),
+        expected: expected.to_string(),
+        found: found.to_string(),
+    })
+}
+
+fn show_parent(parent: &Option<String>) -> String {
+    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
+}
+
+fn scope_strings(scope: &[Namespace]) -> Vec<String> {
+    scope.iter().map(ToString::to_string).collect()
+}
+
+fn limit(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn leaf_columns() -> String {
+    columns(&LeafRow::COLUMNS, "")
+}
+
+fn summary_columns() -> String {
+    columns(&SummaryRow::COLUMNS, "")
+}
+
+async fn insert_leaf(conn: &mut PgConnection, leaf: &LeafRecord) -> std::result::Result<(), Failure> {
+    let mut sql = QueryBuilder::<Postgres>::new(format!("INSERT INTO leaves ({}) VALUES (", leaf_columns()));
+    bind_leaf(&mut sql.separated(", "), LeafRow::from_record(leaf)?);
+    sql.push(")");
+    sql.build().execute(conn).await?;
+    Ok(())
+}
+
+async fn insert_summary(conn: &mut PgConnection, summary: &SummaryRecord) -> std::result::Result<(), Failure> {
+    let mut sql = QueryBuilder::<Postgres>::new(format!("INSERT INTO summaries ({}) VALUES (", summary_columns()));
+    bind_summary(&mut sql.separated(", "), SummaryRow::from_record(summary)?);
+    sql.push(")");
+    sql.build().execute(conn).await?;
+    Ok(())
+}
+
+/// Checks a locked row's status and parent against what the caller expects.
+fn check_expected(
+    what: &'static str,
+    id: &str,
+    (status, parent): (&str, &Option<String>),
+    (expected_status, expected_parent): (&str, &Option<Option<String>>),
+) -> std::result::Result<(), Failure> {
+    if status != expected_status {
+        return Err(conflict(what, id, expected_status, status));
+    }
+    if let Some(expected) = expected_parent
+        && expected != parent
+    {
+        return Err(conflict(what, id, show_parent(expected), show_parent(parent)));
+    }
+    Ok(())
+}
+
+async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<(), Failure> {
+    match change {
+        Change::InsertEntity(entity) => {
+            let row = EntityRow::from_record(entity)?;
+            sqlx::query(&format!(
+                "INSERT INTO entities ({}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                columns(&EntityRow::COLUMNS, "")
+            ))
+            .bind(row.id)
+            .bind(row.namespace.clone())
+            .bind(row.entity_type)
+            .bind(row.slug)
+            .bind(row.name)
+            .bind(row.aliases)
+            .bind(row.created_at)
+            .execute(&mut *conn)
+            .await?;
+            let terms: Vec<String> = entity_words(entity).into_iter().collect();
+            sqlx::query(
+                "INSERT INTO entity_terms (namespace, term, entity_id)
+                 SELECT $1, term, $2 FROM unnest($3::text[]) AS term ON CONFLICT DO NOTHING",
+            )
+            .bind(row.namespace)
+            .bind(entity.id.as_str())
+            .bind(terms)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::EnsureTree(tree) => {
+            let row = TreeRow::from_record(tree)?;
+            sqlx::query(&format!(
+                "INSERT INTO trees ({}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+                columns(&TreeRow::COLUMNS, "")
+            ))
+            .bind(row.namespace)
+            .bind(row.tree_id)
+            .bind(row.entity)
+            .bind(row.title)
+            .bind(row.created_at)
+            .bind(row.root)
+            .bind(row.root_stale)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::InsertLeaf(leaf) => insert_leaf(conn, leaf).await?,
+        Change::UpdateLeaf { expect, record } => {
+            let current = sqlx::query("SELECT status, parent, namespace, tree_id FROM leaves WHERE id = $1 FOR UPDATE")
+                .bind(record.id.as_str())
+                .fetch_optional(&mut *conn)
+                .await?
+                .ok_or_else(|| Error::not_found("leaf", &record.id))?;
+            let status: String = current.try_get(0)?;
+            let parent: Option<String> = current.try_get(1)?;
+            let expected_parent = expect.parent.as_ref().map(|p| p.as_ref().map(ToString::to_string));
+            check_expected("leaf", record.id.as_str(), (&status, &parent), (expect.status.as_str(), &expected_parent))?;
+            let (namespace, tree): (String, String) = (current.try_get(2)?, current.try_get(3)?);
+            if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
+                return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree").into());
+            }
+            let mut sql = QueryBuilder::<Postgres>::new(format!("UPDATE leaves SET ({}) = ROW(", leaf_columns()));
+            bind_leaf(&mut sql.separated(", "), LeafRow::from_record(record)?);
+            sql.push(") WHERE id = ").push_bind(record.id.as_str().to_owned());
+            sql.build().execute(&mut *conn).await?;
+        }
+        Change::InsertSummary(summary) => insert_summary(conn, summary).await?,
+        Change::UpdateSummary { expect, record } => {
+            let current = sqlx::query("SELECT status, parent FROM summaries WHERE id = $1 FOR UPDATE")
+                .bind(record.id.as_str())
+                .fetch_optional(&mut *conn)
+                .await?
+                .ok_or_else(|| Error::not_found("summary", &record.id))?;
+            let status: String = current.try_get(0)?;
+            let parent: Option<String> = current.try_get(1)?;
+            let expected_parent = expect.parent.as_ref().map(|p| p.as_ref().map(ToString::to_string));
+            check_expected(
+                "summary",
+                record.id.as_str(),
+                (&status, &parent),
+                (expect.status.as_str(), &expected_parent),
+            )?;
+            let mut sql = QueryBuilder::<Postgres>::new(format!("UPDATE summaries SET ({}) = ROW(", summary_columns()));
+            bind_summary(&mut sql.separated(", "), SummaryRow::from_record(record)?);
+            sql.push(") WHERE id = ").push_bind(record.id.as_str().to_owned());
+            sql.build().execute(&mut *conn).await?;
+        }
+        Change::SetRoot { namespace, tree, expect, root, stale } => {
+            let current: Option<String> =
+                sqlx::query("SELECT root FROM trees WHERE namespace = $1 AND tree_id = $2 FOR UPDATE")
+                    .bind(namespace.to_string())
+                    .bind(tree.as_str())
+                    .fetch_optional(&mut *conn)
+                    .await?
+                    .ok_or_else(|| Error::not_found("tree", tree))?
+                    .try_get(0)?;
+            let expected = expect.as_ref().map(ToString::to_string);
+            if current != expected {
+                let show = |r: &Option<String>| r.clone().unwrap_or_else(|| "none".to_owned());
+                return Err(conflict("tree root", tree, show(&expected), show(&current)));
+            }
+            sqlx::query("UPDATE trees SET root = $1, root_stale = $2 WHERE namespace = $3 AND tree_id = $4")
+                .bind(root.as_ref().map(SummaryId::as_str))
+                .bind(*stale)
+                .bind(namespace.to_string())
+                .bind(tree.as_str())
+                .execute(&mut *conn)
+                .await?;
+        }
+        Change::MarkRootStale { namespace, tree } => {
+            let updated = sqlx::query("UPDATE trees SET root_stale = TRUE WHERE namespace = $1 AND tree_id = $2")
+                .bind(namespace.to_string())
+                .bind(tree.as_str())
+                .execute(&mut *conn)
+                .await?;
+            if updated.rows_affected() == 0 {
+                return Err(Error::not_found("tree", tree).into());
+            }
+        }
+        Change::Enqueue(job) => {
+            let row = JobRow::from_record(job)?;
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+                .bind(JOB_KEY_LOCK)
+                .bind(&row.key)
+                .execute(&mut *conn)
+                .await?;
+            let exists: bool = sqlx::query("SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)")
+                .bind(&row.id)
+                .fetch_one(&mut *conn)
+                .await?
+                .try_get(0)?;
+            if exists {
+                return Err(Error::AlreadyExists { what: "job", id: row.id }.into());
+            }
+            sqlx::query(&format!(
+                "INSERT INTO jobs ({}, lease_worker, lease_until, dead)
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, NULL, FALSE
+                 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = $6 AND lease_until IS NULL AND NOT dead)",
+                columns(&JobRow::COLUMNS, "")
+            ))
+            .bind(row.id)
+            .bind(row.kind)
+            .bind(row.namespace)
+            .bind(row.tree_id)
+            .bind(row.nodes)
+            .bind(row.key)
+            .bind(row.attempts)
+            .bind(row.run_after)
+            .bind(row.created_at)
+            .bind(row.last_error)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::CompleteJob { id } => {
+            sqlx::query("DELETE FROM jobs WHERE id = $1").bind(id.as_str()).execute(&mut *conn).await?;
+        }
+        Change::FailJob { id, error, retry_at } => {
+            let retry = opt_ts(*retry_at)?;
+            sqlx::query(
+                "UPDATE jobs SET attempts = attempts + 1, last_error = $1, lease_worker = NULL, lease_until = NULL,
+                     run_after = COALESCE($2, run_after), dead = $3 WHERE id = $4",
+            )
+            .bind(error)
+            .bind(retry)
+            .bind(retry.is_none())
+            .bind(id.as_str())
+            .execute(&mut *conn)
+            .await?;
+        }
+        Change::AddBodyIntent(intent) => {
+            let paths: Vec<&str> = intent.paths.iter().map(|p| p.as_str()).collect();
+            sqlx::query("INSERT INTO body_intents (id, owner, created_at, paths) VALUES ($1, $2, $3, $4)")
+                .bind(intent.id.as_str())
+                .bind(&intent.owner)
+                .bind(ts(intent.created_at)?)
+                .bind(to_json(&paths)?)
+                .execute(&mut *conn)
+                .await?;
+        }
+        Change::ClearBodyIntent { id } => {
+            sqlx::query("DELETE FROM body_intents WHERE id = $1").bind(id.as_str()).execute(&mut *conn).await?;
+        }
+        Change::Audit(event) => {
+            sqlx::query(
+                "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(ts(event.at)?)
+            .bind(&event.action)
+            .bind(event.namespace.to_string())
+            .bind(event.node.as_ref().map(node_to_str))
+            .bind(event.content_sha256.as_ref().map(|h| h.as_str().to_owned()))
+            .bind(&event.actor)
+            .bind(&event.policy_version)
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+impl PgStore {
+    async fn try_commit(&self, changes: &ChangeSet) -> std::result::Result<(), Failure> {
+        let mut tx = self.db.pool().begin().await?;
+        for change in &changes.changes {
+            if let Err(failure) = apply(&mut tx, change).await {
+                // Roll back now rather than when the connection is next used, so no lock
+                // outlives the failed change set.
+                tx.rollback().await?;
+                return Err(failure);
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Runs a query and decodes every row.
+    async fn query<T>(&self, mut sql: QueryBuilder<'_, Postgres>, decode: fn(&PgRow) -> Result<T>) -> Result<Vec<T>> {
+        let rows = sql.build().fetch_all(self.db.pool()).await.map_err(sql_error)?;
+        rows.iter().map(decode).collect()
+    }
+
+    async fn query_leaves(&self, sql: QueryBuilder<'_, Postgres>) -> Result<Vec<LeafRecord>> {
+        self.query(sql, |row| leaf_row(row)?.into_record()).await
+    }
+
+    async fn query_summaries(&self, sql: QueryBuilder<'_, Postgres>) -> Result<Vec<SummaryRecord>> {
+        self.query(sql, |row| summary_row(row)?.into_record()).await
+    }
+
+    async fn query_entities(&self, sql: QueryBuilder<'_, Postgres>) -> Result<Vec<Entity>> {
+        self.query(sql, |row| entity_row(row)?.into_record()).await
+    }
+
+    async fn count(&self, sql: &str) -> Result<usize> {
+        let n: i64 = sqlx::query(sql).fetch_one(self.db.pool()).await.map_err(sql_error)?.get(0);
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+}
+
+fn select(table_columns: String, table: &str) -> QueryBuilder<'static, Postgres> {
+    QueryBuilder::new(format!("SELECT {table_columns} FROM {table} WHERE "))
+}
+
+#[async_trait]
+impl MetadataStore for PgStore {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    async fn commit(&self, changes: ChangeSet) -> Result<()> {
+        let mut attempt = 0;
+        loop {
+            match self.try_commit(&changes).await {
+                Ok(()) => return Ok(()),
+                Err(Failure::Port(error)) => return Err(error),
+                Err(Failure::Sql(error)) if is_retryable(&error) && attempt < COMMIT_RETRIES => {
+                    attempt += 1;
+                    tracing::debug!(attempt, %error, "change set lost a race; running it again");
+                    tokio::time::sleep(Duration::from_millis(5 << attempt.min(6))).await;
+                }
+                Err(Failure::Sql(error)) => return Err(sql_error(error)),
+            }
+        }
+    }
+
+    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
+        Ok(self.leaves(scope, std::slice::from_ref(id)).await?.pop())
+    }
+
+    async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>> {
+        if scope.is_empty() || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = select(leaf_columns(), "leaves");
+        sql.push("id = ANY(").push_bind(ids.iter().map(ToString::to_string).collect::<Vec<_>>());
+        sql.push(") AND namespace = ANY(").push_bind(scope_strings(scope)).push(")");
+        self.query_leaves(sql).await
+    }
+
+    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
+        Ok(self.summaries(scope, std::slice::from_ref(id)).await?.pop())
+    }
+
+    async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>> {
+        if scope.is_empty() || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = select(summary_columns(), "summaries");
+        sql.push("id = ANY(").push_bind(ids.iter().map(ToString::to_string).collect::<Vec<_>>());
+        sql.push(") AND namespace = ANY(").push_bind(scope_strings(scope)).push(")");
+        self.query_summaries(sql).await
+    }
+
+    async fn tree(&self, namespace: &Namespace, tree: &TreeId) -> Result<Option<TreeRecord>> {
+        let mut sql = select(columns(&TreeRow::COLUMNS, ""), "trees");
+        sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND tree_id = ").push_bind(tree.to_string());
+        Ok(self.query(sql, |row| tree_row(row)?.into_record()).await?.pop())
+    }
+
+    async fn trees(&self, scope: &[Namespace]) -> Result<Vec<TreeRecord>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = select(columns(&TreeRow::COLUMNS, ""), "trees");
+        sql.push("namespace = ANY(").push_bind(scope_strings(scope)).push(") ORDER BY namespace, tree_id");
+        self.query(sql, |row| tree_row(row)?.into_record()).await
+    }
+
+    async fn entity(&self, namespace: &Namespace, id: &EntityId) -> Result<Option<Entity>> {
+        let mut sql = select(columns(&EntityRow::COLUMNS, ""), "entities");
+        sql.push("id = ").push_bind(id.to_string()).push(" AND namespace = ").push_bind(namespace.to_string());
+        Ok(self.query_entities(sql).await?.pop())
+    }
+
+    async fn entity_by_slug(&self, namespace: &Namespace, slug: &EntitySlug) -> Result<Option<Entity>> {
+        let mut sql = select(columns(&EntityRow::COLUMNS, ""), "entities");
+        sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND slug = ").push_bind(slug.to_string());
+        Ok(self.query_entities(sql).await?.pop())
+    }
+
+    async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
+        let mut terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
+        terms.sort();
+        terms.dedup();
+        if terms.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut sql = QueryBuilder::new(format!(
+            "SELECT {} FROM (SELECT entity_id, COUNT(*) AS shared FROM entity_terms WHERE namespace = ",
+            columns(&EntityRow::COLUMNS, "e.")
+        ));
+        sql.push_bind(namespace.to_string()).push(" AND term = ANY(").push_bind(terms);
+        sql.push(
+            ") GROUP BY entity_id) AS m JOIN entities e ON e.id = m.entity_id ORDER BY m.shared DESC, e.id LIMIT ",
+        );
+        sql.push_bind(limit(query.limit));
+        self.query_entities(sql).await
+    }
+
+    async fn tree_leaves(
+        &self,
+        namespace: &Namespace,
+        tree: &TreeId,
+        query: &TreeLeafQuery,
+    ) -> Result<Vec<LeafRecord>> {
+        let mut sql = select(leaf_columns(), "leaves");
+        sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND tree_id = ").push_bind(tree.to_string());
+        if let Some(fingerprint) = &query.fingerprint {
+            sql.push(" AND fingerprint = ").push_bind(fingerprint.to_string());
+        }
+        if let Some(subject) = &query.subject {
+            sql.push(" AND subject_hash = ").push_bind(subject_hash(subject));
+            sql.push(" AND subject = ").push_bind(subject.as_str().to_owned());
+        }
+        if !query.statuses.is_empty() {
+            let statuses: Vec<String> = query.statuses.iter().map(|s| s.as_str().to_owned()).collect();
+            sql.push(" AND status = ANY(").push_bind(statuses).push(")");
+        }
+        self.query_leaves(sql).await
+    }
+
+    async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>> {
+        let rows = sqlx::query(
+            "SELECT 'leaf' AS node, id, 0::bigint AS height, COALESCE(known_from, created_at) AS joined FROM leaves
+             WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND status IN ('active', 'superseded', 'archived')
+             UNION ALL
+             SELECT 'summary', id, height, sealed_at FROM summaries
+             WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND role = 'sealed' AND status <> 'retired'",
+        )
+        .bind(namespace.to_string())
+        .bind(tree.as_str())
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let node: String = row.try_get(0).map_err(sql_error)?;
+                let id: String = row.try_get(1).map_err(sql_error)?;
+                let height: i64 = row.try_get(2).map_err(sql_error)?;
+                let joined: i64 = row.try_get(3).map_err(sql_error)?;
+                Ok(FrontierNode {
+                    node: node_from_str(&format!("{node}:{id}"))?,
+                    height: u8::try_from(height).unwrap_or(u8::MAX),
+                    joined_at: from_ts(joined),
+                })
+            })
+            .collect()
+    }
+
+    async fn tree_summaries(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let mut sql = select(summary_columns(), "summaries");
+        sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND tree_id = ").push_bind(tree.to_string());
+        self.query_summaries(sql).await
+    }
+
+    async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
+        let mut sql = select(summary_columns(), "summaries");
+        sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND tree_id = ").push_bind(tree.to_string());
+        sql.push(" AND role = 'sealed' AND status IN ('stale', 'purged')");
+        self.query_summaries(sql).await
+    }
+
+    async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
+        let mut sql = select(leaf_columns(), "leaves");
+        push_visibility(&mut sql, filter, Target::Leaves)?;
+        sql.push(" ORDER BY observed_at DESC, id DESC LIMIT ").push_bind(limit(page.limit));
+        sql.push(" OFFSET ").push_bind(limit(page.offset));
+        self.query_leaves(sql).await
+    }
+
+    async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
+        let now = ts(claim.now)?;
+        // SKIP LOCKED: workers in other processes claiming at the same moment take other jobs
+        // instead of waiting for these.
+        let rows = sqlx::query(&format!(
+            "UPDATE jobs SET lease_worker = $1, lease_until = $2
+             WHERE id IN (SELECT id FROM jobs
+                          WHERE NOT dead AND run_after <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+                          ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING {}",
+            columns(&JobRow::COLUMNS, "")
+        ))
+        .bind(&claim.worker)
+        .bind(ts(claim.lease_until)?)
+        .bind(now)
+        .bind(limit(claim.limit))
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        let mut jobs: Vec<Job> = rows.iter().map(|row| job_row(row)?.into_record()).collect::<Result<_>>()?;
+        jobs.sort_by(|a, b| (a.run_after, &a.id).cmp(&(b.run_after, &b.id)));
+        Ok(jobs)
+    }
+
+    async fn namespaces(&self) -> Result<Vec<Namespace>> {
+        let rows = sqlx::query("SELECT DISTINCT namespace FROM trees ORDER BY namespace")
+            .fetch_all(self.db.pool())
+            .await
+            .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let raw: String = row.get(0);
+                Namespace::parse(&raw).map_err(|e| corrupt("tree", &raw, e))
+            })
+            .collect()
+    }
+
+    async fn body_intents(&self) -> Result<Vec<BodyIntent>> {
+        let rows = sqlx::query("SELECT id, owner, created_at, paths FROM body_intents ORDER BY created_at, id")
+            .fetch_all(self.db.pool())
+            .await
+            .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.get(0);
+                let bad = |e: &dyn std::fmt::Display| corrupt("body intent", &id, e);
+                let paths: Vec<String> = serde_json::from_str(row.get::<&str, _>(3)).map_err(|e| bad(&e))?;
+                Ok(BodyIntent {
+                    id: JobId::parse(&id).map_err(|e| bad(&e))?,
+                    owner: row.get(1),
+                    created_at: from_ts(row.get(2)),
+                    paths: paths
+                        .iter()
+                        .map(|p| arbor_domain::paths::BodyPath::parse(p).map_err(|e| bad(&e)))
+                        .collect::<Result<_>>()?,
+                })
+            })
+            .collect()
+    }
+
+    async fn audit_events(&self, scope: &[Namespace], limit_to: usize) -> Result<Vec<AuditEvent>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT at, action, namespace, node, content_sha256, actor, policy_version FROM audit
+             WHERE namespace = ANY($1) ORDER BY seq DESC LIMIT $2",
+        )
+        .bind(scope_strings(scope))
+        .bind(limit(limit_to))
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let namespace: String = row.get(2);
+                let bad = |e: &dyn std::fmt::Display| corrupt("audit event", &namespace, e);
+                let node: Option<String> = row.get(3);
+                let hash: Option<String> = row.get(4);
+                Ok(AuditEvent {
+                    at: from_ts(row.get(0)),
+                    action: row.get(1),
+                    namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                    node: node.map(|n| node_from_str(&n)).transpose()?,
+                    content_sha256: hash
+                        .map(|h| arbor_domain::model::ContentHash::parse(&h).map_err(|e| bad(&e)))
+                        .transpose()?,
+                    actor: row.get(5),
+                    policy_version: row.get(6),
+                })
+            })
+            .collect()
+    }
+
+    /// Looks in every column Arbor writes words to. Postgres keeps the bytes of deleted and
+    /// updated row versions in its data pages and WAL until they are reused, on the server's
+    /// disk, where no client can look; see ARCHITECTURE.md for what that means for forget.
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        if needle.is_empty() {
+            return Ok(false);
+        }
+        let found: bool = sqlx::query(
+            "SELECT EXISTS (SELECT 1 FROM leaves WHERE strpos(title, $1) > 0 OR strpos(summary, $1) > 0
+                              OR strpos(COALESCE(subject, ''), $1) > 0 OR strpos(labels, $1) > 0)
+                 OR EXISTS (SELECT 1 FROM summaries WHERE strpos(title, $1) > 0 OR strpos(summary, $1) > 0
+                              OR strpos(labels, $1) > 0)
+                 OR EXISTS (SELECT 1 FROM entities WHERE strpos(name, $1) > 0 OR strpos(aliases, $1) > 0)
+                 OR EXISTS (SELECT 1 FROM trees WHERE strpos(title, $1) > 0)",
+        )
+        .bind(needle)
+        .fetch_one(self.db.pool())
+        .await
+        .map_err(sql_error)?
+        .get(0);
+        Ok(found)
+    }
+
+    async fn counts(&self) -> Result<StoreCounts> {
+        let rows = sqlx::query("SELECT status, COUNT(*) FROM leaves GROUP BY status")
+            .fetch_all(self.db.pool())
+            .await
+            .map_err(sql_error)?;
+        let mut by_status = Vec::new();
+        for row in &rows {
+            let status: String = row.get(0);
+            let n: i64 = row.get(1);
+            let status = LeafStatus::parse(&status).ok_or_else(|| corrupt("leaf status", &status, "unknown"))?;
+            by_status.push((status, usize::try_from(n).unwrap_or(0)));
+        }
+        by_status.sort();
+        Ok(StoreCounts {
+            namespaces: self.count("SELECT COUNT(DISTINCT namespace) FROM trees").await?,
+            trees: self.count("SELECT COUNT(*) FROM trees").await?,
+            entities: self.count("SELECT COUNT(*) FROM entities").await?,
+            leaves_by_status: by_status,
+            summaries_current: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'current'").await?,
+            summaries_stale: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'stale'").await?,
+            summaries_purged: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'purged'").await?,
+            summaries_retired: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'").await?,
+            jobs_pending: self.count("SELECT COUNT(*) FROM jobs WHERE NOT dead").await?,
+            jobs_dead: self.count("SELECT COUNT(*) FROM jobs WHERE dead").await?,
+            audit_events: self.count("SELECT COUNT(*) FROM audit").await?,
+        })
+    }
+}
