@@ -150,25 +150,33 @@ pub fn sequences() -> u32 {
     std::env::var("ARBOR_SEQUENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
 }
 
+/// What a sequence's retrievals returned: for each retrieve step, the evidence node ids in
+/// pack order. Compared across backends, which must agree on membership and order.
+pub type Observed = Vec<(usize, Vec<String>)>;
+
 /// Runs one sequence on a fresh runtime over the ports `fresh` builds (with whatever must live
-/// as long as they do, such as their directory).
-pub fn check_sequence<Guard>(fresh: impl FnOnce() -> (Ports, Guard), ops: &[Op]) -> Result<(), String> {
+/// as long as they do, such as their directory or database schema).
+pub fn check_sequence<Guard, Fresh>(fresh: impl FnOnce() -> Fresh, ops: &[Op]) -> Result<Observed, String>
+where
+    Fresh: std::future::Future<Output = (Ports, Guard)>,
+{
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let (ports, _guard) = fresh();
+        let (ports, _guard) = fresh().await;
         let (arbor, clock) = engine(ports);
         run_sequence(&arbor, &clock, ops).await
     })
 }
 
-/// Runs one sequence, checking every promise after every step. Returns a description of the
-/// first violation.
-pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<(), String> {
+/// Runs one sequence, checking every promise after every step. Returns what each retrieval
+/// returned, or a description of the first violation.
+pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<Observed, String> {
     let contexts = contexts(start());
     let chains: Vec<ReadChain> =
         contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let mut created: Vec<(LeafId, String)> = Vec::new();
     let mut forgotten: Vec<String> = Vec::new();
+    let mut observed = Observed::new();
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step} ({op:?})");
         match op {
@@ -220,12 +228,13 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 let chain = &chains[*context];
                 let pack = arbor.retrieve(chain, &request).await.map_err(|e| format!("{at}: retrieve failed: {e}"))?;
                 check_pack(arbor, chain, &request, &pack, &forgotten, &at).await?;
+                observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
             }
             Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
         }
         check_store(arbor, &forgotten, &at).await?;
     }
-    Ok(())
+    Ok(observed)
 }
 
 /// Statement `template` with a marker unique to this step and position.
@@ -379,6 +388,19 @@ async fn check_trees_settled(arbor: &Arbor, at: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Ports on the server backend — Postgres store and index in a fresh schema of the server
+/// `ARBOR_TEST_DATABASE_URL` names, bodies on disk — living as long as the returned guard.
+pub async fn postgres_ports() -> (Ports, (arbor_adapters_postgres::testing::SchemaGuard, tempfile::TempDir)) {
+    use arbor_adapters_postgres::{PgIndex, PgStore};
+    let (db, schema) = arbor_adapters_postgres::testing::fresh_database().await;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut ports = Ports::in_memory();
+    ports.store = Arc::new(PgStore::new(db.clone()));
+    ports.index = Arc::new(PgIndex::new(db));
+    ports.bodies = Arc::new(arbor_ports::fs::FsBodyStore::open(dir.path()).expect("body store opens"));
+    (ports, (schema, dir))
 }
 
 /// Ports on the embedded backend — SQLite store and index, bodies on disk — in a fresh

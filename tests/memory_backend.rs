@@ -9,7 +9,7 @@ proptest! {
 
     #[test]
     fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
-        let result = check_sequence(|| (Ports::in_memory(), ()), &ops);
+        let result = check_sequence(|| async { (Ports::in_memory(), ()) }, &ops);
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     }
 }

@@ -9,7 +9,7 @@ proptest! {
 
     #[test]
     fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
-        let result = check_sequence(sqlite_ports, &ops);
+        let result = check_sequence(|| async { sqlite_ports() }, &ops);
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     }
 }

@@ -4,18 +4,20 @@
 //!   test (nextest), including the conformance suite and the property tests;
 //! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
-//!   tests against one backend or all of them;
+//!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
+//!   on a throwaway server it starts and stops, see [`postgres`]);
 //! - `bench [--sizes 10000,100000] [--queries N]` — the performance figures (ingest rate,
 //!   retrieval latency against the FTS5 and vector floor, peak memory) on the embedded store.
 
 mod bench;
+mod postgres;
 mod tidy;
 
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|all> | bench [--sizes N,M]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -78,11 +80,21 @@ fn ci() -> Result<()> {
     println!("\n==> tidy");
     tidy::run(&tidy::workspace_root())?;
 
-    // Every test but the cross-crate property sequences, which the conformance step below runs
-    // once per backend.
     let mut tests = cargo();
-    tests.args(["nextest", "run", "--workspace", "--exclude", "arbor-tests", "--locked", "--no-fail-fast"]);
-    step("cargo nextest run --workspace --exclude arbor-tests", tests)?;
+    // Every test but the ones the conformance step below runs once per backend (the
+    // cross-crate property sequences, and the Postgres suite, which needs a server).
+    tests.args([
+        "nextest",
+        "run",
+        "--workspace",
+        "--exclude",
+        "arbor-tests",
+        "--exclude",
+        "arbor-adapters-postgres",
+        "--locked",
+        "--no-fail-fast",
+    ]);
+    step("cargo nextest run --workspace (but the per-backend suites)", tests)?;
 
     conformance(&["--backend".to_owned(), "all".to_owned()])?;
     println!("\nci: all checks passed");
@@ -90,19 +102,25 @@ fn ci() -> Result<()> {
 }
 
 /// Backends this build can run the conformance suite against.
-const BACKENDS: &[&str] = &["memory", "sqlite"];
+const BACKENDS: &[&str] = &["memory", "sqlite", "postgres"];
 
-fn run_suite(backend: &str, selection: &[&str]) -> Result<()> {
+fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Result<()> {
     let mut suite = cargo();
-    suite.args(["nextest", "run", "--locked"]).args(selection);
+    suite.args(["nextest", "run", "--locked", "--no-fail-fast"]).args(selection);
+    if let Some(url) = database {
+        suite.env("ARBOR_TEST_DATABASE_URL", url);
+    }
     step(&format!("conformance suite: {backend}"), suite)
 }
 
 /// The cross-backend property test, with at least 256 random sequences per backend.
-fn run_properties(backend: &str, test: &str) -> Result<()> {
+fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
     properties.env("ARBOR_SEQUENCES", std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into()));
+    if let Some(url) = database {
+        properties.env("ARBOR_TEST_DATABASE_URL", url);
+    }
     step(&format!("property sequences: {backend}"), properties)
 }
 
@@ -115,23 +133,30 @@ fn conformance(args: &[String]) -> Result<()> {
     let selected: Vec<&str> = match backend {
         "all" => BACKENDS.to_vec(),
         name if BACKENDS.contains(&name) => vec![name],
-        "postgres" | "lance" => {
-            bail!(
-                "the {backend} adapter is not implemented in this version; backends available: {}",
-                BACKENDS.join(", ")
-            )
-        }
+        "lance" => bail!("the lance adapter is not implemented in this version; backends: {}", BACKENDS.join(", ")),
         other => bail!("unknown backend {other:?}; expected one of {} or all", BACKENDS.join(", ")),
     };
     for name in selected {
         match name {
             "memory" => {
-                run_suite("memory", &["-p", "arbor-ports", "--test", "reference_conformance"])?;
-                run_properties("memory", "memory_backend")?;
+                run_suite("memory", &["-p", "arbor-ports", "--test", "reference_conformance"], None)?;
+                run_properties("memory", "memory_backend", None)?;
             }
             "sqlite" => {
-                run_suite("sqlite", &["-p", "arbor-adapters-sqlite"])?;
-                run_properties("sqlite", "sqlite_backend")?;
+                run_suite("sqlite", &["-p", "arbor-adapters-sqlite"], None)?;
+                run_properties("sqlite", "sqlite_backend", None)?;
+            }
+            "postgres" => {
+                // A server the caller names, else a throwaway one that lives until this ends.
+                let (url, _server) = match std::env::var("ARBOR_TEST_DATABASE_URL") {
+                    Ok(url) => (url, None),
+                    Err(_) => {
+                        let server = postgres::Server::start(postgres::Durability::Throwaway)?;
+                        (server.url.clone(), Some(server))
+                    }
+                };
+                run_suite("postgres", &["-p", "arbor-adapters-postgres"], Some(&url))?;
+                run_properties("postgres (checked against sqlite)", "postgres_backend", Some(&url))?;
             }
             other => bail!("no conformance runner for {other}"),
         }

@@ -159,14 +159,17 @@ async fn ensure_pgvector(conn: &mut PgConnection) -> Result<String> {
         return Ok(row.get(0));
     }
     if let Err(error) = sqlx::query("CREATE EXTENSION IF NOT EXISTS vector").execute(&mut *conn).await {
+        // Another process may have created it at the same moment (IF NOT EXISTS is not atomic).
+        if let Some(row) = sqlx::query(find).fetch_optional(&mut *conn).await.map_err(sql_error)? {
+            return Ok(row.get(0));
+        }
+        let available = matches!(&error, sqlx::Error::Database(db) if db.code().as_deref() != Some("0A000"));
+        tracing::warn!(%error, "cannot create the pgvector extension");
         return Err(Error::Unsupported {
-            operation: match &error {
-                sqlx::Error::Database(db) if db.code().as_deref() == Some("0A000") => {
-                    "vector search (the pgvector extension is not available on this server)"
-                }
-                _ => {
-                    "vector search (pgvector is not installed and this role may not create it: run CREATE EXTENSION vector as an owner)"
-                }
+            operation: if available {
+                "vector search (pgvector is not installed in this database and this role may not create it: run CREATE EXTENSION vector as its owner)"
+            } else {
+                "vector search (the pgvector extension is not available on this server)"
             },
             backend: crate::error::BACKEND,
         });

@@ -16,7 +16,7 @@ use arbor_domain::budget::{BudgetItem, DEFAULT_MAX_RESULTS};
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeId};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::ranking::{Fused, RRF_K, reciprocal_rank_fusion};
+use arbor_domain::ranking::{self, Fused, RRF_K, rank_by_score, reciprocal_rank_fusion};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::{Sensitivity, may_leave_the_machine};
 use arbor_domain::text::truncate_chars;
@@ -236,7 +236,8 @@ impl Arbor {
             };
             let hits = index.search_text(&query).await?;
             text_channel = Some(channels.len());
-            channels.push((1.0, hits.iter().map(|h| h.id.clone()).collect()));
+            let scored: Vec<(NodeId, f32)> = hits.iter().map(|h| (h.id.clone(), h.score)).collect();
+            channels.push((1.0, rank_by_score(&scored)));
             namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
         }
         let embedder = &self.ports.embedder;
@@ -254,7 +255,8 @@ impl Arbor {
                 };
                 let hits = index.search_vector(&query).await?;
                 vector_channel = Some(channels.len());
-                channels.push((1.0, hits.iter().map(|h| h.id.clone()).collect()));
+                let scored: Vec<(NodeId, f32)> = hits.iter().map(|h| (h.id.clone(), h.score)).collect();
+                channels.push((1.0, ranking::vector_channel(&scored)));
                 namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
             }
         }

@@ -7,6 +7,32 @@ use std::collections::BTreeMap;
 /// agreement between channels.
 pub const RRF_K: f32 = 60.0;
 
+/// Scores closer than this rank as equal within a channel. Backends compute the same
+/// similarity or BM25 score along different floating-point paths (f32 or f64, another
+/// summation order), so two candidates that tie exactly can come back a few ulps apart, in
+/// either order; snapping scores to this grid and breaking ties by key makes every backend
+/// rank the same candidates the same way.
+pub const SCORE_RESOLUTION: f32 = 1e-4;
+
+/// The similarity a vector hit must exceed to be a candidate at all: at or below zero a text
+/// shares nothing with the question (or points away from it), and offering it as evidence is
+/// noise.
+pub const MIN_VECTOR_SIMILARITY: f32 = 0.0;
+
+/// One channel's hits, best first: by score snapped to [`SCORE_RESOLUTION`], then by key.
+pub fn rank_by_score<K: Ord + Clone>(hits: &[(K, f32)]) -> Vec<K> {
+    let snap = |score: f32| (f64::from(score) / f64::from(SCORE_RESOLUTION)).round() as i64;
+    let mut ranked: Vec<(i64, &K)> = hits.iter().map(|(key, score)| (snap(*score), key)).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    ranked.into_iter().map(|(_, key)| key.clone()).collect()
+}
+
+/// The vector channel: hits above [`MIN_VECTOR_SIMILARITY`], ranked by [`rank_by_score`].
+pub fn vector_channel<K: Ord + Clone>(hits: &[(K, f32)]) -> Vec<K> {
+    let related: Vec<(K, f32)> = hits.iter().filter(|(_, score)| *score > MIN_VECTOR_SIMILARITY).cloned().collect();
+    rank_by_score(&related)
+}
+
 /// One channel's contribution to a fused candidate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChannelRank {
@@ -48,6 +74,19 @@ pub fn reciprocal_rank_fusion<K: Ord + Clone>(channels: &[(f32, Vec<K>)], k: f32
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn scores_a_few_ulps_apart_tie_and_ties_go_by_key() {
+        let (low, high) = (-0.247_793_35_f32, -0.247_793_38_f32);
+        assert_eq!(super::rank_by_score(&[("c", low), ("a", high), ("b", 0.5)]), ["b", "a", "c"]);
+        assert_eq!(super::rank_by_score(&[("c", high), ("a", low), ("b", 0.5)]), ["b", "a", "c"]);
+        assert_eq!(super::rank_by_score(&[("a", 0.1), ("b", 0.2)]), ["b", "a"], "real differences still rank");
+    }
+
+    #[test]
+    fn unrelated_vector_hits_are_not_candidates() {
+        assert_eq!(super::vector_channel(&[("a", 0.0), ("b", -0.3), ("c", 0.2)]), ["c"]);
+    }
+
     use super::*;
     use crate::testkit::proptest_config;
     use proptest::prelude::*;
