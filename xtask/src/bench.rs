@@ -1,5 +1,9 @@
-//! `cargo xtask bench`: builds `arbor` in release and runs `arbor bench` once per store size,
-//! each in a fresh process, then prints the figures side by side and saves them as JSON.
+//! `cargo xtask bench`: builds `arbor` in release and runs `arbor bench` once per store size
+//! and backend, each in a fresh process, then prints the figures side by side and saves them
+//! as JSON. With `--backend postgres` every size runs on SQLite and on a throwaway Postgres
+//! (durable settings) in the same run, with their ratio, followed by concurrent ingest from
+//! several `arbor ingest` processes into one Postgres store, checked for lost or duplicated
+//! leaves.
 //!
 //! Stores are kept until every size has run: ext4 skips inodes freed in the last half
 //! minute when it allocates new ones, so deleting one run's ten thousand files right before
@@ -11,18 +15,31 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
+use crate::postgres::{Durability, Server};
 use crate::{cargo, step, tidy};
 
-const USAGE: &str = "usage: cargo xtask bench [--sizes 10000,100000] [--queries 1000] [--keep]";
+const USAGE: &str = "usage: cargo xtask bench [--backend sqlite|postgres] [--sizes 10000,100000] [--queries 1000] \
+                     [--processes 4] [--per-process 5000] [--keep]";
 
 struct Options {
     sizes: Vec<usize>,
     queries: usize,
     keep: bool,
+    /// Also run every size on Postgres, and the concurrent ingest.
+    postgres: bool,
+    processes: usize,
+    per_process: usize,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
-    let mut options = Options { sizes: vec![10_000, 100_000], queries: 1_000, keep: false };
+    let mut options = Options {
+        sizes: vec![10_000, 100_000],
+        queries: 1_000,
+        keep: false,
+        postgres: false,
+        processes: 4,
+        per_process: 5_000,
+    };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value\n{USAGE}"));
@@ -39,11 +56,29 @@ fn parse(args: &[String]) -> Result<Options> {
                     value("--queries")?.parse().with_context(|| format!("--queries: a count\n{USAGE}"))?;
             }
             "--keep" => options.keep = true,
+            "--backend" => match value("--backend")?.as_str() {
+                "sqlite" => options.postgres = false,
+                "postgres" | "all" => options.postgres = true,
+                other => bail!("unknown backend {other:?}: sqlite or postgres (which runs both, side by side)"),
+            },
+            "--processes" => {
+                options.processes =
+                    value("--processes")?.parse().with_context(|| format!("--processes: a count\n{USAGE}"))?;
+            }
+            "--per-process" => {
+                options.per_process =
+                    value("--per-process")?.parse().with_context(|| format!("--per-process: a count\n{USAGE}"))?;
+            }
             other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
     }
-    if options.sizes.is_empty() || options.sizes.contains(&0) || options.queries == 0 {
-        bail!("sizes and queries must be positive\n{USAGE}");
+    if options.sizes.is_empty()
+        || options.sizes.contains(&0)
+        || options.queries == 0
+        || options.processes == 0
+        || options.per_process == 0
+    {
+        bail!("sizes, queries, processes and events per process must be positive\n{USAGE}");
     }
     Ok(options)
 }
@@ -64,34 +99,57 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     let root = tidy::workspace_root();
     let mut build = cargo();
-    build.args(["build", "--release", "--locked", "--bin", "arbor"]);
-    step("cargo build --release --bin arbor", build)?;
+    build.args(["build", "--release", "--locked", "--bin", "arbor", "--features", "postgres"]);
+    step("cargo build --release --bin arbor --features postgres", build)?;
     let target = target_dir(&root)?;
     let arbor = target.join("release").join("arbor");
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let stores = target.join("bench").join(format!("run-{stamp}"));
     std::fs::create_dir_all(&stores).with_context(|| format!("creating {}", stores.display()))?;
+    let server = if options.postgres { Some(Server::start(Durability::Durable)?) } else { None };
 
     let mut reports = Vec::new();
     for &size in &options.sizes {
-        println!("\n==> arbor bench --leaves {size} --queries {}", options.queries);
-        let output = Command::new(&arbor)
-            .args(["bench", "--json", "--leaves", &size.to_string(), "--queries", &options.queries.to_string()])
-            .arg("--dir")
-            .arg(stores.join(size.to_string()))
-            .output()
-            .with_context(|| format!("running {}", arbor.display()))?;
-        if !output.status.success() {
-            bail!("arbor bench --leaves {size} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        let mut backends = vec![("sqlite", None)];
+        if let Some(server) = &server {
+            backends.push(("postgres", Some(server.url.as_str())));
         }
-        let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor bench output")?;
-        println!("{}", row(&report));
-        reports.push(report);
+        for (backend, url) in backends {
+            println!("\n==> arbor bench --backend {backend} --leaves {size} --queries {}", options.queries);
+            let mut command = Command::new(&arbor);
+            command
+                .args(["bench", "--json", "--backend", backend, "--leaves", &size.to_string()])
+                .args(["--queries", &options.queries.to_string()])
+                .arg("--dir")
+                .arg(stores.join(format!("{backend}-{size}")));
+            if let Some(url) = url {
+                command.args(["--database-url", url, "--schema", &format!("bench_{size}")]);
+            }
+            let output = command.output().with_context(|| format!("running {}", arbor.display()))?;
+            if !output.status.success() {
+                bail!("arbor bench --leaves {size} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+            }
+            let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor bench output")?;
+            println!("{}", row(&report));
+            reports.push(report);
+        }
     }
+    let concurrent = match &server {
+        Some(server) => Some(concurrent_ingest(&arbor, &server.url, &stores.join("concurrent"), &options)?),
+        None => None,
+    };
+    drop(server);
 
     println!("\n{}", table(&reports));
+    if options.postgres {
+        println!("\n{}", ratios(&reports));
+    }
+    if let Some(concurrent) = &concurrent {
+        println!("\n{}", concurrent_table(concurrent));
+    }
     let saved = target.join("bench").join("latest.json");
-    std::fs::write(&saved, serde_json::to_vec_pretty(&reports)?)
+    let figures = serde_json::json!({ "runs": reports, "concurrent_ingest": concurrent });
+    std::fs::write(&saved, serde_json::to_vec_pretty(&figures)?)
         .with_context(|| format!("writing {}", saved.display()))?;
     println!("figures saved to {}", saved.display());
     if options.keep {
@@ -102,15 +160,165 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Distinct synthetic memories for one process (no two processes share a text).
+fn events(process: usize, count: usize) -> String {
+    const WORDS: &[&str] = &[
+        "harbor", "ledger", "orchid", "granite", "lantern", "meadow", "quartz", "saffron", "tundra", "velvet",
+        "willow", "zephyr", "cobalt", "ember", "fjord", "juniper",
+    ];
+    let mut out = String::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64 ^ (process as u64 + 1);
+    for i in 0..count {
+        let words: Vec<&str> = (0..8)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                WORDS[(state % WORDS.len() as u64) as usize]
+            })
+            .collect();
+        let event = serde_json::json!({
+            "text": format!("Writer {process} recorded note {i}: {}.", words.join(" ")),
+            "source": { "type": "message", "message_id": format!("p{process}-m{i}") },
+        });
+        out.push_str(&event.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// Ingests from several processes at once into one Postgres store (each then drains the job
+/// queue), and checks that every event became exactly one leaf.
+fn concurrent_ingest(arbor: &Path, url: &str, root: &Path, options: &Options) -> Result<Value> {
+    let (processes, per_process) = (options.processes, options.per_process);
+    println!("\n==> concurrent ingest: {processes} processes x {per_process} events into one Postgres store");
+    let init = Command::new(arbor)
+        .arg("--root")
+        .arg(root)
+        .args(["init", "--backend", "postgres", "--schema", "bench_concurrent", "--database-url", url])
+        .output()?;
+    if !init.status.success() {
+        bail!("arbor init failed: {}", String::from_utf8_lossy(&init.stderr));
+    }
+    let mut files = Vec::new();
+    for process in 0..processes {
+        let file = root.with_extension(format!("events-{process}.jsonl"));
+        std::fs::write(&file, events(process, per_process))?;
+        files.push(file);
+    }
+    let began = std::time::Instant::now();
+    let children = files
+        .iter()
+        .map(|file| {
+            Command::new(arbor)
+                .arg("--root")
+                .arg(root)
+                .arg("ingest")
+                .arg(file)
+                .args(["--conversation", "bench", "--batch", "500", "--json"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .context("starting arbor ingest")
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut created = 0;
+    let mut duplicates = 0;
+    let mut failed = 0;
+    for child in children {
+        let output = child.wait_with_output()?;
+        if !output.status.success() {
+            bail!("a concurrent arbor ingest failed: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor ingest output")?;
+        created += report["totals"]["created"].as_u64().unwrap_or(0);
+        duplicates += report["totals"]["duplicates"].as_u64().unwrap_or(0);
+        failed += report["totals"]["failed"].as_u64().unwrap_or(0);
+    }
+    let seconds = began.elapsed().as_secs_f64();
+    let stats = Command::new(arbor).arg("--root").arg(root).args(["stats", "--json"]).output()?;
+    let stats: Value = serde_json::from_slice(&stats.stdout).context("parsing arbor stats output")?;
+    let leaves: u64 = stats["counts"]["leaves_by_status"]
+        .as_array()
+        .map(|by| by.iter().filter_map(|pair| pair[1].as_u64()).sum())
+        .unwrap_or(0);
+    let fsck = Command::new(arbor).arg("--root").arg(root).arg("fsck").output()?;
+    let expected = (processes * per_process) as u64;
+    let report = serde_json::json!({
+        "processes": processes,
+        "events": expected,
+        "created": created,
+        "leaves": leaves,
+        "lost": expected.saturating_sub(leaves),
+        "extra": leaves.saturating_sub(expected),
+        "duplicates": duplicates,
+        "failed": failed,
+        "seconds": seconds,
+        "leaves_per_second": leaves as f64 / seconds,
+        "jobs_pending": stats["counts"]["jobs_pending"],
+        "fsck_clean": fsck.status.success(),
+    });
+    if leaves != expected || created != expected || failed > 0 || !fsck.status.success() {
+        bail!("concurrent ingest lost, duplicated or damaged leaves: {report:#}");
+    }
+    Ok(report)
+}
+
+fn concurrent_table(report: &Value) -> String {
+    format!(
+        "| processes | events | leaves | lost | duplicated | seconds | leaves/s | fsck |\n\
+         |----------:|-------:|-------:|-----:|-----------:|--------:|---------:|:-----|\n\
+         | {} | {} | {} | {} | {} | {:.1} | {:.0} | {} |\n\nconcurrent ingest: one Postgres store, \
+         every process ingesting distinct events into the same conversation and then draining the job queue.",
+        report["processes"],
+        report["events"],
+        report["leaves"],
+        report["lost"],
+        report["extra"],
+        report["seconds"].as_f64().unwrap_or(f64::NAN),
+        report["leaves_per_second"].as_f64().unwrap_or(f64::NAN),
+        if report["fsck_clean"].as_bool() == Some(true) { "clean" } else { "NOT clean" },
+    )
+}
+
+/// Postgres / SQLite for each size, from the runs side by side.
+fn ratios(reports: &[Value]) -> String {
+    let mut out = String::from(
+        "|  leaves | ingest/s pg/sqlite | seal s pg/sqlite | retrieve p50 pg/sqlite | retrieve p95 pg/sqlite |\n\
+         |--------:|-------------------:|-----------------:|-----------------------:|-----------------------:|",
+    );
+    for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite") {
+        let Some(pg) = reports.iter().find(|r| r["backend"] == "postgres" && r["events"] == sqlite["events"]) else {
+            continue;
+        };
+        let ratio = |path: &[&str]| number(pg, path) / number(sqlite, path);
+        out.push_str(&format!(
+            "\n| {:>7} | {:>18.2} | {:>16.2} | {:>22.2} | {:>22.2} |",
+            number(sqlite, &["leaves"]),
+            ratio(&["ingest_leaves_per_second"]),
+            ratio(&["seal_seconds"]),
+            ratio(&["retrieve", "p50_ms"]),
+            ratio(&["retrieve", "p95_ms"]),
+        ));
+    }
+    out
+}
+
 fn number(report: &Value, path: &[&str]) -> f64 {
     path.iter().fold(report, |value, key| &value[*key]).as_f64().unwrap_or(f64::NAN)
 }
 
 fn row(r: &Value) -> String {
-    let pair = |a: &[&str], b: &[&str], digits: usize| format!("{:.digits$} / {:.digits$}", number(r, a), number(r, b));
+    let pair = |a: &[&str], b: &[&str], digits: usize| {
+        if r[a[0]].is_null() {
+            return "-".to_owned();
+        }
+        format!("{:.digits$} / {:.digits$}", number(r, a), number(r, b))
+    };
     format!(
-        "| {:>7} | {:>8.0} | {:>6.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
+        "| {:>7} | {:>8} | {:>8.0} | {:>6.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
         number(r, &["leaves"]),
+        r["backend"].as_str().unwrap_or("?"),
         number(r, &["ingest_leaves_per_second"]),
         number(r, &["seal_seconds"]),
         pair(&["retrieve", "p50_ms"], &["retrieve", "p95_ms"], 2),
@@ -123,8 +331,8 @@ fn row(r: &Value) -> String {
 
 fn table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves | ingest/s | seal s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
-         |--------:|---------:|-------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
+        "|  leaves |  backend | ingest/s | seal s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
+         |--------:|---------:|---------:|-------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
     );
     for report in reports {
         out.push('\n');

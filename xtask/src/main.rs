@@ -74,7 +74,7 @@ fn ci() -> Result<()> {
     step("cargo fmt --check", fmt)?;
 
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"]);
+    clippy.args(["clippy", "--workspace", "--all-targets", "--all-features", "--locked", "--", "-D", "warnings"]);
     step("cargo clippy -D warnings", clippy)?;
 
     println!("\n==> tidy");
@@ -156,6 +156,8 @@ fn conformance(args: &[String]) -> Result<()> {
                     }
                 };
                 run_suite("postgres", &["-p", "arbor-adapters-postgres"], Some(&url))?;
+                let cli = ["-p", "arbor-cli", "--features", "postgres", "--test", "postgres"];
+                run_suite("postgres: the arbor binary", &cli, Some(&url))?;
                 run_properties("postgres (checked against sqlite)", "postgres_backend", Some(&url))?;
             }
             other => bail!("no conformance runner for {other}"),

@@ -61,6 +61,12 @@ impl PgConfig {
     }
 
     fn options(&self) -> Result<PgConnectOptions> {
+        if !(self.url.starts_with("postgres://") || self.url.starts_with("postgresql://")) {
+            return Err(Error::invalid(
+                "database URL",
+                format!("{} is not a Postgres URL (postgres://user:password@host:port/database)", redacted(&self.url)),
+            ));
+        }
         PgConnectOptions::from_str(&self.url)
             .map_err(|e| Error::invalid("database URL", format!("{} is not a Postgres URL: {e}", redacted(&self.url))))
     }

@@ -61,3 +61,82 @@ pub(crate) async fn migrate(conn: &mut PgConnection, migrations: &[&str]) -> Res
     }
     tx.commit().await.map_err(sql_error)
 }
+
+#[cfg(test)]
+mod tests {
+    use arbor_domain::namespace::Namespace;
+    use arbor_ports::conformance::fixtures::{conversation, leaf, tree, tree_id};
+    use arbor_ports::{Change, ChangeSet, MetadataStore};
+    use sqlx::Connection;
+
+    use super::*;
+    use crate::config::{PgConfig, PgDatabase};
+    use crate::store::PgStore;
+    use crate::testing::{fresh_database, test_database_url};
+
+    /// A connection whose `search_path` is the test's schema.
+    async fn connect(schema: &str) -> PgConnection {
+        let mut conn = PgConnection::connect(&test_database_url()).await.unwrap();
+        sqlx::query(&format!("SET search_path TO {schema}, public")).execute(&mut conn).await.unwrap();
+        conn
+    }
+
+    fn config(db: &PgDatabase) -> PgConfig {
+        PgConfig::new(test_database_url()).with_schema(db.schema())
+    }
+
+    #[test]
+    fn a_store_created_by_this_version_opens_with_the_next() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            let ns: Namespace = conversation("c1");
+            let t = tree_id("topic");
+            let record = leaf(&ns, &t, "leaf-1", "kept across the upgrade", 1);
+            let store = PgStore::new(db.clone());
+            store
+                .commit(
+                    ChangeSet::new().with(Change::EnsureTree(tree(&ns, &t))).with(Change::InsertLeaf(record.clone())),
+                )
+                .await
+                .unwrap();
+            // The next version adds a column; running it twice (two processes starting at once)
+            // applies it once.
+            let next: Vec<&str> =
+                MIGRATIONS.iter().copied().chain(["ALTER TABLE leaves ADD COLUMN reviewed_by TEXT"]).collect();
+            for _ in 0..2 {
+                migrate(&mut connect(db.schema()).await, &next).await.unwrap();
+            }
+            let version: i32 = sqlx::query("SELECT version FROM arbor_schema")
+                .fetch_one(&mut connect(db.schema()).await)
+                .await
+                .unwrap()
+                .get(0);
+            assert_eq!(version, SCHEMA_VERSION as i32 + 1);
+            assert_eq!(store.leaf(std::slice::from_ref(&ns), &record.id).await.unwrap(), Some(record));
+        });
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_with_a_clear_error() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            sqlx::query("UPDATE arbor_schema SET version = version + 1")
+                .execute(&mut connect(db.schema()).await)
+                .await
+                .unwrap();
+            let error = PgDatabase::connect(&config(&db)).await.unwrap_err();
+            assert!(
+                matches!(error, Error::SchemaTooNew { found, supported, .. } if found == SCHEMA_VERSION + 1 && supported == SCHEMA_VERSION),
+                "{error:?}"
+            );
+            assert!(error.to_string().contains("upgrade arbor"), "{error}");
+            // Nothing was changed by the refusal.
+            let version: i32 = sqlx::query("SELECT version FROM arbor_schema")
+                .fetch_one(&mut connect(db.schema()).await)
+                .await
+                .unwrap()
+                .get(0);
+            assert_eq!(version, SCHEMA_VERSION as i32 + 1);
+        });
+    }
+}

@@ -1,15 +1,15 @@
-//! `arbor bench`: builds a store of synthetic memories on the embedded backend and measures
-//! ingest throughput, sealing, retrieval latency (query embedding excluded) and — side by side
-//! in the same run — the same queries issued straight to FTS5 and to the vector index with no
-//! policy layer (the floor), plus peak memory. `cargo xtask bench` runs it per size in fresh
-//! processes and prints the table.
+//! `arbor bench`: builds a store of synthetic memories on a backend (SQLite by default, or
+//! Postgres) and measures ingest throughput, sealing, retrieval latency (query embedding
+//! excluded), peak memory and — on SQLite, side by side in the same run — the same queries
+//! issued straight to FTS5 and to the vector index with no policy layer (the floor). `cargo
+//! xtask bench` runs it per size and backend in fresh processes and prints the table.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
+use arbor_adapters_sqlite::SqliteIndex;
 use arbor_app::{Arbor, Options, Policy, Ports, RetrieveMode, RetrieveRequest};
 use arbor_domain::event::Event;
 use arbor_domain::id::ScopeId;
@@ -19,6 +19,8 @@ use arbor_domain::time::Timestamp;
 use arbor_ports::fs::FsBodyStore;
 use arbor_ports::{Embedder, Embedding, HashingEmbedder, HeuristicReasoner, RandomIds, SystemClock};
 use serde::Serialize;
+
+use crate::store::{Backend, Database, InitOptions};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -38,6 +40,15 @@ pub(crate) struct Args {
     /// building one.
     #[arg(long, requires = "dir", hide = true)]
     reuse: bool,
+    /// Where the rows live.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    backend: Backend,
+    /// The Postgres server for `--backend postgres` (else ARBOR_DATABASE_URL).
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+    /// The Postgres schema to build the store in (default: a new one per run).
+    #[arg(long, value_name = "NAME")]
+    schema: Option<String>,
 }
 
 /// A count that must be positive: a bench of nothing has no percentiles.
@@ -66,6 +77,7 @@ impl Latency {
 
 #[derive(Debug, Serialize)]
 pub(crate) struct Report {
+    pub backend: Backend,
     pub leaves: usize,
     pub events: usize,
     pub batch: usize,
@@ -76,11 +88,12 @@ pub(crate) struct Report {
     pub trees: usize,
     pub queries: usize,
     pub retrieve: Latency,
-    pub floor_text: Latency,
-    pub floor_vector: Latency,
-    pub floor: Latency,
-    pub ratio_p50: f64,
-    pub ratio_p95: f64,
+    /// The floor (SQLite only: FTS5 and the vector scan with no policy layer).
+    pub floor_text: Option<Latency>,
+    pub floor_vector: Option<Latency>,
+    pub floor: Option<Latency>,
+    pub ratio_p50: Option<f64>,
+    pub ratio_p95: Option<f64>,
     pub mean_evidence: f64,
     pub peak_rss_mib: f64,
 }
@@ -181,15 +194,26 @@ fn ms(since: Instant) -> f64 {
 pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let temp = tempfile::Builder::new().prefix("arbor-bench-").tempdir()?;
     let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let options = InitOptions {
+        backend: args.backend,
+        database_url: args.database_url.clone(),
+        schema: args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id())),
+    };
     if !args.reuse {
-        crate::store::init(&root).with_context(|| format!("creating a store at {}", root.display()))?;
+        crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     }
-    let db = Arc::new(SqliteDatabase::open(&SqliteConfig::new(root.join(crate::store::DATABASE_FILE)))?);
-    let index = Arc::new(SqliteIndex::new(db.clone()));
+    let config = crate::store::StoreConfig::load(&root)?;
+    let database = Database::open(&root, &config).await?;
+    let floor_index = match &database {
+        Database::Sqlite(db) => Some(SqliteIndex::new(db.clone())),
+        #[cfg(feature = "postgres")]
+        Database::Postgres(_) => None,
+    };
     let embedder = Arc::new(HashingEmbedder::default());
     let ports = Ports {
-        store: Arc::new(SqliteStore::new(db)),
-        index: index.clone(),
+        store: database.store(),
+        index: database.index(),
         bodies: Arc::new(FsBodyStore::open(&root)?),
         embedder: embedder.clone(),
         reasoner: Arc::new(HeuristicReasoner),
@@ -246,23 +270,26 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         }
     }
     let (mut floor_text, mut floor_vector, mut floor) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, (query, values)) in queries.iter().zip(&embeddings).enumerate() {
-        let embedding = Embedding { embedder: embedder.id(), values: values.clone() };
-        let began = Instant::now();
-        index.floor_text_search(query, 50)?;
-        let text = ms(began);
-        let began = Instant::now();
-        index.floor_vector_search(&embedding, 50)?;
-        let vector = ms(began);
-        if i >= 20 {
-            floor_text.push(text);
-            floor_vector.push(vector);
-            floor.push(text + vector);
+    if let Some(index) = &floor_index {
+        for (i, (query, values)) in queries.iter().zip(&embeddings).enumerate() {
+            let embedding = Embedding { embedder: embedder.id(), values: values.clone() };
+            let began = Instant::now();
+            index.floor_text_search(query, 50)?;
+            let text = ms(began);
+            let began = Instant::now();
+            index.floor_vector_search(&embedding, 50)?;
+            let vector = ms(began);
+            if i >= 20 {
+                floor_text.push(text);
+                floor_vector.push(vector);
+                floor.push(text + vector);
+            }
         }
     }
     let retrieve = Latency::of(retrieve);
-    let floor = Latency::of(floor);
+    let floor = floor_index.is_some().then(|| Latency::of(floor));
     let report = Report {
+        backend: args.backend,
         leaves,
         events: args.leaves,
         batch: args.batch,
@@ -272,11 +299,11 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         summaries: counts.summaries_current,
         trees: counts.trees,
         queries: args.queries,
-        ratio_p50: retrieve.p50_ms / floor.p50_ms,
-        ratio_p95: retrieve.p95_ms / floor.p95_ms,
+        ratio_p50: floor.as_ref().map(|f| retrieve.p50_ms / f.p50_ms),
+        ratio_p95: floor.as_ref().map(|f| retrieve.p95_ms / f.p95_ms),
         retrieve,
-        floor_text: Latency::of(floor_text),
-        floor_vector: Latency::of(floor_vector),
+        floor_text: floor_index.is_some().then(|| Latency::of(floor_text)),
+        floor_vector: floor_index.is_some().then(|| Latency::of(floor_vector)),
         floor,
         mean_evidence: evidence as f64 / args.queries as f64,
         peak_rss_mib: peak_rss_mib(),

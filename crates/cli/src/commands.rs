@@ -18,8 +18,8 @@ fn print_json<T: Serialize>(value: &T) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn init(root: &Path, json: bool) -> Result<()> {
-    let (config, created) = store::init(root)?;
+pub(crate) async fn init(root: &Path, options: &store::InitOptions, json: bool) -> Result<()> {
+    let (config, created) = store::init(root, options).await?;
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
@@ -30,7 +30,12 @@ pub(crate) fn init(root: &Path, json: bool) -> Result<()> {
         return print_json(&Output { root: root.display().to_string(), created, config: &config });
     }
     if created {
-        println!("created an Arbor store at {}", root.display());
+        match &config.postgres {
+            Some(pg) => {
+                println!("created an Arbor store at {} (rows in Postgres, schema {})", root.display(), pg.schema)
+            }
+            None => println!("created an Arbor store at {}", root.display()),
+        }
     } else {
         println!("{} is already an Arbor store", root.display());
     }

@@ -42,7 +42,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create a store (idempotent).
-    Init,
+    Init(store::InitOptions),
     /// Ingest events (JSON or JSONL) from a file or stdin.
     Ingest(ingest::Args),
     /// Answer a question with a retrieval pack.
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     let json = cli.json;
     let result: anyhow::Result<bool> = runtime.block_on(async {
         match cli.command {
-            Command::Init => commands::init(&root, json).map(|()| true),
+            Command::Init(options) => commands::init(&root, &options, json).await.map(|()| true),
             Command::Ingest(args) => ingest::run(&root, args, json).await,
             Command::Retrieve(args) => commands::retrieve(&root, args, json).await.map(|()| true),
             Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),

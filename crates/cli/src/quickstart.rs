@@ -46,7 +46,9 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         Some(dir) => dir,
         None => tempfile::Builder::new().prefix("arbor-quickstart-").tempdir()?.keep(),
     };
-    store::init(&root).with_context(|| format!("creating a store at {}", root.display()))?;
+    store::init(&root, &store::InitOptions::default())
+        .await
+        .with_context(|| format!("creating a store at {}", root.display()))?;
     let mut opened = store::open(&root).await?;
     if args.deterministic {
         opened.arbor = store::deterministic(&opened)?;

@@ -1,6 +1,8 @@
 //! The store on disk: where it is (`--root`, then `ARBOR_ROOT`, then `./.arbor`), what marks a
 //! directory as an Arbor store (`arbor.json`), and opening it with the adapters its
-//! configuration names. The composition root: the only place adapters are chosen.
+//! configuration names — SQLite in the directory (the default) or Postgres (cargo feature
+//! `postgres`), bodies always as markdown in the directory. The composition root: the only
+//! place adapters are chosen.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,15 +30,55 @@ pub(crate) struct StoreConfig {
     pub format: String,
     pub format_version: u32,
     pub backend: Backend,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<PostgresSettings>,
     pub created_at: Timestamp,
     pub embedder: EmbedderConfig,
     pub reasoner: ReasonerConfig,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Backend {
+    /// SQLite in the store directory (embedded; nothing to run).
     Sqlite,
+    /// A Postgres server with pgvector (`--database-url` or `ARBOR_DATABASE_URL`).
+    Postgres,
+}
+
+/// Where a Postgres-backed store keeps its rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PostgresSettings {
+    /// The server, unless `ARBOR_DATABASE_URL` names it (which wins, and is never written here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The schema holding this store's tables.
+    pub schema: String,
+}
+
+/// The environment variable naming the Postgres server; it overrides the configured URL.
+pub(crate) const DATABASE_URL_VAR: &str = "ARBOR_DATABASE_URL";
+
+/// How `init` creates a store.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct InitOptions {
+    /// Where rows live.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    pub backend: Backend,
+    /// The Postgres server (`postgres://user:password@host/db`), saved in arbor.json; or set
+    /// ARBOR_DATABASE_URL, which is read on every run and never saved.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// The Postgres schema for this store's tables (one database can hold several stores).
+    #[arg(long, value_name = "NAME", default_value = "arbor")]
+    pub schema: String,
+}
+
+impl Default for InitOptions {
+    fn default() -> InitOptions {
+        InitOptions { backend: Backend::Sqlite, database_url: None, schema: "arbor".to_owned() }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,18 +94,20 @@ pub(crate) enum ReasonerConfig {
 }
 
 impl StoreConfig {
-    pub(crate) fn new_default() -> StoreConfig {
+    pub(crate) fn new(options: &InitOptions) -> StoreConfig {
         StoreConfig {
             format: FORMAT.to_owned(),
             format_version: FORMAT_VERSION,
-            backend: Backend::Sqlite,
+            backend: options.backend,
+            postgres: (options.backend == Backend::Postgres)
+                .then(|| PostgresSettings { url: options.database_url.clone(), schema: options.schema.clone() }),
             created_at: Timestamp::now(),
             embedder: EmbedderConfig::Hashing { dimensions: arbor_ports::DEFAULT_HASHING_DIMENSIONS },
             reasoner: ReasonerConfig::Heuristic,
         }
     }
 
-    fn load(root: &Path) -> Result<StoreConfig> {
+    pub(crate) fn load(root: &Path) -> Result<StoreConfig> {
         let path = root.join(CONFIG_FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -105,9 +149,9 @@ pub(crate) fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
 }
 
-/// Creates a store at `root`. Idempotent on an existing store; refuses a directory that holds
-/// something else.
-pub(crate) fn init(root: &Path) -> Result<(StoreConfig, bool)> {
+/// Creates a store at `root`. Idempotent on an existing store (whatever `options` say);
+/// refuses a directory that holds something else.
+pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreConfig, bool)> {
     if root.join(CONFIG_FILE).exists() {
         let config = StoreConfig::load(root)?;
         return Ok((config, false));
@@ -118,18 +162,84 @@ pub(crate) fn init(root: &Path) -> Result<(StoreConfig, bool)> {
             bail!("{} is not empty and is not an Arbor store; choose an empty or new directory", root.display());
         }
     }
+    if options.backend == Backend::Sqlite && options.database_url.is_some() {
+        bail!("--database-url is for --backend postgres; the sqlite backend keeps its database in the store directory");
+    }
+    let config = StoreConfig::new(options);
+    // The database first, then the marker: a directory with arbor.json always has a database.
+    Database::open(root, &config).await.with_context(|| format!("creating the database for {}", root.display()))?;
     std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
         .with_context(|| format!("creating {}", root.display()))?;
-    let config = StoreConfig::new_default();
-    // The database first, then the marker: a directory with arbor.json always has a database.
-    SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
-        .with_context(|| format!("creating the database in {}", root.display()))?;
     let marker = root.join(CONFIG_FILE);
     let temp = root.join(format!(".{CONFIG_FILE}.tmp"));
     std::fs::write(&temp, serde_json::to_string_pretty(&config)? + "\n")
         .with_context(|| format!("writing {}", temp.display()))?;
     std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
     Ok((config, true))
+}
+
+/// The rows of a store, on the backend its configuration names.
+pub(crate) enum Database {
+    Sqlite(Arc<SqliteDatabase>),
+    #[cfg(feature = "postgres")]
+    Postgres(Arc<arbor_adapters_postgres::PgDatabase>),
+}
+
+impl Database {
+    /// Opens (creating and migrating if needed) the database `config` names for the store at
+    /// `root`.
+    pub(crate) async fn open(root: &Path, config: &StoreConfig) -> Result<Database> {
+        match config.backend {
+            Backend::Sqlite => {
+                std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+                let db = SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
+                    .with_context(|| format!("opening the database in {}", root.display()))?;
+                Ok(Database::Sqlite(Arc::new(db)))
+            }
+            Backend::Postgres => open_postgres(config).await,
+        }
+    }
+
+    pub(crate) fn store(&self) -> Arc<dyn arbor_ports::MetadataStore> {
+        match self {
+            Database::Sqlite(db) => Arc::new(SqliteStore::new(db.clone())),
+            #[cfg(feature = "postgres")]
+            Database::Postgres(db) => Arc::new(arbor_adapters_postgres::PgStore::new(db.clone())),
+        }
+    }
+
+    pub(crate) fn index(&self) -> Arc<dyn arbor_ports::SearchIndex> {
+        match self {
+            Database::Sqlite(db) => Arc::new(SqliteIndex::new(db.clone())),
+            #[cfg(feature = "postgres")]
+            Database::Postgres(db) => Arc::new(arbor_adapters_postgres::PgIndex::new(db.clone())),
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+async fn open_postgres(config: &StoreConfig) -> Result<Database> {
+    use arbor_adapters_postgres::{PgConfig, PgDatabase, redacted};
+    let settings = config.postgres.as_ref().context("arbor.json says postgres but has no \"postgres\" settings")?;
+    let url = match std::env::var(DATABASE_URL_VAR) {
+        Ok(url) if !url.is_empty() => url,
+        _ => settings.url.clone().with_context(|| {
+            format!("this store's rows are on Postgres: set {DATABASE_URL_VAR} to the server's URL")
+        })?,
+    };
+    let pg = PgConfig::new(url.clone()).with_schema(settings.schema.clone());
+    let db = PgDatabase::connect(&pg)
+        .await
+        .with_context(|| format!("opening schema {} on {}", settings.schema, redacted(&url)))?;
+    Ok(Database::Postgres(Arc::new(db)))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn open_postgres(_config: &StoreConfig) -> Result<Database> {
+    bail!(
+        "this store's rows are on Postgres ({DATABASE_URL_VAR}), but this arbor was built without Postgres \
+         support; rebuild it with `cargo build --release --features postgres`"
+    )
 }
 
 /// An open store.
@@ -142,16 +252,12 @@ pub(crate) struct Opened {
 /// any writer that died mid-write.
 pub(crate) async fn open(root: &Path) -> Result<Opened> {
     let config = StoreConfig::load(root)?;
-    let Backend::Sqlite = config.backend;
-    let db = Arc::new(
-        SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
-            .with_context(|| format!("opening the database in {}", root.display()))?,
-    );
+    let database = Database::open(root, &config).await?;
     let EmbedderConfig::Hashing { dimensions } = config.embedder;
     let ReasonerConfig::Heuristic = config.reasoner;
     let ports = Ports {
-        store: Arc::new(SqliteStore::new(db.clone())),
-        index: Arc::new(SqliteIndex::new(db)),
+        store: database.store(),
+        index: database.index(),
         bodies: Arc::new(FsBodyStore::open(root)?),
         embedder: Arc::new(HashingEmbedder::new(dimensions)?),
         reasoner: Arc::new(HeuristicReasoner),
