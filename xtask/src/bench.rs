@@ -160,21 +160,24 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Distinct synthetic memories for one process (no two processes share a text).
+/// Distinct synthetic memories for one process: ten words each from a vocabulary of 4,096, so
+/// no two are near-duplicates of each other (which Arbor would rightly fold together).
 fn events(process: usize, count: usize) -> String {
-    const WORDS: &[&str] = &[
-        "harbor", "ledger", "orchid", "granite", "lantern", "meadow", "quartz", "saffron", "tundra", "velvet",
-        "willow", "zephyr", "cobalt", "ember", "fjord", "juniper",
-    ];
+    const SYLLABLES: &[&str] =
+        &["ka", "lo", "mi", "ren", "sa", "tor", "vel", "qu", "bri", "den", "fa", "gor", "hin", "ju", "nex", "pol"];
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64 ^ ((process as u64 + 1) << 32);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
     let mut out = String::new();
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64 ^ (process as u64 + 1);
     for i in 0..count {
-        let words: Vec<&str> = (0..8)
+        let words: Vec<String> = (0..10)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                WORDS[(state % WORDS.len() as u64) as usize]
+                let n = next();
+                (0..3).map(|k| SYLLABLES[((n >> (4 * k)) & 15) as usize]).collect()
             })
             .collect();
         let event = serde_json::json!({
@@ -236,8 +239,22 @@ fn concurrent_ingest(arbor: &Path, url: &str, root: &Path, options: &Options) ->
         failed += report["totals"]["failed"].as_u64().unwrap_or(0);
     }
     let seconds = began.elapsed().as_secs_f64();
-    let stats = Command::new(arbor).arg("--root").arg(root).args(["stats", "--json"]).output()?;
-    let stats: Value = serde_json::from_slice(&stats.stdout).context("parsing arbor stats output")?;
+    // A job that lost a race to another process (two seals of one tree: the second's
+    // compare-and-set fails) is retried after a short backoff; keep draining, as a
+    // long-running worker would, until nothing is pending.
+    let mut stats = Value::Null;
+    for _ in 0..60 {
+        let drain = Command::new(arbor).arg("--root").arg(root).args(["jobs", "run"]).output()?;
+        if !drain.status.success() {
+            bail!("arbor jobs run failed: {}", String::from_utf8_lossy(&drain.stderr));
+        }
+        let output = Command::new(arbor).arg("--root").arg(root).args(["stats", "--json"]).output()?;
+        stats = serde_json::from_slice(&output.stdout).context("parsing arbor stats output")?;
+        if stats["counts"]["jobs_pending"] == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
     let leaves: u64 = stats["counts"]["leaves_by_status"]
         .as_array()
         .map(|by| by.iter().filter_map(|pair| pair[1].as_u64()).sum())
@@ -258,7 +275,8 @@ fn concurrent_ingest(arbor: &Path, url: &str, root: &Path, options: &Options) ->
         "jobs_pending": stats["counts"]["jobs_pending"],
         "fsck_clean": fsck.status.success(),
     });
-    if leaves != expected || created != expected || failed > 0 || !fsck.status.success() {
+    if leaves != expected || created != expected || failed > 0 || !fsck.status.success() || report["jobs_pending"] != 0
+    {
         bail!("concurrent ingest lost, duplicated or damaged leaves: {report:#}");
     }
     Ok(report)

@@ -118,6 +118,9 @@ impl PgDatabase {
         let pool = PgPoolOptions::new()
             .max_connections(config.max_connections.max(1))
             .acquire_timeout(Duration::from_secs(30))
+            // A broken connection fails its query, which reports it; a ping before every
+            // query would double the round trips.
+            .test_before_acquire(false)
             .connect_with(options.options([
                 ("search_path", search_path.as_str()),
                 // Names the store in pg_stat_activity.
@@ -126,6 +129,9 @@ impl PgDatabase {
                 // admitted neighbours, in exact distance order (pgvector 0.8).
                 ("hnsw.iterative_scan", "strict_order"),
                 ("hnsw.ef_search", "100"),
+                // Searches bind their filter and query as parameters; a generic plan, chosen
+                // blind to them, scans far more than a plan for the values at hand.
+                ("plan_cache_mode", "force_custom_plan"),
             ]))
             .await
             .map_err(|e| unreachable(config, e))?;
