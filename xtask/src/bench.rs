@@ -210,30 +210,35 @@ fn concurrent_ingest(arbor: &Path, url: &str, root: &Path, options: &Options) ->
         files.push(file);
     }
     let began = std::time::Instant::now();
+    // Output goes to files, not pipes: a pipe read only after another child finishes would
+    // fill up and stall its writer (while it holds locks the others wait for).
     let children = files
         .iter()
         .map(|file| {
-            Command::new(arbor)
+            let child = Command::new(arbor)
                 .arg("--root")
                 .arg(root)
                 .arg("ingest")
                 .arg(file)
                 .args(["--conversation", "bench", "--batch", "500", "--json"])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
+                .stdout(std::fs::File::create(file.with_extension("out"))?)
+                .stderr(std::fs::File::create(file.with_extension("err"))?)
                 .spawn()
-                .context("starting arbor ingest")
+                .context("starting arbor ingest")?;
+            Ok((file, child))
         })
         .collect::<Result<Vec<_>>>()?;
     let mut created = 0;
     let mut duplicates = 0;
     let mut failed = 0;
-    for child in children {
-        let output = child.wait_with_output()?;
-        if !output.status.success() {
-            bail!("a concurrent arbor ingest failed: {}", String::from_utf8_lossy(&output.stderr));
+    for (file, mut child) in children {
+        let status = child.wait()?;
+        if !status.success() {
+            let stderr = std::fs::read_to_string(file.with_extension("err")).unwrap_or_default();
+            bail!("a concurrent arbor ingest failed: {stderr}");
         }
-        let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor ingest output")?;
+        let stdout = std::fs::read(file.with_extension("out"))?;
+        let report: Value = serde_json::from_slice(&stdout).context("parsing arbor ingest output")?;
         created += report["totals"]["created"].as_u64().unwrap_or(0);
         duplicates += report["totals"]["duplicates"].as_u64().unwrap_or(0);
         failed += report["totals"]["failed"].as_u64().unwrap_or(0);

@@ -8,8 +8,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use arbor_ports::{Error, Result};
+use log::LevelFilter;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{Connection, PgConnection, PgPool, Row};
+use sqlx::{ConnectOptions, Connection, PgConnection, PgPool, Row};
 
 use crate::error::sql_error;
 use crate::schema::{MIGRATIONS, migrate};
@@ -121,7 +122,8 @@ impl PgDatabase {
             // A broken connection fails its query, which reports it; a ping before every
             // query would double the round trips.
             .test_before_acquire(false)
-            .connect_with(options.options([
+            // Slow statements are worth a debug line, not a warning carrying a 100 KB statement.
+            .connect_with(options.log_slow_statements(LevelFilter::Debug, Duration::from_secs(1)).options([
                 ("search_path", search_path.as_str()),
                 // Names the store in pg_stat_activity.
                 ("application_name", config.schema.as_str()),

@@ -53,15 +53,7 @@ pub(crate) fn push_visibility(
         sql.push("FALSE");
         return Ok(());
     }
-    // Layers that see the same instants share one condition: usually the whole chain.
-    let mut groups: Vec<(Option<jiff::Timestamp>, jiff::Timestamp, Vec<String>)> = Vec::new();
-    for layer in &filter.layers {
-        let key = (layer.frozen_at, filter.effective_as_of(layer));
-        match groups.iter_mut().find(|(frozen, as_of, _)| (*frozen, *as_of) == key) {
-            Some(group) => group.2.push(layer.namespace.to_string()),
-            None => groups.push((key.0, key.1, vec![layer.namespace.to_string()])),
-        }
-    }
+    let groups = filter.layer_groups();
     if groups.is_empty() {
         sql.push("FALSE");
         return Ok(());
@@ -69,12 +61,13 @@ pub(crate) fn push_visibility(
     let state = target.state_column();
     let states = |names: &[&str]| -> Vec<String> { names.iter().map(|s| target.state(s).to_owned()).collect() };
     sql.push("((");
-    for (i, (frozen_at, as_of, namespaces)) in groups.into_iter().enumerate() {
+    for (i, group) in groups.into_iter().enumerate() {
         if i > 0 {
             sql.push(") OR (");
         }
+        let namespaces: Vec<String> = group.namespaces.iter().map(ToString::to_string).collect();
         sql.push("namespace = ANY(").push_bind(namespaces).push(")");
-        match frozen_at {
+        match group.frozen_at {
             Some(frozen) => {
                 let at = ts(frozen)?;
                 sql.push(format!(" AND {state} = ANY("))
@@ -92,7 +85,7 @@ pub(crate) fn push_visibility(
                 sql.push(format!(" AND {state} = ")).push_bind(target.state("current").to_owned());
             }
         }
-        let as_of = ts(as_of)?;
+        let as_of = ts(group.as_of)?;
         sql.push(" AND (valid_from IS NULL OR valid_from <= ")
             .push_bind(as_of)
             .push(") AND (valid_to IS NULL OR valid_to > ")

@@ -338,16 +338,23 @@ impl SearchIndex for PgIndex {
         let lexemes: Vec<String> = terms.iter().map(|t| term_lexeme(t)).collect();
         // The corpus totals and each query term's document count, in one round trip.
         let rows = sqlx::query(
-            "SELECT x.docs, x.tokens, t.term, t.docs FROM index_totals x
-             LEFT JOIN index_terms t ON t.term = ANY($1)",
+            "SELECT NULL, docs, tokens FROM index_totals
+             UNION ALL SELECT term, docs, NULL FROM index_terms WHERE term = ANY($1)",
         )
         .bind(&lexemes)
         .fetch_all(self.db.pool())
         .await
         .map_err(sql_error)?;
-        let (total_docs, total_tokens): (i64, i64) = rows.first().map(|r| (r.get(0), r.get(1))).unwrap_or((0, 0));
-        let counts: BTreeMap<String, i64> =
-            rows.iter().filter_map(|r| Some((r.get::<Option<String>, _>(2)?, r.get::<Option<i64>, _>(3)?))).collect();
+        let (mut total_docs, mut total_tokens) = (0_i64, 0_i64);
+        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+        for row in &rows {
+            match row.get::<Option<String>, _>(0) {
+                Some(term) => {
+                    counts.insert(term, row.get(1));
+                }
+                None => (total_docs, total_tokens) = (row.get(1), row.get::<Option<i64>, _>(2).unwrap_or(0)),
+            }
+        }
         // (documents holding it, its lexeme) for each chosen term, in query order.
         let mut chosen: Vec<(i64, String)> =
             lexemes.iter().map(|l| (counts.get(l).copied().unwrap_or(0), l.clone())).collect();
@@ -384,7 +391,10 @@ impl SearchIndex for PgIndex {
         sql.push_bind(K1).push("::float8 + 1.0::float8)) / (cardinality(u.positions) + ");
         sql.push_bind(K1).push("::float8 * (1.0::float8 - ");
         sql.push_bind(B).push("::float8 + ").push_bind(B).push("::float8 * d.term_count / ");
-        sql.push_bind(avgdl).push("::float8))) AS score FROM unnest(d.terms) AS u JOIN unnest(");
+        // Only the query's lexemes are unnested: `setweight` marks them and `ts_filter` keeps
+        // them, both in C, a fraction of the cost of unnesting every lexeme of every match.
+        sql.push_bind(avgdl).push("::float8))) AS score FROM unnest(ts_filter(setweight(d.terms, 'A', ");
+        sql.push_bind(chosen_lexemes.clone()).push("::text[]), '{a}')) AS u JOIN unnest(");
         sql.push_bind(chosen_lexemes).push("::text[], ").push_bind(idfs);
         sql.push("::float8[]) AS q(lexeme, idf) ON q.lexeme = u.lexeme) AS s WHERE d.terms @@ ");
         sql.push_bind(tsquery).push("::tsquery AND ");

@@ -12,7 +12,6 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
-use arbor_domain::text::tokenize;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::memory::entity_words;
 use arbor_ports::rows::{
@@ -456,9 +455,7 @@ impl MetadataStore for PgStore {
     }
 
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
-        let mut terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
-        terms.sort();
-        terms.dedup();
+        let terms = query.words();
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }

@@ -38,7 +38,4 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
     Error::backend(BACKEND, error)
 }
 
-/// A stored value that does not parse back into a domain type.
-pub(crate) fn corrupt(what: &'static str, id: &str, detail: impl std::fmt::Display) -> Error {
-    Error::Integrity { what, id: id.to_owned(), detail: detail.to_string() }
-}
+pub(crate) use arbor_ports::rows::corrupt;

@@ -20,20 +20,12 @@ pub(crate) fn leaf_visibility_sql(filter: &VisibilityFilter, params: &mut Vec<Va
     if !filter.node_kinds.contains(&NodeKind::Leaf) {
         return Ok("0".to_owned());
     }
-    // Layers that see the same instants share one condition: usually the whole chain.
-    let mut groups: Vec<(Option<jiff::Timestamp>, jiff::Timestamp, Vec<String>)> = Vec::new();
-    for layer in &filter.layers {
-        let key = (layer.frozen_at, filter.effective_as_of(layer));
-        match groups.iter_mut().find(|(frozen, as_of, _)| (*frozen, *as_of) == key) {
-            Some(group) => group.2.push(layer.namespace.to_string()),
-            None => groups.push((key.0, key.1, vec![layer.namespace.to_string()])),
-        }
-    }
+    let groups = filter.layer_groups();
     let mut conditions = Vec::with_capacity(groups.len());
-    for (frozen_at, as_of, namespaces) in groups {
-        let marks = placeholders(namespaces.len());
-        params.extend(namespaces.into_iter().map(Value::Text));
-        let state = match frozen_at {
+    for group in groups {
+        let marks = placeholders(group.namespaces.len());
+        params.extend(group.namespaces.iter().map(|ns| Value::Text(ns.to_string())));
+        let state = match group.frozen_at {
             Some(frozen) => {
                 let at = ts(frozen)?;
                 params.push(Value::Integer(at));
@@ -46,7 +38,7 @@ pub(crate) fn leaf_visibility_sql(filter: &VisibilityFilter, params: &mut Vec<Va
             None if filter.as_of.is_some() => status_in(&["current", "superseded"]),
             None => status_in(&["current"]),
         };
-        let as_of = ts(as_of)?;
+        let as_of = ts(group.as_of)?;
         params.push(Value::Integer(as_of));
         params.push(Value::Integer(as_of));
         conditions.push(format!(

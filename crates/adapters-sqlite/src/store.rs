@@ -9,11 +9,10 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
-use arbor_domain::text::tokenize;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::memory::entity_words;
 use arbor_ports::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, JobKind, MetadataStore, Page, Result,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, MetadataStore, Page, Result,
     StoreCounts, TreeLeafQuery,
 };
 use async_trait::async_trait;
@@ -21,8 +20,9 @@ use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, Row, Transaction, params, params_from_iter};
 
 use crate::codec::{
-    ENTITY_COLUMNS, LEAF_COLUMNS, SUMMARY_COLUMNS, TREE_COLUMNS, entity_from_row, from_ts, leaf_from_row, leaf_values,
-    node_from_str, node_to_str, opt_ts, subject_hash, summary_from_row, summary_values, to_json, tree_from_row, ts,
+    ENTITY_COLUMNS, JOB_COLUMNS, LEAF_COLUMNS, SUMMARY_COLUMNS, TREE_COLUMNS, entity_from_row, entity_values, from_ts,
+    job_from_row, job_values, leaf_from_row, leaf_values, node_from_str, node_to_str, opt_ts, subject_hash,
+    summary_from_row, summary_values, to_json, tree_from_row, tree_values, ts,
 };
 use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, sql_error};
@@ -58,7 +58,7 @@ fn scope_values(scope: &[Namespace]) -> Vec<Value> {
 
 fn insert_leaf(tx: &Transaction<'_>, leaf: &LeafRecord) -> Result<()> {
     let values = leaf_values(leaf)?;
-    let sql = format!("INSERT INTO leaves ({LEAF_COLUMNS}, subject_hash) VALUES ({})", placeholders(values.len()));
+    let sql = format!("INSERT INTO leaves ({LEAF_COLUMNS}) VALUES ({})", placeholders(values.len()));
     tx.execute(&sql, params_from_iter(values)).map_err(sql_error)?;
     Ok(())
 }
@@ -86,15 +86,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         Change::InsertEntity(entity) => {
             tx.execute(
                 &format!("INSERT INTO entities ({ENTITY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                params![
-                    entity.id.as_str(),
-                    entity.namespace.to_string(),
-                    entity.entity_type.as_str(),
-                    entity.slug.as_str(),
-                    entity.name,
-                    to_json(&entity.aliases)?,
-                    ts(entity.created_at)?,
-                ],
+                params_from_iter(entity_values(&entity)?),
             )
             .map_err(sql_error)?;
             let namespace = entity.namespace.to_string();
@@ -109,15 +101,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         Change::EnsureTree(tree) => {
             tx.execute(
                 &format!("INSERT OR IGNORE INTO trees ({TREE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                params![
-                    tree.namespace.to_string(),
-                    tree.tree_id.as_str(),
-                    tree.entity.as_ref().map(EntityId::as_str),
-                    tree.title,
-                    ts(tree.created_at)?,
-                    tree.root.as_ref().map(SummaryId::as_str),
-                    i64::from(tree.root_stale),
-                ],
+                params_from_iter(tree_values(&tree)?),
             )
             .map_err(sql_error)?;
         }
@@ -207,24 +191,15 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             if exists {
                 return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
             }
+            let mut values = job_values(&job)?;
+            values.push(Value::Text(job.key.clone()));
             tx.execute(
-                "INSERT INTO jobs (id, kind, namespace, tree_id, nodes, key, attempts, run_after, created_at, last_error, \
-                 lease_worker, lease_until, dead)
-                 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0
-                 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = ? AND lease_until IS NULL AND dead = 0)",
-                params![
-                    job.id.as_str(),
-                    job.kind.as_str(),
-                    job.namespace.to_string(),
-                    job.tree.as_ref().map(TreeId::as_str),
-                    to_json(&job.nodes.iter().map(node_to_str).collect::<Vec<_>>())?,
-                    job.key,
-                    i64::from(job.attempts),
-                    ts(job.run_after)?,
-                    ts(job.created_at)?,
-                    job.last_error,
-                    job.key,
-                ],
+                &format!(
+                    "INSERT INTO jobs ({JOB_COLUMNS}, lease_worker, lease_until, dead)
+                     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0
+                     WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE key = ? AND lease_until IS NULL AND dead = 0)"
+                ),
+                params_from_iter(values),
             )
             .map_err(sql_error)?;
         }
@@ -273,36 +248,6 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
     }
     Ok(())
 }
-
-fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job> {
-    let id: String = row.get(0).map_err(sql_error)?;
-    let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("job", &id, e);
-    let kind: String = row.get(1).map_err(sql_error)?;
-    let namespace: String = row.get(2).map_err(sql_error)?;
-    let tree: Option<String> = row.get(3).map_err(sql_error)?;
-    let nodes: String = row.get(4).map_err(sql_error)?;
-    let nodes: Vec<String> = serde_json::from_str(&nodes).map_err(|e| bad(&e))?;
-    let attempts: i64 = row.get(6).map_err(sql_error)?;
-    Ok(Job {
-        id: JobId::parse(&id).map_err(|e| bad(&e))?,
-        kind: match kind.as_str() {
-            "seal" => JobKind::Seal,
-            "index" => JobKind::Index,
-            "purge" => JobKind::Purge,
-            other => return Err(bad(&format!("unknown job kind {other:?}"))),
-        },
-        namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
-        tree: tree.map(|t| TreeId::parse(&t).map_err(|e| bad(&e))).transpose()?,
-        nodes: nodes.iter().map(|n| node_from_str(n)).collect::<Result<_>>()?,
-        key: row.get(5).map_err(sql_error)?,
-        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
-        run_after: from_ts(row.get(7).map_err(sql_error)?),
-        created_at: from_ts(row.get(8).map_err(sql_error)?),
-        last_error: row.get(9).map_err(sql_error)?,
-    })
-}
-
-const JOB_COLUMNS: &str = "id, kind, namespace, tree_id, nodes, key, attempts, run_after, created_at, last_error";
 
 impl SqliteStore {
     /// Runs `sql` and decodes every row with `decode`.
@@ -428,9 +373,7 @@ impl MetadataStore for SqliteStore {
     }
 
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
-        let mut terms: Vec<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
-        terms.sort();
-        terms.dedup();
+        let terms = query.words();
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }

@@ -139,6 +139,15 @@ pub struct LayerFilter {
     pub frozen_at: Option<Timestamp>,
 }
 
+/// Layers of a filter that see the same instants (see [`VisibilityFilter::layer_groups`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerGroup<'a> {
+    pub frozen_at: Option<Timestamp>,
+    /// The valid-time instant these layers are asked about.
+    pub as_of: Timestamp,
+    pub namespaces: Vec<&'a Namespace>,
+}
+
 /// Everything a retrieval may see, resolved before any candidate is fetched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VisibilityFilter {
@@ -188,6 +197,23 @@ impl VisibilityFilter {
     /// instant, else now.
     pub fn effective_as_of(&self, layer: &LayerFilter) -> Timestamp {
         self.as_of.or(layer.frozen_at).unwrap_or(self.now)
+    }
+
+    /// The layers grouped by the instants they see — freeze instant and effective `as_of` —
+    /// in chain order: layers in one group share every time condition, so a backend can test
+    /// their namespaces together (usually the whole chain is one group).
+    pub fn layer_groups(&self) -> Vec<LayerGroup<'_>> {
+        let mut groups: Vec<LayerGroup<'_>> = Vec::new();
+        for layer in &self.layers {
+            let as_of = self.effective_as_of(layer);
+            match groups.iter_mut().find(|g| g.frozen_at == layer.frozen_at && g.as_of == as_of) {
+                Some(group) => group.namespaces.push(&layer.namespace),
+                None => {
+                    groups.push(LayerGroup { frozen_at: layer.frozen_at, as_of, namespaces: vec![&layer.namespace] })
+                }
+            }
+        }
+        groups
     }
 
     /// Whether a node may be retrieved under this filter. Scope first: a node outside the

@@ -123,6 +123,16 @@ pub struct EntityQuery {
     pub limit: usize,
 }
 
+impl EntityQuery {
+    /// The distinct words the query matches on, sorted (as `tokenize` makes them).
+    pub fn words(&self) -> Vec<String> {
+        let mut words: Vec<String> = self.terms.iter().flat_map(|t| arbor_domain::text::tokenize(t)).collect();
+        words.sort();
+        words.dedup();
+        words
+    }
+}
+
 /// Which leaves of a tree to return.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TreeLeafQuery {

@@ -354,7 +354,7 @@ impl MetadataStore for InMemoryMetadataStore {
     }
 
     async fn find_entities(&self, namespace: &Namespace, query: &EntityQuery) -> Result<Vec<Entity>> {
-        let terms: BTreeSet<String> = query.terms.iter().flat_map(|t| tokenize(t)).collect();
+        let terms: BTreeSet<String> = query.words().into_iter().collect();
         let state = self.lock();
         let mut scored: Vec<(usize, &Entity)> = state
             .entities
