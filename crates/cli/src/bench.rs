@@ -198,7 +198,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let options = InitOptions {
         backend: args.backend,
         database_url: args.database_url.clone(),
-        schema: args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id())),
+        schema: (args.backend == Backend::Postgres)
+            .then(|| args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id()))),
     };
     if !args.reuse {
         crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;

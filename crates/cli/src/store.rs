@@ -70,14 +70,15 @@ pub(crate) struct InitOptions {
     /// ARBOR_DATABASE_URL, which is read on every run and never saved.
     #[arg(long, value_name = "URL")]
     pub database_url: Option<String>,
-    /// The Postgres schema for this store's tables (one database can hold several stores).
-    #[arg(long, value_name = "NAME", default_value = "arbor")]
-    pub schema: String,
+    /// The Postgres schema for this store's tables (one database can hold several stores);
+    /// default `arbor`.
+    #[arg(long, value_name = "NAME")]
+    pub schema: Option<String>,
 }
 
 impl Default for InitOptions {
     fn default() -> InitOptions {
-        InitOptions { backend: Backend::Sqlite, database_url: None, schema: "arbor".to_owned() }
+        InitOptions { backend: Backend::Sqlite, database_url: None, schema: None }
     }
 }
 
@@ -99,8 +100,10 @@ impl StoreConfig {
             format: FORMAT.to_owned(),
             format_version: FORMAT_VERSION,
             backend: options.backend,
-            postgres: (options.backend == Backend::Postgres)
-                .then(|| PostgresSettings { url: options.database_url.clone(), schema: options.schema.clone() }),
+            postgres: (options.backend == Backend::Postgres).then(|| PostgresSettings {
+                url: options.database_url.clone(),
+                schema: options.schema.clone().unwrap_or_else(|| "arbor".to_owned()),
+            }),
             created_at: Timestamp::now(),
             embedder: EmbedderConfig::Hashing { dimensions: arbor_ports::DEFAULT_HASHING_DIMENSIONS },
             reasoner: ReasonerConfig::Heuristic,
@@ -162,8 +165,11 @@ pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreCon
             bail!("{} is not empty and is not an Arbor store; choose an empty or new directory", root.display());
         }
     }
-    if options.backend == Backend::Sqlite && options.database_url.is_some() {
-        bail!("--database-url is for --backend postgres; the sqlite backend keeps its database in the store directory");
+    if options.backend == Backend::Sqlite && (options.database_url.is_some() || options.schema.is_some()) {
+        bail!(
+            "--database-url and --schema are for --backend postgres; the sqlite backend keeps its database in the \
+             store directory"
+        );
     }
     let config = StoreConfig::new(options);
     // The database first, then the marker: a directory with arbor.json always has a database.

@@ -52,3 +52,16 @@ fn a_bench_of_nothing_is_a_usage_error() {
         assert!(stderr.contains("must be at least 1"), "{stderr}");
     }
 }
+
+#[test]
+fn postgres_settings_on_a_sqlite_store_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    for flags in [["--schema", "team"], ["--database-url", "postgres://localhost/db"]] {
+        let output = arbor(&["--root", root.to_str().unwrap(), "init", flags[0], flags[1]]);
+        assert_eq!(output.status.code(), Some(1), "{flags:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("are for --backend postgres"), "{stderr}");
+        assert!(!root.exists(), "a refused init leaves no directory");
+    }
+}
