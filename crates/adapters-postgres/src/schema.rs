@@ -81,6 +81,11 @@ mod tests {
         conn
     }
 
+    /// The schema version recorded in `schema`.
+    async fn recorded_version(schema: &str) -> i32 {
+        sqlx::query("SELECT version FROM arbor_schema").fetch_one(&mut connect(schema).await).await.unwrap().get(0)
+    }
+
     fn config(db: &PgDatabase) -> PgConfig {
         PgConfig::new(test_database_url()).with_schema(db.schema())
     }
@@ -106,12 +111,7 @@ mod tests {
             for _ in 0..2 {
                 migrate(&mut connect(db.schema()).await, &next).await.unwrap();
             }
-            let version: i32 = sqlx::query("SELECT version FROM arbor_schema")
-                .fetch_one(&mut connect(db.schema()).await)
-                .await
-                .unwrap()
-                .get(0);
-            assert_eq!(version, SCHEMA_VERSION as i32 + 1);
+            assert_eq!(recorded_version(db.schema()).await, SCHEMA_VERSION as i32 + 1);
             assert_eq!(store.leaf(std::slice::from_ref(&ns), &record.id).await.unwrap(), Some(record));
         });
     }
@@ -131,12 +131,7 @@ mod tests {
             );
             assert!(error.to_string().contains("upgrade arbor"), "{error}");
             // Nothing was changed by the refusal.
-            let version: i32 = sqlx::query("SELECT version FROM arbor_schema")
-                .fetch_one(&mut connect(db.schema()).await)
-                .await
-                .unwrap()
-                .get(0);
-            assert_eq!(version, SCHEMA_VERSION as i32 + 1);
+            assert_eq!(recorded_version(db.schema()).await, SCHEMA_VERSION as i32 + 1);
         });
     }
 }
