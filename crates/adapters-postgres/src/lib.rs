@@ -13,6 +13,7 @@ mod filter;
 mod index;
 mod schema;
 mod store;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 pub use config::{PgConfig, PgDatabase, redacted, validate_schema};
