@@ -74,7 +74,7 @@ impl PgConfig {
 }
 
 /// A schema name Arbor accepts: a plain lowercase SQL identifier, so it never needs quoting.
-pub fn validate_schema(schema: &str) -> Result<()> {
+pub(crate) fn validate_schema(schema: &str) -> Result<()> {
     let mut chars = schema.chars();
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_');
     if !first_ok || schema.len() > 63 || !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {

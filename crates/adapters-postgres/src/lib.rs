@@ -16,7 +16,7 @@ mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use config::{PgConfig, PgDatabase, redacted, validate_schema};
+pub use config::{PgConfig, PgDatabase, redacted};
 pub use index::PgIndex;
 pub use schema::SCHEMA_VERSION;
 pub use store::PgStore;
