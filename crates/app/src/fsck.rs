@@ -283,6 +283,15 @@ impl Arbor {
     /// Drops the search index and rebuilds it from the authoritative rows and verified bodies.
     pub async fn rebuild_index(&self) -> AppResult<usize> {
         self.ports.index.clear().await?;
+        self.reembed().await
+    }
+
+    /// Re-projects every live node into the index in place, with the configured embedder's
+    /// vectors: after an embedder change, this moves every node to the new embedder while
+    /// retrieval keeps serving (each upsert replaces one node's document whole, and the
+    /// previous embedder's vectors are searched until then; see [`Arbor::migrating_from`]).
+    /// Returns how many nodes were indexed.
+    pub async fn reembed(&self) -> AppResult<usize> {
         let mut indexed = 0;
         for namespace in self.ports.store.namespaces().await? {
             for tree in self.ports.store.trees(std::slice::from_ref(&namespace)).await? {

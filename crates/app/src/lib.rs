@@ -130,6 +130,9 @@ struct Fallbacks {
 #[derive(Debug)]
 pub struct Arbor {
     ports: Ports,
+    /// The embedder being replaced, while nodes are re-embedded with `ports.embedder`
+    /// ([`Arbor::reembed`]): retrieval searches its vectors too until the switch completes.
+    previous_embedder: Option<Arc<dyn Embedder>>,
     policy: Policy,
     options: Options,
     fallbacks: Fallbacks,
@@ -137,7 +140,23 @@ pub struct Arbor {
 
 impl Arbor {
     pub fn new(ports: Ports, policy: Policy, options: Options) -> Arbor {
-        Arbor { ports, policy, options, fallbacks: Fallbacks::default() }
+        Arbor { ports, previous_embedder: None, policy, options, fallbacks: Fallbacks::default() }
+    }
+
+    /// The same engine while the index moves from `previous` to the configured embedder:
+    /// new and re-embedded nodes get the configured embedder's vectors, and retrieval also
+    /// searches the vectors `previous` made, so nothing drops out of vector search before
+    /// [`Arbor::reembed`] has covered it. The two never meet in one comparison.
+    pub fn migrating_from(mut self, previous: Arc<dyn Embedder>) -> Arbor {
+        if previous.id() != self.ports.embedder.id() {
+            self.previous_embedder = Some(previous);
+        }
+        self
+    }
+
+    /// The embedder being replaced, if a re-embedding is under way.
+    pub fn previous_embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.previous_embedder.as_ref()
     }
 
     /// An engine on in-memory adapters with default policy.

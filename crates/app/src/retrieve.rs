@@ -223,7 +223,6 @@ impl Arbor {
         let index = &self.ports.index;
         let mut channels: Vec<(f32, Vec<NodeId>)> = Vec::new();
         let mut text_channel = None;
-        let mut vector_channel = None;
         // Where each candidate is filed, as the index reports it: enough to pass over one whose
         // layer's budget is spent without reading it.
         let mut namespace_of: HashMap<NodeId, Namespace> = HashMap::new();
@@ -240,10 +239,18 @@ impl Arbor {
             channels.push((1.0, rank_by_score(&scored)));
             namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
         }
-        let embedder = &self.ports.embedder;
+        // One vector channel per embedder serving the index: the configured one, and while a
+        // re-embedding is under way the one it replaces, whose vectors still cover the nodes not
+        // yet re-embedded. Each compares only with its own vectors.
         let query_may_leave = may_leave_the_machine(None, &request.query);
-        if index.capabilities().vectors && (query_may_leave || embedder.locality() == Locality::Local) {
-            let vector = match &request.query_embedding {
+        let mut vector_channels = Vec::new();
+        let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
+            .chain(self.previous_embedder.iter().map(|previous| (previous, None)));
+        for (embedder, given) in serving {
+            if !index.capabilities().vectors || !(query_may_leave || embedder.locality() == Locality::Local) {
+                continue;
+            }
+            let vector = match given {
                 Some(vector) => Some(vector.clone()),
                 None => embedder.embed(std::slice::from_ref(&request.query)).await?.pop(),
             };
@@ -254,7 +261,7 @@ impl Arbor {
                     limit: CANDIDATE_POOL,
                 };
                 let hits = index.search_vector(&query).await?;
-                vector_channel = Some(channels.len());
+                vector_channels.push(channels.len());
                 let scored: Vec<(NodeId, f32)> = hits.iter().map(|h| (h.id.clone(), h.score)).collect();
                 channels.push((1.0, ranking::vector_channel(&scored)));
                 namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
@@ -382,7 +389,7 @@ impl Arbor {
             };
             let scores = EvidenceScores {
                 text_rank: rank_in(text_channel),
-                vector_rank: rank_in(vector_channel),
+                vector_rank: vector_channels.iter().find_map(|&c| rank_in(Some(c))),
                 fused: candidate.score,
             };
             let why = explain(&scores, layer, &record);

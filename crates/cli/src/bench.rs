@@ -17,9 +17,10 @@ use arbor_domain::model::SourceRef;
 use arbor_domain::read_chain::TrustedContext;
 use arbor_domain::time::Timestamp;
 use arbor_ports::fs::FsBodyStore;
-use arbor_ports::{Embedder, Embedding, HashingEmbedder, HeuristicReasoner, RandomIds, SystemClock};
+use arbor_ports::{Embedder, Embedding, HeuristicReasoner, RandomIds, SystemClock};
 use serde::Serialize;
 
+use crate::models::EmbedderChoice;
 use crate::store::{Backend, Database, InitOptions};
 
 #[derive(Debug, clap::Args)]
@@ -49,6 +50,12 @@ pub(crate) struct Args {
     /// The Postgres schema to build the store in (default: a new one per run).
     #[arg(long, value_name = "NAME")]
     schema: Option<String>,
+    /// The embedder: hashing (no model) or the installed local model.
+    #[arg(long, value_enum, default_value = "hashing")]
+    embedder: EmbedderChoice,
+    /// Sentences embedded one at a time, then in batches of 64, to measure the embedder alone.
+    #[arg(long, default_value_t = 256)]
+    embed_sentences: usize,
 }
 
 /// A count that must be positive: a bench of nothing has no percentiles.
@@ -78,6 +85,8 @@ impl Latency {
 #[derive(Debug, Serialize)]
 pub(crate) struct Report {
     pub backend: Backend,
+    pub embedder: String,
+    pub embedding: Option<EmbedThroughput>,
     pub leaves: usize,
     pub events: usize,
     pub batch: usize,
@@ -200,6 +209,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         database_url: args.database_url.clone(),
         schema: (args.backend == Backend::Postgres)
             .then(|| args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id()))),
+        embedder: args.embedder,
     };
     if !args.reuse {
         crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
@@ -211,7 +221,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         #[cfg(feature = "postgres")]
         Database::Postgres(_) => None,
     };
-    let embedder = Arc::new(HashingEmbedder::default());
+    let embedder = config.embedder.build()?;
+    let embedding = embed_throughput(&embedder, args.embed_sentences).await?;
     let ports = Ports {
         store: database.store(),
         index: database.index(),
@@ -291,6 +302,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let floor = floor_index.is_some().then(|| Latency::of(floor));
     let report = Report {
         backend: args.backend,
+        embedder: embedder.id().to_string(),
+        embedding,
         leaves,
         events: args.leaves,
         batch: args.batch,
@@ -315,4 +328,33 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         println!("{report:#?}");
     }
     Ok(())
+}
+
+/// The embedder alone: sentences per second one at a time, and in batches of 64.
+#[derive(Debug, Serialize)]
+pub(crate) struct EmbedThroughput {
+    pub sentences: usize,
+    pub batch_1_per_second: f64,
+    pub batch_64_per_second: f64,
+}
+
+async fn embed_throughput(embedder: &Arc<dyn Embedder>, sentences: usize) -> Result<Option<EmbedThroughput>> {
+    if sentences == 0 {
+        return Ok(None);
+    }
+    let mut corpus = Corpus::new(0xE3BED);
+    let texts: Vec<String> = (0..sentences).map(|i| corpus.memory(i)).collect();
+    // One warm-up call: the first pays for allocating the model's buffers.
+    embedder.embed(&texts[..1]).await?;
+    let began = Instant::now();
+    for text in &texts {
+        embedder.embed(std::slice::from_ref(text)).await?;
+    }
+    let batch_1_per_second = sentences as f64 / began.elapsed().as_secs_f64();
+    let began = Instant::now();
+    for batch in texts.chunks(64) {
+        embedder.embed(batch).await?;
+    }
+    let batch_64_per_second = sentences as f64 / began.elapsed().as_secs_f64();
+    Ok(Some(EmbedThroughput { sentences, batch_1_per_second, batch_64_per_second }))
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::scope::ScopeArgs;
 use crate::{render, store};
 
-fn print_json<T: Serialize>(value: &T) -> Result<()> {
+pub(crate) fn print_json<T: Serialize>(value: &T) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
@@ -247,7 +247,8 @@ pub(crate) enum JobsCommand {
         #[arg(long)]
         max: Option<usize>,
     },
-    /// Drop the search index and rebuild it from the store and the bodies.
+    /// Rebuild the search index from the store and the bodies; after an embedder change,
+    /// re-embed every node in place (retrieval keeps serving meanwhile) and finish the switch.
     Reindex,
 }
 
@@ -273,6 +274,20 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
             );
             if report.failed > 0 {
                 bail!("{} jobs failed; they will be retried (see `arbor fsck`)", report.failed);
+            }
+        }
+        JobsCommand::Reindex if opened.config.previous_embedder.is_some() => {
+            let indexed = opened.arbor.reembed().await?;
+            // Only now do the old vectors stop being searched: every node has a new one.
+            let mut config = store::StoreConfig::load(root)?;
+            let previous = config.previous_embedder.take();
+            store::save_config(root, &config)?;
+            if json {
+                return print_json(&serde_json::json!({ "indexed": indexed, "embedder": config.embedder }));
+            }
+            println!("re-embedded {indexed} documents with {}", config.embedder.describe());
+            if let Some(previous) = previous {
+                println!("no longer searching vectors from {}", previous.describe());
             }
         }
         JobsCommand::Reindex => {

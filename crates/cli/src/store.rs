@@ -12,8 +12,10 @@ use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteSto
 use arbor_app::{Arbor, Options, Policy, Ports};
 use arbor_domain::time::Timestamp;
 use arbor_ports::fs::FsBodyStore;
-use arbor_ports::{BodyIntent, HashingEmbedder, HeuristicReasoner, RandomIds, SystemClock};
+use arbor_ports::{BodyIntent, RandomIds, SystemClock};
 use serde::{Deserialize, Serialize};
+
+use crate::models::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
 
 /// The file that marks a directory as an Arbor store.
 pub(crate) const CONFIG_FILE: &str = "arbor.json";
@@ -34,6 +36,9 @@ pub(crate) struct StoreConfig {
     pub postgres: Option<PostgresSettings>,
     pub created_at: Timestamp,
     pub embedder: EmbedderConfig,
+    /// The embedder being replaced while `arbor jobs reindex` re-embeds (searched until then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_embedder: Option<EmbedderConfig>,
     pub reasoner: ReasonerConfig,
 }
 
@@ -74,28 +79,20 @@ pub(crate) struct InitOptions {
     /// default `arbor`.
     #[arg(long, value_name = "NAME")]
     pub schema: Option<String>,
+    /// How text becomes vectors: the local model when installed (`arbor models install`),
+    /// else feature hashing.
+    #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
+    pub embedder: EmbedderChoice,
 }
 
 impl Default for InitOptions {
     fn default() -> InitOptions {
-        InitOptions { backend: Backend::Sqlite, database_url: None, schema: None }
+        InitOptions { backend: Backend::Sqlite, database_url: None, schema: None, embedder: EmbedderChoice::Auto }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub(crate) enum EmbedderConfig {
-    Hashing { dimensions: u32 },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub(crate) enum ReasonerConfig {
-    Heuristic,
-}
-
 impl StoreConfig {
-    pub(crate) fn new(options: &InitOptions) -> StoreConfig {
+    pub(crate) fn new(options: &InitOptions, embedder: EmbedderConfig) -> StoreConfig {
         StoreConfig {
             format: FORMAT.to_owned(),
             format_version: FORMAT_VERSION,
@@ -105,7 +102,8 @@ impl StoreConfig {
                 schema: options.schema.clone().unwrap_or_else(|| "arbor".to_owned()),
             }),
             created_at: Timestamp::now(),
-            embedder: EmbedderConfig::Hashing { dimensions: arbor_ports::DEFAULT_HASHING_DIMENSIONS },
+            embedder,
+            previous_embedder: None,
             reasoner: ReasonerConfig::Heuristic,
         }
     }
@@ -171,17 +169,22 @@ pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreCon
              store directory"
         );
     }
-    let config = StoreConfig::new(options);
+    let config = StoreConfig::new(options, options.embedder.resolve()?);
     // The database first, then the marker: a directory with arbor.json always has a database.
     Database::open(root, &config).await.with_context(|| format!("creating the database for {}", root.display()))?;
     std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
         .with_context(|| format!("creating {}", root.display()))?;
+    save_config(root, &config)?;
+    Ok((config, true))
+}
+
+/// Writes `arbor.json` whole or not at all (a temporary file renamed over it).
+pub(crate) fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
     let marker = root.join(CONFIG_FILE);
     let temp = root.join(format!(".{CONFIG_FILE}.tmp"));
-    std::fs::write(&temp, serde_json::to_string_pretty(&config)? + "\n")
+    std::fs::write(&temp, serde_json::to_string_pretty(config)? + "\n")
         .with_context(|| format!("writing {}", temp.display()))?;
-    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
-    Ok((config, true))
+    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))
 }
 
 /// The rows of a store, on the backend its configuration names.
@@ -252,6 +255,7 @@ async fn open_postgres(_config: &StoreConfig) -> Result<Database> {
 pub(crate) struct Opened {
     pub arbor: Arbor,
     pub root: PathBuf,
+    pub config: StoreConfig,
 }
 
 /// Opens the store at `root` with the adapters its configuration names, and cleans up after
@@ -259,24 +263,25 @@ pub(crate) struct Opened {
 pub(crate) async fn open(root: &Path) -> Result<Opened> {
     let config = StoreConfig::load(root)?;
     let database = Database::open(root, &config).await?;
-    let EmbedderConfig::Hashing { dimensions } = config.embedder;
-    let ReasonerConfig::Heuristic = config.reasoner;
     let ports = Ports {
         store: database.store(),
         index: database.index(),
         bodies: Arc::new(FsBodyStore::open(root)?),
-        embedder: Arc::new(HashingEmbedder::new(dimensions)?),
-        reasoner: Arc::new(HeuristicReasoner),
+        embedder: config.embedder.build()?,
+        reasoner: config.reasoner.build()?,
         clock: Arc::new(SystemClock::default()),
         ids: Arc::new(RandomIds),
     };
     let options = Options { owner: owner(), ..Options::default() };
-    let arbor = Arbor::new(ports, Policy::default(), options);
+    let mut arbor = Arbor::new(ports, Policy::default(), options);
+    if let Some(previous) = &config.previous_embedder {
+        arbor = arbor.migrating_from(previous.build().context("loading the embedder being replaced")?);
+    }
     let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
     if recovered.intents_cleared > 0 {
         tracing::info!(bodies = recovered.bodies_removed, "cleaned up after an interrupted write");
     }
-    Ok(Opened { arbor, root: root.to_path_buf() })
+    Ok(Opened { arbor, root: root.to_path_buf(), config })
 }
 
 fn hostname() -> String {

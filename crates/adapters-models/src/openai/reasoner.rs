@@ -1,0 +1,460 @@
+//! A reasoner behind an OpenAI-compatible `/v1/chat/completions` endpoint. Each judgement is
+//! one chat request whose answer is constrained to a JSON schema (or JSON mode, for servers
+//! without schemas); the answer is read strictly and checked against what the model was shown
+//! — an entity or leaf it was not offered, a truncated or malformed answer is an error, and
+//! the app then falls back to the deterministic reasoner for that step and counts it. The
+//! domain's rules validate whatever gets through.
+
+use arbor_domain::decision::EntityProposal;
+use arbor_domain::entity::EntityType;
+use arbor_domain::model::{Confidence, Label, MemoryKind, SubjectKey};
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::supersession::DuplicateJudgement;
+use arbor_ports::{AssessRequest, Assessment, DuplicateRequest, Locality, Reasoner, SummarizeRequest, SummaryDraft};
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{ModelError, to_port_error};
+use crate::openai::client::{Client, EndpointConfig};
+
+const BACKEND: &str = "openai reasoner";
+/// Longest title a model may give a memory or summary, in characters.
+const MAX_TITLE_CHARS: usize = 200;
+/// Longest summary text a model may write, in characters.
+const MAX_SUMMARY_CHARS: usize = 4_000;
+/// Each text shown to the model is cut at this many characters.
+const MAX_SHOWN_CHARS: usize = 2_000;
+
+/// How the answer's shape is enforced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonOutput {
+    /// `response_format: {"type": "json_schema", ...}` (OpenAI, vLLM, Ollama, llama.cpp).
+    #[default]
+    Schema,
+    /// `response_format: {"type": "json_object"}`, the schema given in the prompt instead.
+    Object,
+}
+
+/// A remote reasoner. Its locality is `Remote`, so the app never shows it restricted text.
+#[derive(Debug)]
+pub struct OpenAiReasoner {
+    client: Client,
+    output: JsonOutput,
+}
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: [Message; 2],
+    temperature: f32,
+    response_format: Value,
+}
+
+#[derive(Serialize)]
+struct Message {
+    role: &'static str,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct ChatResponse {
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ChoiceMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+impl OpenAiReasoner {
+    pub fn new(config: EndpointConfig, output: JsonOutput) -> Result<OpenAiReasoner, ModelError> {
+        Ok(OpenAiReasoner { client: Client::new(config)?, output })
+    }
+
+    pub fn config(&self) -> &EndpointConfig {
+        self.client.config()
+    }
+
+    /// One chat turn whose answer must match `schema`, read as `A`.
+    async fn ask<A: DeserializeOwned>(
+        &self,
+        task: &str,
+        name: &str,
+        schema: Value,
+        input: Value,
+    ) -> Result<A, ModelError> {
+        let system = format!(
+            "{SYSTEM_PROMPT}\n\nTask: {task}\nAnswer with one JSON object and nothing else.{}",
+            match self.output {
+                JsonOutput::Schema => String::new(),
+                JsonOutput::Object => format!(" It must match this JSON schema: {schema}"),
+            }
+        );
+        let response_format = match self.output {
+            JsonOutput::Schema => json!({
+                "type": "json_schema",
+                "json_schema": { "name": name, "strict": true, "schema": schema },
+            }),
+            JsonOutput::Object => json!({ "type": "json_object" }),
+        };
+        let request = ChatRequest {
+            model: &self.client.config().model,
+            messages: [
+                Message { role: "system", content: system },
+                Message { role: "user", content: serde_json::to_string_pretty(&input).unwrap_or_default() },
+            ],
+            temperature: 0.0,
+            response_format,
+        };
+        let response: ChatResponse = self.client.post("chat/completions", &request).await?;
+        let choice = response.choices.into_iter().next().ok_or_else(|| ModelError::malformed("no choices"))?;
+        if choice.finish_reason.as_deref() == Some("length") {
+            return Err(ModelError::malformed("the answer was cut off (finish_reason: length)"));
+        }
+        let content = choice.message.content.ok_or_else(|| ModelError::malformed("the answer has no content"))?;
+        serde_json::from_str(strip_code_fence(&content))
+            .map_err(|e| ModelError::malformed(format!("the {name} answer does not match its schema: {e}")))
+    }
+
+    pub async fn assess_chunk(&self, request: &AssessRequest) -> Result<Assessment, ModelError> {
+        let shortlist: Vec<Value> = request
+            .shortlist
+            .iter()
+            .map(|e| json!({ "id": e.id.as_str(), "name": e.name, "type": e.entity_type.as_str(), "aliases": e.aliases }))
+            .collect();
+        let input = json!({
+            "text": shown(&request.text),
+            "actor": request.actor,
+            "namespace": request.namespace,
+            "hints": request.hints,
+            "entity_types": EntityType::ALL.map(EntityType::as_str),
+            "memory_kinds": MemoryKind::ALL.map(MemoryKind::as_str),
+            "shortlist": shortlist,
+        });
+        let answer: AssessAnswer = self.ask(ASSESS_TASK, "assessment", assess_schema(), input).await?;
+        answer.into_assessment(request)
+    }
+
+    pub async fn judge(&self, request: &DuplicateRequest) -> Result<DuplicateJudgement, ModelError> {
+        let candidates: Vec<Value> = request
+            .candidates
+            .iter()
+            .map(|c| json!({ "leaf_id": c.id.as_str(), "title": c.title, "text": shown(&c.text) }))
+            .collect();
+        let input = json!({
+            "text": shown(&request.text),
+            "subject": request.subject.as_ref().map(SubjectKey::as_str),
+            "candidates": candidates,
+        });
+        let answer: DuplicateAnswer =
+            self.ask(DUPLICATE_TASK, "duplicate_judgement", duplicate_schema(), input).await?;
+        answer.into_judgement(request)
+    }
+
+    pub async fn summarize_children(&self, request: &SummarizeRequest) -> Result<SummaryDraft, ModelError> {
+        let children: Vec<Value> = request
+            .children
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id.to_string(),
+                    "title": c.title,
+                    "text": shown(&c.text),
+                    "observed_at": c.observed_at.to_string(),
+                })
+            })
+            .collect();
+        let input = json!({ "tree": request.tree.as_str(), "height": request.height, "children": children });
+        let answer: SummaryAnswer = self.ask(SUMMARY_TASK, "summary", summary_schema(), input).await?;
+        answer.into_draft()
+    }
+}
+
+const SYSTEM_PROMPT: &str = "You make judgement calls for Arbor, the long-term memory of an AI agent. \
+You are shown one task and its input as JSON. Base every answer only on that input; never invent \
+identifiers: an id you give must be one you were shown.";
+
+const ASSESS_TASK: &str = "Decide whether `text` is worth remembering long-term and how to file it. \
+admission: 0..1, how clearly it holds a durable fact, preference, decision, constraint, procedure, event \
+or relationship (greetings and filler are near 0). kind: one of memory_kinds. title: a short title \
+(under 80 characters). subject: a stable snake_case key for what the memory is about when a later \
+memory could replace it (e.g. \"atlas_eu_launch_date\"), else null. labels: up to 5 lowercase tags. \
+sensitivity: normal, sensitive (personal or confidential) or restricted (secrets, credentials). \
+salience: 0..1, how much it matters. entity: which entity the memory is about: \
+{\"action\": \"match_existing\", \"entity_id\": an id from shortlist} when one of them is meant; \
+{\"action\": \"create_new\", \"name\", \"entity_type\": one of entity_types} for a clearly named \
+entity not on the shortlist; {\"action\": \"fallback\"} when unsure. Unused entity fields are null. \
+confidence: 0..1. secondary_entities: ids of other shortlist entities the text mentions.";
+
+const DUPLICATE_TASK: &str = "Compare the new `text` with each candidate memory. verdict: \
+\"same_memory\" when a candidate already says the same thing, \"supersedes\" when the new text \
+updates or replaces a candidate (a changed date, a new decision on the same matter), else \
+\"distinct\". leaf_id: the candidate's leaf_id for same_memory or supersedes, else null. \
+confidence: 0..1.";
+
+const SUMMARY_TASK: &str = "Write the summary of a branch of a memory tree from its children. \
+title: a short title for the branch (under 80 characters). text: a faithful, dense summary of \
+what the children say, naming people, projects, dates and decisions, in under 150 words; add \
+nothing they do not say. labels: up to 5 lowercase tags.";
+
+fn confidence_schema() -> Value {
+    json!({ "type": "number", "minimum": 0, "maximum": 1 })
+}
+
+fn nullable_string() -> Value {
+    json!({ "type": ["string", "null"] })
+}
+
+fn object(properties: Value) -> Value {
+    let required: Vec<String> = properties.as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+}
+
+fn assess_schema() -> Value {
+    object(json!({
+        "admission": confidence_schema(),
+        "kind": { "type": "string", "enum": MemoryKind::ALL.map(MemoryKind::as_str) },
+        "title": { "type": "string" },
+        "subject": nullable_string(),
+        "labels": { "type": "array", "items": { "type": "string" } },
+        "sensitivity": { "type": "string", "enum": ["normal", "sensitive", "restricted"] },
+        "salience": confidence_schema(),
+        "entity": object(json!({
+            "action": { "type": "string", "enum": ["match_existing", "create_new", "fallback"] },
+            "entity_id": nullable_string(),
+            "name": nullable_string(),
+            "entity_type": nullable_string(),
+            "confidence": confidence_schema(),
+        })),
+        "secondary_entities": { "type": "array", "items": { "type": "string" } },
+    }))
+}
+
+fn duplicate_schema() -> Value {
+    object(json!({
+        "verdict": { "type": "string", "enum": ["same_memory", "supersedes", "distinct"] },
+        "leaf_id": nullable_string(),
+        "confidence": confidence_schema(),
+    }))
+}
+
+fn summary_schema() -> Value {
+    object(json!({
+        "title": { "type": "string" },
+        "text": { "type": "string" },
+        "labels": { "type": "array", "items": { "type": "string" } },
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssessAnswer {
+    admission: f32,
+    kind: String,
+    title: String,
+    subject: Option<String>,
+    labels: Vec<String>,
+    sensitivity: Sensitivity,
+    salience: f32,
+    entity: EntityAnswer,
+    secondary_entities: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntityAnswer {
+    action: String,
+    entity_id: Option<String>,
+    name: Option<String>,
+    entity_type: Option<String>,
+    confidence: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DuplicateAnswer {
+    verdict: String,
+    leaf_id: Option<String>,
+    confidence: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SummaryAnswer {
+    title: String,
+    text: String,
+    labels: Vec<String>,
+}
+
+fn confidence(what: &str, value: f32) -> Result<Confidence, ModelError> {
+    Confidence::new(value).map_err(|_| ModelError::malformed(format!("{what} {value} is not between 0 and 1")))
+}
+
+fn title(value: &str) -> Result<String, ModelError> {
+    let title = value.split_whitespace().collect::<Vec<_>>().join(" ");
+    if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
+        return Err(ModelError::malformed(format!("title {value:?} is empty or too long")));
+    }
+    Ok(title)
+}
+
+/// Tags the model gave, normalized; ones that cannot be labels are dropped, not fatal.
+fn labels(values: &[String]) -> Vec<Label> {
+    let mut labels: Vec<Label> = values.iter().filter_map(|l| Label::parse(&l.trim().to_lowercase()).ok()).collect();
+    labels.sort();
+    labels.dedup();
+    labels.truncate(8);
+    labels
+}
+
+impl AssessAnswer {
+    fn into_assessment(self, request: &AssessRequest) -> Result<Assessment, ModelError> {
+        let offered = |id: &str| request.shortlist.iter().any(|e| e.id.as_str() == id);
+        let kind = MemoryKind::parse(&self.kind)
+            .ok_or_else(|| ModelError::malformed(format!("{:?} is not a memory kind", self.kind)))?;
+        let entity = match self.entity.action.as_str() {
+            "match_existing" => {
+                let id = self
+                    .entity
+                    .entity_id
+                    .ok_or_else(|| ModelError::malformed("match_existing without an entity_id"))?;
+                if !offered(&id) {
+                    return Err(ModelError::malformed(format!("entity {id:?} was not on the shortlist")));
+                }
+                EntityProposal::MatchExisting { entity_id: id, confidence: self.entity.confidence }
+            }
+            "create_new" => {
+                let (Some(name), Some(entity_type)) = (self.entity.name, self.entity.entity_type) else {
+                    return Err(ModelError::malformed("create_new without a name and entity_type"));
+                };
+                if EntityType::parse(entity_type.trim()).is_none() {
+                    return Err(ModelError::malformed(format!("{entity_type:?} is not an allowed entity type")));
+                }
+                EntityProposal::CreateNew { name, entity_type, confidence: self.entity.confidence }
+            }
+            "fallback" => EntityProposal::Fallback,
+            other => return Err(ModelError::malformed(format!("{other:?} is not an entity action"))),
+        };
+        confidence("entity confidence", self.entity.confidence)?;
+        if let Some(id) = self.secondary_entities.iter().find(|id| !offered(id)) {
+            return Err(ModelError::malformed(format!("secondary entity {id:?} was not on the shortlist")));
+        }
+        Ok(Assessment {
+            admission: confidence("admission", self.admission)?,
+            kind,
+            title: title(&self.title)?,
+            subject: self.subject.as_deref().and_then(|s| SubjectKey::parse(s).ok()),
+            labels: labels(&self.labels),
+            sensitivity: self.sensitivity,
+            salience: confidence("salience", self.salience)?,
+            entity,
+            secondary_entities: self.secondary_entities,
+        })
+    }
+}
+
+impl DuplicateAnswer {
+    fn into_judgement(self, request: &DuplicateRequest) -> Result<DuplicateJudgement, ModelError> {
+        let confidence = confidence("confidence", self.confidence)?.get();
+        let leaf = || -> Result<String, ModelError> {
+            let id = self.leaf_id.clone().ok_or_else(|| ModelError::malformed("a verdict without a leaf_id"))?;
+            if !request.candidates.iter().any(|c| c.id.as_str() == id) {
+                return Err(ModelError::malformed(format!("leaf {id:?} was not a candidate")));
+            }
+            Ok(id)
+        };
+        match self.verdict.as_str() {
+            "same_memory" => Ok(DuplicateJudgement::SameMemory { leaf_id: leaf()?, confidence }),
+            "supersedes" => Ok(DuplicateJudgement::Supersedes { leaf_id: leaf()?, confidence }),
+            "distinct" => Ok(DuplicateJudgement::Distinct),
+            other => Err(ModelError::malformed(format!("{other:?} is not a verdict"))),
+        }
+    }
+}
+
+impl SummaryAnswer {
+    fn into_draft(self) -> Result<SummaryDraft, ModelError> {
+        let text = self.text.trim();
+        if text.is_empty() || text.chars().count() > MAX_SUMMARY_CHARS {
+            return Err(ModelError::malformed("the summary text is empty or too long"));
+        }
+        Ok(SummaryDraft { title: title(&self.title)?, text: text.to_owned(), labels: labels(&self.labels) })
+    }
+}
+
+/// A text as shown to the model: at most [`MAX_SHOWN_CHARS`] characters.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(MAX_SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// JSON mode servers sometimes wrap the object in a markdown code fence.
+fn strip_code_fence(content: &str) -> &str {
+    let trimmed = content.trim();
+    let Some(rest) = trimmed.strip_prefix("```") else { return trimmed };
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    rest.strip_suffix("```").unwrap_or(rest).trim()
+}
+
+#[async_trait]
+impl Reasoner for OpenAiReasoner {
+    fn id(&self) -> String {
+        format!("openai:{}", self.client.config().model)
+    }
+
+    fn locality(&self) -> Locality {
+        Locality::Remote
+    }
+
+    async fn assess(&self, request: &AssessRequest) -> arbor_ports::Result<Assessment> {
+        self.assess_chunk(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+
+    async fn judge_duplicate(&self, request: &DuplicateRequest) -> arbor_ports::Result<DuplicateJudgement> {
+        self.judge(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+
+    async fn summarize(&self, request: &SummarizeRequest) -> arbor_ports::Result<SummaryDraft> {
+        self.summarize_children(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_fences_are_stripped() {
+        assert_eq!(strip_code_fence("```json\n{\"a\":1}\n```"), "{\"a\":1}");
+        assert_eq!(strip_code_fence("  {\"a\":1} "), "{\"a\":1}");
+    }
+
+    #[test]
+    fn long_texts_are_cut_on_a_character_boundary() {
+        let text = "é".repeat(MAX_SHOWN_CHARS + 5);
+        let cut = shown(&text);
+        assert_eq!(cut.chars().count(), MAX_SHOWN_CHARS + 1);
+        assert!(cut.ends_with('…'));
+    }
+
+    #[test]
+    fn strict_schemas_require_every_property() {
+        let schema = assess_schema();
+        let required = schema["required"].as_array().unwrap().len();
+        assert_eq!(required, schema["properties"].as_object().unwrap().len());
+        assert_eq!(schema["properties"]["entity"]["additionalProperties"], json!(false));
+    }
+}
