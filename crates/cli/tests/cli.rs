@@ -3,7 +3,13 @@
 use std::process::Command;
 
 fn arbor(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_arbor")).args(args).env_remove("ARBOR_LOG").output().expect("arbor runs")
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
+        // These tests are about the store, not the model: feature hashing, fast and exact.
+        .env("ARBOR_EMBEDDER", "hashing")
+        .args(args)
+        .env_remove("ARBOR_LOG")
+        .output()
+        .expect("arbor runs")
 }
 
 #[test]

@@ -19,6 +19,8 @@ fn schema() -> (String, SchemaGuard) {
 
 fn arbor(root: &Path, url: Option<&str>, args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    // These tests are about the backend, not the model: feature hashing, fast and exact.
+    command.env("ARBOR_EMBEDDER", "hashing");
     command.arg("--root").arg(root).args(args).env_remove("ARBOR_LOG").env_remove("ARBOR_DATABASE_URL");
     if let Some(url) = url {
         command.env("ARBOR_DATABASE_URL", url);

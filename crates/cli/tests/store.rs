@@ -8,6 +8,8 @@ use std::process::{Command, Output, Stdio};
 
 fn arbor(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arbor"))
+        // These tests are about the store, not the model: feature hashing, fast and exact.
+        .env("ARBOR_EMBEDDER", "hashing")
         .arg("--root")
         .arg(root)
         .args(args)
@@ -19,6 +21,8 @@ fn arbor(root: &Path, args: &[&str]) -> Output {
 
 fn arbor_stdin(root: &Path, args: &[&str], input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        // These tests are about the store, not the model: feature hashing, fast and exact.
+        .env("ARBOR_EMBEDDER", "hashing")
         .arg("--root")
         .arg(root)
         .args(args)
@@ -118,6 +122,8 @@ fn a_sigkill_mid_batch_loses_nothing_acknowledged_and_leaves_fsck_clean() {
     drop(file);
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        // These tests are about the store, not the model: feature hashing, fast and exact.
+        .env("ARBOR_EMBEDDER", "hashing")
         .arg("--root")
         .arg(&root)
         .args(["ingest", input.to_str().unwrap(), "--batch", "50", "--defer-jobs"])

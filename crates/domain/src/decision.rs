@@ -18,6 +18,7 @@ use crate::admission::Admission;
 use crate::entity::{Entity, EntitySlug, EntityType};
 use crate::id::EntityId;
 use crate::model::Confidence;
+use crate::sensitivity::Sensitivity;
 
 /// The most entities offered to a reasoner as match candidates [000 §7].
 pub const MAX_ENTITY_SHORTLIST: usize = 24;
@@ -115,6 +116,10 @@ pub enum FallbackReason {
     UnusableName,
     /// The confidence was not a number between 0 and 1.
     InvalidConfidence,
+    /// A restricted memory may be filed under an entity that exists, never name a new one:
+    /// an entity's name is shown to models and in every outline, so it would carry restricted
+    /// text out of the memory that may not leave [001 §14].
+    RestrictedCannotCreate,
 }
 
 /// The matrix itself.
@@ -165,6 +170,9 @@ impl EntityDecisionMatrix {
                 if let Some(existing) = shortlist.iter().find(|e| e.is_named(&name)) {
                     return EntityDecision::MatchedExisting { entity: existing.id.clone(), confidence };
                 }
+                if matches!(admission, Admission::Admit { sensitivity: Sensitivity::Restricted }) {
+                    return fallback(FallbackReason::RestrictedCannotCreate);
+                }
                 let slug = EntitySlug::from_name(&name);
                 EntityDecision::CreateNew { name, entity_type, slug, confidence }
             }
@@ -211,6 +219,7 @@ mod tests {
     }
 
     const ADMIT: Admission = Admission::Admit { sensitivity: Sensitivity::Normal };
+    const RESTRICTED: Admission = Admission::Admit { sensitivity: Sensitivity::Restricted };
 
     #[test]
     fn the_matrix_row_by_row() {
@@ -256,6 +265,22 @@ mod tests {
                 "matched_existing",
             ),
             (ADMIT, EntityProposal::Fallback, "fallback"),
+            // Restricted memories file under entities that exist and never name new ones.
+            (
+                RESTRICTED,
+                EntityProposal::CreateNew { name: "Carol".into(), entity_type: "person".into(), confidence: 0.99 },
+                "fallback",
+            ),
+            (
+                RESTRICTED,
+                EntityProposal::CreateNew { name: "Alice".into(), entity_type: "person".into(), confidence: 0.9 },
+                "matched_existing",
+            ),
+            (
+                RESTRICTED,
+                EntityProposal::MatchExisting { entity_id: "ent-bob".into(), confidence: 0.9 },
+                "matched_existing",
+            ),
         ];
         let mut out = String::new();
         for (admission, proposal, expected) in cases {

@@ -1,0 +1,224 @@
+//! The real app with remote models (the OpenAI-compatible embedder and reasoner) pointed at a
+//! recording mock server: restricted memories never reach it, whatever path they take (assess,
+//! duplicate judgement, sealing, indexing, retrieval), and unusable answers fall back to the
+//! deterministic reasoner, are counted, and never invent an entity.
+#![cfg(feature = "openai")]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbor_adapters_models::{EndpointConfig, JsonOutput, OpenAiEmbedder, OpenAiReasoner};
+use arbor_app::{Arbor, Options, Policy, Ports, RetrieveRequest};
+use arbor_domain::entity::EntityType;
+use arbor_domain::event::{EntityHint, Event};
+use arbor_domain::id::ScopeId;
+use arbor_domain::read_chain::{ReadChain, TrustedContext};
+use arbor_domain::sensitivity::Sensitivity;
+use serde_json::{Value, json};
+use support::{MockServer, Reply, embeddings_reply};
+
+const DIMS: usize = 16;
+
+/// Words that appear only in restricted memories.
+const RESTRICTED_MARKERS: [&str; 4] = ["Nightshade", "31-07-44", "Hunter2Falcon", "quartermaster"];
+
+fn endpoint(server: &MockServer) -> EndpointConfig {
+    let mut config = EndpointConfig::new(&server.base_url, "mock");
+    config.timeout = Duration::from_secs(5);
+    config.backoff = Duration::from_millis(5);
+    config.max_retries = 1;
+    config
+}
+
+fn engine(server: &MockServer) -> Arbor {
+    let mut ports = Ports::in_memory();
+    ports.embedder = Arc::new(OpenAiEmbedder::new(endpoint(server), DIMS as u32, 8).unwrap());
+    ports.reasoner = Arc::new(OpenAiReasoner::new(endpoint(server), JsonOutput::Schema).unwrap());
+    Arbor::new(ports, Policy::default(), Options::default())
+}
+
+fn chain(arbor: &Arbor) -> ReadChain {
+    arbor.read_chain(&TrustedContext::Project { project: ScopeId::parse("lumen").unwrap() }).unwrap()
+}
+
+/// Which task a chat request is, from its system prompt.
+fn task(body: &Value) -> &'static str {
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    if system.contains("worth remembering") {
+        "assess"
+    } else if system.contains("Compare the new") {
+        "duplicate"
+    } else if system.contains("summary of a branch") {
+        "summary"
+    } else {
+        "unknown"
+    }
+}
+
+/// The first shortlisted entity's id in an assess request, if any.
+fn first_shortlisted(body: &Value) -> Option<String> {
+    let input: Value = serde_json::from_str(body["messages"][1]["content"].as_str()?).ok()?;
+    input["shortlist"][0]["id"].as_str().map(str::to_owned)
+}
+
+/// A well-behaved model: files everything under Project Lumen.
+fn good_answer(body: &Value) -> Reply {
+    let content = match task(body) {
+        "assess" => {
+            let entity = match first_shortlisted(body) {
+                Some(id) => {
+                    json!({ "action": "match_existing", "entity_id": id, "name": null, "entity_type": null, "confidence": 0.95 })
+                }
+                None => {
+                    json!({ "action": "create_new", "entity_id": null, "name": "Project Lumen", "entity_type": "project", "confidence": 0.95 })
+                }
+            };
+            json!({
+                "admission": 0.9, "kind": "fact", "title": "A Lumen fact", "subject": null, "labels": ["lumen"],
+                "sensitivity": "normal", "salience": 0.6, "entity": entity, "secondary_entities": [],
+            })
+        }
+        "duplicate" => json!({ "verdict": "distinct", "leaf_id": null, "confidence": 0.9 }),
+        "summary" => json!({ "title": "Lumen notes", "text": "Notes about Project Lumen.", "labels": ["lumen"] }),
+        _ => json!({}),
+    };
+    Reply::chat(&content.to_string())
+}
+
+fn lumen_event(text: &str) -> Event {
+    let mut event = Event::user_message(text);
+    event.hints.entity = Some(EntityHint { name: "Project Lumen".to_owned(), entity_type: EntityType::Project });
+    event
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restricted_memories_never_reach_a_remote_model() {
+    let server =
+        MockServer::start(
+            |_, path, body| {
+                if path.ends_with("/embeddings") { embeddings_reply(body, DIMS) } else { good_answer(body) }
+            },
+        )
+        .await;
+    let arbor = engine(&server);
+    let chain = chain(&arbor);
+
+    let mut events = Vec::new();
+    for i in 0..12 {
+        events.push(lumen_event(&format!("Lumen sprint {i}: the team shipped the search page and fixed bug {i}")));
+    }
+    // Restricted by the host's declaration, in the same tree as normal memories, so they are
+    // duplicate candidates for them and children of the same summaries.
+    let mut declared =
+        lumen_event("Lumen sprint 5: the Nightshade vault combination is 31-07-44, kept by the quartermaster");
+    declared.hints.sensitivity = Some(Sensitivity::Restricted);
+    events.push(declared);
+    // A restricted memory about an entity of its own: the entity's name is restricted text too.
+    let mut own_entity = Event::user_message("The Nightshade vault opens only for the quartermaster");
+    own_entity.hints.sensitivity = Some(Sensitivity::Restricted);
+    own_entity.hints.entity =
+        Some(EntityHint { name: "Nightshade Vault".to_owned(), entity_type: EntityType::Project });
+    events.push(own_entity);
+    // Restricted because it holds a secret, declared or not.
+    events.push(lumen_event("Lumen sprint 6: the staging database password is Hunter2Falcon"));
+    for i in 12..20 {
+        events.push(lumen_event(&format!("Lumen sprint {i}: the team shipped the search page and fixed bug {i}")));
+    }
+    for outcome in arbor.ingest_batch(&chain, events).await.unwrap() {
+        outcome.unwrap();
+    }
+    // One at a time too: each is judged against the restricted ones already stored.
+    arbor.ingest(&chain, lumen_event("Lumen sprint 5: the team also reviewed the vault design")).await.unwrap();
+    arbor.ingest(&chain, lumen_event("Lumen sprint 14: the team shipped the search page, fixed bug 14")).await.unwrap();
+    let jobs = arbor.run_jobs(None).await.unwrap();
+    assert!(jobs.summaries_sealed > 0, "the tree was sealed, so summaries were written: {jobs:?}");
+
+    let mut request = RetrieveRequest::new("what is the vault combination");
+    request.include_restricted = true;
+    let pack = arbor.retrieve(&chain, &request).await.unwrap();
+    assert!(
+        pack.evidence.iter().any(|e| e.text.contains("31-07-44")),
+        "the restricted memory is still found locally (full text) when the caller enables it"
+    );
+
+    let requests = server.requests();
+    let embeddings = requests.iter().filter(|r| r.path.ends_with("/embeddings")).count();
+    let chats: Vec<&'static str> =
+        requests.iter().filter(|r| r.path.ends_with("/chat/completions")).map(|r| task(&r.json())).collect();
+    assert!(embeddings > 0, "normal memories and the query were embedded remotely");
+    for expected in ["assess", "duplicate", "summary"] {
+        assert!(chats.contains(&expected), "the remote reasoner was asked to {expected}: {chats:?}");
+    }
+    for request in &requests {
+        for marker in RESTRICTED_MARKERS {
+            assert!(
+                !request.body.contains(marker),
+                "restricted text {marker:?} was sent to {}: {}",
+                request.path,
+                request.body
+            );
+        }
+    }
+    assert_eq!(arbor.reasoner_fallbacks(), 0, "a well-behaved model is never overruled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusable_answers_fall_back_to_the_deterministic_reasoner_and_are_counted() {
+    // Every kind of bad answer, in turn: not JSON, an entity it was not shown, an invented
+    // entity type, a cut-off answer, the wrong shape, a server error.
+    let server = MockServer::start(|n, path, body| {
+        if path.ends_with("/embeddings") {
+            return embeddings_reply(body, DIMS);
+        }
+        let invented = json!({
+            "admission": 0.9, "kind": "fact", "title": "t", "subject": null, "labels": [],
+            "sensitivity": "normal", "salience": 0.5, "secondary_entities": [],
+            "entity": { "action": "match_existing", "entity_id": "ent-invented", "name": null, "entity_type": null, "confidence": 0.99 },
+        });
+        let spaceship = json!({
+            "admission": 0.9, "kind": "fact", "title": "t", "subject": null, "labels": [],
+            "sensitivity": "normal", "salience": 0.5, "secondary_entities": [],
+            "entity": { "action": "create_new", "entity_id": null, "name": "Zorg Armada", "entity_type": "spaceship", "confidence": 0.99 },
+        });
+        match n % 6 {
+            0 => Reply::chat("Sure! This looks like a fact about Lumen."),
+            1 => Reply::chat(&invented.to_string()),
+            2 => Reply::chat(&spaceship.to_string()),
+            3 => Reply::chat_finished("{\"admission\": 0.9, \"kind\": \"fa", "length"),
+            4 => Reply::chat("{\"title\": 42}"),
+            _ => Reply::status(500, "model crashed"),
+        }
+    })
+    .await;
+    let arbor = engine(&server);
+    let chain = chain(&arbor);
+    let mut created = 0;
+    for i in 0..18 {
+        let report = arbor
+            .ingest(&chain, lumen_event(&format!("Lumen decision {i}: the API freezes on day {i} of the release")))
+            .await
+            .expect("a bad model answer never fails a write");
+        created += report.chunks.len();
+    }
+    let jobs = arbor.run_jobs(None).await.unwrap();
+    assert_eq!(jobs.failed, 0, "sealing survives unusable summaries: {jobs:?}");
+    assert!(created >= 18);
+
+    let chats = server.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).count();
+    // Every answer the model gave was unusable (retried server errors count once).
+    assert!(arbor.reasoner_fallbacks() > 0);
+    assert!(
+        arbor.reasoner_fallbacks() as usize <= chats,
+        "{} fallbacks for {chats} requests",
+        arbor.reasoner_fallbacks()
+    );
+    let counts = arbor.ports().store.counts().await.unwrap();
+    assert_eq!(counts.entities, 1, "only the host's Project Lumen exists: no invented entity");
+    let pack = arbor.retrieve(&chain, &RetrieveRequest::new("when does the API freeze")).await.unwrap();
+    assert!(!pack.evidence.is_empty(), "memories filed by the fallback are retrievable");
+    for evidence in &pack.evidence {
+        assert!(!evidence.text.contains("Zorg"), "nothing the model invented was stored");
+    }
+}
