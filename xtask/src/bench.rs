@@ -19,7 +19,7 @@ use crate::postgres::{Durability, Server};
 use crate::{cargo, step, tidy};
 
 const USAGE: &str = "usage: cargo xtask bench [--backend sqlite|postgres] [--sizes 10000,100000] [--queries 1000] \
-                     [--processes 4] [--per-process 5000] [--keep]";
+                     [--embedders hashing,local] [--processes 4] [--per-process 5000] [--keep]";
 
 struct Options {
     sizes: Vec<usize>,
@@ -27,6 +27,8 @@ struct Options {
     keep: bool,
     /// Also run every size on Postgres, and the concurrent ingest.
     postgres: bool,
+    /// Each size runs once per embedder: `hashing` (no model) and/or `local` (all-MiniLM-L6-v2).
+    embedders: Vec<String>,
     processes: usize,
     per_process: usize,
 }
@@ -37,6 +39,7 @@ fn parse(args: &[String]) -> Result<Options> {
         queries: 1_000,
         keep: false,
         postgres: false,
+        embedders: vec!["hashing".to_owned()],
         processes: 4,
         per_process: 5_000,
     };
@@ -56,6 +59,12 @@ fn parse(args: &[String]) -> Result<Options> {
                     value("--queries")?.parse().with_context(|| format!("--queries: a count\n{USAGE}"))?;
             }
             "--keep" => options.keep = true,
+            "--embedders" => {
+                options.embedders = value("--embedders")?.split(',').map(|e| e.trim().to_owned()).collect();
+                if let Some(bad) = options.embedders.iter().find(|e| !matches!(e.as_str(), "hashing" | "local")) {
+                    bail!("unknown embedder {bad:?}: hashing or local\n{USAGE}");
+                }
+            }
             "--backend" => match value("--backend")?.as_str() {
                 "sqlite" => options.postgres = false,
                 "postgres" | "all" => options.postgres = true,
@@ -114,16 +123,21 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         if let Some(server) = &server {
             backends.push(("postgres", Some(server.url.as_str())));
         }
-        for (backend, url) in backends {
-            println!("\n==> arbor bench --backend {backend} --leaves {size} --queries {}", options.queries);
+        for ((backend, url), embedder) in
+            backends.into_iter().flat_map(|b| options.embedders.iter().map(move |e| (b, e)))
+        {
+            println!(
+                "\n==> arbor bench --backend {backend} --embedder {embedder} --leaves {size} --queries {}",
+                options.queries
+            );
             let mut command = Command::new(&arbor);
             command
                 .args(["bench", "--json", "--backend", backend, "--leaves", &size.to_string()])
-                .args(["--queries", &options.queries.to_string()])
+                .args(["--queries", &options.queries.to_string(), "--embedder", embedder])
                 .arg("--dir")
-                .arg(stores.join(format!("{backend}-{size}")));
+                .arg(stores.join(format!("{backend}-{embedder}-{size}")));
             if let Some(url) = url {
-                command.args(["--database-url", url, "--schema", &format!("bench_{size}")]);
+                command.args(["--database-url", url, "--schema", &format!("bench_{embedder}_{size}")]);
             }
             let output = command.output().with_context(|| format!("running {}", arbor.display()))?;
             if !output.status.success() {
@@ -141,6 +155,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     drop(server);
 
     println!("\n{}", table(&reports));
+    println!("\n{}", embedder_table(&reports));
     if options.postgres {
         println!("\n{}", ratios(&reports));
     }
@@ -311,7 +326,9 @@ fn ratios(reports: &[Value]) -> String {
          |--------:|-------------------:|-----------------:|-----------------------:|-----------------------:|",
     );
     for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite") {
-        let Some(pg) = reports.iter().find(|r| r["backend"] == "postgres" && r["events"] == sqlite["events"]) else {
+        let Some(pg) = reports.iter().find(|r| {
+            r["backend"] == "postgres" && r["events"] == sqlite["events"] && r["embedder"] == sqlite["embedder"]
+        }) else {
             continue;
         };
         let ratio = |path: &[&str]| number(pg, path) / number(sqlite, path);
@@ -339,9 +356,10 @@ fn row(r: &Value) -> String {
         format!("{:.digits$} / {:.digits$}", number(r, a), number(r, b))
     };
     format!(
-        "| {:>7} | {:>8} | {:>8.0} | {:>6.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
+        "| {:>7} | {:>8} | {:>22} | {:>8.0} | {:>6.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
         number(r, &["leaves"]),
         r["backend"].as_str().unwrap_or("?"),
+        r["embedder"].as_str().unwrap_or("?"),
         number(r, &["ingest_leaves_per_second"]),
         number(r, &["seal_seconds"]),
         pair(&["retrieve", "p50_ms"], &["retrieve", "p95_ms"], 2),
@@ -354,8 +372,8 @@ fn row(r: &Value) -> String {
 
 fn table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |  backend | ingest/s | seal s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
-         |--------:|---------:|---------:|-------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
+        "|  leaves |  backend |               embedder | ingest/s | seal s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
+         |--------:|---------:|-----------------------:|---------:|-------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
     );
     for report in reports {
         out.push('\n');
@@ -366,5 +384,24 @@ fn table(reports: &[Value]) -> String {
          verified bodies, pack), query embedding excluded.\nfloor: the same queries straight to FTS5 \
          (BM25, top 50) plus the vector index (top 50), no filter; ratio = retrieve / floor.",
     );
+    out
+}
+
+/// The embedders alone, as each run measured them before building its store: sentences per
+/// second embedded one at a time and 64 at a time.
+fn embedder_table(reports: &[Value]) -> String {
+    let mut out = String::from(
+        "|               embedder | run (leaves, backend) | batch 1 sentences/s | batch 64 sentences/s |\n\
+         |-----------------------:|----------------------:|--------------------:|---------------------:|",
+    );
+    for r in reports.iter().filter(|r| !r["embedding"].is_null()) {
+        out.push_str(&format!(
+            "\n| {:>22} | {:>21} | {:>19.1} | {:>20.1} |",
+            r["embedder"].as_str().unwrap_or("?"),
+            format!("{}, {}", number(r, &["leaves"]), r["backend"].as_str().unwrap_or("?")),
+            number(r, &["embedding", "batch_1_per_second"]),
+            number(r, &["embedding", "batch_64_per_second"]),
+        ));
+    }
     out
 }

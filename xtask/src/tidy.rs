@@ -4,8 +4,8 @@
 //! - every `.rs` file opens with a `//!` line saying what it is for;
 //! - `arbor-domain`'s dependency tree holds nothing that does IO or async (read from
 //!   `cargo metadata`, so a transitive dependency cannot sneak one in);
-//! - only `adapters-*` crates name database crates; only `cli` names argument parsing, HTTP
-//!   servers or MCP;
+//! - only `adapters-*` crates name database or model crates; only `cli` names argument
+//!   parsing, HTTP servers or MCP;
 //! - `.ci/run` runs exactly the test command the README gives.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,10 +40,24 @@ const NOT_IN_DOMAIN: &[&str] = &[
     "tonic",
     "rmcp",
     "getrandom",
+    "candle-",
+    "tokenizers",
 ];
 
-/// Database crates only the adapter crates may depend on directly.
-const ADAPTER_ONLY: &[&str] = &["sqlx", "rusqlite", "lancedb", "arrow", "arrow-array", "arrow-schema"];
+/// Database and model crates only the adapter crates may depend on directly.
+const ADAPTER_ONLY: &[&str] = &[
+    "sqlx",
+    "rusqlite",
+    "lancedb",
+    "arrow",
+    "arrow-array",
+    "arrow-schema",
+    "candle-core",
+    "candle-nn",
+    "candle-transformers",
+    "tokenizers",
+    "reqwest",
+];
 
 /// Interface crates only the CLI may depend on directly.
 const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "rmcp", "tower-http"];
@@ -190,7 +204,9 @@ fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
                 continue;
             }
             if ADAPTER_ONLY.contains(&dep_name) && !name.starts_with("arbor-adapters-") {
-                problems.push(format!("{name} depends on {dep_name}; only adapters-* crates may name database crates"));
+                problems.push(format!(
+                    "{name} depends on {dep_name}; only adapters-* crates may name database and model crates"
+                ));
             }
             if CLI_ONLY.contains(&dep_name) && name != "arbor-cli" {
                 problems.push(format!(
