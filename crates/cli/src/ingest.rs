@@ -199,6 +199,8 @@ struct Output<'a> {
     results: &'a [EventResult],
     totals: &'a Totals,
     jobs: Option<arbor_app::JobsReport>,
+    /// Reasoner answers that could not be used (the deterministic reasoner decided instead).
+    reasoner_fallbacks: u64,
 }
 
 /// Returns whether every event was ingested.
@@ -229,7 +231,15 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
         ingest_events(arbor, &chain, events, usize::from(args.batch), progress, &mut print_batch).await?;
     let jobs = if args.defer_jobs { None } else { Some(arbor.run_jobs(None).await?) };
     if json {
-        println!("{}", serde_json::to_string_pretty(&Output { results: &results, totals: &totals, jobs })?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Output {
+                results: &results,
+                totals: &totals,
+                jobs,
+                reasoner_fallbacks: arbor.reasoner_fallbacks(),
+            })?
+        );
     } else {
         println!(
             "\n{} events into {}: {} created, {} superseding, {} duplicates, {} not admitted, {} failed",
@@ -245,6 +255,14 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
             println!(
                 "jobs: {} completed, {} summaries sealed, {} failed",
                 jobs.completed, jobs.summaries_sealed, jobs.failed
+            );
+        }
+        let fallbacks = arbor.reasoner_fallbacks();
+        if fallbacks > 0 {
+            println!(
+                "reasoner: {fallbacks} answers from {} were unusable; the deterministic reasoner decided those \
+                 steps (run with -v for why)",
+                arbor.ports().reasoner.id()
             );
         }
     }
