@@ -254,7 +254,8 @@ mod tests {
         assert!(forbidden_in_domain("tokio"));
         assert!(forbidden_in_domain("tokio-macros"));
         assert!(forbidden_in_domain("arrow-array"));
-        assert!(!forbidden_in_domain("tokenizers"));
+        assert!(forbidden_in_domain("candle-core"));
+        assert!(!forbidden_in_domain("lancer"), "a prefix rule needs its dash");
         assert!(!forbidden_in_domain("regex"));
     }
 

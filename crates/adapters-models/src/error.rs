@@ -35,6 +35,7 @@ pub enum ModelError {
     Config(String),
 }
 
+#[cfg(feature = "openai")]
 impl ModelError {
     pub(crate) fn malformed(reason: impl Into<String>) -> ModelError {
         ModelError::Malformed(reason.into())
@@ -49,6 +50,7 @@ impl From<candle_core::Error> for ModelError {
 }
 
 /// A model failure as the ports report it.
+#[cfg(any(feature = "local-embed", feature = "openai"))]
 pub(crate) fn to_port_error(backend: &'static str, error: ModelError) -> arbor_ports::Error {
     match error {
         ModelError::Config(reason) => arbor_ports::Error::invalid("model configuration", reason),

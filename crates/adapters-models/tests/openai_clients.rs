@@ -20,13 +20,7 @@ use arbor_ports::{AssessRequest, DuplicateCandidate, DuplicateRequest, Summarize
 use serde_json::json;
 use support::{MockServer, Reply, embeddings_reply};
 
-fn config(server: &MockServer) -> EndpointConfig {
-    let mut config = EndpointConfig::new(&server.base_url, "test-model");
-    config.timeout = Duration::from_secs(5);
-    config.backoff = Duration::from_millis(10);
-    config.max_retries = 2;
-    config
-}
+use support::endpoint as config;
 
 fn texts(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("memory number {i}")).collect()

@@ -7,9 +7,8 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use arbor_adapters_models::{EndpointConfig, JsonOutput, OpenAiEmbedder, OpenAiReasoner};
+use arbor_adapters_models::{JsonOutput, OpenAiEmbedder, OpenAiReasoner};
 use arbor_app::{Arbor, Options, Policy, Ports, RetrieveRequest};
 use arbor_domain::entity::EntityType;
 use arbor_domain::event::{EntityHint, Event};
@@ -17,20 +16,12 @@ use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::sensitivity::Sensitivity;
 use serde_json::{Value, json};
-use support::{MockServer, Reply, embeddings_reply};
+use support::{MockServer, Reply, embeddings_reply, endpoint};
 
 const DIMS: usize = 16;
 
 /// Words that appear only in restricted memories.
 const RESTRICTED_MARKERS: [&str; 4] = ["Nightshade", "31-07-44", "Hunter2Falcon", "quartermaster"];
-
-fn endpoint(server: &MockServer) -> EndpointConfig {
-    let mut config = EndpointConfig::new(&server.base_url, "mock");
-    config.timeout = Duration::from_secs(5);
-    config.backoff = Duration::from_millis(5);
-    config.max_retries = 1;
-    config
-}
 
 fn engine(server: &MockServer) -> Arbor {
     let mut ports = Ports::in_memory();

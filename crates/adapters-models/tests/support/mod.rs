@@ -78,6 +78,15 @@ impl Reply {
     }
 }
 
+/// An endpoint on `server` for tests: a 5 s timeout, 2 retries 10 ms apart.
+pub fn endpoint(server: &MockServer) -> arbor_adapters_models::EndpointConfig {
+    let mut config = arbor_adapters_models::EndpointConfig::new(&server.base_url, "test-model");
+    config.timeout = Duration::from_secs(5);
+    config.backoff = Duration::from_millis(10);
+    config.max_retries = 2;
+    config
+}
+
 /// Decides the reply to the `n`th request (0-based) from its path and JSON body.
 pub type Script = dyn Fn(usize, &str, &Value) -> Reply + Send + Sync;
 
