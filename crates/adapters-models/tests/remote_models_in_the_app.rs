@@ -15,19 +15,24 @@ use arbor_domain::event::{EntityHint, Event};
 use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::sensitivity::Sensitivity;
+use arbor_ports::HashingEmbedder;
 use serde_json::{Value, json};
 use support::{MockServer, Reply, embeddings_reply, endpoint};
 
 const DIMS: usize = 16;
 
-/// Words that appear only in restricted memories.
-const RESTRICTED_MARKERS: [&str; 4] = ["Nightshade", "31-07-44", "Hunter2Falcon", "quartermaster"];
+/// Words that appear only in restricted memories (and in a question holding a secret).
+const RESTRICTED_MARKERS: [&str; 5] = ["Nightshade", "31-07-44", "Hunter2Falcon", "quartermaster", "sk-live-"];
 
 fn engine(server: &MockServer) -> Arbor {
+    engine_with(server, Options::default())
+}
+
+fn engine_with(server: &MockServer, options: Options) -> Arbor {
     let mut ports = Ports::in_memory();
     ports.embedder = Arc::new(OpenAiEmbedder::new(endpoint(server), DIMS as u32, 8).unwrap());
     ports.reasoner = Arc::new(OpenAiReasoner::new(endpoint(server), JsonOutput::Schema).unwrap());
-    Arbor::new(ports, Policy::default(), Options::default())
+    Arbor::new(ports, Policy::default(), options)
 }
 
 fn chain(arbor: &Arbor) -> ReadChain {
@@ -43,6 +48,8 @@ fn task(body: &Value) -> &'static str {
         "duplicate"
     } else if system.contains("summary of a branch") {
         "summary"
+    } else if system.contains("Read the `question`") {
+        "intent"
     } else {
         "unknown"
     }
@@ -73,6 +80,7 @@ fn good_answer(body: &Value) -> Reply {
         }
         "duplicate" => json!({ "verdict": "distinct", "leaf_id": null, "confidence": 0.9 }),
         "summary" => json!({ "title": "Lumen notes", "text": "Notes about Project Lumen.", "labels": ["lumen"] }),
+        "intent" => json!({ "scope": "specific", "reason": "the model read it as specific" }),
         _ => json!({}),
     };
     Reply::chat(&content.to_string())
@@ -133,13 +141,20 @@ async fn restricted_memories_never_reach_a_remote_model() {
         pack.evidence.iter().any(|e| e.text.contains("31-07-44")),
         "the restricted memory is still found locally (full text) when the caller enables it"
     );
+    assert_eq!(pack.intent.reason, "the model read it as specific", "the remote reasoner read the question");
+    // A question holding a secret is read by the deterministic reasoner and embedded by no one.
+    let secret = arbor
+        .retrieve(&chain, &RetrieveRequest::new("is the api key sk-live-4f9a8b7c6d5e4f3a2b1c still valid"))
+        .await
+        .unwrap();
+    assert_ne!(secret.intent.reason, "the model read it as specific");
 
     let requests = server.requests();
     let embeddings = requests.iter().filter(|r| r.path.ends_with("/embeddings")).count();
     let chats: Vec<&'static str> =
         requests.iter().filter(|r| r.path.ends_with("/chat/completions")).map(|r| task(&r.json())).collect();
     assert!(embeddings > 0, "normal memories and the query were embedded remotely");
-    for expected in ["assess", "duplicate", "summary"] {
+    for expected in ["assess", "duplicate", "summary", "intent"] {
         assert!(chats.contains(&expected), "the remote reasoner was asked to {expected}: {chats:?}");
     }
     for request in &requests {
@@ -212,4 +227,60 @@ async fn unusable_answers_fall_back_to_the_deterministic_reasoner_and_are_counte
     for evidence in &pack.evidence {
         assert!(!evidence.text.contains("Zorg"), "nothing the model invented was stored");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restricted_memories_get_local_vectors_when_configured() {
+    let server =
+        MockServer::start(
+            |_, path, body| {
+                if path.ends_with("/embeddings") { embeddings_reply(body, DIMS) } else { good_answer(body) }
+            },
+        )
+        .await;
+    let arbor = engine(&server).with_restricted_embedder(Arc::new(HashingEmbedder::default())).unwrap();
+    let chain = chain(&arbor);
+    arbor.ingest(&chain, lumen_event("Lumen sprint 1: the team shipped the search page")).await.unwrap();
+    let mut secret = lumen_event("The Nightshade vault combination is 31-07-44");
+    secret.hints.sensitivity = Some(Sensitivity::Restricted);
+    arbor.ingest(&chain, secret).await.unwrap();
+
+    let mut request = RetrieveRequest::new("vault combination");
+    request.include_restricted = true;
+    let pack = arbor.retrieve(&chain, &request).await.unwrap();
+    let found = pack.evidence.iter().find(|e| e.text.contains("31-07-44")).expect("the restricted memory is found");
+    assert!(found.scores.vector_rank.is_some(), "it has a local vector: {:?}", found.scores);
+    // Without restricted memories in the request, its vectors are not searched at all.
+    let pack = arbor.retrieve(&chain, &RetrieveRequest::new("vault combination")).await.unwrap();
+    assert!(pack.evidence.iter().all(|e| !e.text.contains("31-07-44")));
+    for request in server.requests() {
+        assert!(!request.body.contains("Nightshade"), "restricted text reached {}", request.path);
+    }
+    // A remote embedder cannot be the one for restricted text.
+    let remote = Arc::new(OpenAiEmbedder::new(endpoint(&server), DIMS as u32, 8).unwrap());
+    assert!(engine(&server).with_restricted_embedder(remote).is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_model_cannot_hold_up_a_write_past_the_deadline() {
+    let server = MockServer::start(|_, path, body| {
+        if path.ends_with("/embeddings") {
+            embeddings_reply(body, DIMS)
+        } else {
+            good_answer(body).after(std::time::Duration::from_secs(3))
+        }
+    })
+    .await;
+    let options = Options { reasoner_deadline: std::time::Duration::from_millis(200), ..Options::default() };
+    let arbor = engine_with(&server, options);
+    let chain = chain(&arbor);
+    let began = std::time::Instant::now();
+    let report = arbor.ingest(&chain, lumen_event("Lumen sprint 2: the API froze on Tuesday")).await.unwrap();
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(3),
+        "the write waited for the model: {:?}",
+        began.elapsed()
+    );
+    assert_eq!(report.chunks.len(), 1);
+    assert!(arbor.reasoner_fallbacks() >= 1, "the late answer was counted as a fallback");
 }

@@ -456,12 +456,9 @@ impl Arbor {
         if private && self.ports.reasoner.locality() == Locality::Remote {
             return deterministic();
         }
-        match self.ports.reasoner.assess(request).await {
-            Ok(assessment) => (assessment, self.ports.reasoner.id()),
-            Err(error) => {
-                self.note_reasoner_fallback("assess", &error);
-                deterministic()
-            }
+        match self.ask_reasoner("assess", self.ports.reasoner.assess(request)).await {
+            Some(assessment) => (assessment, self.ports.reasoner.id()),
+            None => deterministic(),
         }
     }
 
@@ -598,12 +595,9 @@ impl Arbor {
         if remote && (private || shown_private) {
             return Ok(Some(HeuristicReasoner.judge_now(&request)));
         }
-        Ok(Some(match self.ports.reasoner.judge_duplicate(&request).await {
-            Ok(judgement) => judgement,
-            Err(error) => {
-                self.note_reasoner_fallback("judge_duplicate", &error);
-                HeuristicReasoner.judge_now(&request)
-            }
+        Ok(Some(match self.ask_reasoner("judge_duplicate", self.ports.reasoner.judge_duplicate(&request)).await {
+            Some(judgement) => judgement,
+            None => HeuristicReasoner.judge_now(&request),
         }))
     }
 

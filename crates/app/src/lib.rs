@@ -104,6 +104,9 @@ pub struct Options {
     pub max_job_attempts: u32,
     /// Who this process is, as recorded on body intents: `<host>/<pid>`.
     pub owner: String,
+    /// The longest one reasoner call may take, retries included, before the deterministic
+    /// reasoner decides that step instead: what a model can add to a write or a question.
+    pub reasoner_deadline: std::time::Duration,
 }
 
 impl Default for Options {
@@ -115,6 +118,7 @@ impl Default for Options {
             job_lease_seconds: 300,
             max_job_attempts: 5,
             owner: format!("local/{}", std::process::id()),
+            reasoner_deadline: std::time::Duration::from_secs(20),
         }
     }
 }
@@ -133,6 +137,9 @@ pub struct Arbor {
     /// The embedder being replaced, while nodes are re-embedded with `ports.embedder`
     /// ([`Arbor::reembed`]): retrieval searches its vectors too until the switch completes.
     previous_embedder: Option<Arc<dyn Embedder>>,
+    /// Embeds restricted text when the configured embedder is remote (which may never see it);
+    /// always on this machine. Without one, restricted text gets no vector.
+    restricted_embedder: Option<Arc<dyn Embedder>>,
     policy: Policy,
     options: Options,
     fallbacks: Fallbacks,
@@ -140,7 +147,29 @@ pub struct Arbor {
 
 impl Arbor {
     pub fn new(ports: Ports, policy: Policy, options: Options) -> Arbor {
-        Arbor { ports, previous_embedder: None, policy, options, fallbacks: Fallbacks::default() }
+        Arbor {
+            ports,
+            previous_embedder: None,
+            restricted_embedder: None,
+            policy,
+            options,
+            fallbacks: Fallbacks::default(),
+        }
+    }
+
+    /// The same engine embedding restricted text with `local` when the configured embedder is
+    /// remote, so restricted memories take part in vector search without leaving the machine
+    /// (their vectors are searched only when a request includes restricted memories). Refuses
+    /// an embedder that is not local.
+    pub fn with_restricted_embedder(mut self, local: Arc<dyn Embedder>) -> AppResult<Arbor> {
+        if local.locality() != arbor_ports::Locality::Local {
+            return Err(AppError::InvalidRequest(format!(
+                "the embedder for restricted text must run on this machine; {} is remote",
+                local.id()
+            )));
+        }
+        self.restricted_embedder = Some(local);
+        Ok(self)
     }
 
     /// The same engine while the index moves from `previous` to the configured embedder:
@@ -209,5 +238,26 @@ impl Arbor {
     fn note_reasoner_fallback(&self, step: &str, error: &dyn std::fmt::Display) {
         self.fallbacks.reasoner.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(step, %error, "reasoner answer unusable; used the deterministic reasoner");
+    }
+
+    /// The configured reasoner's answer for one step, within the deadline; `None` (counted as
+    /// a fallback) when it failed, was unusable or came too late.
+    async fn ask_reasoner<T>(
+        &self,
+        step: &str,
+        call: impl std::future::Future<Output = arbor_ports::Result<T>>,
+    ) -> Option<T> {
+        match tokio::time::timeout(self.options.reasoner_deadline, call).await {
+            Ok(Ok(answer)) => Some(answer),
+            Ok(Err(error)) => {
+                self.note_reasoner_fallback(step, &error);
+                None
+            }
+            Err(_) => {
+                let late = format!("no answer within {:?}", self.options.reasoner_deadline);
+                self.note_reasoner_fallback(step, &late);
+                None
+            }
+        }
     }
 }

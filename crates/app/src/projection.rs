@@ -2,6 +2,8 @@
 //! is derived: every projection is computed from the authoritative row and the verified body,
 //! so it can be dropped and rebuilt at any time.
 
+use std::sync::Arc;
+
 use arbor_domain::id::NodeId;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::markdown;
@@ -9,7 +11,8 @@ use arbor_domain::model::{ContentHash, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::{BodyStoreExt, Embedding, IndexDoc, Locality};
+
+use arbor_ports::{BodyStoreExt, Embedder, Embedding, IndexDoc, Locality};
 
 use crate::{AppError, AppResult, Arbor};
 
@@ -60,12 +63,37 @@ impl Arbor {
         if items.is_empty() {
             return Ok(());
         }
-        let embedder = &self.ports.embedder;
-        let local = embedder.locality() == Locality::Local;
-        let embeddable: Vec<usize> =
-            (0..items.len()).filter(|&i| local || items[i].facts.sensitivity.may_leave_the_machine()).collect();
-        let texts: Vec<String> = embeddable.iter().map(|&i| items[i].text.clone()).collect();
-        let mut vectors = if texts.is_empty() { Vec::new() } else { embedder.embed(&texts).await? };
+        let mut embeddings: Vec<Option<Embedding>> = vec![None; items.len()];
+        let remote = self.ports.embedder.locality() == Locality::Remote;
+        let (kept, shared): (Vec<usize>, Vec<usize>) =
+            (0..items.len()).partition(|&i| remote && !items[i].facts.sensitivity.may_leave_the_machine());
+        self.embed_into(&self.ports.embedder, &items, &shared, &mut embeddings).await?;
+        // Text that may not go to the configured embedder is embedded here, or not at all.
+        if let Some(local) = &self.restricted_embedder {
+            self.embed_into(local, &items, &kept, &mut embeddings).await?;
+        }
+        let docs = items
+            .into_iter()
+            .zip(embeddings)
+            .map(|(item, embedding)| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding })
+            .collect();
+        self.ports.index.upsert(docs).await?;
+        Ok(())
+    }
+
+    /// Embeds `items[i]` for every `i` in `which` with `embedder`, filling `embeddings[i]`.
+    async fn embed_into(
+        &self,
+        embedder: &Arc<dyn Embedder>,
+        items: &[Projectable],
+        which: &[usize],
+        embeddings: &mut [Option<Embedding>],
+    ) -> AppResult<()> {
+        if which.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<String> = which.iter().map(|&i| items[i].text.clone()).collect();
+        let vectors = embedder.embed(&texts).await?;
         if vectors.len() != texts.len() {
             return Err(AppError::InvalidRequest(format!(
                 "the embedder returned {} vectors for {} texts",
@@ -74,16 +102,9 @@ impl Arbor {
             )));
         }
         let id = embedder.id();
-        let mut embeddings: Vec<Option<Embedding>> = vec![None; items.len()];
-        for (&i, values) in embeddable.iter().zip(vectors.drain(..)) {
+        for (&i, values) in which.iter().zip(vectors) {
             embeddings[i] = Some(Embedding { embedder: id.clone(), values });
         }
-        let docs = items
-            .into_iter()
-            .zip(embeddings)
-            .map(|(item, embedding)| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding })
-            .collect();
-        self.ports.index.upsert(docs).await?;
         Ok(())
     }
 

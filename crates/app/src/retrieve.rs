@@ -22,7 +22,9 @@ use arbor_domain::sensitivity::{Sensitivity, may_leave_the_machine};
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{Embedding, Locality, TermSelection, TextQuery, VectorQuery};
+use arbor_ports::{
+    EmbedderId, Embedding, HeuristicReasoner, Locality, QueryRequest, TermSelection, TextQuery, VectorQuery,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{AppResult, Arbor};
@@ -202,10 +204,34 @@ impl Record {
 }
 
 impl Arbor {
+    /// The question's intent: as the caller asked, else as the reasoner reads it (the
+    /// deterministic one when the question may not leave the machine or the answer is
+    /// unusable).
+    async fn classify(&self, request: &RetrieveRequest) -> Intent {
+        let requested = |mode| Intent { mode, reason: "requested".into() };
+        let query = QueryRequest { query: request.query.clone() };
+        let reasoner = &self.ports.reasoner;
+        let read = match request.mode {
+            RetrieveMode::BroadSummary => return requested(RetrieveMode::BroadSummary),
+            RetrieveMode::ExactEvidence => return requested(RetrieveMode::ExactEvidence),
+            RetrieveMode::Auto
+                if reasoner.locality() == Locality::Remote && !may_leave_the_machine(None, &request.query) =>
+            {
+                HeuristicReasoner.classify_now(&query)
+            }
+            RetrieveMode::Auto => match self.ask_reasoner("classify_query", reasoner.classify_query(&query)).await {
+                Some(intent) => intent,
+                None => HeuristicReasoner.classify_now(&query),
+            },
+        };
+        let mode = if read.broad { RetrieveMode::BroadSummary } else { RetrieveMode::ExactEvidence };
+        Intent { mode, reason: read.reason }
+    }
+
     /// Answers a question from the memories `chain` may read.
     pub async fn retrieve(&self, chain: &ReadChain, request: &RetrieveRequest) -> AppResult<RetrievalPack> {
         let now = self.now();
-        let intent = classify(request);
+        let intent = self.classify(request).await;
         let mut filter = VisibilityFilter::for_chain(chain, now);
         filter.as_of = request.as_of;
         filter.include_restricted = request.include_restricted;
@@ -244,9 +270,19 @@ impl Arbor {
         // yet re-embedded. Each compares only with its own vectors.
         let query_may_leave = may_leave_the_machine(None, &request.query);
         let mut vector_channels = Vec::new();
+        let mut searched: Vec<EmbedderId> = Vec::new();
+        // And, for a request that includes restricted memories, the local embedder that gave
+        // them their vectors when the configured one may not see them.
+        let restricted = self.restricted_embedder.iter().filter(|_| request.include_restricted);
         let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
-            .chain(self.previous_embedder.iter().map(|previous| (previous, None)));
+            .chain(self.previous_embedder.iter().map(|previous| (previous, None)))
+            .chain(restricted.map(|local| (local, None)));
         for (embedder, given) in serving {
+            // One channel per embedder: the same vectors twice would count twice in the fusion.
+            if searched.contains(&embedder.id()) {
+                continue;
+            }
+            searched.push(embedder.id());
             if !index.capabilities().vectors || !(query_may_leave || embedder.locality() == Locality::Local) {
                 continue;
             }
@@ -480,30 +516,6 @@ impl Arbor {
 }
 
 /// Decides between summaries-first and leaves-only from the wording of the question.
-fn classify(request: &RetrieveRequest) -> Intent {
-    match request.mode {
-        RetrieveMode::BroadSummary => Intent { mode: RetrieveMode::BroadSummary, reason: "requested".into() },
-        RetrieveMode::ExactEvidence => Intent { mode: RetrieveMode::ExactEvidence, reason: "requested".into() },
-        RetrieveMode::Auto => {
-            let q = request.query.to_lowercase();
-            let broad = [
-                "summar",
-                "overview",
-                "what do you know",
-                "what do we know",
-                "tell me about",
-                "everything about",
-                "history of",
-                "catch me up",
-            ];
-            match broad.iter().find(|cue| q.contains(**cue)) {
-                Some(cue) => Intent { mode: RetrieveMode::BroadSummary, reason: format!("broad question (\"{cue}\")") },
-                None => Intent { mode: RetrieveMode::ExactEvidence, reason: "specific question: leaf evidence".into() },
-            }
-        }
-    }
-}
-
 fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
     let mut parts = Vec::new();
     if let Some(rank) = scores.text_rank {

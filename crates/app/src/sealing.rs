@@ -432,12 +432,9 @@ impl Arbor {
         } else if self.ports.reasoner.locality() == Locality::Remote && !sensitivity.may_leave_the_machine() {
             HeuristicReasoner.summarize_now(&request)
         } else {
-            match self.ports.reasoner.summarize(&request).await {
-                Ok(draft) => draft,
-                Err(error) => {
-                    self.note_reasoner_fallback("summarize", &error);
-                    HeuristicReasoner.summarize_now(&request)
-                }
+            match self.ask_reasoner("summarize", self.ports.reasoner.summarize(&request)).await {
+                Some(draft) => draft,
+                None => HeuristicReasoner.summarize_now(&request),
             }
         };
         let id = self.new_summary_id(now);

@@ -223,6 +223,22 @@ pub(crate) enum ModelsCommand {
     UseEmbedder(UseEmbedder),
     /// Change the store's reasoner.
     UseReasoner(UseReasoner),
+    /// How restricted text gets vectors when the embedder is remote (it never sees it): with
+    /// a local embedder, or not at all (it stays searchable by full text).
+    RestrictedEmbedder {
+        #[arg(value_enum)]
+        choice: RestrictedChoice,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RestrictedChoice {
+    /// The installed local model.
+    Local,
+    /// Feature hashing.
+    Hashing,
+    /// No vectors for restricted text.
+    None,
 }
 
 #[derive(Debug, clap::Args)]
@@ -294,6 +310,31 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
             };
             use_embedder(root, config, json).await
         }
+        ModelsCommand::RestrictedEmbedder { choice } => {
+            let config = match choice {
+                RestrictedChoice::Local => Some(EmbedderChoice::Local.resolve()?),
+                RestrictedChoice::Hashing => Some(EmbedderConfig::hashing()),
+                RestrictedChoice::None => None,
+            };
+            if let Some(config) = &config {
+                config.build()?;
+            }
+            let mut store_config = StoreConfig::load(root)?;
+            store_config.restricted_embedder = config;
+            store::save_config(root, &store_config)?;
+            if json {
+                return crate::commands::print_json(&store_config.restricted_embedder);
+            }
+            match &store_config.restricted_embedder {
+                Some(config) => println!(
+                    "restricted text is embedded by {} when the embedder is remote; run `arbor jobs reindex` to \
+                     embed restricted memories already stored",
+                    config.describe()
+                ),
+                None => println!("restricted text gets no vector when the embedder is remote (full text only)"),
+            }
+            Ok(())
+        }
         ModelsCommand::UseReasoner(args) => {
             let config = match args.kind {
                 ReasonerKind::Heuristic => ReasonerConfig::Heuristic,
@@ -347,6 +388,7 @@ fn list(root: &Path, json: bool) -> Result<()> {
             "store": config.as_ref().map(|c| serde_json::json!({
                 "embedder": c.embedder,
                 "previous_embedder": c.previous_embedder,
+                "restricted_embedder": c.restricted_embedder,
                 "reasoner": c.reasoner,
             })),
             "local_models": models,
@@ -362,6 +404,9 @@ fn list(root: &Path, json: bool) -> Result<()> {
                     "  re-embedding from: {} (still searched; run `arbor jobs reindex` to finish)",
                     previous.describe()
                 );
+            }
+            if let Some(local) = &config.restricted_embedder {
+                println!("  restricted text embedded by: {}", local.describe());
             }
             println!("  reasoner: {}", config.reasoner.describe());
         }

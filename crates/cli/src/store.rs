@@ -39,6 +39,9 @@ pub(crate) struct StoreConfig {
     /// The embedder being replaced while `arbor jobs reindex` re-embeds (searched until then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_embedder: Option<EmbedderConfig>,
+    /// Embeds restricted text when `embedder` is remote (which never sees it); local only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restricted_embedder: Option<EmbedderConfig>,
     pub reasoner: ReasonerConfig,
 }
 
@@ -104,6 +107,7 @@ impl StoreConfig {
             created_at: Timestamp::now(),
             embedder,
             previous_embedder: None,
+            restricted_embedder: None,
             reasoner: ReasonerConfig::Heuristic,
         }
     }
@@ -276,6 +280,9 @@ pub(crate) async fn open(root: &Path) -> Result<Opened> {
     let mut arbor = Arbor::new(ports, Policy::default(), options);
     if let Some(previous) = &config.previous_embedder {
         arbor = arbor.migrating_from(previous.build().context("loading the embedder being replaced")?);
+    }
+    if let Some(local) = &config.restricted_embedder {
+        arbor = arbor.with_restricted_embedder(local.build().context("loading the embedder for restricted text")?)?;
     }
     let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
     if recovered.intents_cleared > 0 {

@@ -170,3 +170,18 @@ fn a_remote_reasoner_is_saved_without_its_key() {
     assert!(saved.contains("\"api_key_env\": \"ARBOR_TEST_MODEL_KEY\""), "{saved}");
     assert!(!saved.contains("sk-very-secret"), "the key itself is never written");
 }
+
+#[test]
+fn the_restricted_embedder_is_chosen_and_cleared() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    ok(&arbor(&root, &["init", "--embedder", "hashing"], None));
+    let set = ok(&arbor(&root, &["models", "restricted-embedder", "local"], None));
+    assert!(set.contains("restricted text is embedded by all-minilm-l6-v2 (local"), "{set}");
+    assert_eq!(config(&root)["restricted_embedder"]["kind"], "local");
+    assert!(ok(&arbor(&root, &["models", "list"], None)).contains("restricted text embedded by: all-minilm-l6-v2"));
+    ok(&arbor(&root, &["ingest"], Some(EVENTS.as_bytes())));
+    let cleared = ok(&arbor(&root, &["models", "restricted-embedder", "none"], None));
+    assert!(cleared.contains("no vector"), "{cleared}");
+    assert!(config(&root).get("restricted_embedder").is_none());
+}

@@ -19,7 +19,10 @@ use async_trait::async_trait;
 use regex::Regex;
 
 use crate::error::Result;
-use crate::models::{AssessRequest, Assessment, DuplicateRequest, Locality, Reasoner, SummarizeRequest, SummaryDraft};
+use crate::models::{
+    AssessRequest, Assessment, DuplicateRequest, Locality, QueryIntent, QueryRequest, Reasoner, SummarizeRequest,
+    SummaryDraft,
+};
 
 /// The heuristic reasoner. Stateless.
 #[derive(Debug, Clone, Copy, Default)]
@@ -443,6 +446,29 @@ fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f32 {
     a.intersection(b).count() as f32 / larger as f32
 }
 
+/// Phrases that ask for an overview rather than a fact.
+const BROAD_CUES: [&str; 8] = [
+    "summar",
+    "overview",
+    "what do you know",
+    "what do we know",
+    "tell me about",
+    "everything about",
+    "history of",
+    "catch me up",
+];
+
+impl HeuristicReasoner {
+    /// A question is broad when it uses a phrase that asks for an overview.
+    pub fn classify_now(&self, request: &QueryRequest) -> QueryIntent {
+        let query = request.query.to_lowercase();
+        match BROAD_CUES.iter().find(|cue| query.contains(**cue)) {
+            Some(cue) => QueryIntent { broad: true, reason: format!("broad question (\"{cue}\")") },
+            None => QueryIntent { broad: false, reason: "specific question: leaf evidence".to_owned() },
+        }
+    }
+}
+
 #[async_trait]
 impl Reasoner for HeuristicReasoner {
     fn id(&self) -> String {
@@ -463,6 +489,10 @@ impl Reasoner for HeuristicReasoner {
 
     async fn summarize(&self, request: &SummarizeRequest) -> Result<SummaryDraft> {
         Ok(self.summarize_now(request))
+    }
+
+    async fn classify_query(&self, request: &QueryRequest) -> Result<QueryIntent> {
+        Ok(self.classify_now(request))
     }
 }
 

@@ -36,8 +36,8 @@ pub use index::{
     EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery,
 };
 pub use models::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, Reasoner, SummarizeRequest,
-    SummaryDraft, SummaryInput,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryIntent, QueryRequest,
+    Reasoner, SummarizeRequest, SummaryDraft, SummaryInput,
 };
 pub use store::{
     AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, MetadataStore, Page,

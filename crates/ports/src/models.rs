@@ -119,7 +119,23 @@ pub struct SummaryDraft {
     pub labels: Vec<Label>,
 }
 
-/// Makes the judgement calls of the write path.
+/// A question, before retrieval: what kind of answer does it want?
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryRequest {
+    pub query: String,
+}
+
+/// A reasoner's reading of a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryIntent {
+    /// A broad question (an overview, a catch-up, "tell me about"): answered summaries first.
+    /// Otherwise a specific one, answered with leaf evidence.
+    pub broad: bool,
+    /// Why, in a few words, for the pack.
+    pub reason: String,
+}
+
+/// Makes the judgement calls of the write path, and reads questions.
 ///
 /// # Contract
 ///
@@ -142,4 +158,8 @@ pub trait Reasoner: Send + Sync + fmt::Debug {
     async fn judge_duplicate(&self, request: &DuplicateRequest) -> Result<DuplicateJudgement>;
 
     async fn summarize(&self, request: &SummarizeRequest) -> Result<SummaryDraft>;
+
+    /// Whether a question is broad or specific (retrieval's intent when the caller left it to
+    /// Arbor).
+    async fn classify_query(&self, request: &QueryRequest) -> Result<QueryIntent>;
 }

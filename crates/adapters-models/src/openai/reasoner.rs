@@ -10,7 +10,10 @@ use arbor_domain::entity::EntityType;
 use arbor_domain::model::{Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
-use arbor_ports::{AssessRequest, Assessment, DuplicateRequest, Locality, Reasoner, SummarizeRequest, SummaryDraft};
+use arbor_ports::{
+    AssessRequest, Assessment, DuplicateRequest, Locality, QueryIntent, QueryRequest, Reasoner, SummarizeRequest,
+    SummaryDraft,
+};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -179,6 +182,21 @@ impl OpenAiReasoner {
         let answer: SummaryAnswer = self.ask(SUMMARY_TASK, "summary", summary_schema(), input).await?;
         answer.into_draft()
     }
+
+    pub async fn classify(&self, request: &QueryRequest) -> Result<QueryIntent, ModelError> {
+        let input = json!({ "question": shown(&request.query) });
+        let answer: IntentAnswer = self.ask(INTENT_TASK, "query_intent", intent_schema(), input).await?;
+        let broad = match answer.scope.as_str() {
+            "broad" => true,
+            "specific" => false,
+            other => return Err(ModelError::malformed(format!("{other:?} is not a question scope"))),
+        };
+        let reason = answer.reason.split_whitespace().collect::<Vec<_>>().join(" ");
+        if reason.is_empty() || reason.chars().count() > MAX_TITLE_CHARS {
+            return Err(ModelError::malformed("the reason is empty or too long"));
+        }
+        Ok(QueryIntent { broad, reason })
+    }
 }
 
 const SYSTEM_PROMPT: &str = "You make judgement calls for Arbor, the long-term memory of an AI agent. \
@@ -207,6 +225,18 @@ const SUMMARY_TASK: &str = "Write the summary of a branch of a memory tree from 
 title: a short title for the branch (under 80 characters). text: a faithful, dense summary of \
 what the children say, naming people, projects, dates and decisions, in under 150 words; add \
 nothing they do not say. labels: up to 5 lowercase tags.";
+
+const INTENT_TASK: &str = "Read the `question` someone asks their memory. scope: \"broad\" when it asks \
+for an overview, a catch-up, a history or everything about something (answered from summaries), \
+\"specific\" when it asks for a particular fact, date, decision or detail (answered from individual \
+memories). reason: a few words on why.";
+
+fn intent_schema() -> Value {
+    object(json!({
+        "scope": { "type": "string", "enum": ["broad", "specific"] },
+        "reason": { "type": "string" },
+    }))
+}
 
 fn confidence_schema() -> Value {
     json!({ "type": "number", "minimum": 0, "maximum": 1 })
@@ -287,6 +317,13 @@ struct DuplicateAnswer {
     verdict: String,
     leaf_id: Option<String>,
     confidence: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IntentAnswer {
+    scope: String,
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -429,6 +466,10 @@ impl Reasoner for OpenAiReasoner {
 
     async fn summarize(&self, request: &SummarizeRequest) -> arbor_ports::Result<SummaryDraft> {
         self.summarize_children(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+
+    async fn classify_query(&self, request: &QueryRequest) -> arbor_ports::Result<QueryIntent> {
+        self.classify(request).await.map_err(|e| to_port_error(BACKEND, e))
     }
 }
 
