@@ -86,6 +86,16 @@ fn good_answer(body: &Value) -> Reply {
     Reply::chat(&content.to_string())
 }
 
+/// A server whose embeddings and answers are all good.
+async fn well_behaved_server() -> MockServer {
+    MockServer::start(
+        |_, path, body| {
+            if path.ends_with("/embeddings") { embeddings_reply(body, DIMS) } else { good_answer(body) }
+        },
+    )
+    .await
+}
+
 fn lumen_event(text: &str) -> Event {
     let mut event = Event::user_message(text);
     event.hints.entity = Some(EntityHint { name: "Project Lumen".to_owned(), entity_type: EntityType::Project });
@@ -94,13 +104,7 @@ fn lumen_event(text: &str) -> Event {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restricted_memories_never_reach_a_remote_model() {
-    let server =
-        MockServer::start(
-            |_, path, body| {
-                if path.ends_with("/embeddings") { embeddings_reply(body, DIMS) } else { good_answer(body) }
-            },
-        )
-        .await;
+    let server = well_behaved_server().await;
     let arbor = engine(&server);
     let chain = chain(&arbor);
 
@@ -231,13 +235,7 @@ async fn unusable_answers_fall_back_to_the_deterministic_reasoner_and_are_counte
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restricted_memories_get_local_vectors_when_configured() {
-    let server =
-        MockServer::start(
-            |_, path, body| {
-                if path.ends_with("/embeddings") { embeddings_reply(body, DIMS) } else { good_answer(body) }
-            },
-        )
-        .await;
+    let server = well_behaved_server().await;
     let arbor = engine(&server).with_restricted_embedder(Arc::new(HashingEmbedder::default())).unwrap();
     let chain = chain(&arbor);
     arbor.ingest(&chain, lumen_event("Lumen sprint 1: the team shipped the search page")).await.unwrap();

@@ -319,13 +319,11 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
             if let Some(config) = &config {
                 config.build()?;
             }
-            let mut store_config = StoreConfig::load(root)?;
-            store_config.restricted_embedder = config;
-            store::save_config(root, &store_config)?;
+            let saved = update_config(root, |c| c.restricted_embedder = config)?;
             if json {
-                return crate::commands::print_json(&store_config.restricted_embedder);
+                return crate::commands::print_json(&saved.restricted_embedder);
             }
-            match &store_config.restricted_embedder {
+            match &saved.restricted_embedder {
                 Some(config) => println!(
                     "restricted text is embedded by {} when the embedder is remote; run `arbor jobs reindex` to \
                      embed restricted memories already stored",
@@ -348,16 +346,22 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
                 },
             };
             config.build()?;
-            let mut store_config = StoreConfig::load(root)?;
-            store_config.reasoner = config;
-            store::save_config(root, &store_config)?;
+            let saved = update_config(root, |c| c.reasoner = config)?;
             if json {
-                return crate::commands::print_json(&store_config.reasoner);
+                return crate::commands::print_json(&saved.reasoner);
             }
-            println!("reasoner: {}", store_config.reasoner.describe());
+            println!("reasoner: {}", saved.reasoner.describe());
             Ok(())
         }
     }
+}
+
+/// Loads `arbor.json`, changes it, and saves it whole; returns what was saved.
+fn update_config(root: &Path, change: impl FnOnce(&mut StoreConfig)) -> Result<StoreConfig> {
+    let mut config = StoreConfig::load(root)?;
+    change(&mut config);
+    store::save_config(root, &config)?;
+    Ok(config)
 }
 
 /// A model's name from its directory: the packaged model's when it is one.
