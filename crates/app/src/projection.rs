@@ -11,7 +11,6 @@ use arbor_domain::model::{ContentHash, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::visibility::NodeFacts;
-
 use arbor_ports::{BodyStoreExt, Embedder, Embedding, IndexDoc, Locality};
 
 use crate::{AppError, AppResult, Arbor};

@@ -465,6 +465,18 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
         }
         return if json { crate::commands::print_json(&store_config.embedder) } else { Ok(()) };
     }
+    // Vectors are told apart by embedder id alone: a different model under the same id would
+    // be compared with the old one's vectors.
+    if let Ok(current) = store_config.embedder.build()
+        && current.id() == embedder.id()
+    {
+        bail!(
+            "{} has the same embedder id ({}) as the store's current embedder, so their vectors could not be told \
+             apart; keep the model in a directory of another name",
+            config.describe(),
+            embedder.id()
+        );
+    }
     if let Some(previous) = &store_config.previous_embedder {
         bail!(
             "the store is still re-embedding from {}; finish with `arbor jobs reindex` before changing the embedder again",

