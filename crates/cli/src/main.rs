@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod eval;
 mod ingest;
 mod models;
 mod quickstart;
@@ -66,6 +67,9 @@ enum Command {
     Stats,
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
+    /// Measure retrieval quality on a public benchmark (LoCoMo).
+    #[command(subcommand)]
+    Eval(eval::EvalCommand),
     /// Measure ingest and retrieval on a synthetic store (see `cargo xtask bench`).
     Bench(bench::Args),
 }
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
+            Command::Eval(command) => eval::run(command, json).await.map(|()| true),
             Command::Bench(args) => bench::run(args, json).await.map(|()| true),
         }
     });

@@ -1,0 +1,484 @@
+//! `arbor eval locomo`: retrieval recall on the LoCoMo benchmark through the real pipeline.
+//! Each conversation goes into its own conversation namespace through the normal write path
+//! (one event per turn, its `dia_id` as the message id, observed at its session's date), the
+//! jobs run, and every question is asked through the normal retrieval path in exact-evidence
+//! mode. R@k is the LoCoMo paper's: the share of a question's evidence turns among the top k
+//! leaves, averaged per category and overall (see `../shared/eval/README.md`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use arbor_app::{Arbor, RetrieveMode, RetrieveRequest};
+use arbor_domain::budget::LayerBudget;
+use arbor_domain::event::Event;
+use arbor_domain::id::ScopeId;
+use arbor_domain::model::{Actor, SourceRef};
+use arbor_domain::namespace::NamespaceKind;
+use arbor_domain::read_chain::TrustedContext;
+use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::NodeKind;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::models::EmbedderChoice;
+use crate::store;
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum EvalCommand {
+    /// Retrieval recall (R@k) on LoCoMo-format conversations.
+    Locomo(LocomoArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct LocomoArgs {
+    /// The LoCoMo JSON file (a list of conversations with their questions).
+    #[arg(long, value_name = "FILE")]
+    data: PathBuf,
+    /// The cut-offs to report, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,25,50")]
+    k: Vec<usize>,
+    /// Where to build the store (a new or empty directory, kept); default: a temporary one,
+    /// removed afterwards.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// The embedder: the local model when installed, else hashing.
+    #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
+    embedder: EmbedderChoice,
+}
+
+/// The question categories of LoCoMo, by their number in the data.
+fn category_name(category: u64) -> &'static str {
+    match category {
+        1 => "multi-hop",
+        2 => "temporal",
+        3 => "open-domain",
+        4 => "single-hop",
+        5 => "adversarial",
+        _ => "other",
+    }
+}
+
+/// One conversation as read from the file.
+#[derive(Debug)]
+struct Conversation {
+    sample_id: String,
+    /// Sessions in order: their start time and turns.
+    sessions: Vec<(Timestamp, Vec<Turn>)>,
+    questions: Vec<Question>,
+}
+
+#[derive(Debug)]
+struct Turn {
+    speaker: String,
+    dia_id: String,
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+struct Question {
+    question: String,
+    evidence: Vec<String>,
+    category: u64,
+}
+
+/// One question's outcome.
+#[derive(Debug, Serialize)]
+struct QuestionResult {
+    conversation: String,
+    question: String,
+    category: &'static str,
+    evidence: Vec<String>,
+    /// The `dia_id`s of the ranked leaves, best first.
+    retrieved: Vec<String>,
+    /// R@k for each cut-off, in the order of `k`.
+    recall: Vec<f64>,
+    latency_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    data: String,
+    embedder: String,
+    reasoner: String,
+    conversations: usize,
+    turns: usize,
+    turns_not_admitted: usize,
+    turns_folded_as_duplicates: usize,
+    questions: usize,
+    k: Vec<usize>,
+    /// Mean R@k per category (in percent), in the order of `k`.
+    by_category: BTreeMap<&'static str, CategoryRecall>,
+    overall: CategoryRecall,
+    retrieve_p50_ms: f64,
+    retrieve_p95_ms: f64,
+    ingest_seconds: f64,
+    jobs_seconds: f64,
+    results: Vec<QuestionResult>,
+}
+
+#[derive(Debug, Serialize)]
+struct CategoryRecall {
+    questions: usize,
+    recall_percent: Vec<f64>,
+}
+
+pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
+    let EvalCommand::Locomo(args) = command;
+    if args.k.is_empty() || args.k.contains(&0) {
+        bail!("--k takes positive cut-offs, e.g. 5,10,25,50");
+    }
+    let text = std::fs::read_to_string(&args.data).with_context(|| format!("reading {}", args.data.display()))?;
+    let conversations = parse_locomo(&text).with_context(|| format!("{} is not LoCoMo data", args.data.display()))?;
+
+    let temp = tempfile::Builder::new().prefix("arbor-eval-").tempdir()?;
+    let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
+    let options = store::InitOptions { embedder: args.embedder, ..store::InitOptions::default() };
+    store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+    let opened = store::open(&root).await?;
+    let kmax = args.k.iter().copied().max().unwrap_or(10);
+    let arbor = with_room_for(&opened.arbor, kmax);
+
+    let (mut turns, mut not_admitted, mut folded) = (0, 0, 0);
+    let began = Instant::now();
+    for conversation in &conversations {
+        let chain = arbor.read_chain(&context(&conversation.sample_id)?)?;
+        let events = events(conversation)?;
+        turns += events.len();
+        for batch in events.chunks(256) {
+            for outcome in arbor.ingest_batch(&chain, batch.to_vec()).await? {
+                for chunk in outcome?.chunks {
+                    match chunk.outcome {
+                        arbor_app::IngestOutcome::NotAdmitted { .. } => not_admitted += 1,
+                        arbor_app::IngestOutcome::NoopDuplicate { .. } => folded += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let ingest_seconds = began.elapsed().as_secs_f64();
+    let began = Instant::now();
+    let jobs = arbor.run_jobs(None).await?;
+    if jobs.failed > 0 {
+        bail!("{} jobs failed while sealing the conversations", jobs.failed);
+    }
+    let jobs_seconds = began.elapsed().as_secs_f64();
+
+    let mut results = Vec::new();
+    for conversation in &conversations {
+        let chain = arbor.read_chain(&context(&conversation.sample_id)?)?;
+        for question in &conversation.questions {
+            let mut request = RetrieveRequest::new(question.question.clone());
+            request.mode = RetrieveMode::ExactEvidence;
+            request.max_results = Some(kmax);
+            request.max_chars = Some(usize::MAX / 2);
+            let began = Instant::now();
+            let pack = arbor.retrieve(&chain, &request).await?;
+            let latency_ms = began.elapsed().as_secs_f64() * 1e3;
+            let retrieved: Vec<String> = pack
+                .evidence
+                .iter()
+                .filter(|e| e.node == NodeKind::Leaf)
+                .filter_map(|e| e.source.as_deref().and_then(|s| s.strip_prefix("message:")).map(str::to_owned))
+                .collect();
+            results.push(QuestionResult {
+                conversation: conversation.sample_id.clone(),
+                question: question.question.clone(),
+                category: category_name(question.category),
+                recall: args.k.iter().map(|&k| recall_at(&question.evidence, &retrieved, k)).collect(),
+                evidence: question.evidence.clone(),
+                retrieved,
+                latency_ms,
+            });
+        }
+    }
+    let report = summarize(
+        &args,
+        &arbor,
+        &conversations,
+        Counts { turns, not_admitted, folded },
+        (ingest_seconds, jobs_seconds),
+        results,
+    );
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    if args.dir.is_some() {
+        eprintln!("store kept at {}", root.display());
+    }
+    Ok(())
+}
+
+struct Counts {
+    turns: usize,
+    not_admitted: usize,
+    folded: usize,
+}
+
+fn summarize(
+    args: &LocomoArgs,
+    arbor: &Arbor,
+    conversations: &[Conversation],
+    counts: Counts,
+    (ingest_seconds, jobs_seconds): (f64, f64),
+    results: Vec<QuestionResult>,
+) -> Report {
+    let mean = |rows: &[&QuestionResult]| CategoryRecall {
+        questions: rows.len(),
+        recall_percent: (0..args.k.len())
+            .map(|i| 100.0 * rows.iter().map(|r| r.recall[i]).sum::<f64>() / rows.len().max(1) as f64)
+            .collect(),
+    };
+    let mut by_category: BTreeMap<&'static str, Vec<&QuestionResult>> = BTreeMap::new();
+    for result in &results {
+        by_category.entry(result.category).or_default().push(result);
+    }
+    let all: Vec<&QuestionResult> = results.iter().collect();
+    let mut latencies: Vec<f64> = results.iter().map(|r| r.latency_ms).collect();
+    latencies.sort_by(f64::total_cmp);
+    Report {
+        data: args.data.display().to_string(),
+        embedder: arbor.ports().embedder.id().to_string(),
+        reasoner: arbor.ports().reasoner.id(),
+        conversations: conversations.len(),
+        turns: counts.turns,
+        turns_not_admitted: counts.not_admitted,
+        turns_folded_as_duplicates: counts.folded,
+        questions: results.len(),
+        k: args.k.clone(),
+        by_category: by_category.iter().map(|(name, rows)| (*name, mean(rows))).collect(),
+        overall: mean(&all),
+        retrieve_p50_ms: percentile(&latencies, 0.50),
+        retrieve_p95_ms: percentile(&latencies, 0.95),
+        ingest_seconds,
+        jobs_seconds,
+        results,
+    }
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+fn render(report: &Report) -> String {
+    let mut out = format!(
+        "LoCoMo retrieval recall: {} conversations, {} turns ({} not admitted, {} folded as duplicates), {} questions\n\
+         embedder {}, reasoner {}; ingest {:.1} s, jobs {:.1} s\n\n",
+        report.conversations,
+        report.turns,
+        report.turns_not_admitted,
+        report.turns_folded_as_duplicates,
+        report.questions,
+        report.embedder,
+        report.reasoner,
+        report.ingest_seconds,
+        report.jobs_seconds,
+    );
+    let header: Vec<String> = report.k.iter().map(|k| format!("{:>6}", format!("R@{k}"))).collect();
+    out.push_str(&format!("| {:<12} | {:>9} | {} |\n", "category", "questions", header.join(" | ")));
+    out.push_str(&format!("|{:-<14}|{:->11}|{}|\n", "", "", vec!["-------:"; report.k.len()].join("|")));
+    let mut row = |name: &str, recall: &CategoryRecall| {
+        let cells: Vec<String> = recall.recall_percent.iter().map(|r| format!("{r:>6.1}")).collect();
+        out.push_str(&format!("| {:<12} | {:>9} | {} |\n", name, recall.questions, cells.join(" | ")));
+    };
+    for (name, recall) in &report.by_category {
+        row(name, recall);
+    }
+    row("overall", &report.overall);
+    out.push_str(&format!(
+        "\nretrieve latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms\n",
+        report.retrieve_p50_ms, report.retrieve_p95_ms
+    ));
+    out
+}
+
+/// The evaluation reads deeper than an agent's context budget: up to `k` leaves from the one
+/// conversation layer, however long they are. Only the budget changes; every rule is the
+/// store's own.
+fn with_room_for(arbor: &Arbor, k: usize) -> Arbor {
+    let mut policy = arbor.policy().clone();
+    let room = LayerBudget { max_items: k, max_chars: usize::MAX / 2 };
+    policy.budget.per_layer.insert(NamespaceKind::Conversation, room);
+    policy.budget.total = room;
+    let mut rebuilt = Arbor::new(arbor.ports().clone(), policy, arbor.options().clone());
+    if let Some(previous) = arbor.previous_embedder() {
+        rebuilt = rebuilt.migrating_from(previous.clone());
+    }
+    rebuilt
+}
+
+fn context(sample_id: &str) -> Result<TrustedContext> {
+    let conversation = ScopeId::parse(sample_id).with_context(|| format!("sample_id {sample_id:?}"))?;
+    Ok(TrustedContext::Conversation { conversation, project: None, agent: None })
+}
+
+/// One event per turn: "<speaker>: <text>", with an image's caption, observed at its session's
+/// start plus 30 s per turn (so turns keep their order).
+fn events(conversation: &Conversation) -> Result<Vec<Event>> {
+    let scope = ScopeId::parse(&conversation.sample_id)?;
+    let mut events = Vec::new();
+    for (start, turns) in &conversation.sessions {
+        for (i, turn) in turns.iter().enumerate() {
+            let mut event = Event::user_message(format!("{}: {}", turn.speaker, turn.text));
+            event.actor = Actor::User;
+            event.observed_at = Some(start.checked_add(jiff::SignedDuration::from_secs(30 * i as i64))?);
+            event.source = SourceRef::Message { conversation: Some(scope.clone()), message_id: turn.dia_id.clone() };
+            events.push(event);
+        }
+    }
+    Ok(events)
+}
+
+/// `|evidence ∩ top k| / |evidence|`, 1 when there is no evidence (the LoCoMo paper's count:
+/// a malformed evidence string simply never matches).
+fn recall_at(evidence: &[String], retrieved: &[String], k: usize) -> f64 {
+    let wanted: BTreeSet<&str> = evidence.iter().map(String::as_str).collect();
+    if wanted.is_empty() {
+        return 1.0;
+    }
+    let top: BTreeSet<&str> = retrieved.iter().take(k).map(String::as_str).collect();
+    wanted.intersection(&top).count() as f64 / wanted.len() as f64
+}
+
+fn parse_locomo(text: &str) -> Result<Vec<Conversation>> {
+    let value: Value = serde_json::from_str(text).context("not JSON")?;
+    let list = value.as_array().context("expected a JSON list of conversations")?;
+    let mut conversations = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (index, item) in list.iter().enumerate() {
+        let conversation = parse_conversation(item).with_context(|| format!("conversation #{}", index + 1))?;
+        if !seen.insert(conversation.sample_id.clone()) {
+            bail!("sample_id {:?} appears twice", conversation.sample_id);
+        }
+        conversations.push(conversation);
+    }
+    if conversations.is_empty() {
+        bail!("the file holds no conversations");
+    }
+    Ok(conversations)
+}
+
+fn parse_conversation(item: &Value) -> Result<Conversation> {
+    let sample_id = item["sample_id"].as_str().context("missing \"sample_id\"")?.to_owned();
+    let body = item["conversation"].as_object().context("missing \"conversation\"")?;
+    let mut numbers: Vec<u32> =
+        body.keys().filter_map(|k| k.strip_prefix("session_")).filter_map(|rest| rest.parse::<u32>().ok()).collect();
+    numbers.sort_unstable();
+    let mut sessions = Vec::new();
+    for n in numbers {
+        let turns = body[&format!("session_{n}")].as_array().with_context(|| format!("session_{n} is not a list"))?;
+        let when = body
+            .get(&format!("session_{n}_date_time"))
+            .and_then(Value::as_str)
+            .with_context(|| format!("session_{n} has no session_{n}_date_time"))?;
+        let start = parse_session_time(when).with_context(|| format!("session_{n}_date_time {when:?}"))?;
+        let turns = turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| parse_turn(t).with_context(|| format!("session_{n} turn {}", i + 1)))
+            .collect::<Result<Vec<_>>>()?;
+        if !turns.is_empty() {
+            sessions.push((start, turns));
+        }
+    }
+    let questions = item["qa"]
+        .as_array()
+        .context("missing \"qa\"")?
+        .iter()
+        .enumerate()
+        .map(|(i, q)| parse_question(q).with_context(|| format!("question {}", i + 1)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Conversation { sample_id, sessions, questions })
+}
+
+fn parse_turn(value: &Value) -> Result<Turn> {
+    let field = |name: &str| value[name].as_str().with_context(|| format!("missing \"{name}\""));
+    let mut text = field("text")?.trim().to_owned();
+    if let Some(caption) = value["blip_caption"].as_str().filter(|c| !c.trim().is_empty()) {
+        text = format!("{text} [shares a photo: {}]", caption.trim());
+    }
+    Ok(Turn { speaker: field("speaker")?.to_owned(), dia_id: field("dia_id")?.to_owned(), text })
+}
+
+fn parse_question(value: &Value) -> Result<Question> {
+    let question = value["question"].as_str().context("missing \"question\"")?.to_owned();
+    let category = value["category"].as_u64().context("missing or non-numeric \"category\"")?;
+    let evidence = value["evidence"]
+        .as_array()
+        .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    Ok(Question { question, evidence, category })
+}
+
+/// "1:56 pm on 8 May, 2023" (LoCoMo's session dates), read as UTC.
+fn parse_session_time(text: &str) -> Result<Timestamp> {
+    let (clock, date) = text.split_once(" on ").context("expected \"<h:mm am|pm> on <day> <Month>, <year>\"")?;
+    let (hm, meridiem) = clock.trim().rsplit_once(' ').context("expected am or pm")?;
+    let (hour, minute) = hm.split_once(':').context("expected h:mm")?;
+    let (hour, minute): (i8, i8) = (hour.parse()?, minute.parse()?);
+    if !(1..=12).contains(&hour) {
+        bail!("hour {hour} is not 1-12");
+    }
+    let hour = match meridiem.to_ascii_lowercase().as_str() {
+        "am" => hour % 12,
+        "pm" => hour % 12 + 12,
+        other => bail!("{other:?} is not am or pm"),
+    };
+    let date = date.replace(',', " ");
+    let parts: Vec<&str> = date.split_whitespace().collect();
+    let [day, month, year] = parts.as_slice() else { bail!("expected <day> <Month> <year>") };
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let month = MONTHS
+        .iter()
+        .position(|m| m.starts_with(&month.to_ascii_lowercase()) && month.len() >= 3)
+        .with_context(|| format!("{month:?} is not a month"))?;
+    let civil = jiff::civil::DateTime::new(year.parse()?, month as i8 + 1, day.parse()?, hour, minute, 0, 0)?;
+    Ok(jiff::tz::Offset::UTC.to_timestamp(civil)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_times_parse_like_locomo_writes_them() {
+        let t = parse_session_time("1:56 pm on 8 May, 2023").unwrap();
+        assert_eq!(t.to_string(), "2023-05-08T13:56:00Z");
+        assert_eq!(parse_session_time("12:04 am on 20 January, 2023").unwrap().to_string(), "2023-01-20T00:04:00Z");
+        assert_eq!(parse_session_time("12:30 pm on 1 Feb, 2024").unwrap().to_string(), "2024-02-01T12:30:00Z");
+        for bad in ["yesterday", "13:00 pm on 8 May, 2023", "1:56 pm on 8 Maytember, 2023", "1:56 on 8 May, 2023"] {
+            assert!(parse_session_time(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn recall_counts_evidence_in_the_top_k() {
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let retrieved = ids(&["D1:2", "D1:5", "D2:1", "D3:4"]);
+        assert_eq!(recall_at(&ids(&["D1:5", "D3:4"]), &retrieved, 2), 0.5);
+        assert_eq!(recall_at(&ids(&["D1:5", "D3:4"]), &retrieved, 4), 1.0);
+        assert_eq!(recall_at(&[], &retrieved, 1), 1.0);
+        // A malformed evidence string never matches, as in the official count.
+        assert_eq!(recall_at(&ids(&["D1:2; D1:5"]), &retrieved, 4), 0.0);
+    }
+}
