@@ -83,6 +83,9 @@ struct Question {
     category: u64,
 }
 
+/// A leaf's rank in the full-text channel and in the vector channel (`None`: not found by it).
+type ChannelRanks = (Option<usize>, Option<usize>);
+
 /// One question's outcome.
 #[derive(Debug, Serialize)]
 struct QuestionResult {
@@ -92,6 +95,8 @@ struct QuestionResult {
     evidence: Vec<String>,
     /// The `dia_id`s of the ranked leaves, best first.
     retrieved: Vec<String>,
+    /// Each retrieved leaf's rank in the full-text and the vector channel (null: not found by it).
+    channel_ranks: Vec<ChannelRanks>,
     /// R@k for each cut-off, in the order of `k`.
     recall: Vec<f64>,
     latency_ms: f64,
@@ -177,12 +182,16 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
             let began = Instant::now();
             let pack = arbor.retrieve(&chain, &request).await?;
             let latency_ms = began.elapsed().as_secs_f64() * 1e3;
-            let retrieved: Vec<String> = pack
+            let leaves: Vec<(String, ChannelRanks)> = pack
                 .evidence
                 .iter()
                 .filter(|e| e.node == NodeKind::Leaf)
-                .filter_map(|e| e.source.as_deref().and_then(|s| s.strip_prefix("message:")).map(str::to_owned))
+                .filter_map(|e| {
+                    let dia_id = e.source.as_deref()?.strip_prefix("message:")?.to_owned();
+                    Some((dia_id, (e.scores.text_rank, e.scores.vector_rank)))
+                })
                 .collect();
+            let (retrieved, channel_ranks): (Vec<String>, Vec<_>) = leaves.into_iter().unzip();
             results.push(QuestionResult {
                 conversation: conversation.sample_id.clone(),
                 question: question.question.clone(),
@@ -190,6 +199,7 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
                 recall: args.k.iter().map(|&k| recall_at(&question.evidence, &retrieved, k)).collect(),
                 evidence: question.evidence.clone(),
                 retrieved,
+                channel_ranks,
                 latency_ms,
             });
         }
