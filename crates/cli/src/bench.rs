@@ -75,7 +75,11 @@ pub(crate) struct Latency {
 }
 
 impl Latency {
-    fn of(mut samples: Vec<f64>) -> Latency {
+    /// Percentiles and mean of `samples`, in milliseconds; all zero when there are none.
+    pub(crate) fn of(mut samples: Vec<f64>) -> Latency {
+        if samples.is_empty() {
+            return Latency { p50_ms: 0.0, p95_ms: 0.0, mean_ms: 0.0 };
+        }
         samples.sort_by(f64::total_cmp);
         let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
         Latency { p50_ms: at(0.50), p95_ms: at(0.95), mean_ms: samples.iter().sum::<f64>() / samples.len() as f64 }

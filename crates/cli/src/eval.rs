@@ -14,7 +14,7 @@ use arbor_app::{Arbor, RetrieveMode, RetrieveRequest};
 use arbor_domain::budget::LayerBudget;
 use arbor_domain::event::Event;
 use arbor_domain::id::ScopeId;
-use arbor_domain::model::{Actor, SourceRef};
+use arbor_domain::model::SourceRef;
 use arbor_domain::namespace::NamespaceKind;
 use arbor_domain::read_chain::TrustedContext;
 use arbor_domain::time::Timestamp;
@@ -22,6 +22,7 @@ use arbor_domain::visibility::NodeKind;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::bench::Latency;
 use crate::models::EmbedderChoice;
 use crate::store;
 
@@ -116,8 +117,8 @@ struct Report {
     /// Mean R@k per category (in percent), in the order of `k`.
     by_category: BTreeMap<&'static str, CategoryRecall>,
     overall: CategoryRecall,
-    retrieve_p50_ms: f64,
-    retrieve_p95_ms: f64,
+    /// Per question, query embedding included.
+    retrieve: Latency,
     ingest_seconds: f64,
     jobs_seconds: f64,
     results: Vec<QuestionResult>,
@@ -143,7 +144,7 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
     store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     let opened = store::open(&root).await?;
     let kmax = args.k.iter().copied().max().unwrap_or(10);
-    let arbor = with_room_for(&opened.arbor, kmax);
+    let arbor = with_room_for(opened.arbor, kmax);
 
     let (mut turns, mut not_admitted, mut folded) = (0, 0, 0);
     let began = Instant::now();
@@ -248,8 +249,6 @@ fn summarize(
         by_category.entry(result.category).or_default().push(result);
     }
     let all: Vec<&QuestionResult> = results.iter().collect();
-    let mut latencies: Vec<f64> = results.iter().map(|r| r.latency_ms).collect();
-    latencies.sort_by(f64::total_cmp);
     Report {
         data: args.data.display().to_string(),
         embedder: arbor.ports().embedder.id().to_string(),
@@ -262,19 +261,11 @@ fn summarize(
         k: args.k.clone(),
         by_category: by_category.iter().map(|(name, rows)| (*name, mean(rows))).collect(),
         overall: mean(&all),
-        retrieve_p50_ms: percentile(&latencies, 0.50),
-        retrieve_p95_ms: percentile(&latencies, 0.95),
+        retrieve: Latency::of(results.iter().map(|r| r.latency_ms).collect()),
         ingest_seconds,
         jobs_seconds,
         results,
     }
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
 fn render(report: &Report) -> String {
@@ -304,7 +295,7 @@ fn render(report: &Report) -> String {
     row("overall", &report.overall);
     out.push_str(&format!(
         "\nretrieve latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms\n",
-        report.retrieve_p50_ms, report.retrieve_p95_ms
+        report.retrieve.p50_ms, report.retrieve.p95_ms
     ));
     out
 }
@@ -312,16 +303,12 @@ fn render(report: &Report) -> String {
 /// The evaluation reads deeper than an agent's context budget: up to `k` leaves from the one
 /// conversation layer, however long they are. Only the budget changes; every rule is the
 /// store's own.
-fn with_room_for(arbor: &Arbor, k: usize) -> Arbor {
+fn with_room_for(arbor: Arbor, k: usize) -> Arbor {
     let mut policy = arbor.policy().clone();
     let room = LayerBudget { max_items: k, max_chars: usize::MAX / 2 };
     policy.budget.per_layer.insert(NamespaceKind::Conversation, room);
     policy.budget.total = room;
-    let mut rebuilt = Arbor::new(arbor.ports().clone(), policy, arbor.options().clone());
-    if let Some(previous) = arbor.previous_embedder() {
-        rebuilt = rebuilt.migrating_from(previous.clone());
-    }
-    rebuilt
+    arbor.with_policy(policy)
 }
 
 fn context(sample_id: &str) -> Result<TrustedContext> {
@@ -337,7 +324,6 @@ fn events(conversation: &Conversation) -> Result<Vec<Event>> {
     for (start, turns) in &conversation.sessions {
         for (i, turn) in turns.iter().enumerate() {
             let mut event = Event::user_message(format!("{}: {}", turn.speaker, turn.text));
-            event.actor = Actor::User;
             event.observed_at = Some(start.checked_add(jiff::SignedDuration::from_secs(30 * i as i64))?);
             event.source = SourceRef::Message { conversation: Some(scope.clone()), message_id: turn.dia_id.clone() };
             events.push(event);
