@@ -189,7 +189,6 @@ impl Arbor {
         self
     }
 
-
     /// An engine on in-memory adapters with default policy.
     pub fn in_memory() -> Arbor {
         Arbor::new(Ports::in_memory(), Policy::default(), Options::default())
