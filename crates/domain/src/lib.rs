@@ -39,6 +39,7 @@ pub mod sensitivity;
 pub mod supersession;
 pub mod text;
 pub mod time;
+pub mod time_expr;
 pub mod visibility;
 
 #[cfg(test)]

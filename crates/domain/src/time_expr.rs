@@ -1,0 +1,1206 @@
+//! Time expressions in questions ("last week", "in May 2023", "before the move") read as time ranges relative to the question's `as_of`.
+//!
+//! Retrieval's query understanding turns the first time expression of a question into a filter.
+//! The words are read relative to an *anchor* (the question's `as_of`, or now), and all calendar
+//! arithmetic is in UTC: a "day" is a UTC day, a "week" an ISO week starting Monday 00:00 UTC.
+//!
+//! How the reading works: [`find_time_expression`] walks the word starts of the question from left
+//! to right and, at each one, tries every form below anchored there. The first word start where
+//! any form matches wins (the earliest expression), and among the forms matching there the longest
+//! wins ("in May 2023" over "in May"). A form relative to an event ("before the move") only wins
+//! when no date form matches at the same place, so "before May 2023" stays a date.
+//!
+//! Forms read (case-insensitive, on word boundaries):
+//! - days: `today`, `tonight`, `this morning|afternoon|evening`, `yesterday`, `last night`,
+//!   `tomorrow`, `the day before yesterday`, `the day after tomorrow`;
+//! - calendar periods: `this|last|previous|next week|weekend|month|year` (a weekend is Saturday
+//!   00:00 to Monday 00:00 of the ISO week);
+//! - ago: `N days|weeks|months|years ago` (N in digits, `one`..`twelve`, `a`, `an`) is the whole
+//!   day, ISO week, month or year containing anchor − N units; `a few` spans 2..=7 units ago,
+//!   `a couple (of)` 2..=3, `several` 3..=7;
+//! - rolling windows: `(in|during|over|within|for) the last|past [N] days|weeks|months|years`
+//!   (the article is required) is `[anchor − N units, anchor)`; without N the unit is singular
+//!   and N is one (`the past week`); `few` and `several` are 7, `a couple` 3;
+//! - dates: ISO `2023-05-08` and `2023-05`; `May 2023`, `May 8, 2023`, `May 8th 2023`,
+//!   `8 May 2023`, `the 8th of May`, `early|mid|late May [2023]` (days 1–10, 11–20, 21–end),
+//!   `early|mid|late 2023` (Jan–Apr, May–Aug, Sep–Dec), `summer 2023` (meteorological seasons,
+//!   northern hemisphere; winter 2023 is Dec 2023–Feb 2024), `last|this|next May|summer`,
+//!   `the week of May 8, 2023` (the ISO week containing that day);
+//! - prepositions: `in|during|throughout|from` allow a bare month (`in May`), year (`in 2023`) or
+//!   season (`in the summer`); `of 2023`; `on` allows a day without year (`on May 8`);
+//! - open ranges: `before X` = `[open, start X)`, `after X` = `[end X, open)`, `since X` =
+//!   `[start X, open)`, `until|till X` = `[open, end X)`, `prior to X` = before;
+//! - spans: `between X and Y`, `from X to|until|through Y` = `[start X, end Y)`;
+//! - events: `before|after|prior to` + words that are no date is [`TimeExpression::RelativeToEvent`].
+//!
+//! Deliberate limits (the notes on each rule say why):
+//! - a date without a year ("in May", "June 20th") is the latest one already begun at the anchor;
+//!   "last May" is the latest May already ended, "next May" the first not yet begun;
+//! - a month name alone is a month only after a preposition, and "may"/"march" after `early`,
+//!   `late`, `last`, ... only with a year or at the end of the clause ("May I ask" is no date);
+//!   a day without a year needs an ordinal, `on`, or the end of the clause ("May 5 people");
+//! - no numeric day/month orders other than ISO (`5/8/2023` is ambiguous), no abbreviations with a
+//!   dot (`Jan.`), no clock times, no future spans ("in 3 days"), no "since" + event;
+//! - "before"/"after" right after `ever`, `the`, `day`, `week`, `look`, `named`, ... is not an event
+//!   (an adverb, a phrasal verb, or a shifted day like "a week before the wedding" that a plain
+//!   before/after range would misread); "before that", "after all", "after it" are no event either;
+//! - the event is taken as written, up to 8 words, and may itself contain a date ("after the move
+//!   in May 2023" is the event "the move in May 2023", being the earliest expression).
+
+use std::sync::LazyLock;
+
+use jiff::Span;
+use jiff::civil::{Date, Time};
+use jiff::tz::TimeZone;
+use regex::{Captures, Regex};
+use serde::Serialize;
+
+use crate::time::Timestamp;
+
+/// A half-open range [start, end) of instants; either end may be open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TimeRange {
+    pub start: Option<Timestamp>,
+    pub end: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TimeExpression {
+    /// A range fixed by the words alone (given the anchor).
+    Range { range: TimeRange },
+    /// "before the move", "after we met Jane": relative to an event the memory must locate; `event`
+    /// is the words after the preposition, trimmed (e.g. "the move").
+    RelativeToEvent { relation: Relation, event: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    Before,
+    After,
+}
+
+/// One time expression found in a question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FoundTime {
+    pub expression: TimeExpression,
+    /// the words matched, as written
+    pub phrase: String,
+}
+
+/// The first time expression in `question`, read relative to `anchor` (the question's as_of, or now).
+pub fn find_time_expression(question: &str, anchor: Timestamp) -> Option<FoundTime> {
+    let reader = Reader::new(anchor);
+    word_starts(question).find_map(|at| reader.read_at(&question[..at], &question[at..]))
+}
+
+impl TimeRange {
+    /// Whether `at` falls in the range (start inclusive, end exclusive).
+    pub fn contains(&self, at: Timestamp) -> bool {
+        self.start.is_none_or(|start| start <= at) && self.end.is_none_or(|end| at < end)
+    }
+
+    /// "2023-05-01..2023-06-01" style, for explanations. Ends at UTC midnight print as dates, other
+    /// ends as full timestamps; an open end prints as nothing ("2023-06-01..").
+    pub fn describe(&self) -> String {
+        let end = |at: Option<Timestamp>| at.map(describe_instant).unwrap_or_default();
+        format!("{}..{}", end(self.start), end(self.end))
+    }
+
+    /// A range is usable when it is not empty or inverted.
+    fn is_well_formed(&self) -> bool {
+        match (self.start, self.end) {
+            (Some(start), Some(end)) => start < end,
+            _ => true,
+        }
+    }
+}
+
+impl Relation {
+    /// The range an event at `event_at` stands for: before it is `[open, event_at)`, after it is
+    /// `[event_at, open)`.
+    pub fn range_around(self, event_at: Timestamp) -> TimeRange {
+        match self {
+            Relation::Before => TimeRange { start: None, end: Some(event_at) },
+            Relation::After => TimeRange { start: Some(event_at), end: None },
+        }
+    }
+}
+
+fn describe_instant(at: Timestamp) -> String {
+    let datetime = TimeZone::UTC.to_datetime(at);
+    if datetime.time() == Time::midnight() { datetime.date().to_string() } else { at.to_string() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scanning
+// ---------------------------------------------------------------------------------------------
+
+/// Byte offsets where a word starts: a word character after a non-word character (or the start).
+fn word_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let mut previous_is_word = false;
+    text.char_indices().filter_map(move |(at, c)| {
+        let is_word = is_word_char(c);
+        let starts = is_word && !previous_is_word;
+        previous_is_word = is_word;
+        starts.then_some(at)
+    })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Compiles a pattern that must match at the very start of the text it is given. Every pattern is
+/// a constant of this file, so a failure is a programming error.
+fn anchored(pattern: &str) -> Regex {
+    Regex::new(&format!(r"(?i)^(?:{pattern})")).expect("time expression pattern compiles")
+}
+
+/// A form matched at the start of some text: its length in bytes and the range it reads as.
+#[derive(Debug, Clone, Copy)]
+struct Parsed {
+    len: usize,
+    range: TimeRange,
+}
+
+impl Parsed {
+    /// The same range, with `offset` more bytes of cue words in front of it.
+    fn after(self, offset: usize) -> Parsed {
+        Parsed { len: offset + self.len, ..self }
+    }
+}
+
+/// The longest well-formed candidate.
+fn longest(candidates: impl IntoIterator<Item = Option<Parsed>>) -> Option<Parsed> {
+    candidates.into_iter().flatten().filter(|p| p.range.is_well_formed()).max_by_key(|p| p.len)
+}
+
+/// The words before a date, which decide how much the date may leave out. "May" alone is a month
+/// after "in" but a verb at the start of "May I ask"; "8 May" is a date after "on" but may be a
+/// count in "we had 8 may..." on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Cue {
+    /// Nothing: only forms that cannot be ordinary words.
+    None,
+    /// "on": also a day without year or ordinal ("on May 8").
+    On,
+    /// "in", "during", "since", "before", ...: also a bare month, year or season.
+    Preposition,
+}
+
+/// Reads expressions relative to one anchor.
+struct Reader {
+    anchor: Timestamp,
+    /// The anchor's UTC calendar day.
+    today: Date,
+}
+
+impl Reader {
+    fn new(anchor: Timestamp) -> Reader {
+        Reader { anchor, today: TimeZone::UTC.to_datetime(anchor).date() }
+    }
+
+    /// The expression starting exactly at the start of `rest`; `preceding` is the text before it.
+    fn read_at(&self, preceding: &str, rest: &str) -> Option<FoundTime> {
+        if let Some(Parsed { len, range }) = self.range_at(rest) {
+            return Some(FoundTime { expression: TimeExpression::Range { range }, phrase: rest[..len].to_string() });
+        }
+        let (len, relation, event) = event_at(preceding, rest)?;
+        Some(FoundTime {
+            expression: TimeExpression::RelativeToEvent { relation, event: event.to_string() },
+            phrase: rest[..len].to_string(),
+        })
+    }
+
+    /// Every range form, with or without cue words in front.
+    fn range_at(&self, rest: &str) -> Option<Parsed> {
+        longest([
+            self.open_ended(rest),
+            self.between(rest),
+            self.span_from(rest),
+            self.with_preposition(rest),
+            self.of_year(rest),
+            self.rolling(rest),
+            self.date_like(rest, Cue::None),
+        ])
+    }
+
+    /// A closed range: a relative day or period, an "ago", a week of a day, or a date.
+    fn date_like(&self, rest: &str, cue: Cue) -> Option<Parsed> {
+        longest([
+            self.relative_day(rest),
+            self.calendar_period(rest),
+            self.ago(rest),
+            self.week_of(rest),
+            self.date(rest, cue),
+        ])
+    }
+
+    /// "in May", "during 2022", "on May 8", "from last summer": the date itself.
+    fn with_preposition(&self, rest: &str) -> Option<Parsed> {
+        static CUE: LazyLock<Regex> = LazyLock::new(|| anchored(r"(?P<word>in|during|throughout|from|on)\s+"));
+        let caps = CUE.captures(rest)?;
+        let cue = if caps["word"].eq_ignore_ascii_case("on") { Cue::On } else { Cue::Preposition };
+        let offset = caps[0].len();
+        Some(self.date_like(&rest[offset..], cue)?.after(offset))
+    }
+
+    /// "of 2023" ("photos of 2023"): a bare year only; "of May" is too often not a date.
+    fn of_year(&self, rest: &str) -> Option<Parsed> {
+        static OF_YEAR: LazyLock<Regex> = LazyLock::new(|| anchored(&format!(r"of\s+{YEAR}\b")));
+        let caps = OF_YEAR.captures(rest)?;
+        Some(Parsed { len: caps[0].len(), range: year_range(number(&caps, "year")?)? })
+    }
+
+    /// "before May 2023", "since last week", "until 2023": one end taken from a date.
+    fn open_ended(&self, rest: &str) -> Option<Parsed> {
+        static CUE: LazyLock<Regex> =
+            LazyLock::new(|| anchored(r"(?P<word>before|after|since|until|till|prior\s+to)\s+"));
+        let caps = CUE.captures(rest)?;
+        let offset = caps[0].len();
+        let date = self.date_like(&rest[offset..], Cue::Preposition)?;
+        let TimeRange { start, end } = date.range;
+        let word = caps["word"].to_ascii_lowercase();
+        let range = match word.as_str() {
+            "after" => TimeRange { start: end, end: None },
+            "since" => TimeRange { start, end: None },
+            "until" | "till" => TimeRange { start: None, end },
+            _ => TimeRange { start: None, end: start }, // before, prior to
+        };
+        Some(Parsed { range, ..date.after(offset) })
+    }
+
+    /// "between 2021 and May 2022": from the start of the first to the end of the second.
+    fn between(&self, rest: &str) -> Option<Parsed> {
+        static BETWEEN: LazyLock<Regex> = LazyLock::new(|| anchored(r"between\s+"));
+        static AND: LazyLock<Regex> = LazyLock::new(|| anchored(r"\s+and\s+"));
+        self.span_between(rest, &BETWEEN, &AND)
+    }
+
+    /// "from May to July 2023", "from 2020 through 2022".
+    fn span_from(&self, rest: &str) -> Option<Parsed> {
+        static FROM: LazyLock<Regex> = LazyLock::new(|| anchored(r"from\s+"));
+        static TO: LazyLock<Regex> = LazyLock::new(|| anchored(r"\s+(?:to|until|till|through|thru)\s+"));
+        self.span_between(rest, &FROM, &TO)
+    }
+
+    fn span_between(&self, rest: &str, opening: &Regex, joint: &Regex) -> Option<Parsed> {
+        let mut len = opening.find(rest)?.len();
+        let first = self.date_like(&rest[len..], Cue::Preposition)?;
+        len += first.len;
+        len += joint.find(&rest[len..])?.len();
+        let second = self.date_like(&rest[len..], Cue::Preposition)?;
+        len += second.len;
+        Some(Parsed { len, range: TimeRange { start: first.range.start, end: second.range.end } })
+    }
+
+    /// "today", "yesterday", "tonight", "the day before yesterday", ...
+    fn relative_day(&self, rest: &str) -> Option<Parsed> {
+        static DAY: LazyLock<Regex> = LazyLock::new(|| {
+            anchored(concat!(
+                r"(?:(?P<minus2>the\s+day\s+before\s+yesterday)",
+                r"|(?P<plus2>the\s+day\s+after\s+tomorrow)",
+                r"|(?P<today>today|tonight|this\s+(?:morning|afternoon|evening))",
+                r"|(?P<minus1>yesterday|last\s+night)",
+                r"|(?P<plus1>tomorrow))\b",
+            ))
+        });
+        let caps = DAY.captures(rest)?;
+        let offset = [("minus2", -2), ("plus2", 2), ("today", 0), ("minus1", -1), ("plus1", 1)]
+            .into_iter()
+            .find_map(|(group, days)| caps.name(group).map(|_| days))?;
+        Some(Parsed { len: caps[0].len(), range: day_range(Unit::Day.shift(self.today, offset)?)? })
+    }
+
+    /// "this week", "last month", "next year", "last weekend".
+    fn calendar_period(&self, rest: &str) -> Option<Parsed> {
+        static PERIOD: LazyLock<Regex> =
+            LazyLock::new(|| anchored(r"(?P<which>this|last|previous|next)\s+(?P<unit>weekend|week|month|year)\b"));
+        let caps = PERIOD.captures(rest)?;
+        let offset = match caps["which"].to_ascii_lowercase().as_str() {
+            "this" => 0,
+            "next" => 1,
+            _ => -1,
+        };
+        let unit_word = caps["unit"].to_ascii_lowercase();
+        let range = if unit_word == "weekend" {
+            weekend_range(Unit::Week.shift(self.today, offset)?)?
+        } else {
+            let unit = Unit::parse(&unit_word)?;
+            unit.period(unit.shift(self.today, offset)?)?
+        };
+        Some(Parsed { len: caps[0].len(), range })
+    }
+
+    /// "3 days ago", "a week ago", "a few days ago": the whole periods that far back.
+    fn ago(&self, rest: &str) -> Option<Parsed> {
+        static AGO: LazyLock<Regex> =
+            LazyLock::new(|| anchored(&format!(r"(?P<count>{COUNT})\s+(?P<unit>{UNIT})s?\s+ago\b")));
+        let caps = AGO.captures(rest)?;
+        let unit = Unit::parse(&caps["unit"])?;
+        let count = Count::parse(&caps["count"])?;
+        let nearest = unit.period(unit.shift(self.today, count.fewest.checked_neg()?)?)?;
+        let farthest = unit.period(unit.shift(self.today, count.most.checked_neg()?)?)?;
+        Some(Parsed { len: caps[0].len(), range: TimeRange { start: farthest.start, end: nearest.end } })
+    }
+
+    /// "in the last 3 days", "over the past few weeks", "the past month": a window ending at the
+    /// anchor. The article is required so that "in last week's meeting" stays a calendar week.
+    fn rolling(&self, rest: &str) -> Option<Parsed> {
+        static ROLLING: LazyLock<Regex> = LazyLock::new(|| {
+            anchored(&format!(
+                concat!(
+                    r"(?:(?:in|during|over|within|for)\s+)?the\s+(?:last|past)\s+",
+                    r"(?:(?P<count>{COUNT})\s+)?(?P<unit>{UNIT})(?P<plural>s)?\b"
+                ),
+                COUNT = COUNT,
+                UNIT = UNIT
+            ))
+        });
+        let caps = ROLLING.captures(rest)?;
+        let unit = Unit::parse(&caps["unit"])?;
+        // An unspecific count ("the past few days") takes its widest reading: better to look a
+        // little too far back than to miss the memory asked about. Without a count the unit must be
+        // singular ("the past week"): "in the last days of the war" is no window.
+        let count = match caps.name("count") {
+            Some(count) => Count::parse(count.as_str())?.most,
+            None if caps.name("plural").is_none() => 1,
+            None => return None,
+        };
+        let start = self.anchor.to_zoned_datetime(TimeZone::UTC).checked_sub(unit.span(count)?).ok()?.timestamp();
+        Some(Parsed { len: caps[0].len(), range: TimeRange { start: Some(start), end: Some(self.anchor) } })
+    }
+
+    /// "the week of May 8, 2023": the ISO week containing a single day.
+    fn week_of(&self, rest: &str) -> Option<Parsed> {
+        static WEEK_OF: LazyLock<Regex> = LazyLock::new(|| anchored(r"(?:the\s+)?week\s+of\s+"));
+        let offset = WEEK_OF.find(rest)?.len();
+        // Only the plain date forms, not `date_like`, so that "week of week of ..." cannot recurse.
+        let day = self.date(&rest[offset..], Cue::On)?;
+        let first = TimeZone::UTC.to_datetime(day.range.start?).date();
+        if day_range(first)? != day.range {
+            return None;
+        }
+        Some(Parsed { range: week_range(first)?, ..day.after(offset) })
+    }
+
+    /// The date forms of [`DATE_FORMS`]; the longest that matches and reads.
+    fn date(&self, rest: &str, cue: Cue) -> Option<Parsed> {
+        longest(DATE_FORMS.iter().map(|form| {
+            let caps = form.pattern.captures(rest)?;
+            let whole = caps.get(0)?;
+            let found = FormMatch { caps: &caps, cue, after: &rest[whole.end()..] };
+            Some(Parsed { len: whole.len(), range: (form.read)(self, &found)? })
+        }))
+    }
+
+    /// A date given without its year ("in May", "on the 8th of June") is the latest one that has
+    /// begun by the anchor: asked in June 2023, "in May" is May 2023 and "in July" July 2022.
+    /// Questions are mostly about the past, and a memory store holds no future.
+    fn latest_begun(&self, build: impl Fn(i16) -> Option<TimeRange>) -> Option<TimeRange> {
+        let year = self.today.year();
+        build(year)
+            .filter(|range| range.start.is_some_and(|start| start <= self.anchor))
+            .or_else(|| build(year.checked_sub(1)?))
+    }
+
+    /// "last May": the latest that has ended; "this summer": the one under way, else this year's;
+    /// "next June": the first that has not begun.
+    fn occurrence(&self, which: &str, build: impl Fn(i16) -> Option<TimeRange>) -> Option<TimeRange> {
+        let year = self.today.year();
+        let mut around = (year.checked_sub(2)?..=year.checked_add(1)?).filter_map(build);
+        match which {
+            "last" | "previous" => around.rev().find(|r| r.end.is_some_and(|end| end <= self.anchor)),
+            "next" => around.find(|r| r.start.is_some_and(|start| start > self.anchor)),
+            _ => {
+                let candidates: Vec<TimeRange> = around.collect();
+                let under_way = candidates.iter().find(|r| r.contains(self.anchor));
+                under_way.or_else(|| candidates.iter().find(|r| r.start.is_some_and(|s| year_of(s) == year))).copied()
+            }
+        }
+    }
+}
+
+fn year_of(at: Timestamp) -> i16 {
+    TimeZone::UTC.to_datetime(at).date().year()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Date forms
+// ---------------------------------------------------------------------------------------------
+
+/// Month names and their three-letter abbreviations (and "sept"), captured as `month`.
+const MONTH: &str = concat!(
+    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?",
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+);
+/// A day of the month, with an optional ordinal suffix. Larger numbers first, so "31" is not "3".
+const DAY: &str = r"(?P<day>3[01]|[12][0-9]|0?[1-9])(?P<ordinal>st|nd|rd|th)?";
+/// A year written in words' company: 1900..=2100, so "in 1500 words" or "in 9999" is no year.
+const YEAR: &str = r"(?P<year>19[0-9]{2}|20[0-9]{2}|2100)";
+const PART: &str = r"(?P<part>early|mid|late)";
+const SEASON: &str = r"(?P<season>spring|summer|autumn|fall|winter)";
+/// How many units: digits (at most nine, so the number fits any arithmetic), words, or vague.
+const COUNT: &str = r"[0-9]{1,9}|a\s+few|a\s+couple(?:\s+of)?|couple(?:\s+of)?|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve";
+const UNIT: &str = r"day|week|month|year";
+
+/// One way of writing a date: a pattern anchored at the start, and how to read a match.
+struct DateForm {
+    pattern: Regex,
+    read: ReadForm,
+}
+
+type ReadForm = fn(&Reader, &FormMatch<'_>) -> Option<TimeRange>;
+
+/// A date form's match: its captures, the cue before it and the text after it.
+struct FormMatch<'a> {
+    caps: &'a Captures<'a>,
+    cue: Cue,
+    after: &'a str,
+}
+
+impl FormMatch<'_> {
+    fn has(&self, group: &str) -> bool {
+        self.caps.name(group).is_some()
+    }
+
+    fn text(&self, group: &str) -> Option<String> {
+        self.caps.name(group).map(|m| m.as_str().to_ascii_lowercase())
+    }
+
+    /// Whether the clause ends right after the match ("... on May 8?").
+    fn ends_clause(&self) -> bool {
+        self.after.trim_start().chars().next().is_none_or(|c| ".,;:!?)\"'".contains(c))
+    }
+
+    /// "May" and "March" are also a verb and a noun: without a year or a clear cue they must end
+    /// the clause ("what did we do last May?"), so "the last may be first" is no date.
+    fn month_word_is_clear(&self) -> bool {
+        let ambiguous = self.text("month").is_some_and(|m| m == "may" || m == "march" || m == "mar");
+        !ambiguous || self.has("year") || self.cue >= Cue::Preposition || self.ends_clause()
+    }
+
+    /// A day without a year ("May 8") is a date when something marks it as one: an ordinal, the cue
+    /// "on", or the end of the clause. Otherwise "May 5 people come?" would be a date.
+    fn day_is_clear(&self) -> bool {
+        self.has("year") || self.has("ordinal") || self.cue >= Cue::On || self.ends_clause()
+    }
+}
+
+static DATE_FORMS: LazyLock<Vec<DateForm>> = LazyLock::new(|| {
+    let form = |pattern: String, read: ReadForm| DateForm { pattern: anchored(&format!(r"(?:{pattern})\b")), read };
+    vec![
+        form(r"(?P<iyear>[0-9]{4})-(?P<imonth>[0-9]{2})-(?P<iday>[0-9]{2})".into(), read_iso_day),
+        form(r"(?P<iyear>[0-9]{4})-(?P<imonth>[0-9]{2})".into(), read_iso_month),
+        form(format!(r"{MONTH}\s+{DAY}(?:,?\s+{YEAR})?"), read_day),
+        form(format!(r"(?:the\s+)?{DAY}(?:\s+of)?\s+{MONTH}(?:,?\s+{YEAR})?"), read_day),
+        form(format!(r"{MONTH},?\s+(?:of\s+)?{YEAR}"), read_month),
+        form(format!(r"{PART}[\s-]+{MONTH}(?:,?\s+{YEAR})?"), read_part_of_month),
+        form(format!(r"{PART}[\s-]+{YEAR}"), read_part_of_year),
+        form(format!(r"(?:the\s+)?{SEASON}(?:\s+of)?,?\s+{YEAR}"), read_season),
+        form(format!(r"(?P<which>last|previous|this|next)\s+(?:{MONTH}|{SEASON})"), read_occurrence),
+        form(MONTH.into(), read_month),
+        form(YEAR.into(), read_bare_year),
+        form(format!(r"(?:the\s+)?{SEASON}"), read_season),
+    ]
+});
+
+fn number<T: std::str::FromStr>(caps: &Captures<'_>, group: &str) -> Option<T> {
+    caps.name(group)?.as_str().parse().ok()
+}
+
+fn read_iso_day(_: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    day_range(Date::new(number(m.caps, "iyear")?, number(m.caps, "imonth")?, number(m.caps, "iday")?).ok()?)
+}
+
+fn read_iso_month(_: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    months_range(number(m.caps, "iyear")?, number(m.caps, "imonth")?, 1)
+}
+
+/// "May 8, 2023", "8th May", "the 8th of May".
+fn read_day(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    if !m.day_is_clear() {
+        return None;
+    }
+    let month = month_number(&m.text("month")?)?;
+    let day: i8 = number(m.caps, "day")?;
+    let build = |year| day_range(Date::new(year, month, day).ok()?);
+    match number(m.caps, "year") {
+        Some(year) => build(year),
+        None => reader.latest_begun(build),
+    }
+}
+
+/// "May 2023", or a bare "May" after a preposition.
+fn read_month(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    let month = month_number(&m.text("month")?)?;
+    let build = |year| months_range(year, month, 1);
+    match number(m.caps, "year") {
+        Some(year) => build(year),
+        None if m.cue >= Cue::Preposition => reader.latest_begun(build),
+        None => None,
+    }
+}
+
+/// "early May", "mid-May 2023", "late May": thirds of the month (1–10, 11–20, 21–end).
+fn read_part_of_month(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    if !m.month_word_is_clear() {
+        return None;
+    }
+    let month = month_number(&m.text("month")?)?;
+    let part = m.text("part")?;
+    let build = |year| {
+        let first = Date::new(year, month, 1).ok()?;
+        let (from, to) = match part.as_str() {
+            "early" => (first, Unit::Day.shift(first, 10)?),
+            "mid" => (Unit::Day.shift(first, 10)?, Unit::Day.shift(first, 20)?),
+            _ => (Unit::Day.shift(first, 20)?, Unit::Month.shift(first, 1)?),
+        };
+        dates_range(from, to)
+    };
+    match number(m.caps, "year") {
+        Some(year) => build(year),
+        None => reader.latest_begun(build),
+    }
+}
+
+/// "early 2023" (Jan–Apr), "mid 2023" (May–Aug), "late 2023" (Sep–Dec).
+fn read_part_of_year(_: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    let first_month = match m.text("part")?.as_str() {
+        "early" => 1,
+        "mid" => 5,
+        _ => 9,
+    };
+    months_range(number(m.caps, "year")?, first_month, 4)
+}
+
+/// "summer 2023", or "the summer" after a preposition.
+fn read_season(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    let season = m.text("season")?;
+    let build = |year| season_range(&season, year);
+    match number(m.caps, "year") {
+        Some(year) => build(year),
+        None if m.cue >= Cue::Preposition => reader.latest_begun(build),
+        None => None,
+    }
+}
+
+/// "last May", "this summer", "next June".
+fn read_occurrence(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    if !m.month_word_is_clear() {
+        return None;
+    }
+    let which = m.text("which")?;
+    match (m.text("month"), m.text("season")) {
+        (Some(month), _) => {
+            let month = month_number(&month)?;
+            reader.occurrence(&which, |year| months_range(year, month, 1))
+        }
+        (None, Some(season)) => reader.occurrence(&which, |year| season_range(&season, year)),
+        (None, None) => None,
+    }
+}
+
+/// "2023" alone is only a year after a preposition: "in 2023", not "2023 people".
+fn read_bare_year(_: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    if m.cue < Cue::Preposition {
+        return None;
+    }
+    year_range(number(m.caps, "year")?)
+}
+
+fn month_number(name: &str) -> Option<i8> {
+    const ABBREVIATIONS: [&str; 12] =
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    let abbreviation = name.get(..3)?;
+    let index = ABBREVIATIONS.iter().position(|a| *a == abbreviation)?;
+    i8::try_from(index + 1).ok()
+}
+
+/// Meteorological seasons, northern hemisphere. A winter belongs to the year of its December:
+/// winter 2023 is December 2023 to February 2024.
+fn season_range(season: &str, year: i16) -> Option<TimeRange> {
+    let first_month = match season {
+        "spring" => 3,
+        "summer" => 6,
+        "autumn" | "fall" => 9,
+        _ => 12,
+    };
+    months_range(year, first_month, 3)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relative words
+// ---------------------------------------------------------------------------------------------
+
+/// A calendar unit counted in "ago" and rolling windows.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+impl Unit {
+    fn parse(word: &str) -> Option<Unit> {
+        match word.to_ascii_lowercase().as_str() {
+            "day" => Some(Unit::Day),
+            "week" => Some(Unit::Week),
+            "month" => Some(Unit::Month),
+            "year" => Some(Unit::Year),
+            _ => None,
+        }
+    }
+
+    /// `count` of this unit, or None when jiff cannot represent that many.
+    fn span(self, count: i64) -> Option<Span> {
+        let span = Span::new();
+        match self {
+            Unit::Day => span.try_days(count),
+            Unit::Week => span.try_weeks(count),
+            Unit::Month => span.try_months(count),
+            Unit::Year => span.try_years(count),
+        }
+        .ok()
+    }
+
+    /// A day inside the period `count` units from `date`'s. Months and years step from their first
+    /// day, so that "a month before March 31" is in February rather than clamped to it by chance.
+    fn shift(self, date: Date, count: i64) -> Option<Date> {
+        let base = match self {
+            Unit::Day | Unit::Week => date,
+            Unit::Month => date.first_of_month(),
+            Unit::Year => date.first_of_year(),
+        };
+        base.checked_add(self.span(count)?).ok()
+    }
+
+    /// The whole UTC day, ISO week, month or year containing `date`.
+    fn period(self, date: Date) -> Option<TimeRange> {
+        match self {
+            Unit::Day => day_range(date),
+            Unit::Week => week_range(date),
+            Unit::Month => months_range(date.year(), date.month(), 1),
+            Unit::Year => year_range(date.year()),
+        }
+    }
+}
+
+/// How many units back: one number, or a vague spread read as nearest and farthest.
+#[derive(Debug, Clone, Copy)]
+struct Count {
+    fewest: i64,
+    most: i64,
+}
+
+impl Count {
+    fn parse(text: &str) -> Option<Count> {
+        let lower = text.to_ascii_lowercase();
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        let exactly = |n| Some(Count { fewest: n, most: n });
+        match words.as_slice() {
+            // "a few days ago" is usually not yesterday and rarely more than a week.
+            ["a", "few"] | ["few"] => Some(Count { fewest: 2, most: 7 }),
+            ["a", "couple", ..] | ["couple", ..] => Some(Count { fewest: 2, most: 3 }),
+            ["several"] => Some(Count { fewest: 3, most: 7 }),
+            ["a" | "an" | "one"] => exactly(1),
+            [word] => {
+                const WORDS: [&str; 12] =
+                    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+                match WORDS.iter().position(|w| w == word) {
+                    Some(index) => exactly(i64::try_from(index).ok()? + 1),
+                    None => exactly(word.parse().ok()?),
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+/// At most this many words of an event are kept: the event is a search phrase, not a sentence.
+const MAX_EVENT_WORDS: usize = 8;
+
+/// Words right before "before"/"after" that make it an adverb or part of a phrasal verb rather
+/// than a preposition over an event: "ever before", "the day before", "look after the kids",
+/// "named after her grandmother". "A week before the wedding" also lands here: it names a
+/// shifted day, which a plain before/after range would misread, so it is better not read at all.
+const NOT_EVENT_PRECEDING: &[&str] = &[
+    "ever", "never", "the", "day", "days", "night", "nights", "week", "weeks", "month", "months", "year", "years",
+    "morning", "evening", "time", "times", "than", "look", "looks", "looked", "looking", "take", "takes", "took",
+    "taking", "named", "name", "run", "runs", "ran", "running", "chase", "chased", "went", "go", "goes", "come",
+    "comes", "came", "seek", "sought",
+];
+
+/// First words that leave the event unknown: "before that", "after all", "after which".
+const NOT_EVENT_START: &[&str] =
+    &["that", "this", "then", "all", "which", "what", "whom", "whose", "and", "or", "but", "now"];
+
+/// Whole events that are only a pronoun: "before it", "after you".
+const NOT_EVENT_ALONE: &[&str] = &["it", "them", "him", "her", "me", "us", "you", "there", "here", "so"];
+
+/// "before the move", "after she went to Paris": the relation, the phrase length, and the event
+/// words up to the end of the clause.
+fn event_at<'a>(preceding: &str, rest: &'a str) -> Option<(usize, Relation, &'a str)> {
+    static CUE: LazyLock<Regex> = LazyLock::new(|| anchored(r"(?P<word>before|after|prior\s+to)\s+"));
+    let caps = CUE.captures(rest)?;
+    let previous_word = preceding.trim_end().rsplit(|c: char| !is_word_char(c)).next().unwrap_or("");
+    if is_one_of(previous_word, NOT_EVENT_PRECEDING) {
+        return None;
+    }
+    let relation = if caps["word"].eq_ignore_ascii_case("after") { Relation::After } else { Relation::Before };
+    let offset = caps[0].len();
+    let event = event_words(&rest[offset..]);
+    let first_word = event.split_whitespace().next()?;
+    if is_one_of(first_word, NOT_EVENT_START) || is_one_of(event, NOT_EVENT_ALONE) {
+        return None;
+    }
+    Some((offset + event.len(), relation, event))
+}
+
+fn is_one_of(word: &str, list: &[&str]) -> bool {
+    list.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// The leading words of `text` up to the end of the clause ('?', ',', '.', ';', '!', ':' or a line
+/// break) and at most [`MAX_EVENT_WORDS`] words, without surrounding whitespace.
+fn event_words(text: &str) -> &str {
+    let mut words = 0;
+    let mut end = 0;
+    let mut in_word = false;
+    for (at, c) in text.char_indices() {
+        if matches!(c, '?' | ',' | '.' | ';' | '!' | ':' | '\n') {
+            break;
+        }
+        if c.is_whitespace() {
+            in_word = false;
+            continue;
+        }
+        if !in_word {
+            if words == MAX_EVENT_WORDS {
+                break;
+            }
+            words += 1;
+            in_word = true;
+        }
+        end = at + c.len_utf8();
+    }
+    &text[..end]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calendar ranges (UTC)
+// ---------------------------------------------------------------------------------------------
+
+fn start_of(date: Date) -> Option<Timestamp> {
+    TimeZone::UTC.to_timestamp(date.to_datetime(Time::midnight())).ok()
+}
+
+/// From the start of `first` to the start of `end` (exclusive).
+fn dates_range(first: Date, end: Date) -> Option<TimeRange> {
+    Some(TimeRange { start: Some(start_of(first)?), end: Some(start_of(end)?) })
+}
+
+fn day_range(date: Date) -> Option<TimeRange> {
+    dates_range(date, date.tomorrow().ok()?)
+}
+
+/// The ISO week (Monday 00:00 to Monday 00:00) containing `date`.
+fn week_range(date: Date) -> Option<TimeRange> {
+    let monday = monday_of(date)?;
+    dates_range(monday, Unit::Day.shift(monday, 7)?)
+}
+
+/// Saturday 00:00 to Monday 00:00 of the ISO week containing `date`.
+fn weekend_range(date: Date) -> Option<TimeRange> {
+    let monday = monday_of(date)?;
+    dates_range(Unit::Day.shift(monday, 5)?, Unit::Day.shift(monday, 7)?)
+}
+
+fn monday_of(date: Date) -> Option<Date> {
+    Unit::Day.shift(date, -i64::from(date.weekday().to_monday_zero_offset()))
+}
+
+/// `count` whole months from the first of `month` in `year`.
+fn months_range(year: i16, month: i8, count: i64) -> Option<TimeRange> {
+    let first = Date::new(year, month, 1).ok()?;
+    dates_range(first, Unit::Month.shift(first, count)?)
+}
+
+fn year_range(year: i16) -> Option<TimeRange> {
+    months_range(year, 1, 12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{proptest_config, timestamp};
+    use proptest::prelude::*;
+
+    /// Thursday, 15 June 2023, noon UTC.
+    fn anchor() -> Timestamp {
+        "2023-06-15T12:00:00Z".parse().unwrap()
+    }
+
+    fn at(text: &str) -> Timestamp {
+        if text.len() == 10 { format!("{text}T00:00:00Z").parse().unwrap() } else { text.parse().unwrap() }
+    }
+
+    fn range(start: &str, end: &str) -> TimeRange {
+        let end_of = |s: &str| (!s.is_empty()).then(|| at(s));
+        TimeRange { start: end_of(start), end: end_of(end) }
+    }
+
+    fn found_range(question: &str) -> Option<(TimeRange, String)> {
+        match find_time_expression(question, anchor())? {
+            FoundTime { expression: TimeExpression::Range { range }, phrase } => Some((range, phrase)),
+            other => panic!("{question:?}: expected a range, got {other:?}"),
+        }
+    }
+
+    /// (question, phrase, start, end); "" is an open end.
+    fn check(cases: &[(&str, &str, &str, &str)]) {
+        for &(question, phrase, start, end) in cases {
+            let got = found_range(question);
+            let expected = (range(start, end), phrase.to_string());
+            assert_eq!(
+                got.as_ref(),
+                Some(&expected),
+                "{question:?}: got {:?}",
+                got.as_ref().map(|(r, p)| (r.describe(), p))
+            );
+        }
+    }
+
+    #[test]
+    fn relative_days() {
+        check(&[
+            ("what did I eat today?", "today", "2023-06-15", "2023-06-16"),
+            ("Yesterday, who called?", "Yesterday", "2023-06-14", "2023-06-15"),
+            ("what is planned for tomorrow", "tomorrow", "2023-06-16", "2023-06-17"),
+            ("what did I read this morning", "this morning", "2023-06-15", "2023-06-16"),
+            ("where are we going tonight", "tonight", "2023-06-15", "2023-06-16"),
+            ("what did we watch last night", "last night", "2023-06-14", "2023-06-15"),
+            ("who came the day before yesterday", "the day before yesterday", "2023-06-13", "2023-06-14"),
+            ("what is due the day after tomorrow", "the day after tomorrow", "2023-06-17", "2023-06-18"),
+        ]);
+    }
+
+    #[test]
+    fn calendar_periods() {
+        check(&[
+            ("what happened this week", "this week", "2023-06-12", "2023-06-19"),
+            ("what happened last week?", "last week", "2023-06-05", "2023-06-12"),
+            ("plans for next week", "next week", "2023-06-19", "2023-06-26"),
+            ("what did I buy this month", "this month", "2023-06-01", "2023-07-01"),
+            ("what did I buy LAST MONTH", "LAST MONTH", "2023-05-01", "2023-06-01"),
+            ("what did I buy the previous month", "previous month", "2023-05-01", "2023-06-01"),
+            ("what is due next month", "next month", "2023-07-01", "2023-08-01"),
+            ("goals this year", "this year", "2023-01-01", "2024-01-01"),
+            ("goals last year", "last year", "2022-01-01", "2023-01-01"),
+            ("goals next year", "next year", "2024-01-01", "2025-01-01"),
+            ("what did we do last weekend", "last weekend", "2023-06-10", "2023-06-12"),
+            ("plans this weekend?", "this weekend", "2023-06-17", "2023-06-19"),
+            ("plans next weekend?", "next weekend", "2023-06-24", "2023-06-26"),
+            ("what was said in last week's meeting", "in last week", "2023-06-05", "2023-06-12"),
+        ]);
+    }
+
+    #[test]
+    fn ago() {
+        check(&[
+            ("what happened 3 days ago", "3 days ago", "2023-06-12", "2023-06-13"),
+            ("what happened three days ago", "three days ago", "2023-06-12", "2023-06-13"),
+            ("one day ago", "one day ago", "2023-06-14", "2023-06-15"),
+            ("a week ago, what did I say", "a week ago", "2023-06-05", "2023-06-12"),
+            ("2 weeks ago", "2 weeks ago", "2023-05-29", "2023-06-05"),
+            ("two months ago", "two months ago", "2023-04-01", "2023-05-01"),
+            ("twelve months ago", "twelve months ago", "2022-06-01", "2022-07-01"),
+            ("a year ago", "a year ago", "2022-01-01", "2023-01-01"),
+            ("10 years ago", "10 years ago", "2013-01-01", "2014-01-01"),
+            ("what did she say a few days ago", "a few days ago", "2023-06-08", "2023-06-14"),
+            ("a couple of weeks ago", "a couple of weeks ago", "2023-05-22", "2023-06-05"),
+            ("several months ago", "several months ago", "2022-11-01", "2023-04-01"),
+        ]);
+    }
+
+    #[test]
+    fn rolling_windows() {
+        check(&[
+            ("what did I do in the last 3 days", "in the last 3 days", "2023-06-12T12:00:00Z", "2023-06-15T12:00:00Z"),
+            ("in the past two weeks?", "in the past two weeks", "2023-06-01T12:00:00Z", "2023-06-15T12:00:00Z"),
+            ("over the past 6 months", "over the past 6 months", "2022-12-15T12:00:00Z", "2023-06-15T12:00:00Z"),
+            ("the past year", "the past year", "2022-06-15T12:00:00Z", "2023-06-15T12:00:00Z"),
+            ("during the last week", "during the last week", "2023-06-08T12:00:00Z", "2023-06-15T12:00:00Z"),
+            ("within the last few days", "within the last few days", "2023-06-08T12:00:00Z", "2023-06-15T12:00:00Z"),
+        ]);
+    }
+
+    #[test]
+    fn months_and_days() {
+        check(&[
+            ("what happened May 2023", "May 2023", "2023-05-01", "2023-06-01"),
+            ("what happened in May 2023?", "in May 2023", "2023-05-01", "2023-06-01"),
+            ("in may, 2023", "in may, 2023", "2023-05-01", "2023-06-01"),
+            ("trip in Sept 2021", "in Sept 2021", "2021-09-01", "2021-10-01"),
+            ("who visited on May 8, 2023", "on May 8, 2023", "2023-05-08", "2023-05-09"),
+            ("May 8, 2023", "May 8, 2023", "2023-05-08", "2023-05-09"),
+            ("8 May 2023", "8 May 2023", "2023-05-08", "2023-05-09"),
+            ("May 8th 2023 dinner", "May 8th 2023", "2023-05-08", "2023-05-09"),
+            ("on 8 May, 2023?", "on 8 May, 2023", "2023-05-08", "2023-05-09"),
+            ("the week of May 8, 2023", "the week of May 8, 2023", "2023-05-08", "2023-05-15"),
+            ("during the week of 10 May 2023", "during the week of 10 May 2023", "2023-05-08", "2023-05-15"),
+            // Without a year: the latest one already begun at the anchor.
+            ("what did we do in May", "in May", "2023-05-01", "2023-06-01"),
+            ("what did we do in July", "in July", "2022-07-01", "2022-08-01"),
+            ("during dec", "during dec", "2022-12-01", "2023-01-01"),
+            ("what happened on May 8 at work", "on May 8", "2023-05-08", "2023-05-09"),
+            ("what happened May 8?", "May 8", "2023-05-08", "2023-05-09"),
+            ("the 8th of May", "the 8th of May", "2023-05-08", "2023-05-09"),
+            ("June 20th", "June 20th", "2022-06-20", "2022-06-21"),
+            ("early May 2023", "early May 2023", "2023-05-01", "2023-05-11"),
+            ("in mid-May", "in mid-May", "2023-05-11", "2023-05-21"),
+            ("late February 2024", "late February 2024", "2024-02-21", "2024-03-01"),
+            ("what did we do last May?", "last May", "2023-05-01", "2023-06-01"),
+            ("what did we do last April with Jane", "last April", "2023-04-01", "2023-05-01"),
+            ("what is planned next July", "next July", "2023-07-01", "2023-08-01"),
+        ]);
+    }
+
+    #[test]
+    fn years_and_iso_dates() {
+        check(&[
+            ("what happened in 2023", "in 2023", "2023-01-01", "2024-01-01"),
+            ("during 2022 what did we buy", "during 2022", "2022-01-01", "2023-01-01"),
+            ("in early 2023", "in early 2023", "2023-01-01", "2023-05-01"),
+            ("mid 2023", "mid 2023", "2023-05-01", "2023-09-01"),
+            ("mid-2023", "mid-2023", "2023-05-01", "2023-09-01"),
+            ("late 2023", "late 2023", "2023-09-01", "2024-01-01"),
+            ("photos of 2021", "of 2021", "2021-01-01", "2022-01-01"),
+            ("what happened on 2023-05-08?", "on 2023-05-08", "2023-05-08", "2023-05-09"),
+            ("2023-05-08", "2023-05-08", "2023-05-08", "2023-05-09"),
+            ("the 2023-05 report", "2023-05", "2023-05-01", "2023-06-01"),
+        ]);
+    }
+
+    #[test]
+    fn seasons() {
+        check(&[
+            ("summer 2023", "summer 2023", "2023-06-01", "2023-09-01"),
+            ("in the summer of 2022", "in the summer of 2022", "2022-06-01", "2022-09-01"),
+            ("winter 2022", "winter 2022", "2022-12-01", "2023-03-01"),
+            ("fall 2021", "fall 2021", "2021-09-01", "2021-12-01"),
+            ("in the spring", "in the spring", "2023-03-01", "2023-06-01"),
+            ("in autumn", "in autumn", "2022-09-01", "2022-12-01"),
+            ("what did we do last summer", "last summer", "2022-06-01", "2022-09-01"),
+            ("this summer", "this summer", "2023-06-01", "2023-09-01"),
+        ]);
+    }
+
+    #[test]
+    fn open_ended_and_spans() {
+        check(&[
+            ("what did I do before May 2023", "before May 2023", "", "2023-05-01"),
+            ("after May 2023", "after May 2023", "2023-06-01", ""),
+            ("since May 2023", "since May 2023", "2023-05-01", ""),
+            ("until 2023", "until 2023", "", "2024-01-01"),
+            ("till yesterday", "till yesterday", "", "2023-06-15"),
+            ("since last week", "since last week", "2023-06-05", ""),
+            ("prior to 2020", "prior to 2020", "", "2020-01-01"),
+            ("before the summer", "before the summer", "", "2023-06-01"),
+            ("after the 8th of May", "after the 8th of May", "2023-05-09", ""),
+            ("between 2021 and 2022", "between 2021 and 2022", "2021-01-01", "2023-01-01"),
+            ("between May 2022 and March 2023", "between May 2022 and March 2023", "2022-05-01", "2023-04-01"),
+            ("from March to May", "from March to May", "2023-03-01", "2023-06-01"),
+            ("photos from 2019", "from 2019", "2019-01-01", "2020-01-01"),
+        ]);
+    }
+
+    #[test]
+    fn an_inverted_span_is_no_range() {
+        // "from May to July 2022" reads May 2023 (no year given, latest begun) to July 2022: inverted,
+        // so the span is dropped and the shorter "from May" wins.
+        let (read, phrase) = found_range("from May to July 2022").unwrap();
+        assert_eq!(phrase, "from May");
+        assert_eq!(read, range("2023-05-01", "2023-06-01"));
+    }
+
+    #[test]
+    fn events() {
+        let cases: &[(&str, &str, Relation, &str)] = &[
+            ("where did we live before the move?", "before the move", Relation::Before, "the move"),
+            ("After the wedding, who visited?", "After the wedding", Relation::After, "the wedding"),
+            (
+                "what did I do before she went to Paris",
+                "before she went to Paris",
+                Relation::Before,
+                "she went to Paris",
+            ),
+            ("after we met Jane", "after we met Jane", Relation::After, "we met Jane"),
+            ("prior to   the  launch ;", "prior to   the  launch", Relation::Before, "the  launch"),
+            (
+                "before one two three four five six seven eight nine ten",
+                "before one two three four five six seven eight",
+                Relation::Before,
+                "one two three four five six seven eight",
+            ),
+        ];
+        for &(question, phrase, relation, event) in cases {
+            let got = find_time_expression(question, anchor());
+            let expected = FoundTime {
+                expression: TimeExpression::RelativeToEvent { relation, event: event.to_string() },
+                phrase: phrase.to_string(),
+            };
+            assert_eq!(got, Some(expected), "{question:?}");
+        }
+    }
+
+    #[test]
+    fn no_time_expression() {
+        let questions = [
+            "",
+            "May I ask what you like?",
+            "what did she say recently",
+            "how many days did it take",
+            "have you seen it ever before",
+            "have we met before?",
+            "what happened the day before the move",
+            "a week before the wedding",
+            "who will look after the kids",
+            "she was named after her grandmother",
+            "after all, what is it",
+            "what did we do before that",
+            "the last may be first",
+            "May 5 people come?",
+            "How early may I arrive?",
+            "in the last days of the war",
+            "in the past 999999999 years",
+            "in 1500 words or less",
+            "in the past, what did we do",
+            "what is 2023 minus 5",
+            "march on the capital",
+            "999999999 days ago",
+            "99999999999999999999 days ago",
+            "2023-13-45",
+            "9999-12-31",
+            "ünïcödé 日本語 — ¿qué pasó?",
+        ];
+        for question in questions {
+            let got = find_time_expression(question, anchor());
+            assert_eq!(got, None, "{question:?}");
+        }
+    }
+
+    #[test]
+    fn earliest_expression_wins() {
+        check(&[
+            ("yesterday or last week?", "yesterday", "2023-06-14", "2023-06-15"),
+            ("last week or yesterday?", "last week", "2023-06-05", "2023-06-12"),
+        ]);
+        let found = find_time_expression("after the move in May 2023", anchor()).unwrap();
+        assert!(matches!(found.expression, TimeExpression::RelativeToEvent { .. }));
+    }
+
+    #[test]
+    fn contains_is_half_open() {
+        let may = range("2023-05-01", "2023-06-01");
+        assert!(may.contains(at("2023-05-01")));
+        assert!(may.contains(at("2023-05-31T23:59:59Z")));
+        assert!(!may.contains(at("2023-06-01")));
+        assert!(!may.contains(at("2023-04-30T23:59:59Z")));
+        assert!(range("", "2023-06-01").contains(at("1970-01-01")));
+        assert!(range("2023-06-01", "").contains(at("2099-01-01")));
+    }
+
+    #[test]
+    fn describe_prints_dates_or_instants() {
+        assert_eq!(range("2023-05-01", "2023-06-01").describe(), "2023-05-01..2023-06-01");
+        assert_eq!(range("", "2023-05-01").describe(), "..2023-05-01");
+        assert_eq!(range("2023-06-01", "").describe(), "2023-06-01..");
+        assert_eq!(
+            range("2023-06-12T12:00:00Z", "2023-06-15T12:00:00Z").describe(),
+            "2023-06-12T12:00:00Z..2023-06-15T12:00:00Z"
+        );
+    }
+
+    #[test]
+    fn range_around_an_event() {
+        let moved = at("2023-03-01");
+        assert_eq!(Relation::Before.range_around(moved), range("", "2023-03-01"));
+        assert_eq!(Relation::After.range_around(moved), range("2023-03-01", ""));
+    }
+
+    #[test]
+    fn serializes_with_a_kind_tag() {
+        let found = find_time_expression("in May 2023", anchor()).unwrap();
+        let json = serde_json::to_value(&found).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "expression": {
+                    "kind": "range",
+                    "range": { "start": "2023-05-01T00:00:00Z", "end": "2023-06-01T00:00:00Z" }
+                },
+                "phrase": "in May 2023"
+            })
+        );
+        let event = find_time_expression("before the move", anchor()).unwrap();
+        assert_eq!(
+            serde_json::to_value(&event.expression).unwrap(),
+            serde_json::json!({ "kind": "relative_to_event", "relation": "before", "event": "the move" })
+        );
+    }
+
+    fn assert_well_formed(found: &Option<FoundTime>) {
+        if let Some(FoundTime { expression: TimeExpression::Range { range }, .. }) = found {
+            assert!(range.is_well_formed(), "{range:?}");
+            assert!(range.start.is_some() || range.end.is_some(), "{range:?}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        #[test]
+        fn never_panics_on_any_text(question in any::<String>(), anchor in timestamp()) {
+            assert_well_formed(&find_time_expression(&question, anchor));
+        }
+
+        #[test]
+        fn never_panics_on_time_like_text(
+            question in r"(?i)((in|on|before|after|since|until|between|and|from|to|the|of|last|this|next|early|mid|late|a|few|couple|ago|days?|weeks?|months?|years?|may|june|dec|summer|winter|today|yesterday|[0-9]{1,12}|-|,|\?) ?){0,10}",
+            anchor in timestamp(),
+        ) {
+            assert_well_formed(&find_time_expression(&question, anchor));
+        }
+
+        #[test]
+        fn anchor_relative_ranges_never_start_after_the_anchor(
+            phrase in prop_oneof![
+                Just("last week".to_string()),
+                Just("last month".to_string()),
+                Just("last weekend".to_string()),
+                Just("this week".to_string()),
+                Just("yesterday".to_string()),
+                Just("a few days ago".to_string()),
+                Just("in the last few weeks".to_string()),
+                (0u32..5000, prop_oneof![Just("days"), Just("weeks"), Just("months"), Just("years")])
+                    .prop_map(|(n, unit)| format!("{n} {unit} ago")),
+            ],
+            anchor in timestamp(),
+        ) {
+            let found = find_time_expression(&phrase, anchor);
+            let Some(FoundTime { expression: TimeExpression::Range { range }, .. }) = found else {
+                panic!("{phrase:?} should read as a range");
+            };
+            prop_assert!(range.start.is_some_and(|start| start <= anchor), "{phrase:?}: {range:?}");
+            prop_assert!(range.is_well_formed());
+        }
+    }
+}
