@@ -14,6 +14,7 @@ fn duplicated(constraint: &str) -> &'static str {
         "summaries_pkey" => "summary",
         "jobs_pkey" => "job",
         "body_intents_pkey" => "body intent",
+        "retrievals_pkey" => "retrieval",
         _ => "record",
     }
 }

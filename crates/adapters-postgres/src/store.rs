@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbor_domain::entity::{Entity, EntitySlug};
-use arbor_domain::id::{EntityId, JobId, LeafId, SummaryId};
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
@@ -19,8 +19,8 @@ use arbor_ports::rows::{
     subject_hash, to_json, ts,
 };
 use arbor_ports::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, MetadataStore, Page, Result,
-    StoreCounts, TreeLeafQuery,
+    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, EntityQuery, Error, Job, JobClaim,
+    LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts, TreeLeafQuery,
 };
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
@@ -314,6 +314,32 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
         }
         Change::ClearBodyIntent { id } => {
             sqlx::query("DELETE FROM body_intents WHERE id = $1").bind(id.as_str()).execute(&mut *conn).await?;
+        }
+        Change::RecordRetrieval(snapshot) => {
+            sqlx::query("INSERT INTO retrievals (id, namespace, at, snapshot) VALUES ($1, $2, $3, $4)")
+                .bind(snapshot.id.as_str())
+                .bind(snapshot.namespace.to_string())
+                .bind(ts(snapshot.at)?)
+                .bind(to_json(&snapshot)?)
+                .execute(&mut *conn)
+                .await?;
+            let records: Vec<AccessRecord> = snapshot.access_records().collect();
+            if !records.is_empty() {
+                let mut insert: QueryBuilder<'_, Postgres> =
+                    QueryBuilder::new("INSERT INTO access (retrieval, node, namespace, entered_context, at) ");
+                let mut stamps = Vec::with_capacity(records.len());
+                for access in &records {
+                    stamps.push(ts(access.at)?);
+                }
+                insert.push_values(records.iter().zip(stamps), |mut row, (access, at)| {
+                    row.push_bind(access.retrieval.as_str())
+                        .push_bind(node_to_str(&access.node))
+                        .push_bind(access.namespace.to_string())
+                        .push_bind(access.entered_context)
+                        .push_bind(at);
+                });
+                insert.build().execute(&mut *conn).await?;
+            }
         }
         Change::Audit(event) => {
             sqlx::query(
@@ -639,6 +665,79 @@ impl MetadataStore for PgStore {
     /// Looks in every column Arbor writes words to. Postgres keeps the bytes of deleted and
     /// updated row versions in its data pages and WAL until they are reused, on the server's
     /// disk, where no client can look; see ARCHITECTURE.md for what that means for forget.
+    async fn leaf_neighbours(
+        &self,
+        filter: &VisibilityFilter,
+        anchor: &LeafPosition,
+        each_side: usize,
+    ) -> Result<Neighbours> {
+        let mut out = Neighbours::default();
+        if each_side == 0 {
+            return Ok(out);
+        }
+        let at = ts(anchor.observed_at)?;
+        for (side, comparison, order) in [(&mut out.before, " < ", " DESC"), (&mut out.after, " > ", " ASC")] {
+            let mut sql = select("id".to_owned(), "leaves");
+            push_visibility(&mut sql, filter, Target::Leaves)?;
+            sql.push(" AND namespace = ").push_bind(anchor.namespace.to_string());
+            sql.push(" AND tree_id = ").push_bind(anchor.tree.to_string());
+            sql.push(" AND (observed_at").push(comparison).push_bind(at);
+            sql.push(" OR (observed_at = ").push_bind(at);
+            sql.push(" AND id").push(comparison).push_bind(anchor.id.to_string()).push("))");
+            sql.push(" ORDER BY observed_at").push(order).push(", id").push(order);
+            sql.push(" LIMIT ").push_bind(limit(each_side));
+            let ids: Vec<String> = sql.build_query_scalar().fetch_all(self.db.pool()).await.map_err(sql_error)?;
+            for id in ids {
+                side.push(LeafId::parse(&id).map_err(|e| corrupt("leaf", &id, e))?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {
+        if scope.is_empty() {
+            return Ok(None);
+        }
+        let raw: Option<String> =
+            sqlx::query_scalar("SELECT snapshot FROM retrievals WHERE id = $1 AND namespace = ANY($2)")
+                .bind(id.as_str())
+                .bind(scope_strings(scope))
+                .fetch_optional(self.db.pool())
+                .await
+                .map_err(sql_error)?;
+        raw.map(|raw| serde_json::from_str(&raw).map_err(|e| corrupt("retrieval", id.as_str(), e))).transpose()
+    }
+
+    async fn access_records(&self, scope: &[Namespace], node: &NodeId, limit_to: usize) -> Result<Vec<AccessRecord>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT retrieval, namespace, entered_context, at FROM access
+             WHERE node = $1 AND namespace = ANY($2) ORDER BY seq DESC LIMIT $3",
+        )
+        .bind(node_to_str(node))
+        .bind(scope_strings(scope))
+        .bind(limit(limit_to))
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let retrieval: String = row.get(0);
+                let namespace: String = row.get(1);
+                let bad = |e: &dyn std::fmt::Display| corrupt("access record", &retrieval, e);
+                Ok(AccessRecord {
+                    retrieval: RetrievalId::parse(&retrieval).map_err(|e| bad(&e))?,
+                    node: node.clone(),
+                    namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                    entered_context: row.get(2),
+                    at: from_ts(row.get(3)),
+                })
+            })
+            .collect()
+    }
+
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         if needle.is_empty() {
             return Ok(false);

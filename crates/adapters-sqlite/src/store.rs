@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use arbor_domain::entity::{Entity, EntitySlug};
-use arbor_domain::id::{EntityId, JobId, LeafId, SummaryId};
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
@@ -12,8 +12,8 @@ use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::memory::entity_words;
 use arbor_ports::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Error, Job, JobClaim, MetadataStore, Page, Result,
-    StoreCounts, TreeLeafQuery,
+    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, EntityQuery, Error, Job, JobClaim,
+    LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts, TreeLeafQuery,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -228,6 +228,32 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         }
         Change::ClearBodyIntent { id } => {
             tx.execute("DELETE FROM body_intents WHERE id = ?", [id.as_str()]).map_err(sql_error)?;
+        }
+        Change::RecordRetrieval(snapshot) => {
+            tx.execute(
+                "INSERT INTO retrievals (id, namespace, at, snapshot) VALUES (?, ?, ?, ?)",
+                params![snapshot.id.as_str(), snapshot.namespace.to_string(), ts(snapshot.at)?, to_json(&snapshot)?],
+            )
+            .map_err(|e| match sql_error(e) {
+                Error::AlreadyExists { .. } => Error::AlreadyExists { what: "retrieval", id: snapshot.id.to_string() },
+                other => other,
+            })?;
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO access (retrieval, node, namespace, entered_context, at) VALUES (?, ?, ?, ?, ?)",
+                )
+                .map_err(sql_error)?;
+            for access in snapshot.access_records() {
+                insert
+                    .execute(params![
+                        access.retrieval.as_str(),
+                        node_to_str(&access.node),
+                        access.namespace.to_string(),
+                        access.entered_context,
+                        ts(access.at)?,
+                    ])
+                    .map_err(sql_error)?;
+            }
         }
         Change::Audit(event) => {
             tx.execute(
@@ -581,6 +607,92 @@ impl MetadataStore for SqliteStore {
                     .transpose()?,
                 actor: row.get(5).map_err(sql_error)?,
                 policy_version: row.get(6).map_err(sql_error)?,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn leaf_neighbours(
+        &self,
+        filter: &VisibilityFilter,
+        anchor: &LeafPosition,
+        each_side: usize,
+    ) -> Result<Neighbours> {
+        let mut out = Neighbours::default();
+        if each_side == 0 {
+            return Ok(out);
+        }
+        let at = ts(anchor.observed_at)?;
+        for (side, comparison, order) in [(&mut out.before, "<", "DESC"), (&mut out.after, ">", "ASC")] {
+            let mut params = Vec::new();
+            let condition = leaf_visibility_sql(filter, &mut params)?;
+            params.extend([
+                Value::Text(anchor.namespace.to_string()),
+                Value::Text(anchor.tree.to_string()),
+                Value::Integer(at),
+                Value::Integer(at),
+                Value::Text(anchor.id.to_string()),
+                Value::Integer(i64::try_from(each_side).unwrap_or(i64::MAX)),
+            ]);
+            let sql = format!(
+                "SELECT id FROM leaves WHERE {condition} AND namespace = ? AND tree_id = ?
+                   AND (observed_at {comparison} ? OR (observed_at = ? AND id {comparison} ?))
+                 ORDER BY observed_at {order}, id {order} LIMIT ?"
+            );
+            let conn = self.db.lock();
+            let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+            let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+            while let Some(row) = rows.next().map_err(sql_error)? {
+                let id: String = row.get(0).map_err(sql_error)?;
+                side.push(LeafId::parse(&id).map_err(|e| crate::error::corrupt("leaf", &id, e))?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {
+        if scope.is_empty() {
+            return Ok(None);
+        }
+        let conn = self.db.lock();
+        let sql =
+            format!("SELECT snapshot FROM retrievals WHERE id = ? AND namespace IN ({})", placeholders(scope.len()));
+        let mut params = vec![Value::Text(id.as_str().to_owned())];
+        params.extend(scope_values(scope));
+        let raw: Option<String> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| stmt.query_row(params_from_iter(params), |row| row.get(0)).optional())
+            .map_err(sql_error)?;
+        raw.map(|raw| serde_json::from_str(&raw).map_err(|e| crate::error::corrupt("retrieval", id.as_str(), e)))
+            .transpose()
+    }
+
+    async fn access_records(&self, scope: &[Namespace], node: &NodeId, limit: usize) -> Result<Vec<AccessRecord>> {
+        if scope.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.db.lock();
+        let sql = format!(
+            "SELECT retrieval, namespace, entered_context, at FROM access
+             WHERE node = ? AND namespace IN ({}) ORDER BY seq DESC LIMIT ?",
+            placeholders(scope.len())
+        );
+        let mut params = vec![Value::Text(node_to_str(node))];
+        params.extend(scope_values(scope));
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let retrieval: String = row.get(0).map_err(sql_error)?;
+            let namespace: String = row.get(1).map_err(sql_error)?;
+            let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("access record", &retrieval, e);
+            out.push(AccessRecord {
+                retrieval: RetrievalId::parse(&retrieval).map_err(|e| bad(&e))?,
+                node: node.clone(),
+                namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                entered_context: row.get(2).map_err(sql_error)?,
+                at: from_ts(row.get(3).map_err(sql_error)?),
             });
         }
         Ok(out)

@@ -22,6 +22,7 @@ mod index;
 pub mod memory;
 mod models;
 pub mod rows;
+mod snapshot;
 mod store;
 mod system;
 
@@ -39,9 +40,10 @@ pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryIntent, QueryRequest,
     Reasoner, SummarizeRequest, SummaryDraft, SummaryInput,
 };
+pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, MetadataStore, Page,
-    StoreCounts, SummaryExpect, TreeLeafQuery,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, LeafPosition,
+    MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

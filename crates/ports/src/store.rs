@@ -3,7 +3,7 @@
 use std::fmt;
 
 use arbor_domain::entity::{Entity, EntitySlug};
-use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
     ContentHash, Fingerprint, LeafRecord, SubjectKey, SummaryRecord, SummaryStatus, TreeId, TreeRecord,
@@ -17,6 +17,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::snapshot::{AccessRecord, ContextSnapshot};
 
 /// The authoritative store of leaves, summaries, trees, entities, jobs and audit events
 /// [SPEC §1: the source of truth for what exists and who owns it].
@@ -114,6 +115,55 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
 
     /// Row counts, for stats and health.
     async fn counts(&self) -> Result<StoreCounts>;
+
+    /// The leaves `filter` admits that sit next to `anchor` in its tree's timeline (same
+    /// namespace and tree, ordered by `observed_at`, then id): up to `each_side` before and
+    /// after it, nearest first, never the anchor itself. Retrieval's tree-structure channel:
+    /// the turns around a strong hit.
+    async fn leaf_neighbours(
+        &self,
+        filter: &VisibilityFilter,
+        anchor: &LeafPosition,
+        each_side: usize,
+    ) -> Result<Neighbours>;
+
+    /// A recorded retrieval, if its namespace is in `scope`.
+    async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>>;
+
+    /// The latest access records of `node` (newest first), if its namespace is in `scope`.
+    async fn access_records(&self, scope: &[Namespace], node: &NodeId, limit: usize) -> Result<Vec<AccessRecord>>;
+}
+
+/// Where a leaf sits in its tree's timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeafPosition {
+    pub namespace: Namespace,
+    pub tree: TreeId,
+    pub observed_at: Timestamp,
+    pub id: LeafId,
+}
+
+impl LeafPosition {
+    pub fn of(leaf: &LeafRecord) -> LeafPosition {
+        LeafPosition {
+            namespace: leaf.namespace.clone(),
+            tree: leaf.tree_id.clone(),
+            observed_at: leaf.observed_at,
+            id: leaf.id.clone(),
+        }
+    }
+
+    /// Whether `leaf` comes before this position in the timeline.
+    pub fn is_after(&self, leaf: &LeafRecord) -> bool {
+        (leaf.observed_at, &leaf.id) < (self.observed_at, &self.id)
+    }
+}
+
+/// A leaf's neighbours in its tree, nearest first on each side.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Neighbours {
+    pub before: Vec<LeafId>,
+    pub after: Vec<LeafId>,
 }
 
 /// What to match entities against.
@@ -223,6 +273,9 @@ pub enum Change {
         retry_at: Option<Timestamp>,
     },
     Audit(AuditEvent),
+    /// Keep the record of a retrieval and the access records it implies
+    /// ([`ContextSnapshot::access_records`]). `AlreadyExists` if its id is taken.
+    RecordRetrieval(Box<ContextSnapshot>),
     /// Announce body files about to be written (committed on its own, before the writes).
     AddBodyIntent(BodyIntent),
     /// The announced bodies are now referenced by committed rows, or were removed.

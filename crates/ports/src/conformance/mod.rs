@@ -91,6 +91,7 @@ macro_rules! metadata_store_conformance {
                 tombstone_leaves_no_text,
                 visibility_pushdown_matches_domain,
                 audit_is_scoped_and_newest_first,
+                retrievals_are_recorded_scoped_and_unique,
                 counts_reflect_contents,
                 body_intents_round_trip,
                 tree_summaries_lists_every_status,

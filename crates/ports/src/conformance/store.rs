@@ -15,7 +15,8 @@ use super::fixtures::{
 };
 use crate::error::Error;
 use crate::store::{
-    Change, ChangeSet, EntityQuery, JobClaim, LeafExpect, MetadataStore, Page, SummaryExpect, TreeLeafQuery,
+    Change, ChangeSet, EntityQuery, JobClaim, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, SummaryExpect,
+    TreeLeafQuery,
 };
 
 fn lid(id: &str) -> LeafId {
@@ -503,8 +504,9 @@ pub async fn tombstone_leaves_no_text(store: &dyn MetadataStore) {
     assert_eq!(tomb.fingerprint, record.fingerprint, "hashes survive");
 }
 
-/// `list_leaves` returns exactly what the domain's visibility rule admits, newest first, on
-/// generated data across namespaces, statuses, validity, expiry, sensitivity and snapshots.
+/// `list_leaves` and `leaf_neighbours` return exactly what the domain's visibility rule admits,
+/// in timeline order, on generated data across namespaces, statuses, validity, expiry,
+/// sensitivity and snapshots.
 pub async fn visibility_pushdown_matches_domain(store: &dyn MetadataStore) {
     let mut rng = Rng::new(0xA5B0_2026);
     let namespaces = vec![
@@ -608,6 +610,23 @@ pub async fn visibility_pushdown_matches_domain(store: &dyn MetadataStore) {
             let page: Vec<String> = page.into_iter().map(|l| l.id.to_string()).collect();
             assert_eq!(page, expected[1..3].to_vec(), "round {round}: paging");
         }
+        // A leaf's neighbours in its tree are the admitted leaves next to it in time.
+        let anchor = LeafPosition::of(rng.pick(&all));
+        let each_side = 1 + rng.below(3) as usize;
+        let mut timeline: Vec<&arbor_domain::model::LeafRecord> = all
+            .iter()
+            .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
+            .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
+            .collect();
+        timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+        let split = timeline.partition_point(|l| anchor.is_after(l));
+        let ids = |leaves: Vec<&&arbor_domain::model::LeafRecord>| leaves.into_iter().map(|l| l.id.clone()).collect();
+        let expected = Neighbours {
+            before: ids(timeline[..split].iter().rev().take(each_side).collect()),
+            after: ids(timeline[split..].iter().take(each_side).collect()),
+        };
+        let got = store.leaf_neighbours(&filter, &anchor, each_side).await.unwrap();
+        assert_eq!(got, expected, "round {round}: neighbours of {} for {filter:?}", anchor.id);
     }
 }
 
@@ -626,6 +645,67 @@ pub async fn audit_is_scoped_and_newest_first(store: &dyn MetadataStore) {
     let events = store.audit_events(std::slice::from_ref(&a), 10).await.unwrap();
     assert_eq!(events.iter().map(|e| e.action.as_str()).collect::<Vec<_>>(), vec!["leaf.superseded", "leaf.created"]);
     assert_eq!(store.audit_events(&[a, b], 1).await.unwrap().len(), 1);
+}
+
+/// A recorded retrieval reads back whole inside its namespace's scope and not at all outside
+/// it; its access records say which nodes entered the context; its id is never reused, and a
+/// refused record leaves no access rows behind.
+pub async fn retrievals_are_recorded_scoped_and_unique(store: &dyn MetadataStore) {
+    use crate::snapshot::{CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
+    use arbor_domain::id::RetrievalId;
+    let (a, b) = (conversation("c1"), conversation("c2"));
+    let considered = |node: &str, outcome| ConsideredNode {
+        node: NodeId::Leaf(lid(node)),
+        namespace: Some(a.clone()),
+        channels: vec![("full_text".to_owned(), 1), ("vector:hashing-v1/256d".to_owned(), 2)],
+        fused: 0.25,
+        outcome,
+        reason: "full-text #1".to_owned(),
+    };
+    let snapshot = ContextSnapshot {
+        id: RetrievalId::parse("ret-1").unwrap(),
+        at: ts(5),
+        namespace: a.clone(),
+        read_chain: vec![a.to_string(), "global".to_owned()],
+        actor: "cli".to_owned(),
+        query: "what does eve like?".to_owned(),
+        as_of: None,
+        intent: "exact_evidence".to_owned(),
+        intent_reason: "a specific question".to_owned(),
+        understood: vec!["entity Eve".to_owned()],
+        versions: SnapshotVersions {
+            retriever: "r1".to_owned(),
+            embedders: vec!["hashing-v1/256d".to_owned()],
+            reasoner: "heuristic".to_owned(),
+            policy: "p1".to_owned(),
+        },
+        considered: vec![
+            considered("leaf-1", CandidateOutcome::Selected),
+            considered("leaf-2", CandidateOutcome::Skipped),
+            considered("leaf-3", CandidateOutcome::Unread),
+        ],
+    };
+    store.commit(ChangeSet::new().with(Change::RecordRetrieval(Box::new(snapshot.clone())))).await.unwrap();
+    let scope_a = std::slice::from_ref(&a);
+    assert_eq!(store.retrieval(scope_a, &snapshot.id).await.unwrap(), Some(snapshot.clone()));
+    assert_eq!(store.retrieval(std::slice::from_ref(&b), &snapshot.id).await.unwrap(), None, "out of scope");
+    assert_eq!(store.retrieval(&[], &snapshot.id).await.unwrap(), None);
+
+    let access = |node: &str| {
+        let node = NodeId::Leaf(lid(node));
+        async move { store.access_records(scope_a, &node, 10).await.unwrap() }
+    };
+    let selected = access("leaf-1").await;
+    assert_eq!(selected.len(), 1);
+    assert!(selected[0].entered_context);
+    assert_eq!((selected[0].retrieval.clone(), selected[0].at), (snapshot.id.clone(), ts(5)));
+    assert!(!access("leaf-2").await[0].entered_context, "read but left out");
+    assert!(access("leaf-3").await.is_empty(), "never read, so never accessed");
+    assert!(store.access_records(std::slice::from_ref(&b), &NodeId::Leaf(lid("leaf-1")), 10).await.unwrap().is_empty());
+
+    let again = store.commit(ChangeSet::new().with(Change::RecordRetrieval(Box::new(snapshot.clone())))).await;
+    assert!(matches!(again, Err(Error::AlreadyExists { .. })), "{again:?}");
+    assert_eq!(access("leaf-1").await.len(), 1, "the refused record left no access rows");
 }
 
 /// Counts reflect what was committed.

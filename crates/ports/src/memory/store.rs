@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use arbor_domain::entity::{Entity, EntitySlug};
-use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId};
+use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryRole, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
@@ -14,9 +14,10 @@ use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use async_trait::async_trait;
 
 use crate::error::{Error, Result};
+use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, MetadataStore, Page, StoreCounts,
-    TreeLeafQuery,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, LeafPosition, MetadataStore, Neighbours,
+    Page, StoreCounts, TreeLeafQuery,
 };
 
 const BACKEND: &str = "memory";
@@ -37,6 +38,9 @@ struct State {
     jobs: BTreeMap<JobId, JobRow>,
     audit: Vec<AuditEvent>,
     intents: BTreeMap<JobId, BodyIntent>,
+    retrievals: BTreeMap<RetrievalId, ContextSnapshot>,
+    /// Oldest first.
+    access: Vec<AccessRecord>,
 }
 
 #[derive(Debug, Clone)]
@@ -55,6 +59,7 @@ enum Undo {
     Job(JobId, Option<JobRow>),
     AuditLen(usize),
     Intent(JobId, Option<BodyIntent>),
+    Retrieval(RetrievalId, usize),
 }
 
 impl InMemoryMetadataStore {
@@ -251,6 +256,14 @@ impl State {
                 undo.push(Undo::AuditLen(self.audit.len()));
                 self.audit.push(event);
             }
+            Change::RecordRetrieval(snapshot) => {
+                if self.retrievals.contains_key(&snapshot.id) {
+                    return Err(Error::AlreadyExists { what: "retrieval", id: snapshot.id.to_string() });
+                }
+                undo.push(Undo::Retrieval(snapshot.id.clone(), self.access.len()));
+                self.access.extend(snapshot.access_records());
+                self.retrievals.insert(snapshot.id.clone(), *snapshot);
+            }
             Change::AddBodyIntent(intent) => {
                 if self.intents.contains_key(&intent.id) {
                     return Err(Error::AlreadyExists { what: "body intent", id: intent.id.to_string() });
@@ -282,6 +295,10 @@ impl State {
             Undo::Job(id, old) => restore(&mut self.jobs, id, old),
             Undo::AuditLen(len) => self.audit.truncate(len),
             Undo::Intent(id, old) => restore(&mut self.intents, id, old),
+            Undo::Retrieval(id, access_len) => {
+                self.retrievals.remove(&id);
+                self.access.truncate(access_len);
+            }
         }
     }
 }
@@ -469,6 +486,44 @@ impl MetadataStore for InMemoryMetadataStore {
     async fn audit_events(&self, scope: &[Namespace], limit: usize) -> Result<Vec<AuditEvent>> {
         let state = self.lock();
         Ok(state.audit.iter().rev().filter(|e| in_scope(scope, &e.namespace)).take(limit).cloned().collect())
+    }
+
+    async fn leaf_neighbours(
+        &self,
+        filter: &VisibilityFilter,
+        anchor: &LeafPosition,
+        each_side: usize,
+    ) -> Result<Neighbours> {
+        let state = self.lock();
+        let mut timeline: Vec<&LeafRecord> = state
+            .leaves
+            .values()
+            .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
+            .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
+            .collect();
+        timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+        let split = timeline.partition_point(|l| anchor.is_after(l));
+        Ok(Neighbours {
+            before: timeline[..split].iter().rev().take(each_side).map(|l| l.id.clone()).collect(),
+            after: timeline[split..].iter().take(each_side).map(|l| l.id.clone()).collect(),
+        })
+    }
+
+    async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {
+        let state = self.lock();
+        Ok(state.retrievals.get(id).filter(|s| in_scope(scope, &s.namespace)).cloned())
+    }
+
+    async fn access_records(&self, scope: &[Namespace], node: &NodeId, limit: usize) -> Result<Vec<AccessRecord>> {
+        let state = self.lock();
+        Ok(state
+            .access
+            .iter()
+            .rev()
+            .filter(|a| &a.node == node && in_scope(scope, &a.namespace))
+            .take(limit)
+            .cloned()
+            .collect())
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {
