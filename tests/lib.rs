@@ -4,7 +4,10 @@
 //! for every backend because they are written once, here.
 //!
 //! Checked after every step:
-//! - no retrieval returns anything outside the caller's read chain;
+//! - no retrieval returns anything outside the caller's read chain, and none even considers a
+//!   candidate from outside it — whatever channel found it (full text, vectors, a named
+//!   entity's trees, the tree neighbours of a hit) and whatever time the question names;
+//! - a recorded retrieval reads back only for callers whose chain holds its namespace;
 //! - candidates, superseded leaves (without `as_of`) and forgotten leaves never reach a pack;
 //! - budgets hold per layer and in total;
 //! - at most one active leaf per (tree, subject), and every leaf's tree exists in its namespace;
@@ -49,11 +52,12 @@ pub enum Op {
         nth: usize,
     },
     RunJobs,
-    /// Ask `query` as `context`, now or at an earlier instant.
+    /// Ask `query` as `context`, now or at an earlier instant, recording it or not.
     Retrieve {
         context: usize,
         query: usize,
         past: bool,
+        record: bool,
     },
     /// Let time pass.
     Wait {
@@ -83,6 +87,10 @@ const QUERIES: &[&str] = &[
     "storage decision",
     "Project Alpha",
     "password",
+    // Time the question names: a range relative to its as_of, and one placed by an event.
+    "what did Dana prefer in the last 2 hours",
+    "where did I live before the storage decision",
+    "tell me about Project Alpha last week",
 ];
 
 /// The trusted contexts sequences act as. 0-1 share project p1; 3-4 are sibling runs; 5 is an
@@ -123,7 +131,8 @@ pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
             .prop_map(|(context, items)| Op::IngestBatch { context, items }),
         2 => (0..n, 0usize..64).prop_map(|(context, nth)| Op::Forget { context, nth }),
         2 => Just(Op::RunJobs),
-        3 => (0..n, 0..QUERIES.len(), any::<bool>()).prop_map(|(context, query, past)| Op::Retrieve { context, query, past }),
+        3 => (0..n, 0..QUERIES.len(), any::<bool>(), any::<bool>())
+            .prop_map(|(context, query, past, record)| Op::Retrieve { context, query, past, record }),
         1 => (1u16..120).prop_map(|minutes| Op::Wait { minutes }),
     ];
     proptest::collection::vec(op, 1..max_len)
@@ -220,14 +229,16 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 }
                 check_trees_settled(arbor, &at).await?;
             }
-            Op::Retrieve { context, query, past } => {
+            Op::Retrieve { context, query, past, record } => {
                 let mut request = RetrieveRequest::new(QUERIES[*query]);
                 if *past {
                     request.as_of = Some(start().checked_add(jiff::SignedDuration::from_mins(20)).expect("in range"));
                 }
+                request.record = *record;
                 let chain = &chains[*context];
                 let pack = arbor.retrieve(chain, &request).await.map_err(|e| format!("{at}: retrieve failed: {e}"))?;
                 check_pack(arbor, chain, &request, &pack, &forgotten, &at).await?;
+                check_recorded(arbor, &chains, *context, &pack, &at).await?;
                 observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
             }
             Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
@@ -308,6 +319,43 @@ async fn check_pack(
     let max_items = budget.total.max_items.min(request.max_results.unwrap_or(DEFAULT_MAX_RESULTS));
     if pack.evidence.len() > max_items || total_chars > budget.total.max_chars {
         return Err(format!("{at}: pack holds {} items / {total_chars} chars, over the total", pack.evidence.len()));
+    }
+    Ok(())
+}
+
+/// A recorded retrieval considered nothing outside its caller's chain, and reads back exactly
+/// for the callers whose chain holds the namespace it was recorded in.
+async fn check_recorded(
+    arbor: &Arbor,
+    chains: &[ReadChain],
+    caller: usize,
+    pack: &RetrievalPack,
+    at: &str,
+) -> Result<(), String> {
+    let Some(id) = &pack.retrieval_id else { return Ok(()) };
+    let chain = &chains[caller];
+    let explained = arbor
+        .show_retrieval(chain, id)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!("{at}: the caller cannot read back its own retrieval {id}"))?;
+    for considered in &explained.snapshot.considered {
+        match &considered.namespace {
+            Some(namespace) if chain.contains(namespace) => {}
+            other => {
+                return Err(format!("{at}: {} from {other:?} was a candidate, outside the chain", considered.node));
+            }
+        }
+    }
+    let home = &explained.snapshot.namespace;
+    for (other, other_chain) in chains.iter().enumerate() {
+        let seen = arbor.show_retrieval(other_chain, id).await.map_err(|e| e.to_string())?.is_some();
+        if seen != other_chain.contains(home) {
+            return Err(format!(
+                "{at}: context {other} {} retrieval {id} recorded in {home}",
+                if seen { "read" } else { "could not read" }
+            ));
+        }
     }
     Ok(())
 }

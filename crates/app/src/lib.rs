@@ -44,7 +44,8 @@ pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use retrieve::{
-    Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalPack, RetrieveMode, RetrieveRequest, SkippedItem,
+    Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest,
+    SkippedItem, Understood, UnderstoodTime,
 };
 
 /// The adapters an [`Arbor`] runs on.

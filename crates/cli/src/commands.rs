@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use arbor_app::{NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::id::LeafId;
+use arbor_domain::id::RetrievalId;
 use arbor_domain::model::{Category, MemoryKind, TreeId};
 use arbor_domain::time::Timestamp;
 use serde::Serialize;
@@ -86,6 +87,10 @@ pub(crate) struct RetrieveArgs {
     /// Include restricted memories.
     #[arg(long)]
     include_restricted: bool,
+    /// Keep a record of this retrieval (what was considered, selected and why) for
+    /// `arbor show-retrieval`.
+    #[arg(long)]
+    record: bool,
 }
 
 pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Result<()> {
@@ -118,6 +123,7 @@ pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Res
         request.time_range = Some((args.since, args.until));
     }
     request.include_restricted = args.include_restricted;
+    request.record = args.record;
     let pack = opened.arbor.retrieve(&chain, &request).await?;
     if json {
         return print_json(&pack);
@@ -169,6 +175,29 @@ pub(crate) struct ShowArgs {
     id: String,
     #[command(flatten)]
     scope: ScopeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ShowRetrievalArgs {
+    /// The id `arbor retrieve --record` printed (`ret-...`).
+    id: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: bool) -> Result<()> {
+    let id = RetrievalId::parse(&args.id)?;
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    // The same answer for an id that does not exist and one recorded in another scope.
+    let Some(explanation) = opened.arbor.show_retrieval(&chain, &id).await? else {
+        anyhow::bail!("no recorded retrieval {id} in this scope");
+    };
+    if json {
+        return print_json(&explanation);
+    }
+    print!("{}", render::retrieval(&explanation));
+    Ok(())
 }
 
 pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> {

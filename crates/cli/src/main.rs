@@ -53,6 +53,8 @@ enum Command {
     Browse(commands::BrowseArgs),
     /// Show a leaf or summary with its body.
     Show(commands::ShowArgs),
+    /// Explain a recorded retrieval (`retrieve --record`): what was considered, selected and why.
+    ShowRetrieval(commands::ShowRetrievalArgs),
     /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
     Forget(commands::ForgetArgs),
     /// Run background jobs, or rebuild the index.
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
             Command::Retrieve(args) => commands::retrieve(&root, args, json).await.map(|()| true),
             Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),
             Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
+            Command::ShowRetrieval(args) => commands::show_retrieval(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),

@@ -4,11 +4,12 @@
 use std::fmt::Write;
 
 use arbor_app::{
-    EvidenceItem, FsckReport, IngestOutcome, IngestReport, OutlineNode, RetrievalPack, RetrieveMode, Stats,
-    TreeOutline, TreeOverview,
+    EvidenceItem, FsckReport, IngestOutcome, IngestReport, OutlineNode, RetrievalExplanation, RetrievalPack,
+    RetrieveMode, Stats, TreeOutline, TreeOverview,
 };
 use arbor_domain::text::truncate_chars;
 use arbor_domain::visibility::NodeKind;
+use arbor_ports::CandidateOutcome;
 
 pub(crate) fn pack(pack: &RetrievalPack) -> String {
     let mut out = String::new();
@@ -22,6 +23,12 @@ pub(crate) fn pack(pack: &RetrievalPack) -> String {
     let _ = writeln!(out, "Read chain: {}", pack.coverage.namespaces.join(" -> "));
     if let Some(as_of) = pack.as_of {
         let _ = writeln!(out, "As of:      {as_of}");
+    }
+    for line in pack.understood.lines() {
+        let _ = writeln!(out, "Understood: {line}");
+    }
+    if let Some(id) = &pack.retrieval_id {
+        let _ = writeln!(out, "Recorded:   {id} (arbor show-retrieval {id})");
     }
     let _ = writeln!(
         out,
@@ -37,6 +44,59 @@ pub(crate) fn pack(pack: &RetrievalPack) -> String {
     section(&mut out, "Gaps", &pack.gaps);
     if let Some(next) = &pack.recommended_next_source {
         let _ = writeln!(out, "\nNext:       {next}");
+    }
+    out
+}
+
+/// A recorded retrieval: the question, how it was read, the versions that shaped it, and every
+/// candidate with its channels and fate.
+pub(crate) fn retrieval(explanation: &RetrievalExplanation) -> String {
+    let s = &explanation.snapshot;
+    let mut out = String::new();
+    let _ = writeln!(out, "Retrieval:  {} at {} by {}", s.id, s.at, s.actor);
+    let _ = writeln!(out, "Query:      {}", s.query);
+    let _ = writeln!(out, "Intent:     {} — {}", s.intent.replace('_', " "), s.intent_reason);
+    let _ = writeln!(out, "Read chain: {}", s.read_chain.join(" -> "));
+    if let Some(as_of) = s.as_of {
+        let _ = writeln!(out, "As of:      {as_of}");
+    }
+    for line in &s.understood {
+        let _ = writeln!(out, "Understood: {line}");
+    }
+    let v = &s.versions;
+    let _ = writeln!(
+        out,
+        "Versions:   {} · embedders {} · reasoner {} · {}",
+        v.retriever,
+        v.embedders.join(", "),
+        v.reasoner,
+        v.policy
+    );
+    let count = |outcome| s.considered.iter().filter(|c| c.outcome == outcome).count();
+    let _ = writeln!(
+        out,
+        "Considered: {} candidates: {} selected, {} skipped, {} dropped by the store check, {} unread",
+        s.considered.len(),
+        count(CandidateOutcome::Selected),
+        count(CandidateOutcome::Skipped),
+        count(CandidateOutcome::Dropped),
+        count(CandidateOutcome::Unread)
+    );
+    for (i, c) in s.considered.iter().enumerate() {
+        let fate = match c.outcome {
+            CandidateOutcome::Selected => "selected",
+            CandidateOutcome::Skipped => "skipped",
+            CandidateOutcome::Dropped => "dropped",
+            CandidateOutcome::Unread => "unread",
+        };
+        let channels: Vec<String> = c.channels.iter().map(|(name, rank)| format!("{name} #{rank}")).collect();
+        let title = explanation.titles.get(&c.node).map(|t| truncate_chars(t, 80)).unwrap_or_else(|| "-".into());
+        let _ = writeln!(out, "\n {:>3}. {fate:<8} {} {:.4}  {title}", i + 1, c.node, c.fused);
+        // A selected candidate's reason already names its channels.
+        match c.outcome {
+            CandidateOutcome::Selected => _ = writeln!(out, "      {}", c.reason),
+            _ => _ = writeln!(out, "      {} — {}", channels.join(", "), c.reason),
+        }
     }
     out
 }

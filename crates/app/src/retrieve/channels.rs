@@ -1,0 +1,223 @@
+//! Candidates from every channel, inside the filter [SPEC §5]: full text, one vector channel per
+//! serving embedder, one full-text channel per named entity (inside that entity's trees), then
+//! tree structure — the turns around the strongest hits, and for broad questions their sealed
+//! parents — merged by node id and fused.
+
+use std::collections::HashMap;
+
+use arbor_domain::entity::Entity;
+use arbor_domain::id::{LeafId, NodeId};
+use arbor_domain::model::{Category, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::ranking::{
+    self, CONTEXT_ANCHORS, CONTEXT_SHARE, Fused, RRF_K, lend_context, rank_by_score, reciprocal_rank_fusion,
+};
+use arbor_domain::sensitivity::may_leave_the_machine;
+use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
+use arbor_ports::{EmbedderId, Embedding, Hit, LeafPosition, Locality, TermSelection, TextQuery, VectorQuery};
+
+use super::RetrieveRequest;
+use crate::{AppResult, Arbor};
+
+/// How many candidates each search channel contributes before fusion.
+pub(super) const CANDIDATE_POOL: usize = 50;
+
+/// What kind of evidence a channel is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ChannelKind {
+    FullText,
+    Vector,
+    Entity,
+    Tree,
+}
+
+/// One channel of a retrieval, for explanations: `full_text`, `vector:<embedder>`,
+/// `entity:<name>`, `tree`.
+#[derive(Debug, Clone)]
+pub(super) struct Channel {
+    pub kind: ChannelKind,
+    pub name: String,
+}
+
+/// Every candidate of a retrieval, fused, with where each came from.
+#[derive(Debug, Default)]
+pub(super) struct Candidates {
+    pub fused: Vec<Fused<NodeId>>,
+    pub channels: Vec<Channel>,
+    /// Where each candidate is filed, as the index reports it: enough to pass over one whose
+    /// layer's budget is spent without reading it.
+    pub namespace_of: HashMap<NodeId, Namespace>,
+}
+
+impl Candidates {
+    /// The best rank a candidate has in channels of `kind`.
+    pub(super) fn rank_in(&self, candidate: &Fused<NodeId>, kind: ChannelKind) -> Option<usize> {
+        candidate
+            .ranks
+            .iter()
+            .filter(|r| self.channels.get(r.channel).is_some_and(|c| c.kind == kind))
+            .map(|r| r.rank)
+            .min()
+    }
+
+    /// `(channel name, rank)` for every channel that found `candidate`.
+    pub(super) fn named_ranks(&self, candidate: &Fused<NodeId>) -> Vec<(String, usize)> {
+        candidate.ranks.iter().filter_map(|r| Some((self.channels.get(r.channel)?.name.clone(), r.rank))).collect()
+    }
+
+    fn add(
+        &mut self,
+        kind: ChannelKind,
+        name: String,
+        hits: Vec<Hit>,
+        ranked: Vec<NodeId>,
+        lists: &mut Vec<(f32, Vec<NodeId>)>,
+    ) {
+        self.channels.push(Channel { kind, name });
+        lists.push((1.0, ranked));
+        self.namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
+    }
+}
+
+impl Arbor {
+    /// Searches every channel inside `filter` and fuses what they found.
+    pub(super) async fn candidates(
+        &self,
+        request: &RetrieveRequest,
+        filter: &VisibilityFilter,
+        entities: &[Entity],
+        scope: &[Namespace],
+    ) -> AppResult<Candidates> {
+        let index = &self.ports.index;
+        let mut found = Candidates::default();
+        let mut lists: Vec<(f32, Vec<NodeId>)> = Vec::new();
+        let has_words = !request.query.trim().is_empty();
+        if index.capabilities().full_text && has_words {
+            let hits = self.text_hits(filter, &request.query).await?;
+            let ranked = rank_by_score(&scores(&hits));
+            found.add(ChannelKind::FullText, "full_text".into(), hits, ranked, &mut lists);
+        }
+
+        // One vector channel per embedder serving the index: the configured one, and while a
+        // re-embedding is under way the one it replaces, whose vectors still cover the nodes not
+        // yet re-embedded. Each compares only with its own vectors.
+        let query_may_leave = may_leave_the_machine(None, &request.query);
+        let mut searched: Vec<EmbedderId> = Vec::new();
+        // And, for a request that includes restricted memories, the local embedder that gave
+        // them their vectors when the configured one may not see them.
+        let restricted = self.restricted_embedder.iter().filter(|_| request.include_restricted);
+        let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
+            .chain(self.previous_embedder.iter().map(|previous| (previous, None)))
+            .chain(restricted.map(|local| (local, None)));
+        for (embedder, given) in serving {
+            // One channel per embedder: the same vectors twice would count twice in the fusion.
+            if searched.contains(&embedder.id()) {
+                continue;
+            }
+            searched.push(embedder.id());
+            if !index.capabilities().vectors || !(query_may_leave || embedder.locality() == Locality::Local) {
+                continue;
+            }
+            let vector = match given {
+                Some(vector) => Some(vector.clone()),
+                None => embedder.embed(std::slice::from_ref(&request.query)).await?.pop(),
+            };
+            if let Some(values) = vector.filter(|v| v.iter().any(|x| *x != 0.0)) {
+                let query = VectorQuery {
+                    filter: filter.clone(),
+                    embedding: Embedding { embedder: embedder.id(), values },
+                    limit: CANDIDATE_POOL,
+                };
+                let hits = index.search_vector(&query).await?;
+                let ranked = ranking::vector_channel(&scores(&hits));
+                found.add(ChannelKind::Vector, format!("vector:{}", embedder.id()), hits, ranked, &mut lists);
+            }
+        }
+
+        // A named entity's own trees, searched by the question's words: what is filed under
+        // Dana ranks by what the question asks about Dana.
+        if index.capabilities().full_text && has_words {
+            for entity in entities {
+                let categories =
+                    if filter.categories.is_empty() { Category::ALL.to_vec() } else { filter.categories.clone() };
+                let mut hits = Vec::new();
+                for category in categories {
+                    let tree = TreeId::new(category, &entity.slug);
+                    if filter.tree.as_ref().is_some_and(|wanted| wanted != &tree) {
+                        continue;
+                    }
+                    let mut in_tree = filter.clone();
+                    in_tree.tree = Some(tree);
+                    hits.extend(
+                        self.text_hits(&in_tree, &request.query)
+                            .await?
+                            .into_iter()
+                            .filter(|h| h.namespace == entity.namespace),
+                    );
+                }
+                let ranked = rank_by_score(&scores(&hits));
+                found.add(ChannelKind::Entity, format!("entity:{}", entity.name), hits, ranked, &mut lists);
+            }
+        }
+        found.fused = reciprocal_rank_fusion(&lists, RRF_K);
+        self.lend_tree_context(&mut found, filter, scope).await?;
+        Ok(found)
+    }
+
+    async fn text_hits(&self, filter: &VisibilityFilter, text: &str) -> AppResult<Vec<Hit>> {
+        let query = TextQuery {
+            filter: filter.clone(),
+            text: text.to_owned(),
+            limit: CANDIDATE_POOL,
+            terms: TermSelection::All,
+        };
+        Ok(self.ports.index.search_text(&query).await?)
+    }
+
+    /// The tree-structure channel: the leaves just before and after each of the strongest
+    /// leaf hits in its tree's timeline (and, when summaries may be returned, the sealed
+    /// summary each belongs to) inherit a share of its score. Everything it adds comes from
+    /// the store inside `filter`, and is re-checked like any other candidate.
+    async fn lend_tree_context(
+        &self,
+        found: &mut Candidates,
+        filter: &VisibilityFilter,
+        scope: &[Namespace],
+    ) -> AppResult<()> {
+        let anchors: Vec<LeafId> =
+            found.fused.iter().filter_map(|f| f.key.as_leaf().cloned()).take(CONTEXT_ANCHORS).collect();
+        if anchors.is_empty() || !filter.node_kinds.contains(&NodeKind::Leaf) {
+            return Ok(());
+        }
+        let summaries_wanted = filter.node_kinds.contains(&NodeKind::Summary);
+        let mut links: Vec<(NodeId, NodeId)> = Vec::new();
+        for anchor in self.ports.store.leaves(scope, &anchors).await? {
+            if !filter.admits(&NodeFacts::of_leaf(&anchor)) {
+                continue;
+            }
+            let key = anchor.node_id();
+            let around = self.ports.store.leaf_neighbours(filter, &LeafPosition::of(&anchor), 1).await?;
+            for neighbour in around.before.into_iter().chain(around.after) {
+                let neighbour = NodeId::Leaf(neighbour);
+                found.namespace_of.insert(neighbour.clone(), anchor.namespace.clone());
+                links.push((key.clone(), neighbour));
+            }
+            if let Some(parent) = anchor.parent.clone().filter(|_| summaries_wanted) {
+                let parent = NodeId::Summary(parent);
+                found.namespace_of.insert(parent.clone(), anchor.namespace.clone());
+                links.push((key.clone(), parent));
+            }
+        }
+        if links.is_empty() {
+            return Ok(());
+        }
+        found.channels.push(Channel { kind: ChannelKind::Tree, name: "tree".into() });
+        let fused = std::mem::take(&mut found.fused);
+        found.fused = lend_context(fused, &links, found.channels.len() - 1, CONTEXT_SHARE);
+        Ok(())
+    }
+}
+
+fn scores(hits: &[Hit]) -> Vec<(NodeId, f32)> {
+    hits.iter().map(|h| (h.id.clone(), h.score)).collect()
+}

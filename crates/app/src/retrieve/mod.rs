@@ -1,0 +1,720 @@
+//! Retrieve [SPEC §5]: scope first, then understanding, candidates, budgets, verified bodies.
+//!
+//! 1. the read chain (from the trusted caller) and the request become one `VisibilityFilter`;
+//! 2. the question is understood (`understand.rs`): its intent, a time range its words set
+//!    (which narrows the filter), the known entities it names;
+//! 3. candidates come from every channel *inside* that filter (`channels.rs`): full text,
+//!    vectors, the named entities' trees, and tree structure around the strongest hits; they
+//!    are fused and re-checked against the authoritative rows (an index that lags can only
+//!    lose candidates, never leak them);
+//! 4. broad questions put summaries first and drill into the chosen branches' leaves; exact
+//!    ones use leaves only;
+//! 5. conflicts between layers about the same subject are marked with the layer that wins;
+//! 6. budgets per layer and in total select what fits, reading bodies from disk and verifying
+//!    each against its SHA-256;
+//! 7. the pack says what was found, why, and what is missing; on request a `ContextSnapshot`
+//!    records it (`record.rs`).
+
+mod channels;
+mod record;
+mod understand;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use arbor_domain::budget::{BudgetItem, DEFAULT_MAX_RESULTS};
+use arbor_domain::entity::Entity;
+use arbor_domain::id::{LeafId, NodeId, RetrievalId, SummaryId};
+use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::ranking::Fused;
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::text::truncate_chars;
+use arbor_domain::time::{Timestamp, Validity};
+use arbor_domain::time_expr::TimeRange;
+use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
+use arbor_ports::{CandidateOutcome, ConsideredNode};
+use serde::{Deserialize, Serialize};
+
+use self::channels::ChannelKind;
+pub use self::record::RetrievalExplanation;
+pub use self::understand::{Understood, UnderstoodTime};
+use crate::{AppResult, Arbor};
+
+/// How many candidate rows are read from the store at a time.
+const LOAD_WINDOW: usize = 16;
+
+/// How many levels below a chosen summary a broad question drills.
+const MAX_BRANCH_DEPTH: usize = 4;
+
+/// How a question should be answered from memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetrieveMode {
+    /// Decide from the question.
+    #[default]
+    Auto,
+    /// Summaries first: "what do we know about…".
+    BroadSummary,
+    /// Leaves only: "when did…", "what is the…".
+    ExactEvidence,
+}
+
+/// A retrieval request. Which namespaces it may read is not part of it: that comes from the
+/// caller's read chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrieveRequest {
+    pub query: String,
+    #[serde(default)]
+    pub mode: RetrieveMode,
+    #[serde(default)]
+    pub max_results: Option<usize>,
+    #[serde(default)]
+    pub max_chars: Option<usize>,
+    #[serde(default)]
+    pub as_of: Option<Timestamp>,
+    #[serde(default)]
+    pub categories: Vec<Category>,
+    #[serde(default)]
+    pub tree: Option<TreeId>,
+    #[serde(default)]
+    pub kinds: Vec<MemoryKind>,
+    #[serde(default)]
+    pub time_range: Option<(Option<Timestamp>, Option<Timestamp>)>,
+    #[serde(default = "yes")]
+    pub include_leaves: bool,
+    /// Honoured only if the trusted caller enabled restricted reads for this context.
+    #[serde(default)]
+    pub include_restricted: bool,
+    /// Keep a `ContextSnapshot` of this retrieval (what was considered, selected and why) and
+    /// its access records; the pack's `retrieval_id` names it for `show_retrieval`.
+    #[serde(default)]
+    pub record: bool,
+    /// The query's embedding, if the caller already has one from the configured embedder;
+    /// otherwise the query is embedded here.
+    #[serde(skip)]
+    pub query_embedding: Option<Vec<f32>>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl RetrieveRequest {
+    pub fn new(query: impl Into<String>) -> RetrieveRequest {
+        RetrieveRequest {
+            query: query.into(),
+            mode: RetrieveMode::Auto,
+            max_results: None,
+            max_chars: None,
+            as_of: None,
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+            include_leaves: true,
+            include_restricted: false,
+            record: false,
+            query_embedding: None,
+        }
+    }
+}
+
+/// What the question was taken to be.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Intent {
+    pub mode: RetrieveMode,
+    pub reason: String,
+}
+
+/// Per-channel evidence for why an item was picked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvidenceScores {
+    pub text_rank: Option<usize>,
+    /// The best rank among the vector channels (one per serving embedder).
+    pub vector_rank: Option<usize>,
+    /// The best rank among the channels of entities the question names.
+    pub entity_rank: Option<usize>,
+    /// Set for a node found next to a strong hit in its tree: that hit's fused rank.
+    pub context_of_rank: Option<usize>,
+    pub fused: f32,
+}
+
+/// One piece of evidence in a pack.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvidenceItem {
+    pub node_id: NodeId,
+    pub node: NodeKind,
+    /// Leaves: the version within the memory's lineage.
+    pub version: Option<u32>,
+    pub namespace: Namespace,
+    /// 0 is the most specific layer of the read chain.
+    pub layer: usize,
+    pub tree_id: TreeId,
+    pub kind: Option<MemoryKind>,
+    pub title: String,
+    pub text: String,
+    pub observed_at: Timestamp,
+    pub validity: Validity,
+    /// e.g. `message:D1:3`.
+    pub source: Option<String>,
+    pub sensitivity: Sensitivity,
+    pub scores: EvidenceScores,
+    pub why: String,
+    /// The older version this one replaced.
+    pub supersedes: Option<LeafId>,
+    /// Set when a more specific or more trusted layer's memory about the same subject wins.
+    pub overridden_by: Option<String>,
+}
+
+/// A candidate that was considered but left out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkippedItem {
+    pub node_id: NodeId,
+    pub reason: String,
+}
+
+/// How much was looked at and how much came back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    pub namespaces: Vec<String>,
+    pub candidates: usize,
+    pub dropped_by_store_check: usize,
+    pub selected: usize,
+    pub chars: usize,
+    pub bodies_read: usize,
+    /// Candidates never read from the store: the budget was spent before their turn, or
+    /// their layer's share was.
+    pub unread: usize,
+    pub skipped: Vec<SkippedItem>,
+}
+
+/// The retrieval pack [SPEC §5]: stable, serializable, explained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetrievalPack {
+    /// Set when the retrieval was recorded (`RetrieveRequest::record`).
+    pub retrieval_id: Option<RetrievalId>,
+    pub query: String,
+    pub as_of: Option<Timestamp>,
+    pub intent: Intent,
+    pub understood: Understood,
+    pub known_facts: Vec<String>,
+    pub constraints: Vec<String>,
+    pub recent: Vec<String>,
+    pub gaps: Vec<String>,
+    pub recommended_next_source: Option<String>,
+    pub evidence: Vec<EvidenceItem>,
+    pub coverage: Coverage,
+}
+
+enum Record {
+    Leaf(LeafRecord),
+    Summary(SummaryRecord),
+}
+
+impl Record {
+    fn facts(&self) -> NodeFacts {
+        match self {
+            Record::Leaf(l) => NodeFacts::of_leaf(l),
+            Record::Summary(s) => NodeFacts::of_summary(s),
+        }
+    }
+
+    fn namespace(&self) -> &Namespace {
+        match self {
+            Record::Leaf(l) => &l.namespace,
+            Record::Summary(s) => &s.namespace,
+        }
+    }
+}
+
+impl Arbor {
+    /// Answers a question from the memories `chain` may read.
+    pub async fn retrieve(&self, chain: &ReadChain, request: &RetrieveRequest) -> AppResult<RetrievalPack> {
+        let now = self.now();
+        let intent = self.classify(request).await;
+        let mut filter = VisibilityFilter::for_chain(chain, now);
+        filter.as_of = request.as_of;
+        filter.include_restricted = request.include_restricted;
+        filter.categories = request.categories.clone();
+        filter.tree = request.tree.clone();
+        filter.kinds = request.kinds.clone();
+        filter.node_kinds = match (intent.mode, request.include_leaves) {
+            (RetrieveMode::ExactEvidence, _) => vec![NodeKind::Leaf],
+            (_, true) => vec![NodeKind::Summary, NodeKind::Leaf],
+            (_, false) => vec![NodeKind::Summary],
+        };
+
+        // Query understanding: the time the question sets (unless the caller set one), and
+        // the entities it names.
+        let mut gaps = Vec::new();
+        let mut understood = Understood::default();
+        let entities = self.entities_named_in(chain, &request.query).await?;
+        understood.entities = entities.iter().map(|e| format!("{} ({})", e.name, e.namespace)).collect();
+        match request.time_range {
+            Some((start, end)) => {
+                filter.time_range = Some((start, end));
+                let range = TimeRange { start, end };
+                understood.time = Some(UnderstoodTime { phrase: "requested".into(), range, applied: true });
+            }
+            None => {
+                let anchor = request.as_of.unwrap_or(now);
+                understood.time = self.time_in_question(&request.query, &filter, anchor, &mut gaps).await?;
+                filter.time_range = understood.time.as_ref().map(|t| inclusive(t.range));
+            }
+        }
+
+        let mut gathered = self.gather(chain, request, intent.mode, &filter, &entities).await?;
+        // A time read from the question's words narrows the search; when nothing at all lies
+        // in it, the words probably meant something else ("moved here four years ago"), so the
+        // search is widened to any time and the pack says so.
+        if let Some(time) = understood.time.as_mut().filter(|t| t.phrase != "requested")
+            && gathered.evidence.is_empty()
+        {
+            filter.time_range = None;
+            gathered = self.gather(chain, request, intent.mode, &filter, &entities).await?;
+            time.applied = false;
+            gaps.push(format!(
+                "nothing in memory from {} (\"{}\"); the evidence is from any time",
+                time.range.describe(),
+                time.phrase
+            ));
+        }
+        gaps.append(&mut gathered.gaps);
+        let considered = std::mem::take(&mut gathered.considered);
+        let mut pack = assemble(request, intent, understood, chain, gathered, gaps);
+        if request.record {
+            pack.retrieval_id = Some(self.record_retrieval(chain, request, &pack, considered).await?);
+        }
+        Ok(pack)
+    }
+
+    /// One pass of the pipeline after understanding: candidates inside `filter`, rows
+    /// re-checked, conflicts marked, budgets applied, bodies verified.
+    async fn gather(
+        &self,
+        chain: &ReadChain,
+        request: &RetrieveRequest,
+        mode: RetrieveMode,
+        filter: &VisibilityFilter,
+        entities: &[Entity],
+    ) -> AppResult<Gathered> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let found = self.candidates(request, filter, entities, &scope).await?;
+        let mut outcomes: HashMap<NodeId, (CandidateOutcome, String)> = HashMap::new();
+
+        // Summary-first for broad questions (a stable partition keeps rank order within each).
+        let mut order: Vec<&Fused<NodeId>> = found.fused.iter().collect();
+        if mode == RetrieveMode::BroadSummary {
+            order.sort_by_key(|f| f.key.as_leaf().is_some());
+        }
+        let max_results = request.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
+        let budget = self.policy.budget.with_total_at_most(Some(max_results), request.max_chars);
+
+        // The authoritative rows decide: anything the index offers that the store does not
+        // admit is dropped. Rows are read in rank order, a window at a time, only as far as
+        // the budget can use them: as many as it could take at most now, and further windows
+        // below only if those did not fill it.
+        let wanted = budget.most_items(&scope);
+        let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
+        let mut cursor = 0;
+        while ranked.len() < wanted && cursor < order.len() {
+            let size = (wanted - ranked.len()).clamp(1, LOAD_WINDOW);
+            let window = &order[cursor..(cursor + size).min(order.len())];
+            cursor += window.len();
+            ranked.extend(self.load_window(&scope, filter, window, &mut outcomes).await?);
+        }
+
+        let overridden = layer_conflicts(chain, &ranked);
+        // Winners before losers, otherwise rank order.
+        ranked.sort_by_key(|(candidate, _)| overridden.contains_key(&candidate.key));
+
+        // Budgets, with verified bodies: a body is read only for an item that can still fit.
+        // For a broad question, once summaries are chosen, leaves are read only inside their
+        // branches: the traversal drills down instead of hydrating the whole corpus.
+        let mut branches = Branches::default();
+        let mut tracker = budget.tracker();
+        let mut evidence = Vec::new();
+        let mut gaps = Vec::new();
+        let mut bodies_read = 0;
+        let mut pending = ranked.into_iter();
+        loop {
+            let (candidate, record) = match pending.next() {
+                Some(next) => next,
+                None if cursor < order.len() && chain.namespaces().any(|ns| tracker.room_for(ns).is_ok()) => {
+                    // The first rows did not fill the budget: read further down the ranking,
+                    // only candidates whose layer still has room.
+                    let mut window = Vec::with_capacity(LOAD_WINDOW);
+                    while cursor < order.len() && window.len() < LOAD_WINDOW {
+                        let candidate = order[cursor];
+                        cursor += 1;
+                        match found.namespace_of.get(&candidate.key) {
+                            Some(namespace) if tracker.room_for(namespace).is_err() => {}
+                            _ => window.push(candidate),
+                        }
+                    }
+                    let loaded = self.load_window(&scope, filter, &window, &mut outcomes).await?;
+                    pending = loaded.into_iter().collect::<Vec<_>>().into_iter();
+                    continue;
+                }
+                None => break,
+            };
+            if tracker.is_full() {
+                break;
+            }
+            let mut skip = |reason: String| {
+                outcomes.insert(candidate.key.clone(), (CandidateOutcome::Skipped, reason));
+            };
+            if let Err(reason) = tracker.room_for(record.namespace()) {
+                skip(reason.explain().to_owned());
+                continue;
+            }
+            if let Record::Leaf(leaf) = &record
+                && !branches.admits(leaf)
+            {
+                skip("outside the branches the summaries chose".into());
+                continue;
+            }
+            let text = match &record {
+                Record::Leaf(leaf) => {
+                    bodies_read += 1;
+                    match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
+                        Ok(text) => text,
+                        Err(error) => {
+                            tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
+                            gaps.push(format!("{} could not be read intact ({error}); run `arbor fsck`", leaf.id));
+                            skip("body failed verification".into());
+                            continue;
+                        }
+                    }
+                }
+                Record::Summary(summary) => summary.summary.clone(),
+            };
+            let item = BudgetItem { namespace: record.namespace().clone(), chars: text.chars().count() };
+            if let Err(reason) = tracker.offer(&item) {
+                skip(reason.explain().to_owned());
+                continue;
+            }
+            if let Record::Summary(summary) = &record
+                && mode == RetrieveMode::BroadSummary
+            {
+                branches.open(self, &scope, summary).await?;
+            }
+            let layer = chain.precedence(record.namespace()).unwrap_or(usize::MAX);
+            let scores = EvidenceScores {
+                text_rank: found.rank_in(candidate, ChannelKind::FullText),
+                vector_rank: found.rank_in(candidate, ChannelKind::Vector),
+                entity_rank: found.rank_in(candidate, ChannelKind::Entity),
+                context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
+                fused: candidate.score,
+            };
+            let why = explain(&scores, layer, &record);
+            outcomes.insert(candidate.key.clone(), (CandidateOutcome::Selected, why.clone()));
+            evidence.push(evidence_item(record, text, layer, scores, why, overridden.get(&candidate.key).cloned()));
+        }
+
+        let mut tally = Tally { candidates: found.fused.len(), bodies_read, ..Tally::default() };
+        let mut considered = Vec::with_capacity(found.fused.len());
+        for candidate in &found.fused {
+            let (outcome, reason) = outcomes
+                .remove(&candidate.key)
+                .unwrap_or((CandidateOutcome::Unread, "the budget was spent first".into()));
+            match outcome {
+                CandidateOutcome::Dropped => tally.dropped_by_store_check += 1,
+                CandidateOutcome::Unread => tally.unread += 1,
+                CandidateOutcome::Skipped => {
+                    tally.skipped.push(SkippedItem { node_id: candidate.key.clone(), reason: reason.clone() })
+                }
+                CandidateOutcome::Selected => {}
+            }
+            considered.push(ConsideredNode {
+                node: candidate.key.clone(),
+                namespace: found.namespace_of.get(&candidate.key).cloned(),
+                channels: found.named_ranks(candidate),
+                fused: candidate.score,
+                outcome,
+                reason,
+            });
+        }
+        Ok(Gathered { evidence, tally, gaps, considered })
+    }
+}
+
+/// The branches a broad question drills into: the subtrees of the summaries it selected.
+/// Until one is selected, every leaf is admitted.
+#[derive(Default)]
+struct Branches {
+    opened: bool,
+    summaries: HashSet<SummaryId>,
+}
+
+impl Branches {
+    /// Adds `summary` and the summaries below it (a few levels at most: a tree is shallow).
+    async fn open(&mut self, arbor: &Arbor, scope: &[Namespace], summary: &SummaryRecord) -> AppResult<()> {
+        self.opened = true;
+        self.summaries.insert(summary.id.clone());
+        let mut level: Vec<SummaryId> = summary.children.iter().filter_map(|c| c.as_summary().cloned()).collect();
+        for _ in 0..MAX_BRANCH_DEPTH {
+            level.retain(|id| self.summaries.insert(id.clone()));
+            if level.is_empty() {
+                break;
+            }
+            let below = arbor.ports.store.summaries(scope, &level).await?;
+            level = below.iter().flat_map(|s| s.children.iter().filter_map(|c| c.as_summary().cloned())).collect();
+        }
+        Ok(())
+    }
+
+    fn admits(&self, leaf: &LeafRecord) -> bool {
+        !self.opened || leaf.parent.as_ref().is_some_and(|parent| self.summaries.contains(parent))
+    }
+}
+
+/// Conflicts between layers: the same subject answered in two namespaces; the loser is marked
+/// with the layer that wins and the rule.
+fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, String> {
+    let mut overridden: BTreeMap<NodeId, String> = BTreeMap::new();
+    let mut by_subject: BTreeMap<String, Vec<&LeafRecord>> = BTreeMap::new();
+    for (_, record) in ranked {
+        if let Record::Leaf(leaf) = record
+            && let Some(subject) = &leaf.subject
+        {
+            by_subject.entry(subject.as_str().to_owned()).or_default().push(leaf);
+        }
+    }
+    for leaves in by_subject.values() {
+        for a in leaves {
+            for b in leaves {
+                if a.namespace == b.namespace || a.id >= b.id {
+                    continue;
+                }
+                if let Some(verdict) = chain.resolve_conflict((&a.namespace, a.kind), (&b.namespace, b.kind)) {
+                    let loser = if verdict.winner == a.namespace { b } else { a };
+                    let rule = serde_json::to_value(verdict.rule).ok().and_then(|v| v.as_str().map(str::to_owned));
+                    overridden.insert(loser.node_id(), format!("{} ({})", verdict.winner, rule.unwrap_or_default()));
+                }
+            }
+        }
+    }
+    overridden
+}
+
+fn evidence_item(
+    record: Record,
+    text: String,
+    layer: usize,
+    scores: EvidenceScores,
+    why: String,
+    overridden_by: Option<String>,
+) -> EvidenceItem {
+    match record {
+        Record::Leaf(leaf) => EvidenceItem {
+            node_id: leaf.node_id(),
+            node: NodeKind::Leaf,
+            version: Some(leaf.version.get()),
+            layer,
+            tree_id: leaf.tree_id.clone(),
+            kind: Some(leaf.kind),
+            title: leaf.title.clone(),
+            text,
+            observed_at: leaf.observed_at,
+            validity: leaf.validity,
+            source: Some(leaf.provenance.source.short()),
+            sensitivity: leaf.sensitivity,
+            scores,
+            why,
+            supersedes: leaf.supersedes.clone(),
+            overridden_by,
+            namespace: leaf.namespace,
+        },
+        Record::Summary(summary) => EvidenceItem {
+            node_id: summary.node_id(),
+            node: NodeKind::Summary,
+            version: None,
+            layer,
+            tree_id: summary.tree_id.clone(),
+            kind: None,
+            title: summary.title.clone(),
+            text,
+            observed_at: summary.time_range_end.unwrap_or(summary.sealed_at),
+            validity: Validity::ALWAYS,
+            source: None,
+            sensitivity: summary.sensitivity,
+            scores,
+            why,
+            supersedes: None,
+            overridden_by: None,
+            namespace: summary.namespace,
+        },
+    }
+}
+
+/// A half-open time range as the visibility filter's inclusive bounds.
+fn inclusive(range: TimeRange) -> (Option<Timestamp>, Option<Timestamp>) {
+    let end = range.end.map(|end| end.checked_sub(jiff::SignedDuration::from_nanos(1)).unwrap_or(end));
+    (range.start, end)
+}
+
+impl Arbor {
+    /// Reads the rows of one window of candidates and keeps those the filter admits, in rank
+    /// order; the others are marked dropped in `outcomes`.
+    async fn load_window<'a>(
+        &self,
+        scope: &[Namespace],
+        filter: &VisibilityFilter,
+        window: &[&'a Fused<NodeId>],
+        outcomes: &mut HashMap<NodeId, (CandidateOutcome, String)>,
+    ) -> AppResult<Vec<(&'a Fused<NodeId>, Record)>> {
+        let leaf_ids: Vec<LeafId> = window.iter().filter_map(|f| f.key.as_leaf().cloned()).collect();
+        let summary_ids: Vec<SummaryId> = window.iter().filter_map(|f| f.key.as_summary().cloned()).collect();
+        let mut records: BTreeMap<NodeId, Record> = BTreeMap::new();
+        if !leaf_ids.is_empty() {
+            for leaf in self.ports.store.leaves(scope, &leaf_ids).await? {
+                records.insert(leaf.node_id(), Record::Leaf(leaf));
+            }
+        }
+        if !summary_ids.is_empty() {
+            for summary in self.ports.store.summaries(scope, &summary_ids).await? {
+                records.insert(summary.node_id(), Record::Summary(summary));
+            }
+        }
+        let mut kept = Vec::with_capacity(window.len());
+        for candidate in window {
+            match records.remove(&candidate.key) {
+                Some(record) if filter.admits(&record.facts()) => kept.push((*candidate, record)),
+                _ => {
+                    let reason = "the index offered it; the store does not admit it".to_owned();
+                    outcomes.insert(candidate.key.clone(), (CandidateOutcome::Dropped, reason));
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// Why an item was picked, from its channels, layer and record.
+fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
+    let mut parts = Vec::new();
+    if let Some(rank) = scores.text_rank {
+        parts.push(format!("full-text #{rank}"));
+    }
+    if let Some(rank) = scores.vector_rank {
+        parts.push(format!("vector #{rank}"));
+    }
+    if let Some(rank) = scores.entity_rank {
+        parts.push(format!("named entity #{rank}"));
+    }
+    if let Some(rank) = scores.context_of_rank {
+        parts.push(format!("next to hit #{rank} in its tree"));
+    }
+    match record {
+        Record::Summary(s) => parts.push(format!("summary of {} nodes", s.children.len())),
+        Record::Leaf(leaf) => {
+            if let Some(older) = &leaf.supersedes {
+                parts.push(format!("current version; replaced {older}"));
+            }
+        }
+    }
+    parts.push(format!("layer {layer}"));
+    parts.join(", ")
+}
+
+/// What one pass of the pipeline produced.
+struct Gathered {
+    evidence: Vec<EvidenceItem>,
+    tally: Tally,
+    gaps: Vec<String>,
+    considered: Vec<ConsideredNode>,
+}
+
+/// What a retrieval looked at, for the pack's coverage.
+#[derive(Default)]
+struct Tally {
+    candidates: usize,
+    dropped_by_store_check: usize,
+    bodies_read: usize,
+    unread: usize,
+    skipped: Vec<SkippedItem>,
+}
+
+fn assemble(
+    request: &RetrieveRequest,
+    intent: Intent,
+    understood: Understood,
+    chain: &ReadChain,
+    gathered: Gathered,
+    mut gaps: Vec<String>,
+) -> RetrievalPack {
+    let Gathered { evidence, tally, .. } = gathered;
+    let line = |e: &EvidenceItem| {
+        let mut line =
+            format!("{} [{}, {}]", truncate_chars(&e.title, 160), e.namespace, e.observed_at.strftime("%Y-%m-%d"));
+        if e.supersedes.is_some() {
+            line.push_str(" (replaces an older version)");
+        }
+        line
+    };
+    let current = |e: &&EvidenceItem| e.node == NodeKind::Leaf && e.overridden_by.is_none();
+    let known_facts = evidence
+        .iter()
+        .filter(current)
+        .filter(|e| !matches!(e.kind, Some(MemoryKind::Constraint)))
+        .take(8)
+        .map(line)
+        .collect();
+    let constraints =
+        evidence.iter().filter(current).filter(|e| e.kind == Some(MemoryKind::Constraint)).map(line).collect();
+    let mut by_time: Vec<&EvidenceItem> = evidence.iter().filter(current).collect();
+    by_time.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| a.node_id.cmp(&b.node_id)));
+    let recent = by_time.into_iter().take(3).map(line).collect();
+    if evidence.is_empty() {
+        gaps.push(format!("nothing readable in memory matches \"{}\"", truncate_chars(&request.query, 80)));
+    }
+    if evidence.iter().any(|e| e.sensitivity == Sensitivity::Sensitive) {
+        gaps.push("some evidence is sensitive: confirm before repeating it".to_owned());
+    }
+    for e in evidence.iter().filter(|e| e.overridden_by.is_some()) {
+        gaps.push(format!("{} is overridden by {}", e.node_id, e.overridden_by.as_deref().unwrap_or_default()));
+    }
+    let recommended_next_source = match evidence.iter().find(|e| e.node == NodeKind::Leaf) {
+        Some(top) => top.source.as_ref().map(|s| format!("verify against the source {s}")),
+        None if evidence.is_empty() => Some("ask the user, or the system of record".to_owned()),
+        None => Some("drill into the summaries' leaves: `arbor show <summary id>`".to_owned()),
+    };
+    let chars = evidence.iter().map(|e| e.text.chars().count()).sum();
+    RetrievalPack {
+        retrieval_id: None,
+        query: request.query.clone(),
+        as_of: request.as_of,
+        intent,
+        understood,
+        known_facts,
+        constraints,
+        recent,
+        gaps,
+        recommended_next_source,
+        coverage: Coverage {
+            namespaces: chain_names(chain),
+            candidates: tally.candidates,
+            dropped_by_store_check: tally.dropped_by_store_check,
+            selected: evidence.len(),
+            chars,
+            bodies_read: tally.bodies_read,
+            unread: tally.unread,
+            skipped: tally.skipped,
+        },
+        evidence,
+    }
+}
+
+/// The read chain as `namespace[@frozen-at]`, most specific first.
+fn chain_names(chain: &ReadChain) -> Vec<String> {
+    chain
+        .layers()
+        .iter()
+        .map(|l| match l.frozen_at {
+            Some(at) => format!("{}@{}", l.namespace, at),
+            None => l.namespace.to_string(),
+        })
+        .collect()
+}
