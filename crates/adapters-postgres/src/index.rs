@@ -1,7 +1,7 @@
 //! [`PgIndex`]: the search index projection on Postgres.
 //!
 //! - Full text: a `tsvector` of *hashed* tokens behind a GIN index. Each token of
-//!   [`tokenize`](arbor_domain::text::tokenize) becomes its [`term_lexeme`], positions standing
+//!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) becomes its [`term_lexeme`], positions standing
 //!   for occurrences, so no index page ever holds a word (GIN never drops a key once written).
 //!   Ranking is BM25 computed in the query from `index_terms` (documents per term) and
 //!   `index_totals` (documents and tokens), with the constants and arithmetic of SQLite's FTS5,
@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use arbor_domain::id::NodeId;
 use arbor_domain::namespace::Namespace;
-use arbor_domain::text::{query_terms, tokenize};
+use arbor_domain::text::{index_tokens, query_terms, stem, tokenize};
 use arbor_domain::visibility::NodeFacts;
 use arbor_ports::rows::{corrupt, node_from_str, node_to_str, opt_ts, sensitivity_code, term_id, term_lexeme, ts};
 use arbor_ports::{
@@ -62,7 +62,7 @@ impl PgIndex {
 /// A text's hashed terms: each distinct lexeme with its number of occurrences, and the
 /// number of tokens.
 fn term_frequencies(text: &str) -> (BTreeMap<String, usize>, i32) {
-    let tokens = tokenize(text);
+    let tokens = index_tokens(text);
     let mut frequencies = BTreeMap::new();
     for token in &tokens {
         *frequencies.entry(term_lexeme(token)).or_insert(0) += 1;
@@ -442,12 +442,14 @@ impl SearchIndex for PgIndex {
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         // The index holds no words, only their hashes: a needle is "in" the index while a
-        // document holds every one of its hashed tokens.
+        // document holds every one of its hashed tokens, stemmed or (written by Arbor 0.1's
+        // analyzer) as written.
         let tokens = tokenize(needle);
         if tokens.is_empty() {
             return Ok(false);
         }
-        let tsquery = tokens.iter().map(|t| format!("'{}'", term_lexeme(t))).collect::<Vec<_>>().join(" & ");
+        let either = |t: &String| format!("('{}' | '{}')", term_lexeme(&stem(t)), term_lexeme(t));
+        let tsquery = tokens.iter().map(either).collect::<Vec<_>>().join(" & ");
         let found: bool = sqlx::query("SELECT EXISTS (SELECT 1 FROM index_docs WHERE terms @@ $1::tsquery)")
             .bind(tsquery)
             .fetch_one(self.db.pool())

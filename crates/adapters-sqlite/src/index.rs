@@ -1,7 +1,7 @@
 //! [`SqliteIndex`]: the search index projection on SQLite.
 //!
 //! - Full text: FTS5 with BM25 over *hashed* tokens. Each token of
-//!   [`tokenize`](arbor_domain::text::tokenize) is replaced by a short hash before it reaches
+//!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) is replaced by a short hash before it reaches
 //!   FTS5, and queries are hashed the same way, so ranking is unchanged while the FTS index —
 //!   whose internal pages SQLite does not scrub on delete — never holds a word that a forget
 //!   would have to chase.
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use arbor_domain::id::NodeId;
 use arbor_domain::model::{Category, MemoryKind, TreeId};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::text::{query_terms, tokenize};
+use arbor_domain::text::{index_tokens, query_terms};
 use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
 use arbor_ports::{
@@ -47,12 +47,12 @@ pub struct SqliteIndex {
 }
 
 fn hashed_terms(text: &str) -> String {
-    tokenize(text).iter().map(|t| term_lexeme(t)).collect::<Vec<_>>().join(" ")
+    index_tokens(text).iter().map(|t| term_lexeme(t)).collect::<Vec<_>>().join(" ")
 }
 
 /// The distinct term ids of a text, as `index_terms` counts them (stored as `i64` bits).
 fn distinct_term_ids(text: &str) -> std::collections::BTreeSet<i64> {
-    tokenize(text).iter().map(|t| term_id(t).cast_signed()).collect()
+    index_tokens(text).iter().map(|t| term_id(t).cast_signed()).collect()
 }
 
 /// Counts one more document holding each term of `text`.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use arbor_domain::id::NodeId;
-use arbor_domain::text::{query_terms, tokenize};
+use arbor_domain::text::{index_tokens, query_terms};
 use arbor_domain::visibility::NodeFacts;
 use async_trait::async_trait;
 
@@ -55,7 +55,7 @@ impl SearchIndex for InMemorySearchIndex {
     async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
         let mut stored = self.lock();
         for doc in docs {
-            let tokens = tokenize(&doc.text);
+            let tokens = index_tokens(&doc.text);
             stored.insert(doc.id.clone(), Stored { doc, tokens });
         }
         Ok(())
