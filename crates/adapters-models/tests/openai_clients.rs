@@ -16,7 +16,9 @@ use arbor_domain::model::{Actor, MemoryKind, TreeId};
 use arbor_domain::namespace::{Namespace, NamespaceKind};
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_domain::time::Timestamp;
-use arbor_ports::{AssessRequest, DuplicateCandidate, DuplicateRequest, QueryRequest, SummarizeRequest, SummaryInput};
+use arbor_ports::{
+    AssessRequest, DuplicateCandidate, DuplicateRequest, QueryFocus, QueryRequest, SummarizeRequest, SummaryInput,
+};
 use serde_json::json;
 use support::{MockServer, Reply, embeddings_reply};
 
@@ -332,9 +334,12 @@ async fn summaries_are_read_and_checked() {
 #[tokio::test]
 async fn questions_are_classified_broad_or_specific() {
     let server = MockServer::start(|n, _, _| match n {
-        0 => Reply::chat(&json!({ "scope": "broad", "reason": "asks for an overview" }).to_string()),
-        1 => Reply::chat(&json!({ "scope": "specific", "reason": "asks for a date" }).to_string()),
-        _ => Reply::chat(&json!({ "scope": "everything", "reason": "?" }).to_string()),
+        0 => {
+            Reply::chat(&json!({ "scope": "broad", "focus": "general", "reason": "asks for an overview" }).to_string())
+        }
+        1 => Reply::chat(&json!({ "scope": "specific", "focus": "temporal", "reason": "asks for a date" }).to_string()),
+        2 => Reply::chat(&json!({ "scope": "specific", "focus": "gossip", "reason": "?" }).to_string()),
+        _ => Reply::chat(&json!({ "scope": "everything", "focus": "general", "reason": "?" }).to_string()),
     })
     .await;
     let reasoner = OpenAiReasoner::new(config(&server), JsonOutput::Schema).unwrap();
@@ -342,7 +347,11 @@ async fn questions_are_classified_broad_or_specific() {
     let broad = reasoner.classify(&ask("catch me up on Atlas")).await.unwrap();
     assert!(broad.broad);
     assert_eq!(broad.reason, "asks for an overview");
-    assert!(!reasoner.classify(&ask("when does Atlas ship?")).await.unwrap().broad);
+    let when = reasoner.classify(&ask("when does Atlas ship?")).await.unwrap();
+    assert!(!when.broad);
+    assert_eq!(when.focus, QueryFocus::Temporal);
+    let error = reasoner.classify(&ask("any gossip?")).await.unwrap_err();
+    assert!(error.to_string().contains("not a question focus"), "{error}");
     let error = reasoner.classify(&ask("anything")).await.unwrap_err();
     assert!(error.to_string().contains("not a question scope"), "{error}");
     assert_eq!(server.requests()[0].json()["response_format"]["json_schema"]["name"], "query_intent");

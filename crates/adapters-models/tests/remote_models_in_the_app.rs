@@ -80,7 +80,7 @@ fn good_answer(body: &Value) -> Reply {
         }
         "duplicate" => json!({ "verdict": "distinct", "leaf_id": null, "confidence": 0.9 }),
         "summary" => json!({ "title": "Lumen notes", "text": "Notes about Project Lumen.", "labels": ["lumen"] }),
-        "intent" => json!({ "scope": "specific", "reason": "the model read it as specific" }),
+        "intent" => json!({ "scope": "specific", "focus": "general", "reason": "the model read it as specific" }),
         _ => json!({}),
     };
     Reply::chat(&content.to_string())

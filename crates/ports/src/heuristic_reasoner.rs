@@ -15,13 +15,15 @@ use arbor_domain::model::{Actor, Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_domain::text::{is_stopword, normalize_text, tokenize, truncate_chars};
+use arbor_domain::time::Timestamp;
+use arbor_domain::time_expr::find_time_expression;
 use async_trait::async_trait;
 use regex::Regex;
 
 use crate::error::Result;
 use crate::models::{
-    AssessRequest, Assessment, DuplicateRequest, Locality, QueryIntent, QueryRequest, Reasoner, SummarizeRequest,
-    SummaryDraft,
+    AssessRequest, Assessment, DuplicateRequest, Locality, QueryFocus, QueryIntent, QueryRequest, Reasoner,
+    SummarizeRequest, SummaryDraft,
 };
 
 /// The heuristic reasoner. Stateless.
@@ -458,14 +460,53 @@ const BROAD_CUES: [&str; 8] = [
     "catch me up",
 ];
 
+/// Words that ask when: a question starting with one looks for dates.
+const TEMPORAL_OPENINGS: [&str; 6] = ["when", "what time", "what date", "what year", "how long ago", "since when"];
+
+/// Words (as tokens) that ask what someone prefers or what must hold.
+const PREFERENCE_OR_CONSTRAINT_CUES: [&str; 16] = [
+    "prefer",
+    "prefers",
+    "preference",
+    "preferences",
+    "favorite",
+    "favourite",
+    "like",
+    "likes",
+    "dislike",
+    "dislikes",
+    "hate",
+    "rule",
+    "rules",
+    "must",
+    "allowed",
+    "constraint",
+];
+
 impl HeuristicReasoner {
-    /// A question is broad when it uses a phrase that asks for an overview.
+    /// A question is broad when it uses a phrase that asks for an overview; temporal when it
+    /// asks when or names a time; about preferences or constraints when it uses their words.
     pub fn classify_now(&self, request: &QueryRequest) -> QueryIntent {
         let query = request.query.to_lowercase();
-        match BROAD_CUES.iter().find(|cue| query.contains(**cue)) {
-            Some(cue) => QueryIntent { broad: true, reason: format!("broad question (\"{cue}\")") },
-            None => QueryIntent { broad: false, reason: "specific question: leaf evidence".to_owned() },
+        let tokens = tokenize(&query);
+        let (focus, why) = if let Some(opening) = TEMPORAL_OPENINGS.iter().find(|o| query.trim_start().starts_with(**o))
+        {
+            (QueryFocus::Temporal, format!("asks \"{opening}\""))
+        } else if let Some(time) = find_time_expression(&query, Timestamp::UNIX_EPOCH) {
+            (QueryFocus::Temporal, format!("names a time (\"{}\")", time.phrase))
+        } else if let Some(cue) = PREFERENCE_OR_CONSTRAINT_CUES.iter().find(|c| tokens.iter().any(|t| t == *c)) {
+            (QueryFocus::PreferenceOrConstraint, format!("asks about preferences or rules (\"{cue}\")"))
+        } else {
+            (QueryFocus::General, String::new())
+        };
+        let (broad, mut reason) = match BROAD_CUES.iter().find(|cue| query.contains(**cue)) {
+            Some(cue) => (true, format!("broad question (\"{cue}\")")),
+            None => (false, "specific question: leaf evidence".to_owned()),
+        };
+        if !why.is_empty() {
+            reason = format!("{reason}; {why}");
         }
+        QueryIntent { broad, focus, reason }
     }
 }
 

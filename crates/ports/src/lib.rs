@@ -37,8 +37,8 @@ pub use index::{
     EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery,
 };
 pub use models::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryIntent, QueryRequest,
-    Reasoner, SummarizeRequest, SummaryDraft, SummaryInput,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,
+    QueryRequest, Reasoner, SummarizeRequest, SummaryDraft, SummaryInput,
 };
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{

@@ -131,8 +131,40 @@ pub struct QueryIntent {
     /// A broad question (an overview, a catch-up, "tell me about"): answered summaries first.
     /// Otherwise a specific one, answered with leaf evidence.
     pub broad: bool,
+    /// What kind of answer it looks for.
+    #[serde(default)]
+    pub focus: QueryFocus,
     /// Why, in a few words, for the pack.
     pub reason: String,
+}
+
+/// What kind of answer a question looks for, beyond broad or specific.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryFocus {
+    #[default]
+    General,
+    /// When something happened, or what happened in a period: dates matter.
+    Temporal,
+    /// What someone prefers, or a rule that must hold: preference and constraint memories
+    /// get a channel of their own.
+    PreferenceOrConstraint,
+}
+
+impl QueryFocus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueryFocus::General => "general",
+            QueryFocus::Temporal => "temporal",
+            QueryFocus::PreferenceOrConstraint => "preference_or_constraint",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<QueryFocus> {
+        [QueryFocus::General, QueryFocus::Temporal, QueryFocus::PreferenceOrConstraint]
+            .into_iter()
+            .find(|f| f.as_str() == value)
+    }
 }
 
 /// Makes the judgement calls of the write path, and reads questions.

@@ -11,8 +11,8 @@ use arbor_domain::model::{Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateRequest, Locality, QueryIntent, QueryRequest, Reasoner, SummarizeRequest,
-    SummaryDraft,
+    AssessRequest, Assessment, DuplicateRequest, Locality, QueryFocus, QueryIntent, QueryRequest, Reasoner,
+    SummarizeRequest, SummaryDraft,
 };
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -191,11 +191,13 @@ impl OpenAiReasoner {
             "specific" => false,
             other => return Err(ModelError::malformed(format!("{other:?} is not a question scope"))),
         };
+        let focus = QueryFocus::parse(&answer.focus)
+            .ok_or_else(|| ModelError::malformed(format!("{:?} is not a question focus", answer.focus)))?;
         let reason = answer.reason.split_whitespace().collect::<Vec<_>>().join(" ");
         if reason.is_empty() || reason.chars().count() > MAX_TITLE_CHARS {
             return Err(ModelError::malformed("the reason is empty or too long"));
         }
-        Ok(QueryIntent { broad, reason })
+        Ok(QueryIntent { broad, focus, reason })
     }
 }
 
@@ -229,11 +231,14 @@ nothing they do not say. labels: up to 5 lowercase tags.";
 const INTENT_TASK: &str = "Read the `question` someone asks their memory. scope: \"broad\" when it asks \
 for an overview, a catch-up, a history or everything about something (answered from summaries), \
 \"specific\" when it asks for a particular fact, date, decision or detail (answered from individual \
-memories). reason: a few words on why.";
+memories). focus: \"temporal\" when it asks when something happened or what happened in a period, \
+\"preference_or_constraint\" when it asks what someone prefers or likes or what rule must hold, else \
+\"general\". reason: a few words on why.";
 
 fn intent_schema() -> Value {
     object(json!({
         "scope": { "type": "string", "enum": ["broad", "specific"] },
+        "focus": { "type": "string", "enum": ["general", "temporal", "preference_or_constraint"] },
         "reason": { "type": "string" },
     }))
 }
@@ -323,6 +328,7 @@ struct DuplicateAnswer {
 #[serde(deny_unknown_fields)]
 struct IntentAnswer {
     scope: String,
+    focus: String,
     reason: String,
 }
 
