@@ -155,6 +155,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     drop(server);
 
     println!("\n{}", table(&reports));
+    println!("\n{}", questions_table(&reports));
     println!("\n{}", embedder_table(&reports));
     if options.postgres {
         println!("\n{}", ratios(&reports));
@@ -384,6 +385,33 @@ fn table(reports: &[Value]) -> String {
          verified bodies, pack), query embedding excluded.\nfloor: the same queries straight to FTS5 \
          (BM25, top 50) plus the vector index (top 50), no filter; ratio = retrieve / floor.",
     );
+    out
+}
+
+/// Retrieval as a caller sees it: exact questions with the query embedding excluded and
+/// included, and broad questions answered summary-first, with the body files each hydrates.
+fn questions_table(reports: &[Value]) -> String {
+    let mut out = String::from(
+        "|  leaves |  backend |               embedder | exact ms p50/p95, embedding excluded | exact ms p50/p95, included | broad ms p50/p95 | files hydrated per broad question mean/max | summaries in a broad pack |\n\
+         |--------:|---------:|-----------------------:|-------------------------------------:|---------------------------:|-----------------:|-------------------------------------------:|--------------------------:|",
+    );
+    for r in reports {
+        let pair = |path: &[&str]| {
+            let at = |q: &str| number(r, &[path, &[q]].concat());
+            format!("{:.2} / {:.2}", at("p50_ms"), at("p95_ms"))
+        };
+        out.push_str(&format!(
+            "\n| {:>7} | {:>8} | {:>22} | {:>36} | {:>26} | {:>16} | {:>42} | {:>25.1} |",
+            number(r, &["leaves"]),
+            r["backend"].as_str().unwrap_or("?"),
+            r["embedder"].as_str().unwrap_or("?"),
+            pair(&["retrieve"]),
+            pair(&["retrieve_with_embedding"]),
+            pair(&["broad", "latency"]),
+            format!("{:.1} / {}", number(r, &["broad", "bodies_read_mean"]), number(r, &["broad", "bodies_read_max"])),
+            number(r, &["broad", "summaries_mean"]),
+        ));
+    }
     out
 }
 

@@ -175,3 +175,130 @@ async fn secrets_and_bad_events_are_refused_without_a_trace() {
     assert!(!h.store.contains_text("hunter22").await.unwrap());
     assert_eq!(h.index.count().await.unwrap(), 0);
 }
+
+/// A week of notes, one a day (oldest first), each observed on its day; the clock ends on the
+/// last day.
+async fn a_week_of_notes(h: &common::Harness, chain: &arbor_domain::read_chain::ReadChain) {
+    let notes = [
+        "We moved the office to the harbour building.",
+        "The garden project got a new budget for seeds.",
+        "Kai reviewed the garden irrigation design.",
+        "The garden irrigation pump was ordered.",
+        "Lena planted tomatoes in the garden beds.",
+        "The garden irrigation pump arrived broken.",
+        "Kai returned the garden irrigation pump.",
+    ];
+    for (day, text) in notes.iter().enumerate() {
+        if day > 0 {
+            h.clock.advance_seconds(24 * 3600);
+        }
+        let mut event = message(text, &format!("d{day}"));
+        event.observed_at =
+            Some(common::start().checked_add(jiff::SignedDuration::from_hours(24 * day as i64)).unwrap());
+        h.arbor.ingest(chain, event).await.unwrap();
+    }
+    h.arbor.run_jobs(None).await.unwrap();
+}
+
+fn sources(pack: &arbor_app::RetrievalPack) -> Vec<String> {
+    pack.evidence.iter().filter_map(|e| e.source.clone()).collect()
+}
+
+#[tokio::test]
+async fn time_in_the_question_narrows_the_evidence_relative_to_as_of() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    a_week_of_notes(&h, &chain).await;
+    let day = |n: i64| common::start().checked_add(jiff::SignedDuration::from_hours(24 * n)).unwrap();
+
+    // Without a time, every garden note competes.
+    let all = h.arbor.retrieve(&chain, &RetrieveRequest::new("garden irrigation pump")).await.unwrap();
+    assert!(all.understood.time.is_none());
+    assert!(sources(&all).contains(&"message:d2".to_owned()), "{:?}", sources(&all));
+
+    // "in the last 2 days", asked on day 6 at noon: days 4 and 5 (and 6 itself) only.
+    let mut recent = RetrieveRequest::new("garden irrigation pump in the last 2 days");
+    recent.as_of = Some(day(6).checked_add(jiff::SignedDuration::from_hours(12)).unwrap());
+    let pack = h.arbor.retrieve(&chain, &recent).await.unwrap();
+    let time = pack.understood.time.as_ref().expect("a time was read");
+    assert_eq!((time.phrase.as_str(), time.applied), ("in the last 2 days", true));
+    assert!(!pack.evidence.is_empty());
+    assert!(pack.evidence.iter().all(|e| e.observed_at >= day(4)), "{:?}", sources(&pack));
+
+    // "before the move" is placed at the note about the move (day 0): nothing lies before it,
+    // so the search widens and the pack says so.
+    let before =
+        h.arbor.retrieve(&chain, &RetrieveRequest::new("garden budget before we moved the office")).await.unwrap();
+    let time = before.understood.time.as_ref().expect("an event was placed");
+    assert!(!time.applied, "nothing is older than the move");
+    assert!(before.gaps.iter().any(|g| g.contains("the evidence is from any time")), "{:?}", before.gaps);
+    assert!(!before.evidence.is_empty());
+
+    // "after the pump was ordered" keeps only what came after day 3.
+    let after =
+        h.arbor.retrieve(&chain, &RetrieveRequest::new("irrigation pump after the pump was ordered")).await.unwrap();
+    assert!(after.understood.time.as_ref().is_some_and(|t| t.applied));
+    assert!(!after.evidence.is_empty());
+    assert!(after.evidence.iter().all(|e| e.observed_at >= day(3)), "{:?}", sources(&after));
+
+    // A time the caller passes is never widened, even when nothing lies in it.
+    let mut empty = RetrieveRequest::new("garden");
+    empty.time_range = Some((Some(day(30)), None));
+    let pack = h.arbor.retrieve(&chain, &empty).await.unwrap();
+    assert!(pack.evidence.is_empty());
+    assert!(pack.understood.time.as_ref().is_some_and(|t| t.phrase == "requested" && t.applied));
+}
+
+#[tokio::test]
+async fn a_recorded_retrieval_explains_itself_inside_its_scope_only() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    a_week_of_notes(&h, &chain).await;
+    let mut request = RetrieveRequest::new("what happened to the irrigation pump?");
+    request.record = true;
+    let pack = h.arbor.retrieve(&chain, &request).await.unwrap();
+    let id = pack.retrieval_id.clone().expect("recorded");
+    let explained = h.arbor.show_retrieval(&chain, &id).await.unwrap().expect("readable by its caller");
+    let snapshot = &explained.snapshot;
+    assert_eq!(snapshot.query, request.query);
+    let selected: Vec<_> = snapshot
+        .considered
+        .iter()
+        .filter(|c| c.outcome == arbor_ports::CandidateOutcome::Selected)
+        .map(|c| c.node.clone())
+        .collect();
+    assert_eq!(selected, pack.evidence.iter().map(|e| e.node_id.clone()).collect::<Vec<_>>());
+    let access = h.store.access_records(&[chain.layers()[0].namespace.clone()], &selected[0], 5).await.unwrap();
+    assert!(access.len() == 1 && access[0].entered_context && access[0].retrieval == id);
+    insta::assert_json_snapshot!("recorded_retrieval", explained);
+
+    // Another conversation cannot read it, and cannot tell it exists.
+    let other = conversation_chain(&h.arbor, "c2", None);
+    assert!(h.arbor.show_retrieval(&other, &id).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_preference_question_gets_a_channel_over_preferences_and_constraints() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    for (i, line) in
+        ["Dana prefers tea over coffee.", "Dana drank coffee at the offsite.", "Dana must not get coffee after 4pm."]
+            .iter()
+            .enumerate()
+    {
+        h.arbor.ingest(&chain, message(line, &format!("m{i}"))).await.unwrap();
+    }
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("does Dana like coffee?")).await.unwrap();
+    assert_eq!(pack.intent.focus, arbor_ports::QueryFocus::PreferenceOrConstraint, "{:?}", pack.intent);
+    let by_kind: Vec<_> = pack.evidence.iter().filter(|e| e.scores.kind_rank.is_some()).collect();
+    assert!(!by_kind.is_empty(), "{:#?}", pack.evidence);
+    assert!(by_kind.iter().all(|e| matches!(
+        e.kind,
+        Some(arbor_domain::model::MemoryKind::Preference | arbor_domain::model::MemoryKind::Constraint)
+    )));
+    assert!(
+        pack.evidence[0].scores.kind_rank.is_some(),
+        "a preference or constraint comes first: {:#?}",
+        pack.evidence
+    );
+}

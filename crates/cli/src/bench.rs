@@ -1,8 +1,10 @@
 //! `arbor bench`: builds a store of synthetic memories on a backend (SQLite by default, or
 //! Postgres) and measures ingest throughput, sealing, retrieval latency (query embedding
-//! excluded), peak memory and — on SQLite, side by side in the same run — the same queries
-//! issued straight to FTS5 and to the vector index with no policy layer (the floor). `cargo
-//! xtask bench` runs it per size and backend in fresh processes and prints the table.
+//! excluded, then included), broad questions answered summary-first (latency and body files
+//! hydrated per question), peak memory and — on SQLite, side by side in the same run — the
+//! same queries issued straight to FTS5 and to the vector index with no policy layer (the
+//! floor). `cargo xtask bench` runs it per size and backend in fresh processes and prints the
+//! table.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -100,7 +102,12 @@ pub(crate) struct Report {
     pub summaries: usize,
     pub trees: usize,
     pub queries: usize,
+    /// Exact questions, query embedding excluded (computed up front).
     pub retrieve: Latency,
+    /// The same questions with the query embedded inside the retrieval, as a caller sees it.
+    pub retrieve_with_embedding: Latency,
+    /// Broad questions ("what do we know about …"), summary-first, query embedding included.
+    pub broad: BroadQuestions,
     /// The floor (SQLite only: FTS5 and the vector scan with no policy layer).
     pub floor_text: Option<Latency>,
     pub floor_vector: Option<Latency>,
@@ -109,6 +116,17 @@ pub(crate) struct Report {
     pub ratio_p95: Option<f64>,
     pub mean_evidence: f64,
     pub peak_rss_mib: f64,
+}
+
+/// Broad questions: how long they take and how many body files each hydrates. Summary-first
+/// traversal and the budgets keep the files bounded however large the corpus grows.
+#[derive(Debug, Serialize)]
+pub(crate) struct BroadQuestions {
+    pub latency: Latency,
+    pub bodies_read_mean: f64,
+    pub bodies_read_max: usize,
+    pub summaries_mean: f64,
+    pub candidates_mean: f64,
 }
 
 /// How many of the commonest generated words play the part of function words.
@@ -302,6 +320,18 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
             }
         }
     }
+    // The same questions as a caller asks them: the query is embedded inside the retrieval.
+    let mut with_embedding = Vec::new();
+    for (i, query) in queries.iter().enumerate() {
+        let mut request = RetrieveRequest::new(query.clone());
+        request.mode = RetrieveMode::ExactEvidence;
+        let began = Instant::now();
+        arbor.retrieve(&chain, &request).await?;
+        if i >= 20 {
+            with_embedding.push(ms(began));
+        }
+    }
+    let broad = broad_questions(&arbor, &chain, &mut corpus, args.queries).await?;
     let retrieve = Latency::of(retrieve);
     let floor = floor_index.is_some().then(|| Latency::of(floor));
     let report = Report {
@@ -320,6 +350,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         ratio_p50: floor.as_ref().map(|f| retrieve.p50_ms / f.p50_ms),
         ratio_p95: floor.as_ref().map(|f| retrieve.p95_ms / f.p95_ms),
         retrieve,
+        retrieve_with_embedding: Latency::of(with_embedding),
+        broad,
         floor_text: floor_index.is_some().then(|| Latency::of(floor_text)),
         floor_vector: floor_index.is_some().then(|| Latency::of(floor_vector)),
         floor,
@@ -332,6 +364,36 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         println!("{report:#?}");
     }
     Ok(())
+}
+
+/// Broad questions about the corpus's people, with the default budgets: latency (query
+/// embedding included) and the body files each one hydrates.
+async fn broad_questions(
+    arbor: &Arbor,
+    chain: &arbor_domain::read_chain::ReadChain,
+    corpus: &mut Corpus,
+    queries: usize,
+) -> Result<BroadQuestions> {
+    let (mut latency, mut bodies, mut summaries, mut candidates) = (Vec::new(), Vec::new(), 0usize, 0usize);
+    for i in 0..queries.min(200) {
+        let name = NAMES[i % NAMES.len()];
+        let request = RetrieveRequest::new(format!("what do we know about {name} and {}", corpus.content_word()));
+        let began = Instant::now();
+        let pack = arbor.retrieve(chain, &request).await?;
+        latency.push(ms(began));
+        anyhow::ensure!(pack.intent.mode == RetrieveMode::BroadSummary, "{:?} was not read as broad", request.query);
+        bodies.push(pack.coverage.bodies_read);
+        summaries += pack.evidence.iter().filter(|e| e.node == arbor_domain::visibility::NodeKind::Summary).count();
+        candidates += pack.coverage.candidates;
+    }
+    let n = bodies.len().max(1) as f64;
+    Ok(BroadQuestions {
+        latency: Latency::of(latency),
+        bodies_read_mean: bodies.iter().sum::<usize>() as f64 / n,
+        bodies_read_max: bodies.iter().copied().max().unwrap_or(0),
+        summaries_mean: summaries as f64 / n,
+        candidates_mean: candidates as f64 / n,
+    })
 }
 
 /// The embedder alone: sentences per second one at a time, and in batches of 64.

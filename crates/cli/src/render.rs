@@ -90,7 +90,8 @@ pub(crate) fn retrieval(explanation: &RetrievalExplanation) -> String {
             CandidateOutcome::Unread => "unread",
         };
         let channels: Vec<String> = c.channels.iter().map(|(name, rank)| format!("{name} #{rank}")).collect();
-        let title = explanation.titles.get(&c.node).map(|t| truncate_chars(t, 80)).unwrap_or_else(|| "-".into());
+        let title =
+            explanation.titles.get(&c.node.to_string()).map(|t| truncate_chars(t, 80)).unwrap_or_else(|| "-".into());
         let _ = writeln!(out, "\n {:>3}. {fate:<8} {} {:.4}  {title}", i + 1, c.node, c.fused);
         // A selected candidate's reason already names its channels.
         match c.outcome {

@@ -1,20 +1,24 @@
 //! Candidates from every channel, inside the filter [SPEC §5]: full text, one vector channel per
-//! serving embedder, one full-text channel per named entity (inside that entity's trees), then
-//! tree structure — the turns around the strongest hits, and for broad questions their sealed
-//! parents — merged by node id and fused.
+//! serving embedder, one full-text channel per named entity (inside that entity's trees), one
+//! over preferences and constraints for a question about them, then tree structure — the turns
+//! around the strongest hits, and for broad questions their sealed parents — merged by node id
+//! and fused.
 
 use std::collections::HashMap;
 
 use arbor_domain::entity::Entity;
 use arbor_domain::id::{LeafId, NodeId};
-use arbor_domain::model::{Category, TreeId};
+use arbor_domain::model::{Category, MemoryKind, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::{
-    self, CONTEXT_ANCHORS, CONTEXT_SHARE, Fused, RRF_K, lend_context, rank_by_score, reciprocal_rank_fusion,
+    self, CONTEXT_ANCHORS, CONTEXT_SHARE, CONTEXT_TURNS, Fused, RRF_K, lend_context, rank_by_score,
+    reciprocal_rank_fusion,
 };
 use arbor_domain::sensitivity::may_leave_the_machine;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{EmbedderId, Embedding, Hit, LeafPosition, Locality, TermSelection, TextQuery, VectorQuery};
+use arbor_ports::{
+    EmbedderId, Embedding, Hit, LeafPosition, Locality, QueryFocus, TermSelection, TextQuery, VectorQuery,
+};
 
 use super::RetrieveRequest;
 use crate::{AppResult, Arbor};
@@ -28,11 +32,13 @@ pub(super) enum ChannelKind {
     FullText,
     Vector,
     Entity,
+    /// Memories of the kinds a focused question asks for (preferences and constraints).
+    Kind,
     Tree,
 }
 
 /// One channel of a retrieval, for explanations: `full_text`, `vector:<embedder>`,
-/// `entity:<name>`, `tree`.
+/// `entity:<name>`, `kind:preference+constraint`, `tree`.
 #[derive(Debug, Clone)]
 pub(super) struct Channel {
     pub kind: ChannelKind,
@@ -84,6 +90,7 @@ impl Arbor {
     pub(super) async fn candidates(
         &self,
         request: &RetrieveRequest,
+        focus: QueryFocus,
         filter: &VisibilityFilter,
         entities: &[Entity],
         scope: &[Namespace],
@@ -159,6 +166,20 @@ impl Arbor {
                 found.add(ChannelKind::Entity, format!("entity:{}", entity.name), hits, ranked, &mut lists);
             }
         }
+        // A question about preferences or rules: those kinds of memory, by the question's words.
+        if index.capabilities().full_text && has_words && focus == QueryFocus::PreferenceOrConstraint {
+            let wanted = [MemoryKind::Preference, MemoryKind::Constraint];
+            let mut of_kind = filter.clone();
+            of_kind.kinds = match filter.kinds.as_slice() {
+                [] => wanted.to_vec(),
+                asked => asked.iter().copied().filter(|k| wanted.contains(k)).collect(),
+            };
+            if !of_kind.kinds.is_empty() {
+                let hits = self.text_hits(&of_kind, &request.query).await?;
+                let ranked = rank_by_score(&scores(&hits));
+                found.add(ChannelKind::Kind, "kind:preference+constraint".into(), hits, ranked, &mut lists);
+            }
+        }
         found.fused = reciprocal_rank_fusion(&lists, RRF_K);
         self.lend_tree_context(&mut found, filter, scope).await?;
         Ok(found)
@@ -196,7 +217,7 @@ impl Arbor {
                 continue;
             }
             let key = anchor.node_id();
-            let around = self.ports.store.leaf_neighbours(filter, &LeafPosition::of(&anchor), 1).await?;
+            let around = self.ports.store.leaf_neighbours(filter, &LeafPosition::of(&anchor), CONTEXT_TURNS).await?;
             for neighbour in around.before.into_iter().chain(around.after) {
                 let neighbour = NodeId::Leaf(neighbour);
                 found.namespace_of.insert(neighbour.clone(), anchor.namespace.clone());

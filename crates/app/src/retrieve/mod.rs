@@ -33,7 +33,7 @@ use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::time_expr::TimeRange;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{CandidateOutcome, ConsideredNode};
+use arbor_ports::{CandidateOutcome, ConsideredNode, QueryFocus};
 use serde::{Deserialize, Serialize};
 
 use self::channels::ChannelKind;
@@ -124,6 +124,9 @@ impl RetrieveRequest {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Intent {
     pub mode: RetrieveMode,
+    /// What kind of answer it looks for: general, temporal, or a preference/constraint lookup
+    /// (which adds a channel over those kinds of memory).
+    pub focus: QueryFocus,
     pub reason: String,
 }
 
@@ -135,6 +138,8 @@ pub struct EvidenceScores {
     pub vector_rank: Option<usize>,
     /// The best rank among the channels of entities the question names.
     pub entity_rank: Option<usize>,
+    /// The rank in the preference-and-constraint channel (questions with that focus).
+    pub kind_rank: Option<usize>,
     /// Set for a node found next to a strong hit in its tree: that hit's fused rank.
     pub context_of_rank: Option<usize>,
     pub fused: f32,
@@ -264,7 +269,7 @@ impl Arbor {
             }
         }
 
-        let mut gathered = self.gather(chain, request, intent.mode, &filter, &entities).await?;
+        let mut gathered = self.gather(chain, request, &intent, &filter, &entities).await?;
         // A time read from the question's words narrows the search; when nothing at all lies
         // in it, the words probably meant something else ("moved here four years ago"), so the
         // search is widened to any time and the pack says so.
@@ -272,7 +277,7 @@ impl Arbor {
             && gathered.evidence.is_empty()
         {
             filter.time_range = None;
-            gathered = self.gather(chain, request, intent.mode, &filter, &entities).await?;
+            gathered = self.gather(chain, request, &intent, &filter, &entities).await?;
             time.applied = false;
             gaps.push(format!(
                 "nothing in memory from {} (\"{}\"); the evidence is from any time",
@@ -295,12 +300,13 @@ impl Arbor {
         &self,
         chain: &ReadChain,
         request: &RetrieveRequest,
-        mode: RetrieveMode,
+        intent: &Intent,
         filter: &VisibilityFilter,
         entities: &[Entity],
     ) -> AppResult<Gathered> {
+        let mode = intent.mode;
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let found = self.candidates(request, filter, entities, &scope).await?;
+        let found = self.candidates(request, intent.focus, filter, entities, &scope).await?;
         let mut outcomes: HashMap<NodeId, (CandidateOutcome, String)> = HashMap::new();
 
         // Summary-first for broad questions (a stable partition keeps rank order within each).
@@ -405,6 +411,7 @@ impl Arbor {
                 text_rank: found.rank_in(candidate, ChannelKind::FullText),
                 vector_rank: found.rank_in(candidate, ChannelKind::Vector),
                 entity_rank: found.rank_in(candidate, ChannelKind::Entity),
+                kind_rank: found.rank_in(candidate, ChannelKind::Kind),
                 context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
                 fused: candidate.score,
             };
@@ -603,6 +610,9 @@ fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
     }
     if let Some(rank) = scores.entity_rank {
         parts.push(format!("named entity #{rank}"));
+    }
+    if let Some(rank) = scores.kind_rank {
+        parts.push(format!("preference/constraint #{rank}"));
     }
     if let Some(rank) = scores.context_of_rank {
         parts.push(format!("next to hit #{rank} in its tree"));

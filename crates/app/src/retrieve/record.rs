@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use arbor_domain::id::{LeafId, NodeId, RetrievalId, SummaryId};
+use arbor_domain::id::{LeafId, RetrievalId, SummaryId};
 use arbor_domain::model::POLICY_VERSION;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
@@ -24,7 +24,8 @@ pub(crate) const RETRIEVER_VERSION: &str = "arbor-retriever/2";
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetrievalExplanation {
     pub snapshot: ContextSnapshot,
-    pub titles: BTreeMap<NodeId, String>,
+    /// By node id (`leaf-…`, `sum-…`).
+    pub titles: BTreeMap<String, String>,
 }
 
 impl Arbor {
@@ -80,12 +81,12 @@ impl Arbor {
         let mut titles = BTreeMap::new();
         for leaf in self.ports.store.leaves(&scope, &leaf_ids).await? {
             if readable.admits(&NodeFacts::of_leaf(&leaf)) {
-                titles.insert(leaf.node_id(), leaf.title);
+                titles.insert(leaf.node_id().to_string(), leaf.title);
             }
         }
         for summary in self.ports.store.summaries(&scope, &summary_ids).await? {
             if readable.admits(&NodeFacts::of_summary(&summary)) {
-                titles.insert(summary.node_id(), summary.title);
+                titles.insert(summary.node_id().to_string(), summary.title);
             }
         }
         Ok(Some(RetrievalExplanation { snapshot, titles }))

@@ -56,12 +56,14 @@ impl Arbor {
     /// deterministic one when the question may not leave the machine or the answer is
     /// unusable).
     pub(super) async fn classify(&self, request: &RetrieveRequest) -> Intent {
-        let requested = |mode| Intent { mode, reason: "requested".into() };
         let query = QueryRequest { query: request.query.clone() };
         let reasoner = &self.ports.reasoner;
         let read = match request.mode {
-            RetrieveMode::BroadSummary => return requested(RetrieveMode::BroadSummary),
-            RetrieveMode::ExactEvidence => return requested(RetrieveMode::ExactEvidence),
+            // The caller chose the mode; the question's focus is still read, locally.
+            RetrieveMode::BroadSummary | RetrieveMode::ExactEvidence => {
+                let focus = HeuristicReasoner.classify_now(&query).focus;
+                return Intent { mode: request.mode, focus, reason: "requested".into() };
+            }
             RetrieveMode::Auto
                 if reasoner.locality() == Locality::Remote && !may_leave_the_machine(None, &request.query) =>
             {
@@ -73,7 +75,7 @@ impl Arbor {
             },
         };
         let mode = if read.broad { RetrieveMode::BroadSummary } else { RetrieveMode::ExactEvidence };
-        Intent { mode, reason: read.reason }
+        Intent { mode, focus: read.focus, reason: read.reason }
     }
 
     /// The time range the question's words set, read relative to `anchor` (its `as_of`, or
