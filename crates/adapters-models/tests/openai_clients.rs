@@ -17,7 +17,8 @@ use arbor_domain::namespace::{Namespace, NamespaceKind};
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{
-    AssessRequest, DuplicateCandidate, DuplicateRequest, QueryFocus, QueryRequest, SummarizeRequest, SummaryInput,
+    AssessRequest, DuplicateCandidate, DuplicateRequest, QueryFocus, QueryRequest, RerankCandidate, RerankRequest,
+    SummarizeRequest, SummaryInput,
 };
 use serde_json::json;
 use support::{MockServer, Reply, embeddings_reply};
@@ -355,4 +356,32 @@ async fn questions_are_classified_broad_or_specific() {
     let error = reasoner.classify(&ask("anything")).await.unwrap_err();
     assert!(error.to_string().contains("not a question scope"), "{error}");
     assert_eq!(server.requests()[0].json()["response_format"]["json_schema"]["name"], "query_intent");
+}
+
+#[tokio::test]
+async fn candidates_are_reranked_by_the_labels_they_were_shown_as() {
+    let server = MockServer::start(|n, _, _| match n {
+        0 => Reply::chat(&json!({ "order": ["c3", "c1"] }).to_string()),
+        1 => Reply::chat(&json!({ "order": ["c1", "c9"] }).to_string()),
+        _ => Reply::chat(&json!({ "order": ["c2", "c2"] }).to_string()),
+    })
+    .await;
+    let reasoner = OpenAiReasoner::new(config(&server), JsonOutput::Schema).unwrap();
+    let id = |n: &str| arbor_domain::id::NodeId::Leaf(arbor_domain::id::LeafId::parse(n).unwrap());
+    let request = RerankRequest {
+        query: "which release shipped?".to_owned(),
+        candidates: ["leaf-a", "leaf-b", "leaf-c"]
+            .iter()
+            .map(|n| RerankCandidate { id: id(n), text: format!("{n} shipped") })
+            .collect(),
+    };
+    assert_eq!(reasoner.rank_candidates(&request).await.unwrap(), vec![id("leaf-c"), id("leaf-a")]);
+    let error = reasoner.rank_candidates(&request).await.unwrap_err();
+    assert!(error.to_string().contains("not a candidate it was shown"), "{error}");
+    let error = reasoner.rank_candidates(&request).await.unwrap_err();
+    assert!(error.to_string().contains("ranked twice"), "{error}");
+    let shown = server.requests()[0].json();
+    assert_eq!(shown["response_format"]["json_schema"]["name"], "rerank");
+    let input: serde_json::Value = serde_json::from_str(shown["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(input["candidates"][2], json!({ "id": "c3", "text": "leaf-c shipped" }));
 }

@@ -50,6 +50,8 @@ fn task(body: &Value) -> &'static str {
         "summary"
     } else if system.contains("Read the `question`") {
         "intent"
+    } else if system.contains("Order the `candidates`") {
+        "rerank"
     } else {
         "unknown"
     }
@@ -59,6 +61,13 @@ fn task(body: &Value) -> &'static str {
 fn first_shortlisted(body: &Value) -> Option<String> {
     let input: Value = serde_json::from_str(body["messages"][1]["content"].as_str()?).ok()?;
     input["shortlist"][0]["id"].as_str().map(str::to_owned)
+}
+
+/// The labels of the candidates a rerank request shows, in the order shown.
+fn shown_candidates(body: &Value) -> Vec<String> {
+    let input: Value =
+        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
+    input["candidates"].as_array().into_iter().flatten().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect()
 }
 
 /// A well-behaved model: files everything under Project Lumen.
@@ -81,6 +90,8 @@ fn good_answer(body: &Value) -> Reply {
         "duplicate" => json!({ "verdict": "distinct", "leaf_id": null, "confidence": 0.9 }),
         "summary" => json!({ "title": "Lumen notes", "text": "Notes about Project Lumen.", "labels": ["lumen"] }),
         "intent" => json!({ "scope": "specific", "focus": "general", "reason": "the model read it as specific" }),
+        // The candidates in reverse: a reranker that plainly disagrees with the fusion.
+        "rerank" => json!({ "order": shown_candidates(body).into_iter().rev().collect::<Vec<_>>() }),
         _ => json!({}),
     };
     Reply::chat(&content.to_string())
@@ -158,7 +169,7 @@ async fn restricted_memories_never_reach_a_remote_model() {
     let chats: Vec<&'static str> =
         requests.iter().filter(|r| r.path.ends_with("/chat/completions")).map(|r| task(&r.json())).collect();
     assert!(embeddings > 0, "normal memories and the query were embedded remotely");
-    for expected in ["assess", "duplicate", "summary", "intent"] {
+    for expected in ["assess", "duplicate", "summary", "intent", "rerank"] {
         assert!(chats.contains(&expected), "the remote reasoner was asked to {expected}: {chats:?}");
     }
     for request in &requests {
@@ -281,4 +292,35 @@ async fn a_slow_model_cannot_hold_up_a_write_past_the_deadline() {
     );
     assert_eq!(report.chunks.len(), 1);
     assert!(arbor.reasoner_fallbacks() >= 1, "the late answer was counted as a fallback");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_reasoner_reranks_what_may_leave_and_nothing_else() {
+    let server = well_behaved_server().await;
+    let arbor = engine(&server);
+    let chain = chain(&arbor);
+    let mut events: Vec<Event> =
+        (0..6).map(|i| lumen_event(&format!("Lumen search release {i}: the ranking team shipped it"))).collect();
+    let mut restricted = lumen_event("Lumen search release 9: the Nightshade rollout key stays with the quartermaster");
+    restricted.hints.sensitivity = Some(Sensitivity::Restricted);
+    events.push(restricted);
+    for outcome in arbor.ingest_batch(&chain, events).await.unwrap() {
+        outcome.unwrap();
+    }
+    let mut request = RetrieveRequest::new("which Lumen search release did the ranking team ship?");
+    request.include_restricted = true;
+    let pack = arbor.retrieve(&chain, &request).await.unwrap();
+
+    let reranked: Vec<usize> = pack.evidence.iter().filter_map(|e| e.scores.model_rank).collect();
+    assert!(reranked.len() >= 2, "the model ordered the shareable candidates: {:#?}", pack.evidence);
+    assert!(reranked.windows(2).all(|w| w[0] < w[1]), "evidence follows the model's order: {reranked:?}");
+    let restricted = pack.evidence.iter().find(|e| e.text.contains("Nightshade"));
+    assert!(
+        restricted.is_some_and(|e| e.scores.model_rank.is_none()),
+        "restricted evidence is found locally, never shown"
+    );
+    let reranks: Vec<_> = server.requests().into_iter().filter(|r| task(&r.json()) == "rerank").collect();
+    assert_eq!(reranks.len(), 1);
+    assert!(RESTRICTED_MARKERS.iter().all(|m| !reranks[0].body.contains(m)), "{}", reranks[0].body);
+    assert_eq!(arbor.reasoner_fallbacks(), 0);
 }

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use arbor_domain::decision::EntityProposal;
 use arbor_domain::entity::{Entity, EntityType};
+use arbor_domain::id::NodeId;
 use arbor_domain::model::{Actor, Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
@@ -23,7 +24,7 @@ use regex::Regex;
 use crate::error::Result;
 use crate::models::{
     AssessRequest, Assessment, DuplicateRequest, Locality, QueryFocus, QueryIntent, QueryRequest, Reasoner,
-    SummarizeRequest, SummaryDraft,
+    RerankRequest, SummarizeRequest, SummaryDraft,
 };
 
 /// The heuristic reasoner. Stateless.
@@ -534,6 +535,10 @@ impl Reasoner for HeuristicReasoner {
 
     async fn classify_query(&self, request: &QueryRequest) -> Result<QueryIntent> {
         Ok(self.classify_now(request))
+    }
+
+    async fn rerank(&self, request: &RerankRequest) -> Result<Vec<NodeId>> {
+        Ok(request.candidates.iter().map(|c| c.id.clone()).collect())
     }
 }
 

@@ -38,7 +38,7 @@ pub use index::{
 };
 pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,
-    QueryRequest, Reasoner, SummarizeRequest, SummaryDraft, SummaryInput,
+    QueryRequest, Reasoner, RerankCandidate, RerankRequest, SummarizeRequest, SummaryDraft, SummaryInput,
 };
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{

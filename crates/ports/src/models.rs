@@ -119,6 +119,20 @@ pub struct SummaryDraft {
     pub labels: Vec<Label>,
 }
 
+/// Candidates of a retrieval to put in order of how well they answer a question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RerankRequest {
+    pub query: String,
+    pub candidates: Vec<RerankCandidate>,
+}
+
+/// One candidate as a reranker sees it: its title and short summary, never its whole body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RerankCandidate {
+    pub id: NodeId,
+    pub text: String,
+}
+
 /// A question, before retrieval: what kind of answer does it want?
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryRequest {
@@ -194,4 +208,9 @@ pub trait Reasoner: Send + Sync + fmt::Debug {
     /// Whether a question is broad or specific (retrieval's intent when the caller left it to
     /// Arbor).
     async fn classify_query(&self, request: &QueryRequest) -> Result<QueryIntent>;
+
+    /// Candidate ids, best answer to the question first: only ids it was shown, each at most
+    /// once. Those it leaves out keep their order after the ones it ranks. The deterministic
+    /// reasoner keeps the retrieval's own order (fusion is its reranker).
+    async fn rerank(&self, request: &RerankRequest) -> Result<Vec<NodeId>>;
 }

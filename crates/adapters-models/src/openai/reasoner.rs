@@ -7,12 +7,13 @@
 
 use arbor_domain::decision::EntityProposal;
 use arbor_domain::entity::EntityType;
+use arbor_domain::id::NodeId;
 use arbor_domain::model::{Confidence, Label, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_ports::{
     AssessRequest, Assessment, DuplicateRequest, Locality, QueryFocus, QueryIntent, QueryRequest, Reasoner,
-    SummarizeRequest, SummaryDraft,
+    RerankRequest, SummarizeRequest, SummaryDraft,
 };
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -183,6 +184,33 @@ impl OpenAiReasoner {
         answer.into_draft()
     }
 
+    /// The candidates best answer first, as the model orders them. Candidates are shown as
+    /// `c1`, `c2`, … (short labels a model copies reliably); an answer naming any other label,
+    /// or one twice, is unusable.
+    pub async fn rank_candidates(&self, request: &RerankRequest) -> Result<Vec<NodeId>, ModelError> {
+        let label = |i: usize| format!("c{}", i + 1);
+        let candidates: Vec<Value> = request
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| json!({ "id": label(i), "text": shown(&c.text) }))
+            .collect();
+        let input = json!({ "question": shown(&request.query), "candidates": candidates });
+        let answer: RerankAnswer = self.ask(RERANK_TASK, "rerank", rerank_schema(), input).await?;
+        let mut order = Vec::with_capacity(answer.order.len());
+        let mut seen = std::collections::BTreeSet::new();
+        for given in &answer.order {
+            let position = (0..request.candidates.len())
+                .find(|&i| label(i) == *given)
+                .ok_or_else(|| ModelError::malformed(format!("{given:?} is not a candidate it was shown")))?;
+            if !seen.insert(position) {
+                return Err(ModelError::malformed(format!("{given:?} is ranked twice")));
+            }
+            order.push(request.candidates[position].id.clone());
+        }
+        Ok(order)
+    }
+
     pub async fn classify(&self, request: &QueryRequest) -> Result<QueryIntent, ModelError> {
         let input = json!({ "question": shown(&request.query) });
         let answer: IntentAnswer = self.ask(INTENT_TASK, "query_intent", intent_schema(), input).await?;
@@ -234,6 +262,16 @@ for an overview, a catch-up, a history or everything about something (answered f
 memories). focus: \"temporal\" when it asks when something happened or what happened in a period, \
 \"preference_or_constraint\" when it asks what someone prefers or likes or what rule must hold, else \
 \"general\". reason: a few words on why.";
+
+const RERANK_TASK: &str = "Order the `candidates` (memories found for the `question`) by how well \
+each helps answer it, best first. order: the ids of the candidates that help, best first; leave out \
+those that do not help at all. Use only the ids shown.";
+
+fn rerank_schema() -> Value {
+    object(json!({
+        "order": { "type": "array", "items": { "type": "string" } },
+    }))
+}
 
 fn intent_schema() -> Value {
     object(json!({
@@ -322,6 +360,12 @@ struct DuplicateAnswer {
     verdict: String,
     leaf_id: Option<String>,
     confidence: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RerankAnswer {
+    order: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -476,6 +520,10 @@ impl Reasoner for OpenAiReasoner {
 
     async fn classify_query(&self, request: &QueryRequest) -> arbor_ports::Result<QueryIntent> {
         self.classify(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+
+    async fn rerank(&self, request: &RerankRequest) -> arbor_ports::Result<Vec<NodeId>> {
+        self.rank_candidates(request).await.map_err(|e| to_port_error(BACKEND, e))
     }
 }
 

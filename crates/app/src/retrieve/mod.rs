@@ -29,11 +29,12 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::sensitivity::may_leave_the_machine;
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::time_expr::TimeRange;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{CandidateOutcome, ConsideredNode, QueryFocus};
+use arbor_ports::{CandidateOutcome, ConsideredNode, Locality, QueryFocus, RerankCandidate, RerankRequest};
 use serde::{Deserialize, Serialize};
 
 use self::channels::ChannelKind;
@@ -43,6 +44,9 @@ use crate::{AppResult, Arbor};
 
 /// How many candidate rows are read from the store at a time.
 const LOAD_WINDOW: usize = 16;
+
+/// How many of the best candidates a model reranker (when configured) puts in order.
+const RERANK_DEPTH: usize = 20;
 
 /// How many levels below a chosen summary a broad question drills.
 const MAX_BRANCH_DEPTH: usize = 4;
@@ -142,6 +146,8 @@ pub struct EvidenceScores {
     pub kind_rank: Option<usize>,
     /// Set for a node found next to a strong hit in its tree: that hit's fused rank.
     pub context_of_rank: Option<usize>,
+    /// Its place in a model reranker's order, when one is configured and saw it.
+    pub model_rank: Option<usize>,
     pub fused: f32,
 }
 
@@ -321,7 +327,13 @@ impl Arbor {
         // admit is dropped. Rows are read in rank order, a window at a time, only as far as
         // the budget can use them: as many as it could take at most now, and further windows
         // below only if those did not fill it.
-        let wanted = budget.most_items(&scope);
+        // A model reranker (a remote reasoner) reorders the head of the ranking, so that much
+        // is read first.
+        let model_rerank = self.ports.reasoner.locality() == Locality::Remote;
+        let wanted = match model_rerank {
+            true => budget.most_items(&scope).max(RERANK_DEPTH),
+            false => budget.most_items(&scope),
+        };
         let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
         let mut cursor = 0;
         while ranked.len() < wanted && cursor < order.len() {
@@ -330,6 +342,10 @@ impl Arbor {
             cursor += window.len();
             ranked.extend(self.load_window(&scope, filter, window, &mut outcomes).await?);
         }
+        let reranked = match model_rerank {
+            true => self.rerank_with_model(&request.query, &mut ranked).await,
+            false => HashMap::new(),
+        };
 
         let overridden = layer_conflicts(chain, &ranked);
         // Winners before losers, otherwise rank order.
@@ -413,6 +429,7 @@ impl Arbor {
                 entity_rank: found.rank_in(candidate, ChannelKind::Entity),
                 kind_rank: found.rank_in(candidate, ChannelKind::Kind),
                 context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
+                model_rank: reranked.get(&candidate.key).copied(),
                 fused: candidate.score,
             };
             let why = explain(&scores, layer, &record);
@@ -444,6 +461,63 @@ impl Arbor {
             });
         }
         Ok(Gathered { evidence, tally, gaps, considered })
+    }
+}
+
+impl Arbor {
+    /// Lets the configured (remote) reasoner reorder the first [`RERANK_DEPTH`] loaded
+    /// candidates by their titles and short summaries. Candidates whose text may not leave the
+    /// machine (restricted, or holding a secret) are not shown and keep their places; the ones
+    /// shown take the shown ones' places in the model's order, those it left out after the
+    /// ones it ranked. Any unusable answer or a late one leaves the order as it was (a counted
+    /// fallback). Returns each shown candidate's place in the model's order.
+    async fn rerank_with_model(
+        &self,
+        query: &str,
+        ranked: &mut Vec<(&Fused<NodeId>, Record)>,
+    ) -> HashMap<NodeId, usize> {
+        if !may_leave_the_machine(None, query) {
+            return HashMap::new();
+        }
+        let head = ranked.len().min(RERANK_DEPTH);
+        let mut slots = Vec::new();
+        let mut candidates = Vec::new();
+        for (slot, (candidate, record)) in ranked[..head].iter().enumerate() {
+            let (sensitivity, text) = match record {
+                Record::Leaf(leaf) => (leaf.sensitivity, format!("{}\n{}", leaf.title, leaf.summary)),
+                Record::Summary(summary) => (summary.sensitivity, format!("{}\n{}", summary.title, summary.summary)),
+            };
+            if may_leave_the_machine(Some(sensitivity), &text) {
+                slots.push(slot);
+                candidates.push(RerankCandidate { id: candidate.key.clone(), text });
+            }
+        }
+        if candidates.len() < 2 {
+            return HashMap::new();
+        }
+        let request = RerankRequest { query: query.to_owned(), candidates };
+        let Some(order) = self.ask_reasoner("rerank", self.ports.reasoner.rerank(&request)).await else {
+            return HashMap::new();
+        };
+        let shown: HashSet<&NodeId> = request.candidates.iter().map(|c| &c.id).collect();
+        if order.iter().any(|id| !shown.contains(id)) {
+            self.note_reasoner_fallback("rerank", &"the order names a candidate it was not shown");
+            return HashMap::new();
+        }
+        let places: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, id)| (id.clone(), i + 1)).collect();
+        let keys: Vec<NodeId> = ranked[..head].iter().map(|(candidate, _)| candidate.key.clone()).collect();
+        // The shown slots, in the order their candidates should take them.
+        let mut by_model = slots.clone();
+        by_model.sort_by_key(|&slot| (places.get(&keys[slot]).copied().unwrap_or(usize::MAX), slot));
+        let mut taken: Vec<Option<(&Fused<NodeId>, Record)>> = ranked.drain(..head).map(Some).collect();
+        let mut next = by_model.into_iter();
+        let mut head_order = Vec::with_capacity(head);
+        for slot in 0..head {
+            let from = if slots.contains(&slot) { next.next().unwrap_or(slot) } else { slot };
+            head_order.extend(taken[from].take());
+        }
+        ranked.splice(0..0, head_order);
+        places
     }
 }
 
@@ -616,6 +690,9 @@ fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
     }
     if let Some(rank) = scores.context_of_rank {
         parts.push(format!("next to hit #{rank} in its tree"));
+    }
+    if let Some(rank) = scores.model_rank {
+        parts.push(format!("model rerank #{rank}"));
     }
     match record {
         Record::Summary(s) => parts.push(format!("summary of {} nodes", s.children.len())),
