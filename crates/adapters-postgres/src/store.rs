@@ -662,9 +662,6 @@ impl MetadataStore for PgStore {
             .collect()
     }
 
-    /// Looks in every column Arbor writes words to. Postgres keeps the bytes of deleted and
-    /// updated row versions in its data pages and WAL until they are reused, on the server's
-    /// disk, where no client can look; see ARCHITECTURE.md for what that means for forget.
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
@@ -738,6 +735,9 @@ impl MetadataStore for PgStore {
             .collect()
     }
 
+    /// Looks in every column Arbor writes words to. Postgres keeps the bytes of deleted and
+    /// updated row versions in its data pages and WAL until they are reused, on the server's
+    /// disk, where no client can look; see ARCHITECTURE.md for what that means for forget.
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         if needle.is_empty() {
             return Ok(false);
