@@ -7,7 +7,8 @@
 //! - no retrieval returns anything outside the caller's read chain, and none even considers a
 //!   candidate from outside it — whatever channel found it (full text, vectors, a named
 //!   entity's trees, the tree neighbours of a hit) and whatever time the question names;
-//! - a recorded retrieval reads back only for callers whose chain holds its namespace;
+//! - a recorded retrieval reads back only for callers whose chain holds every namespace of
+//!   the chain it was recorded under;
 //! - candidates, superseded leaves (without `as_of`) and forgotten leaves never reach a pack;
 //! - budgets hold per layer and in total;
 //! - at most one active leaf per (tree, subject), and every leaf's tree exists in its namespace;
@@ -324,7 +325,7 @@ async fn check_pack(
 }
 
 /// A recorded retrieval considered nothing outside its caller's chain, and reads back exactly
-/// for the callers whose chain holds the namespace it was recorded in.
+/// for the callers whose chain holds every namespace of the chain it was recorded under.
 async fn check_recorded(
     arbor: &Arbor,
     chains: &[ReadChain],
@@ -350,7 +351,7 @@ async fn check_recorded(
     let home = &explained.snapshot.namespace;
     for (other, other_chain) in chains.iter().enumerate() {
         let seen = arbor.show_retrieval(other_chain, id).await.map_err(|e| e.to_string())?.is_some();
-        if seen != other_chain.contains(home) {
+        if seen != chain.namespaces().all(|ns| other_chain.contains(ns)) {
             return Err(format!(
                 "{at}: context {other} {} retrieval {id} recorded in {home}",
                 if seen { "read" } else { "could not read" }

@@ -341,6 +341,16 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                 insert.build().execute(&mut *conn).await?;
             }
         }
+        Change::DropRetrievalsOf { node } => {
+            sqlx::query(
+                "WITH dropped AS (SELECT DISTINCT retrieval FROM access WHERE node = $1),
+                      gone AS (DELETE FROM retrievals WHERE id IN (SELECT retrieval FROM dropped))
+                 DELETE FROM access WHERE retrieval IN (SELECT retrieval FROM dropped)",
+            )
+            .bind(node_to_str(node))
+            .execute(&mut *conn)
+            .await?;
+        }
         Change::Audit(event) => {
             sqlx::query(
                 "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version)
@@ -748,7 +758,8 @@ impl MetadataStore for PgStore {
                  OR EXISTS (SELECT 1 FROM summaries WHERE strpos(title, $1) > 0 OR strpos(summary, $1) > 0
                               OR strpos(labels, $1) > 0)
                  OR EXISTS (SELECT 1 FROM entities WHERE strpos(name, $1) > 0 OR strpos(aliases, $1) > 0)
-                 OR EXISTS (SELECT 1 FROM trees WHERE strpos(title, $1) > 0)",
+                 OR EXISTS (SELECT 1 FROM trees WHERE strpos(title, $1) > 0)
+                 OR EXISTS (SELECT 1 FROM retrievals WHERE strpos(snapshot, $1) > 0)",
         )
         .bind(needle)
         .fetch_one(self.db.pool())

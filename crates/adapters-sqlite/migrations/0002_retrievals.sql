@@ -1,6 +1,7 @@
 -- Version 2: what retrieval needs beyond version 1: recorded retrievals (`arbor retrieve
 -- --record`, `arbor show-retrieval`), the access records they imply, and an index for a leaf's
--- neighbours in its tree. A snapshot holds ids, ranks and reasons as JSON, never memory content.
+-- neighbours in its tree. A snapshot holds ids, ranks and reasons as JSON, and the question; no
+-- memory body.
 
 CREATE TABLE retrievals (
     id          TEXT NOT NULL PRIMARY KEY,

@@ -77,6 +77,7 @@ fn scrubs(change: &Change) -> bool {
         Change::UpdateSummary { record, .. } => {
             matches!(record.status, SummaryStatus::Purged | SummaryStatus::Retired)
         }
+        Change::DropRetrievalsOf { .. } => true,
         _ => false,
     }
 }
@@ -253,6 +254,18 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                         ts(access.at)?,
                     ])
                     .map_err(sql_error)?;
+            }
+        }
+        Change::DropRetrievalsOf { node } => {
+            let dropped: Vec<String> = {
+                let mut stmt =
+                    tx.prepare_cached("SELECT DISTINCT retrieval FROM access WHERE node = ?").map_err(sql_error)?;
+                let rows = stmt.query_map([node_to_str(&node)], |row| row.get(0)).map_err(sql_error)?;
+                rows.collect::<rusqlite::Result<_>>().map_err(sql_error)?
+            };
+            for id in dropped {
+                tx.execute("DELETE FROM retrievals WHERE id = ?", [&id]).map_err(sql_error)?;
+                tx.execute("DELETE FROM access WHERE retrieval = ?", [&id]).map_err(sql_error)?;
             }
         }
         Change::Audit(event) => {
@@ -709,7 +722,8 @@ impl MetadataStore for SqliteStore {
                                   OR instr(COALESCE(subject, ''), ?1) OR instr(labels, ?1))
                      OR EXISTS (SELECT 1 FROM summaries WHERE instr(title, ?1) OR instr(summary, ?1) OR instr(labels, ?1))
                      OR EXISTS (SELECT 1 FROM entities WHERE instr(name, ?1) OR instr(aliases, ?1))
-                     OR EXISTS (SELECT 1 FROM trees WHERE instr(title, ?1))",
+                     OR EXISTS (SELECT 1 FROM trees WHERE instr(title, ?1))
+                     OR EXISTS (SELECT 1 FROM retrievals WHERE instr(snapshot, ?1))",
                 [needle],
                 |r| r.get(0),
             )

@@ -57,6 +57,8 @@ impl Arbor {
                 changes.push(Change::Enqueue(job.clone()));
             }
             inline.extend(own);
+            // The questions that found it may quote it: their records go too.
+            changes.push(Change::DropRetrievalsOf { node: leaf.node_id() });
             changes.push(Change::Audit(self.audit(
                 now,
                 "leaf.forgotten",

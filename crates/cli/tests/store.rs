@@ -97,6 +97,11 @@ fn forgetting_leaves_no_byte_of_the_text_in_the_store_directory() {
     let leaf = leaf_ids(&stdout).pop().expect("the secret became a leaf");
     ok(&arbor(&root, &["jobs", "run"]));
     assert!(!holders(&root, "quokka").is_empty(), "the text is stored before the forget");
+    // A recorded question that quotes it: the record goes with the leaf it found.
+    let recorded = ok(&arbor(&root, &["--json", "retrieve", "--record", "where is the spare key? quokka statue?"]));
+    let recorded: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    let retrieval = recorded["retrieval_id"].as_str().expect("recorded").to_owned();
+    ok(&arbor(&root, &["show-retrieval", &retrieval]));
 
     let receipt = ok(&arbor(&root, &["--json", "forget", &leaf]));
     let receipt: serde_json::Value = serde_json::from_str(&receipt).unwrap();
@@ -104,6 +109,8 @@ fn forgetting_leaves_no_byte_of_the_text_in_the_store_directory() {
     for needle in [secret, "quokka", "spare key"] {
         assert_eq!(holders(&root, needle), Vec::<PathBuf>::new(), "{needle:?} survives the forget");
     }
+    let error = failure(&arbor(&root, &["show-retrieval", &retrieval]));
+    assert!(error.contains("no recorded retrieval"), "{error}");
     let pack = ok(&arbor(&root, &["--json", "retrieve", "quokka statue"]));
     let pack: serde_json::Value = serde_json::from_str(&pack).unwrap();
     assert!(!pack["evidence"].to_string().contains("quokka"), "{pack}");

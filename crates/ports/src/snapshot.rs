@@ -1,9 +1,12 @@
 //! `ContextSnapshot`: the record of one retrieval — what it considered, what it selected and why,
 //! with which versions [SPEC §5, 002 §7] — and the access records derived from it [001 §13.1].
 //!
-//! A snapshot holds ids, ranks and reasons, never memory content: a node forgotten later leaves
-//! only its id behind here, as in its tombstone. The question itself is kept, since it is the
-//! caller's own words and explains everything else in the record.
+//! A snapshot holds ids, ranks and reasons, not memory bodies: a node forgotten later leaves only
+//! its id behind here, as in its tombstone. It also keeps the question (the caller's own words,
+//! which explain everything else in the record) and the names of the entities the question
+//! named; forgetting a leaf drops the snapshots of retrievals that read it, since their question
+//! may quote it. A snapshot is shown only to a caller whose read chain covers every namespace
+//! of the chain it was recorded under.
 
 use arbor_domain::id::{NodeId, RetrievalId};
 use arbor_domain::namespace::Namespace;
@@ -16,11 +19,13 @@ use serde::{Deserialize, Serialize};
 pub enum CandidateOutcome {
     /// Entered the pack.
     Selected,
-    /// Read, but left out: a budget was spent, or its body failed verification.
+    /// Read, but left out: a budget was spent, it lay outside the branches a broad question
+    /// chose, or its body failed verification.
     Skipped,
     /// Offered by the index, refused by the authoritative rows (stale projection).
     Dropped,
-    /// Never read: the budget was full before its turn.
+    /// Not used: the budget was full before its turn. Its body was never read (its row may
+    /// have been, with the head of the ranking).
     Unread,
 }
 

@@ -276,6 +276,12 @@ pub enum Change {
     /// Keep the record of a retrieval and the access records it implies
     /// ([`ContextSnapshot::access_records`]). `AlreadyExists` if its id is taken.
     RecordRetrieval(Box<ContextSnapshot>),
+    /// Delete every recorded retrieval that read `node` (an access record names it) and all
+    /// of their access records: forgetting a leaf takes the questions that found it along,
+    /// since they may quote it. No-op if there are none.
+    DropRetrievalsOf {
+        node: NodeId,
+    },
     /// Announce body files about to be written (committed on its own, before the writes).
     AddBodyIntent(BodyIntent),
     /// The announced bodies are now referenced by committed rows, or were removed.

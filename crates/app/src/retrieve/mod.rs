@@ -194,8 +194,9 @@ pub struct Coverage {
     pub selected: usize,
     pub chars: usize,
     pub bodies_read: usize,
-    /// Candidates never read from the store: the budget was spent before their turn, or
-    /// their layer's share was.
+    /// Candidates not used because the budget was spent before their turn, or their layer's
+    /// share was. Their bodies were never read; their rows only when the head of the ranking
+    /// was read at once (for a model reranker, or a window the budget did not exhaust).
     pub unread: usize,
     pub skipped: Vec<SkippedItem>,
 }
@@ -346,6 +347,10 @@ impl Arbor {
             true => self.rerank_with_model(&request.query, &mut ranked).await,
             false => HashMap::new(),
         };
+        if mode == RetrieveMode::BroadSummary {
+            // The model orders by relevance alone; a broad question still reads summaries first.
+            ranked.sort_by_key(|(candidate, _)| candidate.key.as_leaf().is_some());
+        }
 
         let overridden = layer_conflicts(chain, &ranked);
         // Winners before losers, otherwise rank order.
@@ -500,8 +505,9 @@ impl Arbor {
             return HashMap::new();
         };
         let shown: HashSet<&NodeId> = request.candidates.iter().map(|c| &c.id).collect();
-        if order.iter().any(|id| !shown.contains(id)) {
-            self.note_reasoner_fallback("rerank", &"the order names a candidate it was not shown");
+        let mut seen = HashSet::new();
+        if order.iter().any(|id| !shown.contains(id) || !seen.insert(id)) {
+            self.note_reasoner_fallback("rerank", &"the order names a candidate it was not shown, or one twice");
             return HashMap::new();
         }
         let places: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, id)| (id.clone(), i + 1)).collect();
@@ -522,7 +528,6 @@ impl Arbor {
 }
 
 /// The branches a broad question drills into: the subtrees of the summaries it selected.
-/// Until one is selected, every leaf is admitted.
 #[derive(Default)]
 struct Branches {
     opened: bool,
@@ -546,8 +551,11 @@ impl Branches {
         Ok(())
     }
 
+    /// Whether a leaf may be read: before any branch is chosen, every leaf; after, the leaves
+    /// inside a chosen branch, and the unsealed ones (the newest memories, which no summary
+    /// covers yet, so no branch could lead to them).
     fn admits(&self, leaf: &LeafRecord) -> bool {
-        !self.opened || leaf.parent.as_ref().is_some_and(|parent| self.summaries.contains(parent))
+        !self.opened || leaf.parent.as_ref().is_none_or(|parent| self.summaries.contains(parent))
     }
 }
 
@@ -631,9 +639,16 @@ fn evidence_item(
 }
 
 /// A half-open time range as the visibility filter's inclusive bounds.
+/// A half-open time range as the visibility filter's inclusive bounds, each clamped to the
+/// instants a store can hold (nanoseconds in an `i64`: 1677-09-21 to 2262-04-11), so "in the
+/// last 500 years" or "before 1500" filter instead of failing: nothing stored lies outside.
 fn inclusive(range: TimeRange) -> (Option<Timestamp>, Option<Timestamp>) {
+    let storable = |at: Timestamp| {
+        let nanos = at.as_nanosecond().clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+        Timestamp::from_nanosecond(nanos).unwrap_or(at)
+    };
     let end = range.end.map(|end| end.checked_sub(jiff::SignedDuration::from_nanos(1)).unwrap_or(end));
-    (range.start, end)
+    (range.start.map(storable), end.map(storable))
 }
 
 impl Arbor {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use arbor_domain::id::{LeafId, RetrievalId, SummaryId};
 use arbor_domain::model::POLICY_VERSION;
+use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{Change, ChangeSet, ConsideredNode, ContextSnapshot, SnapshotVersions};
@@ -19,8 +20,8 @@ use crate::{AppResult, Arbor};
 pub(crate) const RETRIEVER_VERSION: &str = "arbor-retriever/2";
 
 /// A recorded retrieval, explained: the snapshot, and the current title of every node it
-/// considered that the caller can still read (a node forgotten or now out of reach since has
-/// none, and says nothing more than its id).
+/// considered that the caller can still read (a node forgotten or no longer visible since has
+/// none).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetrievalExplanation {
     pub snapshot: ContextSnapshot,
@@ -69,11 +70,20 @@ impl Arbor {
         Ok(id)
     }
 
-    /// A recorded retrieval the caller may read (its namespace is in `chain`), explained; `None`
-    /// for an id that does not exist or is out of scope, alike.
+    /// A recorded retrieval the caller may read (every layer it was recorded under is in
+    /// `chain`), explained; `None` for an id that does not exist or is out of scope, alike.
     pub async fn show_retrieval(&self, chain: &ReadChain, id: &RetrievalId) -> AppResult<Option<RetrievalExplanation>> {
         let scope: Vec<_> = chain.namespaces().cloned().collect();
         let Some(snapshot) = self.ports.store.retrieval(&scope, id).await? else { return Ok(None) };
+        // A snapshot names candidates (and entities) from every layer of the chain it was
+        // recorded under: it is shown only to a caller who may read all of those layers.
+        let covered = snapshot.read_chain.iter().all(|layer| {
+            let namespace = layer.split_once('@').map_or(layer.as_str(), |(namespace, _)| namespace);
+            Namespace::parse(namespace).is_ok_and(|namespace| chain.contains(&namespace))
+        });
+        if !covered {
+            return Ok(None);
+        }
         let readable = VisibilityFilter::for_chain(chain, self.now());
         let leaf_ids: Vec<LeafId> = snapshot.considered.iter().filter_map(|c| c.node.as_leaf().cloned()).collect();
         let summary_ids: Vec<SummaryId> =

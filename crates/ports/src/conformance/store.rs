@@ -649,7 +649,8 @@ pub async fn audit_is_scoped_and_newest_first(store: &dyn MetadataStore) {
 
 /// A recorded retrieval reads back whole inside its namespace's scope and not at all outside
 /// it; its access records say which nodes entered the context; its id is never reused, and a
-/// refused record leaves no access rows behind.
+/// refused record leaves no access rows behind; dropping the retrievals of a node they read
+/// removes them and their access records.
 pub async fn retrievals_are_recorded_scoped_and_unique(store: &dyn MetadataStore) {
     use crate::snapshot::{CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
     use arbor_domain::id::RetrievalId;
@@ -706,6 +707,17 @@ pub async fn retrievals_are_recorded_scoped_and_unique(store: &dyn MetadataStore
     let again = store.commit(ChangeSet::new().with(Change::RecordRetrieval(Box::new(snapshot.clone())))).await;
     assert!(matches!(again, Err(Error::AlreadyExists { .. })), "{again:?}");
     assert_eq!(access("leaf-1").await.len(), 1, "the refused record left no access rows");
+
+    // Forgetting a node it never read leaves the record; one it read drops it whole.
+    assert!(store.contains_text("what does eve like?").await.unwrap(), "the question is kept");
+    let never_read = NodeId::Leaf(lid("leaf-3"));
+    store.commit(ChangeSet::new().with(Change::DropRetrievalsOf { node: never_read })).await.unwrap();
+    assert!(store.retrieval(scope_a, &snapshot.id).await.unwrap().is_some());
+    let read = NodeId::Leaf(lid("leaf-2"));
+    store.commit(ChangeSet::new().with(Change::DropRetrievalsOf { node: read })).await.unwrap();
+    assert_eq!(store.retrieval(scope_a, &snapshot.id).await.unwrap(), None);
+    assert!(access("leaf-1").await.is_empty() && access("leaf-2").await.is_empty(), "its access records went too");
+    assert!(!store.contains_text("what does eve like?").await.unwrap(), "nor is its question kept");
 }
 
 /// Counts reflect what was committed.

@@ -60,6 +60,7 @@ enum Undo {
     AuditLen(usize),
     Intent(JobId, Option<BodyIntent>),
     Retrieval(RetrievalId, usize),
+    Retrievals(BTreeMap<RetrievalId, ContextSnapshot>, Vec<AccessRecord>),
 }
 
 impl InMemoryMetadataStore {
@@ -264,6 +265,15 @@ impl State {
                 self.access.extend(snapshot.access_records());
                 self.retrievals.insert(snapshot.id.clone(), *snapshot);
             }
+            Change::DropRetrievalsOf { node } => {
+                let dropped: BTreeSet<RetrievalId> =
+                    self.access.iter().filter(|a| a.node == node).map(|a| a.retrieval.clone()).collect();
+                if !dropped.is_empty() {
+                    undo.push(Undo::Retrievals(self.retrievals.clone(), self.access.clone()));
+                    self.retrievals.retain(|id, _| !dropped.contains(id));
+                    self.access.retain(|a| !dropped.contains(&a.retrieval));
+                }
+            }
             Change::AddBodyIntent(intent) => {
                 if self.intents.contains_key(&intent.id) {
                     return Err(Error::AlreadyExists { what: "body intent", id: intent.id.to_string() });
@@ -298,6 +308,10 @@ impl State {
             Undo::Retrieval(id, access_len) => {
                 self.retrievals.remove(&id);
                 self.access.truncate(access_len);
+            }
+            Undo::Retrievals(retrievals, access) => {
+                self.retrievals = retrievals;
+                self.access = access;
             }
         }
     }
@@ -542,7 +556,8 @@ impl MetadataStore for InMemoryMetadataStore {
         Ok(state.leaves.values().any(leaf_has)
             || state.summaries.values().any(summary_has)
             || state.entities.values().any(|e| e.name.contains(needle))
-            || state.trees.values().any(|t| t.title.contains(needle)))
+            || state.trees.values().any(|t| t.title.contains(needle))
+            || state.retrievals.values().any(|r| r.query.contains(needle)))
     }
 
     async fn counts(&self) -> Result<StoreCounts> {
