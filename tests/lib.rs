@@ -351,7 +351,7 @@ async fn check_recorded(
     let home = &explained.snapshot.namespace;
     for (other, other_chain) in chains.iter().enumerate() {
         let seen = arbor.show_retrieval(other_chain, id).await.map_err(|e| e.to_string())?.is_some();
-        if seen != chain.namespaces().all(|ns| other_chain.contains(ns)) {
+        if seen != other_chain.covers(chain.namespaces()) {
             return Err(format!(
                 "{at}: context {other} {} retrieval {id} recorded in {home}",
                 if seen { "read" } else { "could not read" }

@@ -148,6 +148,13 @@ impl ReadChain {
         self.namespaces().any(|ns| ns == namespace)
     }
 
+    /// Whether this chain may read everything another caller's chain could: every one of
+    /// `namespaces` is in it. What a record of that caller's retrieval may be shown under, since
+    /// it names candidates from all of its layers.
+    pub fn covers<'a>(&self, namespaces: impl IntoIterator<Item = &'a Namespace>) -> bool {
+        namespaces.into_iter().all(|namespace| self.contains(namespace))
+    }
+
     /// The position of a namespace in the chain: 0 is the most specific.
     pub fn precedence(&self, namespace: &Namespace) -> Option<usize> {
         self.namespaces().position(|ns| ns == namespace)
@@ -227,6 +234,20 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join(" -> ")
+    }
+
+    #[test]
+    fn a_chain_covers_another_only_when_it_holds_every_layer() {
+        let policy = ReadChainPolicy::default();
+        let resolve = |project: Option<&str>| {
+            let context =
+                TrustedContext::Conversation { conversation: id("c1"), project: project.map(id), agent: None };
+            ReadChain::resolve(&context, &policy).unwrap()
+        };
+        let (with_project, without) = (resolve(Some("p1")), resolve(None));
+        assert!(with_project.covers(without.namespaces()));
+        assert!(!without.covers(with_project.namespaces()), "conversation:c1 alone cannot read project:p1");
+        assert!(without.covers([]));
     }
 
     #[test]

@@ -77,11 +77,12 @@ impl Arbor {
         let Some(snapshot) = self.ports.store.retrieval(&scope, id).await? else { return Ok(None) };
         // A snapshot names candidates (and entities) from every layer of the chain it was
         // recorded under: it is shown only to a caller who may read all of those layers.
-        let covered = snapshot.read_chain.iter().all(|layer| {
-            let namespace = layer.split_once('@').map_or(layer.as_str(), |(namespace, _)| namespace);
-            Namespace::parse(namespace).is_ok_and(|namespace| chain.contains(&namespace))
-        });
-        if !covered {
+        let recorded_under: Result<Vec<Namespace>, _> = snapshot
+            .read_chain
+            .iter()
+            .map(|layer| Namespace::parse(layer.split_once('@').map_or(layer.as_str(), |(namespace, _)| namespace)))
+            .collect();
+        if !recorded_under.is_ok_and(|namespaces| chain.covers(&namespaces)) {
             return Ok(None);
         }
         let readable = VisibilityFilter::for_chain(chain, self.now());
