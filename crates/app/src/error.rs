@@ -4,6 +4,7 @@
 use arbor_domain::event::EventError;
 use arbor_domain::lifecycle::IllegalTransition;
 use arbor_domain::read_chain::ReadChainError;
+use arbor_domain::supersession::CorrectionRefusal;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -17,6 +18,12 @@ pub enum AppError {
     Transition(#[from] IllegalTransition),
     #[error("invalid request: {0}")]
     InvalidRequest(String),
+    /// A correction that names a version other than the current one, or history.
+    #[error(transparent)]
+    Correction(#[from] CorrectionRefusal),
+    /// The caller reads this layer but writes only its own.
+    #[error("this memory belongs to {namespace}, which this context reads but does not write")]
+    ReadOnlyLayer { namespace: String },
     /// The store kept changing under us; the operation was retried and gave up.
     #[error("gave up after {attempts} attempts: the store kept changing ({last})")]
     Contention { attempts: u32, last: String },
@@ -28,7 +35,9 @@ impl AppError {
         match self {
             AppError::Port(e) => e.code(),
             AppError::InvalidEvent(_) | AppError::InvalidRequest(_) => "invalid",
-            AppError::ReadChain(_) => "forbidden",
+            AppError::ReadChain(_) | AppError::ReadOnlyLayer { .. } => "forbidden",
+            AppError::Correction(refusal) if refusal.is_stale() => "stale_version",
+            AppError::Correction(_) => "illegal_transition",
             AppError::Transition(_) => "illegal_transition",
             AppError::Contention { .. } => "contention",
         }

@@ -48,7 +48,7 @@ use crate::projection::Projectable;
 use crate::{AppError, AppResult, Arbor};
 
 /// The longest leaf summary kept on the metadata row; the whole text is in the body.
-const LEAF_SUMMARY_CHARS: usize = 280;
+pub(crate) const LEAF_SUMMARY_CHARS: usize = 280;
 
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
@@ -112,19 +112,19 @@ pub struct IngestReport {
 }
 
 /// A new leaf planned for the commit, with its text.
-struct PlannedLeaf {
-    record: LeafRecord,
-    text: String,
+pub(crate) struct PlannedLeaf {
+    pub(crate) record: LeafRecord,
+    pub(crate) text: String,
 }
 
 /// Everything one attempt at a batch will commit.
 #[derive(Default)]
-struct BatchPlan {
-    leaves: Vec<PlannedLeaf>,
+pub(crate) struct BatchPlan {
+    pub(crate) leaves: Vec<PlannedLeaf>,
     /// Stored leaves this batch supersedes, as they will be written.
-    superseded: BTreeMap<LeafId, LeafRecord>,
+    pub(crate) superseded: BTreeMap<LeafId, LeafRecord>,
     new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
-    trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
+    pub(crate) trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
 }
 
 impl BatchPlan {
@@ -605,7 +605,7 @@ impl Arbor {
     /// (clearing the intent); removes the bodies again if the commit fails. Indexes the new
     /// leaves right away when configured.
     /// `planned_in` is how long planning took, for the debug log of where a batch's time went.
-    async fn commit_plan(
+    pub(crate) async fn commit_plan(
         &self,
         namespace: &Namespace,
         mut plan: BatchPlan,

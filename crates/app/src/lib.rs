@@ -1,6 +1,6 @@
 //! Arbor's use cases, composed from ports: ingest (the 12-step upsert), the job runner (seal,
-//! index, purge), retrieve (scope first, fused candidates, budgets, verified bodies), and
-//! forget.
+//! index, purge), retrieve (scope first, fused candidates, budgets, verified bodies),
+//! corrections, the catalog, browsing, and forget.
 //!
 //! The app decides nothing by itself: every rule comes from `arbor-domain`, every effect goes
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
@@ -8,6 +8,8 @@
 
 mod bodies;
 mod browse;
+mod catalog;
+mod correct;
 mod error;
 mod forget;
 mod fsck;
@@ -38,6 +40,8 @@ use serde::Serialize;
 
 pub use bodies::RecoveryReport;
 pub use browse::{NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
+pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
+pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};
 pub use forget::ForgetReceipt;
 pub use fsck::{Finding, FindingKind, FsckReport};

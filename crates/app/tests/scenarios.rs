@@ -302,3 +302,88 @@ async fn a_preference_question_gets_a_channel_over_preferences_and_constraints()
         pack.evidence
     );
 }
+
+#[tokio::test]
+async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
+    use arbor_app::{AppError, Correction};
+    use arbor_domain::id::Version;
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", Some("p1"));
+    let saved = h.arbor.ingest(&chain, message("Dana's birthday is on May 3.", "m1")).await.unwrap();
+    let first = saved.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.clock.advance_seconds(60);
+    let fix = |id: &arbor_domain::id::LeafId, version: u32, text: &str| Correction {
+        id: id.clone(),
+        expected_version: Version::new(version).unwrap(),
+        text: text.to_owned(),
+        title: None,
+    };
+    let receipt = h.arbor.correct(&chain, &fix(&first, 1, "Dana's birthday is on May 13.")).await.unwrap();
+    assert_eq!((receipt.version, receipt.replaced_version), (2, 1));
+    assert_eq!(receipt.replaces, first);
+
+    // Whoever still holds version 1 is told it is stale, and nothing is written.
+    let stale = h.arbor.correct(&chain, &fix(&first, 1, "Dana's birthday is on May 30.")).await.unwrap_err();
+    assert_eq!(stale.code(), "stale_version", "{stale}");
+    assert!(stale.to_string().contains(&receipt.leaf_id.to_string()), "names the current version: {stale}");
+    let wrong = h.arbor.correct(&chain, &fix(&receipt.leaf_id, 1, "Dana's birthday is on May 30.")).await.unwrap_err();
+    assert_eq!(wrong.code(), "stale_version", "{wrong}");
+
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("when is Dana's birthday?")).await.unwrap();
+    let texts: Vec<&str> = pack.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, vec!["Dana's birthday is on May 13."], "only the corrected version is current");
+    assert_eq!(pack.evidence[0].version, Some(2));
+
+    // Another conversation cannot correct it and learns nothing about it.
+    let stranger = conversation_chain(&h.arbor, "c2", Some("p2"));
+    let hidden = h.arbor.correct(&stranger, &fix(&receipt.leaf_id, 2, "It is in June.")).await.unwrap_err();
+    let missing_id = arbor_domain::id::LeafId::parse("leaf-01JZ0000000000000000000009").unwrap();
+    let missing = h.arbor.correct(&stranger, &fix(&missing_id, 2, "It is in June.")).await.unwrap_err();
+    assert!(hidden.is_not_found() && missing.is_not_found());
+    assert_eq!(
+        hidden.to_string().replace(&receipt.leaf_id.to_string(), "ID"),
+        missing.to_string().replace(&missing_id.to_string(), "ID")
+    );
+
+    // A project memory is read-only to a conversation of that project.
+    let project = h
+        .arbor
+        .read_chain(&arbor_domain::read_chain::TrustedContext::Project {
+            project: arbor_domain::id::ScopeId::parse("p1").unwrap(),
+        })
+        .unwrap();
+    let shared = h.arbor.ingest(&project, message("The release train leaves on Thursdays.", "m2")).await.unwrap();
+    let shared = shared.chunks[0].outcome.leaf_id().unwrap().clone();
+    let refused = h.arbor.correct(&chain, &fix(&shared, 1, "The release train leaves on Fridays.")).await.unwrap_err();
+    assert!(matches!(refused, AppError::ReadOnlyLayer { .. }), "{refused}");
+    let empty = h.arbor.correct(&chain, &fix(&receipt.leaf_id, 2, "")).await.unwrap_err();
+    assert_eq!(empty.code(), "invalid");
+}
+
+#[tokio::test]
+async fn the_catalog_is_one_bounded_line_per_readable_tree() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    for (i, line) in
+        ["Dana prefers morning meetings.", "Dana has a dog called Miso.", "The staging cluster runs in Frankfurt."]
+            .iter()
+            .enumerate()
+    {
+        h.clock.advance_seconds(60);
+        h.arbor.ingest(&chain, message(line, &format!("m{i}"))).await.unwrap();
+    }
+    let other = conversation_chain(&h.arbor, "c2", None);
+    h.arbor.ingest(&other, message("Zed keeps a secret garden.", "z1")).await.unwrap();
+
+    let catalog = h.arbor.catalog(&chain, arbor_app::DEFAULT_CATALOG_CHARS).await.unwrap();
+    assert!(!catalog.entries.is_empty());
+    assert!(!catalog.text.contains("Zed"), "another conversation's trees are not listed: {}", catalog.text);
+    assert!(catalog.text.contains("Dana"), "{}", catalog.text);
+    assert_eq!(
+        catalog.text,
+        h.arbor.catalog(&chain, arbor_app::DEFAULT_CATALOG_CHARS).await.unwrap().text,
+        "deterministic"
+    );
+    let small = h.arbor.catalog(&chain, 10).await.unwrap();
+    assert!(small.text.chars().count() <= 10 && small.omitted_trees == catalog.entries.len());
+}

@@ -13,10 +13,14 @@
 //!
 //! Conservative over aggressive: a judgement that is unsure, or names a leaf it was not shown,
 //! is ignored and the chunk becomes a new leaf.
+//!
+//! Corrections [SPEC §3.8, 002 §4.3] are explicit supersessions: a caller names the id and the
+//! version it last saw; [`Supersession::check_correction`] refuses anything but the current
+//! version of a live memory, so two writers never both replace the same version.
 
 use serde::{Deserialize, Serialize};
 
-use crate::id::LeafId;
+use crate::id::{LeafId, Version};
 use crate::lifecycle::LeafStatus;
 use crate::model::{Confidence, Fingerprint, SubjectKey};
 
@@ -193,6 +197,64 @@ impl Supersession {
     }
 }
 
+/// Why a correction was refused before anything was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CorrectionRefusal {
+    /// The caller saw another version than the one it names: a precondition failure (HTTP 412).
+    #[error("stale version: {id} is version {found}, not {expected}; read it again and correct what you read")]
+    StaleVersion { id: LeafId, expected: u32, found: u32 },
+    /// The version the caller saw was replaced since: a precondition failure (HTTP 412).
+    #[error(
+        "stale version: {id} (version {version}) was replaced by {successor}; read the current version and correct that"
+    )]
+    Replaced { id: LeafId, version: u32, successor: LeafId },
+    /// Only a current memory can be corrected: history is read-only, and a candidate is
+    /// edited in review before anyone relies on it.
+    #[error("{id} is {status}; only an active memory can be corrected")]
+    NotLive { id: LeafId, status: &'static str },
+}
+
+impl CorrectionRefusal {
+    /// Whether the caller only needs to read again (a stale precondition), as opposed to a
+    /// target that can never be corrected.
+    pub fn is_stale(&self) -> bool {
+        matches!(self, CorrectionRefusal::StaleVersion { .. } | CorrectionRefusal::Replaced { .. })
+    }
+}
+
+impl Supersession {
+    /// May `target` be replaced by a correction from a caller that last saw `expected`? Only
+    /// the current version of an active memory may: a replaced version, another version than
+    /// the one stated, candidates and history (rejected, archived, forgotten) are refused.
+    pub fn check_correction(
+        &self,
+        id: &LeafId,
+        version: Version,
+        status: LeafStatus,
+        superseded_by: Option<&LeafId>,
+        expected: Version,
+    ) -> Result<(), CorrectionRefusal> {
+        if let Some(successor) = superseded_by {
+            return Err(CorrectionRefusal::Replaced {
+                id: id.clone(),
+                version: version.get(),
+                successor: successor.clone(),
+            });
+        }
+        if version != expected {
+            return Err(CorrectionRefusal::StaleVersion {
+                id: id.clone(),
+                expected: expected.get(),
+                found: version.get(),
+            });
+        }
+        match status {
+            LeafStatus::Active => Ok(()),
+            other => Err(CorrectionRefusal::NotLive { id: id.clone(), status: other.as_str() }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +417,47 @@ mod tests {
                 prop_assert!(active_subjects.values().all(|&n| n <= 1), "two active leaves share a subject");
                 prop_assert!(live_fingerprints.values().all(|&n| n <= 1), "two live leaves share a fingerprint");
             }
+        }
+    }
+
+    #[test]
+    fn a_correction_must_name_the_current_version_of_an_active_memory() {
+        let rules = Supersession::default();
+        let id = LeafId::parse("leaf-01JZ0000000000000000000001").unwrap();
+        let next = LeafId::parse("leaf-01JZ0000000000000000000002").unwrap();
+        let v2 = Version::new(2).unwrap();
+        assert_eq!(rules.check_correction(&id, v2, LeafStatus::Active, None, v2), Ok(()));
+        let stale = rules.check_correction(&id, v2, LeafStatus::Active, None, Version::FIRST).unwrap_err();
+        assert!(stale.is_stale());
+        assert_eq!(
+            stale.to_string(),
+            format!("stale version: {id} is version 2, not 1; read it again and correct what you read")
+        );
+        let replaced = rules.check_correction(&id, v2, LeafStatus::Superseded, Some(&next), v2).unwrap_err();
+        assert_eq!(replaced, CorrectionRefusal::Replaced { id: id.clone(), version: 2, successor: next });
+        assert!(replaced.is_stale());
+        for status in [LeafStatus::Candidate, LeafStatus::Rejected, LeafStatus::Archived, LeafStatus::Tombstone] {
+            let refused = rules.check_correction(&id, v2, status, None, v2).unwrap_err();
+            assert!(!refused.is_stale(), "{status:?} is not a precondition failure but a refusal");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Exactly one (version, status) pair passes: the current version of an active memory.
+        #[test]
+        fn only_the_current_live_version_can_be_corrected(
+            version in 1u32..6, expected in 1u32..6, status in 0usize..6, replaced in any::<bool>(),
+        ) {
+            let id = LeafId::parse("leaf-01JZ0000000000000000000001").unwrap();
+            let next = LeafId::parse("leaf-01JZ0000000000000000000002").unwrap();
+            let status = LeafStatus::ALL[status];
+            let successor = replaced.then_some(&next);
+            let outcome = Supersession::default().check_correction(
+                &id, Version::new(version).unwrap(), status, successor, Version::new(expected).unwrap(),
+            );
+            prop_assert_eq!(outcome.is_ok(), version == expected && !replaced && status == LeafStatus::Active);
         }
     }
 }

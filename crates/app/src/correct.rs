@@ -1,0 +1,152 @@
+//! Corrections [SPEC §3.8, 002 §4.3]: a new version of a memory, bound to the id and version
+//! the caller last saw. The old version stays as history (superseded, `valid_to` set); a caller
+//! that saw an older version gets a precondition failure and nothing is written.
+
+use arbor_domain::event::Event;
+use arbor_domain::id::{LeafId, Version};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{ContentHash, LeafRecord, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::text::{fingerprint, truncate_chars};
+use arbor_domain::time::{KnownSpan, Validity};
+use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
+use serde::Serialize;
+
+use crate::ingest::{BatchPlan, LEAF_SUMMARY_CHARS, PlannedLeaf};
+use crate::{AppError, AppResult, Arbor};
+
+/// A correction: the memory as the caller saw it, and what it should say instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Correction {
+    pub id: LeafId,
+    /// The version the caller read; anything else is a stale precondition.
+    pub expected_version: Version,
+    pub text: String,
+    /// A new title; by default one is taken from the corrected text.
+    pub title: Option<String>,
+}
+
+/// What a correction wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CorrectionReceipt {
+    /// The new version's leaf.
+    pub leaf_id: LeafId,
+    pub version: u32,
+    /// The version it replaced, kept as history.
+    pub replaces: LeafId,
+    pub replaced_version: u32,
+    pub namespace: Namespace,
+    pub tree_id: TreeId,
+}
+
+impl Arbor {
+    /// Writes `correction` as the next version of its memory, in the same tree. The memory must
+    /// be readable through `chain` (else: not found, as if it did not exist) and live in the
+    /// chain's write namespace: a broader layer's memory is read-only to this caller.
+    pub async fn correct(&self, chain: &ReadChain, correction: &Correction) -> AppResult<CorrectionReceipt> {
+        Event::user_message(correction.text.clone()).validate()?;
+        if let Some(title) = &correction.title
+            && (title.trim().is_empty() || title.chars().count() > 200)
+        {
+            return Err(AppError::InvalidRequest("`title` must be 1 to 200 characters".into()));
+        }
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let mut last_conflict = String::new();
+        for _ in 0..self.options.max_write_attempts {
+            let id = &correction.id;
+            let old = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            if old.status == LeafStatus::Tombstone {
+                // A forgotten memory is gone for every purpose, existence included.
+                return Err(Error::not_found("leaf", id).into());
+            }
+            if &old.namespace != chain.write_namespace() {
+                return Err(AppError::ReadOnlyLayer { namespace: old.namespace.to_string() });
+            }
+            self.policy.supersession.check_correction(
+                &old.id,
+                old.version,
+                old.status,
+                old.superseded_by.as_ref(),
+                correction.expected_version,
+            )?;
+            let now = self.now();
+            let record = self.corrected_record(&old, correction, now);
+            let retired = old.superseded_by(&record.id, now, now)?;
+            let tree = self
+                .ports
+                .store
+                .tree(&old.namespace, &old.tree_id)
+                .await?
+                .ok_or_else(|| Error::not_found("tree", &old.tree_id))?;
+            let receipt = CorrectionReceipt {
+                leaf_id: record.id.clone(),
+                version: record.version.get(),
+                replaces: old.id.clone(),
+                replaced_version: old.version.get(),
+                namespace: old.namespace.clone(),
+                tree_id: old.tree_id.clone(),
+            };
+            let mut plan = BatchPlan::default();
+            plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
+            plan.superseded.insert(retired.id.clone(), retired);
+            plan.leaves.push(PlannedLeaf { record, text: correction.text.clone() });
+            // The commit expects the old version still active: a concurrent correction that
+            // won first makes this attempt conflict, and the next one reports it stale.
+            match self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await {
+                Ok(()) => return Ok(receipt),
+                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
+                Err(other) => return Err(other),
+            }
+        }
+        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// The next version of `old`: the same memory (lineage, tree, kind, subject, entities,
+    /// sensitivity) saying the corrected text, current from `now`. A person's correction is
+    /// a manual write, so it needs no model: the title comes from the deterministic reasoner.
+    fn corrected_record(
+        &self,
+        old: &LeafRecord,
+        correction: &Correction,
+        now: arbor_domain::time::Timestamp,
+    ) -> LeafRecord {
+        let id = self.new_leaf_id(now);
+        let assessment = HeuristicReasoner.assess_now(&AssessRequest {
+            text: correction.text.clone(),
+            actor: old.provenance.actor,
+            namespace: old.namespace.kind(),
+            hints: arbor_domain::event::EventHints {
+                kind: Some(old.kind),
+                title: correction.title.clone(),
+                subject: old.subject.clone(),
+                ..Default::default()
+            },
+            shortlist: Vec::new(),
+        });
+        let mut provenance = old.provenance.clone();
+        provenance.source = arbor_domain::model::SourceRef::UserEntry;
+        provenance.source_sha256 = ContentHash::of(correction.text.as_bytes());
+        LeafRecord {
+            id: id.clone(),
+            lineage: old.lineage.clone(),
+            version: old.version.next(),
+            title: truncate_chars(&assessment.title, 200),
+            summary: truncate_chars(&correction.text, LEAF_SUMMARY_CHARS),
+            fingerprint: fingerprint(&correction.text),
+            body_path: BodyPath::leaf(&old.namespace, old.category, &old.tree_id, &id).to_string(),
+            body_sha256: ContentHash::of(b""),
+            observed_at: now,
+            created_at: now,
+            validity: Validity::starting(now),
+            known: KnownSpan::from(now),
+            status: LeafStatus::Active,
+            supersedes: Some(old.id.clone()),
+            superseded_by: None,
+            provenance,
+            parent: None,
+            ..old.clone()
+        }
+    }
+}
