@@ -9,6 +9,7 @@ mod models;
 mod quickstart;
 mod render;
 mod scope;
+mod serve;
 mod store;
 
 use std::path::PathBuf;
@@ -74,6 +75,8 @@ enum Command {
     Eval(eval::EvalCommand),
     /// Measure ingest and retrieval on a synthetic store (see `cargo xtask bench`).
     Bench(bench::Args),
+    /// Serve memory to agents: MCP tools (stdio or HTTP) and the HTTP API, bound to one scope.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Eval(command) => eval::run(command, json).await.map(|()| true),
             Command::Bench(args) => bench::run(args, json).await.map(|()| true),
+            Command::Serve(args) => serve::run(&root, args).await.map(|()| true),
         }
     });
     match result {

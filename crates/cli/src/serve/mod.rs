@@ -1,0 +1,93 @@
+//! `arbor serve`: memory as tools for agents, over MCP (stdio or streamable HTTP) and over a
+//! JSON HTTP API. Only this module knows MCP and HTTP servers; it turns requests into app
+//! calls and app results into the wire contract ([`wire`]).
+//!
+//! Trusted binding: the read chain and the write namespace are fixed when the server starts,
+//! from its own flags. No request can name a namespace, a chain or a path; an id outside the
+//! chain is answered exactly like an id that does not exist.
+
+mod http;
+mod mcp;
+pub(crate) mod openapi;
+mod service;
+pub(crate) mod wire;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+
+use crate::scope::ScopeArgs;
+use crate::store;
+
+pub(crate) use service::Service;
+
+/// The largest request body either server accepts.
+pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 256 * 1024;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Serve the MCP tools: over stdio, or over streamable HTTP at `/mcp` with --listen.
+    #[arg(long, required_unless_present = "http")]
+    mcp: bool,
+    /// Serve the HTTP API under `/api/v1/memory/` (needs --listen).
+    #[arg(long, requires = "listen")]
+    http: bool,
+    /// Address to listen on, e.g. `127.0.0.1:7300` (port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<SocketAddr>,
+    /// Bearer token required on every request. Mandatory when listening on anything but
+    /// loopback.
+    #[arg(long, env = "ARBOR_API_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
+    max_body_bytes: usize,
+    /// The trusted context this server acts as, for every request.
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
+    let opened = store::open(root).await?;
+    let context = args.scope.context()?;
+    let chain = opened.arbor.read_chain(&context)?;
+    let service = Arc::new(Service::new(opened.arbor, chain));
+    match args.listen {
+        None => {
+            if args.http {
+                bail!("--http needs --listen");
+            }
+            mcp::serve_stdio(service).await
+        }
+        Some(addr) => {
+            if args.token.as_deref().is_some_and(|t| t.len() < 16) {
+                bail!("--token must be at least 16 characters");
+            }
+            if !addr.ip().is_loopback() && args.token.is_none() {
+                bail!("listening on {addr}, which is not loopback, needs --token (or ARBOR_API_TOKEN)");
+            }
+            let listener =
+                tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
+            let bound = listener.local_addr()?;
+            let options = http::Options {
+                mcp: args.mcp,
+                api: args.http,
+                token: args.token,
+                max_body_bytes: args.max_body_bytes,
+                host: bound,
+            };
+            // The address on stdout, so a parent process that asked for port 0 can find it.
+            let mut served = Vec::new();
+            if args.http {
+                served.push(format!("http://{bound}/api/v1/memory/"));
+            }
+            if args.mcp {
+                served.push(format!("MCP at http://{bound}/mcp"));
+            }
+            println!("listening on {bound}: {}", served.join(", "));
+            http::serve(listener, service, options).await
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The OpenAPI 3.1 document of the HTTP API, built from the wire types' JSON schemas (so the
+//! document cannot drift from what the server accepts and returns). The same document is
+//! checked in at `crates/cli/openapi.json`; a test fails when the two differ.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use super::wire;
+
+/// Every component schema, named by type, with references in OpenAPI's place for them.
+fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
+    let settings = SchemaSettings::draft2020_12().with(|s| s.definitions_path = "#/components/schemas".into());
+    let mut generator = SchemaGenerator::new(settings);
+    fn add<T: JsonSchema>(generator: &mut SchemaGenerator) {
+        generator.subschema_for::<T>();
+    }
+    add::<wire::RetrieveInput>(&mut generator);
+    add::<wire::SearchInput>(&mut generator);
+    add::<wire::SaveInput>(&mut generator);
+    add::<wire::CorrectInput>(&mut generator);
+    add::<wire::SyncInput>(&mut generator);
+    add::<wire::Pack>(&mut generator);
+    add::<wire::SearchResult>(&mut generator);
+    add::<wire::Node>(&mut generator);
+    add::<wire::Browse>(&mut generator);
+    add::<wire::SaveResult>(&mut generator);
+    add::<wire::Corrected>(&mut generator);
+    add::<wire::Catalog>(&mut generator);
+    add::<wire::Status>(&mut generator);
+    add::<wire::Synced>(&mut generator);
+    add::<wire::ErrorBody>(&mut generator);
+    let schemas = generator.take_definitions(true);
+    (schemas, |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") }))
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ErrorBody" } } }
+    })
+}
+
+/// The responses every operation may give besides its own.
+fn common_errors(responses: &mut Map<String, Value>) {
+    responses.insert("400".into(), error_response("Invalid request (code `invalid_request`)."));
+    responses.insert("401".into(), error_response("Missing or wrong bearer token (code `unauthorized`)."));
+    responses.insert(
+        "404".into(),
+        error_response(
+            "Not found, or not readable by this server's scope (code `not_found`): the two are indistinguishable.",
+        ),
+    );
+    responses.insert("405".into(), error_response("Method not allowed (code `method_not_allowed`)."));
+    responses.insert("500".into(), error_response("Internal error (code `internal`)."));
+    responses.insert("503".into(), error_response("The store is busy or unavailable (code `unavailable`); retry."));
+}
+
+fn operation(summary: &str, id: &str, request: Option<Value>, ok: Value, extra: &[(&str, &str)]) -> Value {
+    let mut responses = Map::new();
+    responses.insert("200".into(), json!({ "description": "OK", "content": { "application/json": { "schema": ok } } }));
+    common_errors(&mut responses);
+    for (status, description) in extra {
+        responses.insert((*status).into(), error_response(description));
+    }
+    let mut op = json!({ "summary": summary, "operationId": id, "responses": responses });
+    if let Some(schema) = request {
+        op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": schema } } });
+        op["responses"]["413"] = error_response("Request body too large (code `payload_too_large`).");
+        op["responses"]["415"] = error_response("The body is not application/json (code `unsupported_media_type`).");
+    }
+    op
+}
+
+fn query_parameter(name: &str, description: &str, schema: Value, required: bool) -> Value {
+    json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema })
+}
+
+/// The whole document.
+pub(crate) fn document() -> Value {
+    let (schemas, schema) = components();
+    let mut get_node = operation(
+        "Read one memory or summary by id, with its text. Leaves carry an ETag: their version.",
+        "get",
+        None,
+        schema("Node"),
+        &[],
+    );
+    get_node["parameters"] = json!([query_parameter(
+        "id",
+        "A leaf-… or sum-… id.",
+        json!({ "type": "string", "minLength": 1, "maxLength": 64 }),
+        true
+    )]);
+    get_node["responses"]["200"]["headers"] =
+        json!({ "ETag": { "description": "The leaf's version, for If-Match.", "schema": { "type": "string" } } });
+    let mut browse = operation("List the trees in scope, or outline one.", "browse", None, schema("Browse"), &[]);
+    browse["parameters"] = json!([
+        query_parameter(
+            "tree",
+            "A tree id; without it, list the trees.",
+            json!({ "type": "string", "minLength": 1, "maxLength": 200 }),
+            false
+        ),
+        query_parameter(
+            "depth",
+            "Outline depth (1-8, default 3).",
+            json!({ "type": "integer", "minimum": 1, "maximum": 8 }),
+            false
+        ),
+    ]);
+    let mut catalog =
+        operation("A bounded one-line-per-tree digest of memory in scope.", "catalog", None, schema("Catalog"), &[]);
+    catalog["parameters"] = json!([query_parameter(
+        "budget_chars",
+        "At most this many characters (200-20000, default 4000).",
+        json!({ "type": "integer", "minimum": 200, "maximum": 20000 }),
+        false
+    )]);
+    let mut correct = operation(
+        "Correct a memory: a new version bound to the version read (If-Match or `version`).",
+        "correct",
+        Some(schema("CorrectInput")),
+        schema("Corrected"),
+        &[
+            ("403", "The memory is in a broader layer this server reads but does not write (code `forbidden`)."),
+            ("409", "The memory cannot be corrected, e.g. it is a candidate or history (code `conflict`)."),
+            ("412", "Stale version: the memory changed since it was read (code `precondition_failed`)."),
+            ("428", "No version given (code `precondition_required`)."),
+        ],
+    );
+    correct["parameters"] = json!([{
+        "name": "If-Match", "in": "header", "required": false,
+        "description": "The ETag of the version read, e.g. \"2\".",
+        "schema": { "type": "string" }
+    }]);
+    let mut sync =
+        operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
+    sync["requestBody"]["required"] = json!(false);
+
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Arbor memory API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Long-term memory for agents. Every request runs in the scope the server was started with; no request can name a namespace."
+        },
+        "servers": [{ "url": "/" }],
+        "security": [{}, { "bearer": [] }],
+        "paths": {
+            "/api/v1/memory/retrieve": { "post": operation("Answer a question with a retrieval pack.", "retrieve", Some(schema("RetrieveInput")), schema("Pack"), &[]) },
+            "/api/v1/memory/search": { "post": operation("Search current memories; a flat list of hits.", "search", Some(schema("SearchInput")), schema("SearchResult"), &[]) },
+            "/api/v1/memory/get": { "get": get_node },
+            "/api/v1/memory/upsert": { "post": operation("Save an event; Arbor decides what to keep.", "upsert", Some(schema("SaveInput")), schema("SaveResult"), &[]) },
+            "/api/v1/memory/correct": { "post": correct },
+            "/api/v1/memory/browse": { "get": browse },
+            "/api/v1/memory/catalog": { "get": catalog },
+            "/api/v1/memory/status": { "get": operation("What this server is bound to, and sizes in scope.", "status", None, schema("Status"), &[]) },
+            "/api/v1/memory/sync": { "post": sync }
+        },
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } }
+        }
+    })
+}

@@ -1,0 +1,397 @@
+//! The operations both servers offer, bound to one read chain: wire inputs in, app calls,
+//! wire outputs or an [`ApiError`] with a stable code out.
+
+use std::time::Instant;
+
+use arbor_app::{AppError, Arbor, Correction, NodeView, RetrieveMode, RetrieveRequest};
+use arbor_domain::event::{Event, EventHints};
+use arbor_domain::id::{LeafId, Version};
+use arbor_domain::model::{Actor, MemoryKind, SourceRef, TreeId};
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::time::Timestamp;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::wire;
+
+/// An error a client can act on: an HTTP status, a stable code, and a message that never
+/// says whether something outside the caller's scope exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub(crate) fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> ApiError {
+        ApiError::new(400, "invalid_request", message)
+    }
+
+    pub(crate) fn body(&self) -> wire::ErrorBody {
+        wire::ErrorBody { error: wire::ErrorDetail { code: self.code.to_owned(), message: self.message.clone() } }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl From<AppError> for ApiError {
+    fn from(error: AppError) -> ApiError {
+        use arbor_ports::Error as Port;
+        match &error {
+            AppError::Port(Port::NotFound { .. }) => ApiError::new(404, "not_found", error.to_string()),
+            AppError::Port(Port::Invalid { .. }) | AppError::InvalidEvent(_) | AppError::InvalidRequest(_) => {
+                ApiError::invalid(error.to_string())
+            }
+            AppError::Correction(refusal) if refusal.is_stale() => {
+                ApiError::new(412, "precondition_failed", error.to_string())
+            }
+            AppError::Correction(_) | AppError::Transition(_) | AppError::Port(Port::Conflict { .. }) => {
+                ApiError::new(409, "conflict", error.to_string())
+            }
+            AppError::ReadOnlyLayer { .. } | AppError::ReadChain(_) => {
+                ApiError::new(403, "forbidden", error.to_string())
+            }
+            AppError::Contention { .. } | AppError::Port(Port::Unavailable { .. }) => {
+                ApiError::new(503, "unavailable", error.to_string())
+            }
+            _ => {
+                // Storage internals (paths, SQL) stay in the server's log.
+                tracing::error!(error = %format!("{error:#}"), "request failed");
+                ApiError::new(500, "internal", "the server could not complete the request; see its log")
+            }
+        }
+    }
+}
+
+pub(crate) type ApiResult<T> = Result<T, ApiError>;
+
+/// The engine and the read chain every request runs under.
+#[derive(Debug)]
+pub(crate) struct Service {
+    arbor: Arbor,
+    chain: ReadChain,
+}
+
+/// Reads the app's serialization of `value` as the wire mirror `T`.
+fn mirror<T: DeserializeOwned>(value: &impl Serialize) -> ApiResult<T> {
+    let json = serde_json::to_value(value).map_err(|e| ApiError::new(500, "internal", e.to_string()))?;
+    serde_json::from_value(json).map_err(|e| ApiError::new(500, "internal", format!("wire mirror out of date: {e}")))
+}
+
+fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
+    value
+        .map(|v| {
+            v.parse::<Timestamp>()
+                .map_err(|e| ApiError::invalid(format!("`{field}` is not an RFC 3339 timestamp: {e}")))
+        })
+        .transpose()
+}
+
+fn kind(value: &str) -> ApiResult<MemoryKind> {
+    MemoryKind::parse(value).ok_or_else(|| {
+        let known: Vec<&str> = MemoryKind::ALL.iter().map(|k| k.as_str()).collect();
+        ApiError::invalid(format!("unknown kind {value:?}; expected one of {}", known.join(", ")))
+    })
+}
+
+fn tree(value: &str) -> ApiResult<TreeId> {
+    TreeId::parse(value).map_err(|e| ApiError::invalid(format!("`tree`: {e}")))
+}
+
+fn in_range(field: &str, value: Option<u32>, min: u32, max: u32) -> ApiResult<Option<usize>> {
+    match value {
+        Some(v) if !(min..=max).contains(&v) => {
+            Err(ApiError::invalid(format!("`{field}` must be between {min} and {max}, not {v}")))
+        }
+        other => Ok(other.map(|v| v as usize)),
+    }
+}
+
+fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
+    if value.trim().is_empty() {
+        return Err(ApiError::invalid(format!("`{field}` is empty")));
+    }
+    if value.chars().count() > max_chars {
+        return Err(ApiError::invalid(format!("`{field}` is longer than {max_chars} characters")));
+    }
+    Ok(())
+}
+
+impl Service {
+    pub(crate) fn new(arbor: Arbor, chain: ReadChain) -> Service {
+        Service { arbor, chain }
+    }
+
+    fn request(&self, query: &str, mode: wire::Mode) -> ApiResult<RetrieveRequest> {
+        text_field("query", query, 4096)?;
+        let mut request = RetrieveRequest::new(query);
+        request.mode = match mode {
+            wire::Mode::Auto => RetrieveMode::Auto,
+            wire::Mode::BroadSummary => RetrieveMode::BroadSummary,
+            wire::Mode::ExactEvidence => RetrieveMode::ExactEvidence,
+        };
+        Ok(request)
+    }
+
+    pub(crate) async fn retrieve(&self, input: wire::RetrieveInput) -> ApiResult<wire::Pack> {
+        let started = Instant::now();
+        let mut request = self.request(&input.query, input.mode)?;
+        request.max_results = in_range("max_results", input.max_results, 1, 100)?;
+        request.max_chars = in_range("max_chars", input.max_chars, 100, 100_000)?;
+        request.as_of = timestamp("as_of", input.as_of.as_deref())?;
+        request.tree = input.tree.as_deref().map(tree).transpose()?;
+        if input.kinds.len() > 16 {
+            return Err(ApiError::invalid("`kinds` has more than 16 entries"));
+        }
+        request.kinds = input.kinds.iter().map(|k| kind(k)).collect::<ApiResult<_>>()?;
+        request.record = input.record;
+        let pack = self.arbor.retrieve(&self.chain, &request).await?;
+        tracing::debug!(ms = started.elapsed().as_millis(), items = pack.evidence.len(), "retrieve");
+        mirror(&pack)
+    }
+
+    pub(crate) async fn search(&self, input: wire::SearchInput) -> ApiResult<wire::SearchResult> {
+        let mut request = self.request(&input.query, wire::Mode::ExactEvidence)?;
+        request.max_results = Some(in_range("limit", input.limit, 1, 100)?.unwrap_or(10));
+        let pack = self.arbor.retrieve(&self.chain, &request).await?;
+        let pack: wire::Pack = mirror(&pack)?;
+        let hits = pack
+            .evidence
+            .into_iter()
+            .map(|e| wire::SearchHit {
+                id: e.node_id.id,
+                node: e.node,
+                version: e.version,
+                namespace: e.namespace,
+                tree_id: e.tree_id,
+                title: e.title,
+                text: e.text,
+                observed_at: e.observed_at,
+                score: e.scores.fused,
+                why: e.why,
+            })
+            .collect();
+        Ok(wire::SearchResult { hits })
+    }
+
+    /// A node by id. Restricted memories are not served to agents at all: they are answered
+    /// like ids that do not exist.
+    pub(crate) async fn read(&self, input: wire::ReadInput) -> ApiResult<wire::Node> {
+        let not_found = || ApiError::new(404, "not_found", format!("node {} not found", input.id));
+        let view = match self.arbor.show(&self.chain, &input.id).await {
+            Ok(view) => view,
+            Err(AppError::InvalidRequest(_)) => {
+                return Err(ApiError::invalid(format!("{:?} is not a leaf or summary id", input.id)));
+            }
+            Err(error) if error.is_not_found() => return Err(not_found()),
+            Err(error) => return Err(error.into()),
+        };
+        let node = match view {
+            NodeView::Leaf { record, body } => {
+                if record.sensitivity == Sensitivity::Restricted {
+                    return Err(not_found());
+                }
+                wire::Node {
+                    id: record.id.to_string(),
+                    node: "leaf".into(),
+                    version: Some(record.version.get()),
+                    lineage: Some(record.lineage.to_string()),
+                    namespace: record.namespace.to_string(),
+                    tree_id: record.tree_id.to_string(),
+                    kind: Some(record.kind.as_str().to_owned()),
+                    title: record.title.clone(),
+                    status: record.status.as_str().to_owned(),
+                    observed_at: Some(record.observed_at.to_string()),
+                    validity: Some(mirror(&record.validity)?),
+                    sensitivity: Some(mirror(&record.sensitivity)?),
+                    source: Some(record.provenance.source.short()),
+                    supersedes: record.supersedes.as_ref().map(ToString::to_string),
+                    superseded_by: record.superseded_by.as_ref().map(ToString::to_string),
+                    level: None,
+                    body,
+                }
+            }
+            NodeView::Summary { record, body } => {
+                if record.sensitivity == Sensitivity::Restricted {
+                    return Err(not_found());
+                }
+                wire::Node {
+                    id: record.id.to_string(),
+                    node: "summary".into(),
+                    version: None,
+                    lineage: None,
+                    namespace: record.namespace.to_string(),
+                    tree_id: record.tree_id.to_string(),
+                    kind: None,
+                    title: record.title.clone(),
+                    status: record.status.as_str().to_owned(),
+                    observed_at: record.time_range_end.map(|t| t.to_string()),
+                    validity: None,
+                    sensitivity: Some(mirror(&record.sensitivity)?),
+                    source: None,
+                    supersedes: None,
+                    superseded_by: None,
+                    level: Some(u32::from(record.level())),
+                    body,
+                }
+            }
+        };
+        Ok(node)
+    }
+
+    pub(crate) async fn browse(&self, input: wire::BrowseInput) -> ApiResult<wire::Browse> {
+        let depth = in_range("depth", input.depth, 1, 8)?.unwrap_or(3);
+        match input.tree.as_deref() {
+            None => {
+                let trees = self.arbor.browse(&self.chain).await?;
+                let trees = trees
+                    .into_iter()
+                    .map(|t| wire::TreeSummary {
+                        namespace: t.tree.namespace.to_string(),
+                        tree_id: t.tree.tree_id.to_string(),
+                        title: t.tree.title,
+                        root_title: t.root_title,
+                        active_leaves: t.active_leaves as u32,
+                        leaves: t.leaves as u32,
+                        summaries: t.summaries as u32,
+                    })
+                    .collect();
+                Ok(wire::Browse { trees, outline: None })
+            }
+            Some(id) => {
+                let outline = self.arbor.browse_tree(&self.chain, &tree(id)?, depth).await?;
+                let nodes = mirror(&outline.nodes)?;
+                Ok(wire::Browse {
+                    trees: Vec::new(),
+                    outline: Some(wire::Outline {
+                        namespace: outline.tree.namespace.to_string(),
+                        tree_id: outline.tree.tree_id.to_string(),
+                        title: outline.tree.title,
+                        nodes,
+                    }),
+                })
+            }
+        }
+    }
+
+    pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
+        let actor = match input.actor.as_deref() {
+            None | Some("user") => Actor::User,
+            Some("agent" | "assistant") => Actor::Assistant,
+            Some("tool") => Actor::Tool,
+            Some("integration") => Actor::Integration,
+            Some(other) => {
+                return Err(ApiError::invalid(format!(
+                    "unknown actor {other:?}; expected user, agent, tool or integration"
+                )));
+            }
+        };
+        let source = match input.message_id {
+            Some(message_id) => SourceRef::Message { conversation: None, message_id },
+            None => SourceRef::UserEntry,
+        };
+        let event = Event {
+            text: input.text,
+            actor,
+            observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
+            source,
+            hints: EventHints {
+                kind: input.kind.as_deref().map(kind).transpose()?,
+                title: input.title,
+                ..EventHints::default()
+            },
+        };
+        let report = self.arbor.ingest(&self.chain, event).await?;
+        let chunks = report
+            .chunks
+            .into_iter()
+            .map(|chunk| {
+                use arbor_app::IngestOutcome as O;
+                let (leaf_id, status, replaces, reason) = match &chunk.outcome {
+                    O::Created { leaf_id, status } => (Some(leaf_id), Some(*status), None, None),
+                    O::Superseding { leaf_id, replaces, status } => {
+                        (Some(leaf_id), Some(*status), Some(replaces), None)
+                    }
+                    O::NoopDuplicate { existing, existing_status } => {
+                        (Some(existing), Some(*existing_status), None, None)
+                    }
+                    O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
+                };
+                wire::Saved {
+                    chunk: chunk.chunk as u32,
+                    outcome: chunk.outcome.label().to_owned(),
+                    leaf_id: leaf_id.map(ToString::to_string),
+                    status: status.map(|s| s.as_str().to_owned()),
+                    replaces: replaces.map(ToString::to_string),
+                    tree_id: chunk.tree_id.map(|t| t.to_string()),
+                    namespace: chunk.namespace.to_string(),
+                    reason: reason.or(chunk.approval.map(str::to_owned)),
+                }
+            })
+            .collect();
+        Ok(wire::SaveResult { chunks })
+    }
+
+    /// A correction bound to `version` (from the body or an `If-Match` header).
+    pub(crate) async fn correct(&self, input: wire::CorrectInput, version: u32) -> ApiResult<wire::Corrected> {
+        let id = LeafId::parse(&input.id).map_err(|_| ApiError::invalid(format!("{:?} is not a leaf id", input.id)))?;
+        let expected_version =
+            Version::new(version).ok_or_else(|| ApiError::invalid("`version` starts at 1".to_owned()))?;
+        let correction = Correction { id, expected_version, text: input.text, title: input.title };
+        let receipt = match self.arbor.correct(&self.chain, &correction).await {
+            Ok(receipt) => receipt,
+            Err(error) if error.is_not_found() => {
+                return Err(ApiError::new(404, "not_found", format!("leaf {} not found", input.id)));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        Ok(wire::Corrected {
+            leaf_id: receipt.leaf_id.to_string(),
+            version: receipt.version,
+            replaces: receipt.replaces.to_string(),
+            replaced_version: receipt.replaced_version,
+            namespace: receipt.namespace.to_string(),
+            tree_id: receipt.tree_id.to_string(),
+        })
+    }
+
+    pub(crate) async fn catalog(&self, input: wire::CatalogInput) -> ApiResult<wire::Catalog> {
+        let budget =
+            in_range("budget_chars", input.budget_chars, 200, 20_000)?.unwrap_or(arbor_app::DEFAULT_CATALOG_CHARS);
+        mirror(&self.arbor.catalog(&self.chain, budget).await?)
+    }
+
+    pub(crate) async fn status(&self) -> ApiResult<wire::Status> {
+        let stats = self.arbor.stats().await?;
+        // Sizes within the chain only: store-wide counts would tell about other scopes.
+        let trees = self.arbor.browse(&self.chain).await?;
+        let leaves = trees.iter().map(|t| t.active_leaves).sum::<usize>();
+        Ok(wire::Status {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            read_chain: self.chain.namespaces().map(ToString::to_string).collect(),
+            write_namespace: self.chain.write_namespace().to_string(),
+            store_backend: stats.store_backend.to_owned(),
+            index_backend: stats.index_backend.to_owned(),
+            embedder: self.arbor.ports().embedder.id().to_string(),
+            trees: trees.len() as u32,
+            active_leaves: leaves as u32,
+            jobs_pending: stats.counts.jobs_pending as u32,
+            jobs_dead: stats.counts.jobs_dead as u32,
+        })
+    }
+
+    pub(crate) async fn sync(&self, input: wire::SyncInput) -> ApiResult<wire::Synced> {
+        let max = in_range("max_jobs", input.max_jobs, 1, 10_000)?.unwrap_or(1_000);
+        mirror(&self.arbor.run_jobs(Some(max)).await?)
+    }
+}

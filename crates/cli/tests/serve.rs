@@ -1,0 +1,313 @@
+//! `arbor serve --http --mcp` as a client sees it, over real loopback sockets: the trusted
+//! binding (nothing outside the chain is readable, and nothing says whether it exists),
+//! stable error codes, version preconditions, limits, auth, and 200 concurrent retrievals.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn arbor(root: &Path, args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env("ARBOR_EMBEDDER", "hashing")
+        .env_remove("ARBOR_API_TOKEN")
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("arbor runs");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// Ingests `lines` as `scope` and returns the (leaf id, tree id) of each, in order.
+fn ingest(root: &Path, scope: &[&str], lines: &[&str]) -> Vec<(String, String)> {
+    let events: String = lines.iter().map(|l| format!("{}\n", json!({ "text": l }))).collect();
+    let mut args = vec!["--json", "ingest"];
+    args.extend_from_slice(scope);
+    let output = arbor(root, &args, Some(&events));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let chunk = &r["report"]["chunks"][0];
+            (chunk["leaf_id"].as_str().expect("admitted").to_owned(), chunk["tree_id"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+const BOUND: &[&str] = &["--conversation", "c1", "--project", "p1"];
+const OTHER: &[&str] = &["--conversation", "c2", "--project", "p2"];
+
+/// A store with memories in the bound scope and in another one.
+struct Fixture {
+    dir: tempfile::TempDir,
+    mine: Vec<(String, String)>,
+    theirs: Vec<(String, String)>,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    assert!(arbor(&root, &["init"], None).status.success());
+    let mine = ingest(
+        &root,
+        BOUND,
+        &[
+            "Dana prefers morning meetings before 10am.",
+            "Dana is leading the migration to Postgres.",
+            "My favorite editor is Zed.",
+        ],
+    );
+    let theirs = ingest(&root, OTHER, &["Quentin keeps bees in Porto.", "Quentin's door code is 4417."]);
+    assert!(arbor(&root, &["jobs", "run"], None).status.success());
+    Fixture { dir, mine, theirs }
+}
+
+impl Fixture {
+    fn root(&self) -> std::path::PathBuf {
+        self.dir.path().join("store")
+    }
+}
+
+/// A running server; stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(root: &Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env_remove("ARBOR_API_TOKEN")
+        .arg("--root")
+        .arg(root)
+        .args(["serve", "--http", "--mcp", "--listen", "127.0.0.1:0"])
+        .args(BOUND)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("arbor serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line
+        .strip_prefix("listening on ")
+        .and_then(|rest| rest.split(':').take(2).collect::<Vec<_>>().join(":").into())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    Server { child, base: format!("http://{addr}") }
+}
+
+async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")))
+}
+
+fn masked(body: &Value, id: &str) -> String {
+    body.to_string().replace(id, "<ID>")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_request_reads_outside_the_bound_chain_or_learns_what_exists_there() {
+    let f = fixture();
+    let server = serve(&f.root(), &[]);
+    let c = reqwest::Client::new();
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let never = "leaf-01m8q900000000000000000000";
+
+    // Ids from another scope: answered exactly like ids that do not exist.
+    for (theirs, _) in &f.theirs {
+        let (status, body) = call(c.get(api("get")).query(&[("id", theirs)])).await;
+        let (never_status, never_body) = call(c.get(api("get")).query(&[("id", never)])).await;
+        assert_eq!((status, never_status), (404, 404));
+        assert_eq!(masked(&body, theirs), masked(&never_body, never), "no existence leak");
+
+        let fix = |id: &str| json!({ "id": id, "version": 1, "text": "Quentin keeps wasps." });
+        let (status, body) = call(c.post(api("correct")).json(&fix(theirs))).await;
+        let (_, never_body) = call(c.post(api("correct")).json(&fix(never))).await;
+        assert_eq!(status, 404);
+        assert_eq!(masked(&body, theirs), masked(&never_body, never));
+    }
+    // Their trees are not found, like trees that do not exist; a tree id both scopes use
+    // shows ours only.
+    for (_, tree) in &f.theirs {
+        let (status, body) = call(c.get(api("browse")).query(&[("tree", tree)])).await;
+        assert!(!body.to_string().contains("Quentin"), "{body}");
+        if f.mine.iter().any(|(_, t)| t == tree) {
+            assert_eq!(status, 200, "{body}");
+        } else {
+            let (never_status, never_body) = call(c.get(api("browse")).query(&[("tree", "interaction:nobody")])).await;
+            assert_eq!((status, never_status), (404, 404));
+            assert_eq!(masked(&body, tree), masked(&never_body, "interaction:nobody"));
+        }
+    }
+
+    // Questions about their memories find nothing of theirs, on every channel.
+    for query in ["Quentin bees Porto", "what is the door code?", "tell me everything"] {
+        for path in ["retrieve", "search"] {
+            let (status, mut body) = call(c.post(api(path)).json(&json!({ "query": query }))).await;
+            assert_eq!(status, 200, "{body}");
+            // The pack echoes the question; everything else must be ours.
+            body.as_object_mut().unwrap().remove("query");
+            let text = body.to_string();
+            assert!(!text.contains("Quentin") && !text.contains("4417") && !text.contains(":c2"), "{text}");
+        }
+    }
+    let (_, catalog) = call(c.get(api("catalog"))).await;
+    let (_, trees) = call(c.get(api("browse"))).await;
+    let (_, status) = call(c.get(api("status"))).await;
+    for body in [&catalog, &trees, &status] {
+        assert!(!body.to_string().contains("c2") && !body.to_string().contains("Quentin"), "{body}");
+    }
+    assert_eq!(status["read_chain"], json!(["conversation:c1", "project:p1", "global"]));
+    assert_eq!(status["active_leaves"], 3, "sizes are counted inside the chain only");
+
+    // A request cannot name a namespace, a chain or a path.
+    for (path, payload) in [
+        ("retrieve", json!({ "query": "Quentin", "namespace": "conversation:c2" })),
+        ("search", json!({ "query": "Quentin", "read_chain": ["conversation:c2"] })),
+        ("upsert", json!({ "text": "I like tea.", "namespace": "global" })),
+    ] {
+        let (status, body) = call(c.post(api(path)).json(&payload)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+    }
+    let (status, _) = call(c.get(api("browse")).query(&[("namespace", "conversation:c2")])).await;
+    assert_eq!(status, 400);
+    for path in ["../../arbor.json", "memory/conversation/c2/interaction/uncategorized/leaves/x.md", "/etc/passwd"] {
+        let (status, body) = call(c.get(api("get")).query(&[("id", path)])).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+        assert!(!body.to_string().contains("No such file"), "{body}");
+    }
+
+    // Our own memories are readable, and a save lands in the bound write namespace.
+    let (status, node) = call(c.get(api("get")).query(&[("id", &f.mine[0].0)])).await;
+    assert_eq!(status, 200, "{node}");
+    assert_eq!(node["namespace"], "conversation:c1");
+    let (status, saved) = call(c.post(api("upsert")).json(&json!({ "text": "My favorite tea is sencha." }))).await;
+    assert_eq!(status, 200, "{saved}");
+    assert_eq!(saved["chunks"][0]["namespace"], "conversation:c1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
+    let f = fixture();
+    let server = serve(&f.root(), &["--max-body-bytes", "4096"]);
+    let c = reqwest::Client::new();
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let code = |body: &Value| body["error"]["code"].as_str().map(str::to_owned);
+
+    let response = c.get(api("get")).query(&[("id", &f.mine[2].0)]).send().await.unwrap();
+    assert_eq!(response.headers()["etag"], "\"1\"");
+    let fix = json!({ "id": f.mine[2].0, "text": "My favorite editor is Helix." });
+    let (status, body) = call(c.post(api("correct")).json(&fix)).await;
+    assert_eq!((status, code(&body).as_deref()), (428, Some("precondition_required")), "{body}");
+    let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((body["version"].as_u64(), body["replaces"].as_str()), (Some(2), Some(f.mine[2].0.as_str())));
+    // The same version again is stale: 412, and nothing is written.
+    let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
+    assert_eq!((status, code(&body).as_deref()), (412, Some("precondition_failed")), "{body}");
+    let (status, body) = call(
+        c.post(api("correct"))
+            .header("if-match", "\"2\"")
+            .json(&json!({ "id": f.mine[2].0, "version": 1, "text": "x y z" })),
+    )
+    .await;
+    assert_eq!(
+        (status, code(&body).as_deref()),
+        (400, Some("invalid_request")),
+        "If-Match and version disagree: {body}"
+    );
+    let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
+    assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Helix.");
+    assert_eq!(pack["evidence"][0]["version"], 2);
+
+    let (status, body) =
+        call(c.post(api("retrieve")).header("content-type", "text/plain").body("{\"query\":\"x\"}")).await;
+    assert_eq!((status, code(&body).as_deref()), (415, Some("unsupported_media_type")));
+    let (status, body) = call(c.post(api("upsert")).json(&json!({ "text": "a".repeat(10_000) }))).await;
+    assert_eq!((status, code(&body).as_deref()), (413, Some("payload_too_large")));
+    let (status, body) = call(c.post(api("retrieve")).json(&json!({ "query": "" }))).await;
+    assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")));
+    let (status, body) = call(c.post(api("retrieve")).json(&json!({ "query": "x", "max_results": 0 }))).await;
+    assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")));
+    let (status, body) = call(c.get(format!("{}/api/v1/memory/nothing", server.base))).await;
+    assert_eq!((status, code(&body).as_deref()), (404, Some("not_found")));
+    let (status, body) = call(c.get(api("retrieve"))).await;
+    assert_eq!((status, code(&body).as_deref()), (405, Some("method_not_allowed")));
+    let (status, document) = call(c.get(format!("{}/openapi.json", server.base))).await;
+    assert_eq!((status, document["openapi"].as_str()), (200, Some("3.1.0")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_guards_everything_but_the_openapi_document() {
+    let f = fixture();
+    let token = "a-long-enough-test-token";
+    let server = serve(&f.root(), &["--token", token]);
+    let c = reqwest::Client::new();
+    let status_url = format!("{}/api/v1/memory/status", server.base);
+    let (status, body) = call(c.get(&status_url)).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("unauthorized")));
+    let (status, _) = call(c.get(&status_url).bearer_auth("wrong-token-of-some-length")).await;
+    assert_eq!(status, 401);
+    let (status, _) = call(c.get(&status_url).bearer_auth(token)).await;
+    assert_eq!(status, 200);
+    let (status, _) = call(c.get(format!("{}/openapi.json", server.base))).await;
+    assert_eq!(status, 200);
+    let response = c.post(format!("{}/mcp", server.base)).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 401, "the MCP endpoint is guarded too");
+
+    // Off loopback, a token is not optional.
+    let output = arbor(&f.root(), &["serve", "--http", "--listen", "0.0.0.0:0"], None);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("needs --token"), "{output:?}");
+}
+
+/// Correctness under load, not a timing: every one of 200 concurrent retrievals succeeds with
+/// a full pack. (Latency figures come from `cargo xtask load`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_retrievals_all_succeed() {
+    let f = fixture();
+    let server = serve(&f.root(), &[]);
+    let client = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    let url = format!("{}/api/v1/memory/retrieve", server.base);
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..200 {
+        let (client, url) = (client.clone(), url.clone());
+        tasks.spawn(async move {
+            let query = ["when does Dana like meetings?", "who leads the migration?", "favorite editor"][i % 3];
+            let response = client.post(&url).json(&json!({ "query": query })).send().await?;
+            let status = response.status().as_u16();
+            let pack: Value = response.json().await?;
+            Ok::<_, reqwest::Error>((status, pack))
+        });
+    }
+    let mut answered = 0;
+    while let Some(done) = tasks.join_next().await {
+        let (status, pack) = done.unwrap().expect("no transport error");
+        assert_eq!(status, 200, "{pack}");
+        assert!(!pack["evidence"].as_array().unwrap().is_empty(), "{pack}");
+        answered += 1;
+    }
+    assert_eq!(answered, 200);
+    assert!(started.elapsed() < Duration::from_secs(120), "no request hung");
+}
