@@ -92,7 +92,7 @@ fn parse(args: &[String]) -> Result<Options> {
     Ok(options)
 }
 
-fn target_dir(root: &Path) -> Result<PathBuf> {
+pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
     let output = cargo()
         .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
         .output()

@@ -8,9 +8,14 @@
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
 //!   on a throwaway server it starts and stops, see [`postgres`]);
 //! - `bench [--sizes 10000,100000] [--queries N]` — the performance figures (ingest rate,
-//!   retrieval latency against the FTS5 and vector floor, peak memory) on the embedded store.
+//!   retrieval latency against the FTS5 and vector floor, peak memory) on the embedded store;
+//! - `clients` — the MCP server and the HTTP API driven by real clients (the Python MCP SDK,
+//!   schemathesis against the OpenAPI document), installed from PyPI into a virtualenv;
+//! - `load [--requests N] [--concurrency N]` — concurrent retrievals over HTTP on loopback,
+//!   with latency percentiles.
 
 mod bench;
+mod clients;
 mod postgres;
 mod tidy;
 
@@ -18,7 +23,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,6 +32,8 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(&tidy::workspace_root()),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("clients") => clients::clients(),
+        Some("load") => clients::load(&args[1..]),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -109,6 +116,7 @@ fn ci() -> Result<()> {
     step("cargo nextest run --workspace (but the per-backend suites)", tests)?;
 
     conformance(&["--backend".to_owned(), "all".to_owned()])?;
+    clients::clients()?;
     println!("\nci: all checks passed");
     Ok(())
 }

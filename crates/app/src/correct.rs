@@ -9,9 +9,10 @@ use arbor_domain::model::{ContentHash, LeafRecord, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
 use arbor_domain::time::{KnownSpan, Validity};
-use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
+use arbor_ports::{AssessRequest, Error, HeuristicReasoner, TreeLeafQuery};
 use serde::Serialize;
 
 use crate::ingest::{BatchPlan, LEAF_SUMMARY_CHARS, PlannedLeaf};
@@ -71,6 +72,17 @@ impl Arbor {
                 old.superseded_by.as_ref(),
                 correction.expected_version,
             )?;
+            // Rule 1 of dedup holds for corrections too: one live leaf per fingerprint in a tree.
+            let same_text = TreeLeafQuery {
+                fingerprint: Some(fingerprint(&correction.text)),
+                statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
+                ..Default::default()
+            };
+            if let Some(existing) =
+                self.ports.store.tree_leaves(&old.namespace, &old.tree_id, &same_text).await?.into_iter().next()
+            {
+                return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
+            }
             let now = self.now();
             let record = self.corrected_record(&old, correction, now);
             let retired = old.superseded_by(&record.id, now, now)?;

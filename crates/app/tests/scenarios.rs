@@ -334,6 +334,10 @@ async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
     assert_eq!(texts, vec!["Dana's birthday is on May 13."], "only the corrected version is current");
     assert_eq!(pack.evidence[0].version, Some(2));
 
+    // A correction that repeats what the memory (or another of its tree) says changes nothing.
+    let same = h.arbor.correct(&chain, &fix(&receipt.leaf_id, 2, "Dana's birthday is on May 13.")).await.unwrap_err();
+    assert!(matches!(same, AppError::Correction(_)) && same.to_string().contains("nothing to correct"), "{same}");
+
     // Another conversation cannot correct it and learns nothing about it.
     let stranger = conversation_chain(&h.arbor, "c2", Some("p2"));
     let hidden = h.arbor.correct(&stranger, &fix(&receipt.leaf_id, 2, "It is in June.")).await.unwrap_err();

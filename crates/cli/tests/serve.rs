@@ -218,7 +218,9 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     assert_eq!(response.headers()["etag"], "\"1\"");
     let fix = json!({ "id": f.mine[2].0, "text": "My favorite editor is Helix." });
     let (status, body) = call(c.post(api("correct")).json(&fix)).await;
-    assert_eq!((status, code(&body).as_deref()), (428, Some("precondition_required")), "{body}");
+    assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "no version: {body}");
+    assert!(body.to_string().contains("version"), "{body}");
+    let fix = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix." });
     let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!((body["version"].as_u64(), body["replaces"].as_str()), (Some(2), Some(f.mine[2].0.as_str())));
@@ -233,7 +235,7 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     .await;
     assert_eq!(
         (status, code(&body).as_deref()),
-        (400, Some("invalid_request")),
+        (412, Some("precondition_failed")),
         "If-Match and version disagree: {body}"
     );
     let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;

@@ -208,6 +208,10 @@ pub enum CorrectionRefusal {
         "stale version: {id} (version {version}) was replaced by {successor}; read the current version and correct that"
     )]
     Replaced { id: LeafId, version: u32, successor: LeafId },
+    /// The corrected text is what the memory already says, or what another memory of the same
+    /// tree says (rule 1: one live leaf per fingerprint).
+    #[error("{id}: the corrected text is the same as {existing}; nothing to correct")]
+    Unchanged { id: LeafId, existing: LeafId },
     /// Only a current memory can be corrected: history is read-only, and a candidate is
     /// edited in review before anyone relies on it.
     #[error("{id} is {status}; only an active memory can be corrected")]

@@ -3,8 +3,8 @@
 //!
 //! Every error is `{"error": {"code", "message"}}` with a stable code; bodies are limited in
 //! size and must be JSON; a bearer token, when configured, guards everything but the OpenAPI
-//! document; corrections need the version read, as `If-Match` (or in the body), and a stale one
-//! is answered 412.
+//! document; corrections name the version read (in the body, and optionally as `If-Match`), and
+//! a stale one is answered 412.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -75,7 +75,14 @@ fn body<T: DeserializeOwned>(headers: &HeaderMap, bytes: Result<Bytes, BytesReje
     if !essence.eq_ignore_ascii_case("application/json") {
         return Err(ApiError::new(415, "unsupported_media_type", "the request body must be application/json"));
     }
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::invalid(format!("request body: {e}")))
+    // Through a value first: serde would read a struct from a JSON array, which no schema here
+    // allows.
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::invalid(format!("request body: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::invalid("the request body must be a JSON object"));
+    }
+    serde_json::from_value(value).map_err(|e| ApiError::invalid(format!("request body: {e}")))
 }
 
 /// Like [`body`], but an empty body means the defaults.
@@ -131,20 +138,7 @@ async fn upsert(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Byt
 async fn correct(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
     let run = async {
         let input: wire::CorrectInput = body(&headers, bytes)?;
-        let version = match (if_match(&headers)?, input.version) {
-            (Some(header), Some(field)) if header != field => {
-                return Err(ApiError::invalid(format!("If-Match names version {header} but `version` is {field}")));
-            }
-            (Some(v), _) | (None, Some(v)) => v,
-            (None, None) => {
-                return Err(ApiError::new(
-                    428,
-                    "precondition_required",
-                    "a correction must say which version it corrects: send If-Match with the ETag you read",
-                ));
-            }
-        };
-        s.service.correct(input, version).await
+        s.service.correct(input, if_match(&headers)?).await
     };
     match run.await {
         Ok(corrected) => {

@@ -33,7 +33,8 @@ fn tool_error(error: ApiError) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
-type ToolResult<T> = Result<Json<T>, CallToolResult>;
+// Tool methods spell out `Result<Json<T>, CallToolResult>`: the `tool` macro reads the return
+// type to publish the output schema, and an alias would hide it.
 
 #[tool_router]
 impl MemoryTools {
@@ -46,7 +47,10 @@ impl MemoryTools {
         description = "Answer a question from long-term memory. Call this before answering any question about the user, their preferences, people, projects or earlier conversations. Returns a bounded, explained retrieval pack: known facts, constraints, recent items, gaps, and evidence items with ids, versions, sources and why each was picked. Scope is fixed by the server; do not try to name namespaces.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_retrieve(&self, Parameters(input): Parameters<wire::RetrieveInput>) -> ToolResult<wire::Pack> {
+    async fn memory_retrieve(
+        &self,
+        Parameters(input): Parameters<wire::RetrieveInput>,
+    ) -> Result<Json<wire::Pack>, CallToolResult> {
         self.service.retrieve(input).await.map(Json).map_err(tool_error)
     }
 
@@ -54,7 +58,10 @@ impl MemoryTools {
         description = "List the memory trees (one per person, project or topic) this agent can read, or outline one tree (its summaries and leaves) by tree id. Use it to explore what memory holds when a question is broad.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_browse(&self, Parameters(input): Parameters<wire::BrowseInput>) -> ToolResult<wire::Browse> {
+    async fn memory_browse(
+        &self,
+        Parameters(input): Parameters<wire::BrowseInput>,
+    ) -> Result<Json<wire::Browse>, CallToolResult> {
         self.service.browse(input).await.map(Json).map_err(tool_error)
     }
 
@@ -62,7 +69,10 @@ impl MemoryTools {
         description = "Read one memory (leaf-…) or summary (sum-…) by the id a pack, search or outline gave, with its full text, version and status. Pass the version back to memory_correct.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_read(&self, Parameters(input): Parameters<wire::ReadInput>) -> ToolResult<wire::Node> {
+    async fn memory_read(
+        &self,
+        Parameters(input): Parameters<wire::ReadInput>,
+    ) -> Result<Json<wire::Node>, CallToolResult> {
         self.service.read(input).await.map(Json).map_err(tool_error)
     }
 
@@ -70,7 +80,10 @@ impl MemoryTools {
         description = "Save something worth remembering: a durable fact, preference, decision, constraint or event the user stated. Arbor decides whether it is kept, files it under the right person or topic, and supersedes an older version of the same fact. Inferred memories may land as candidates awaiting confirmation.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn memory_save(&self, Parameters(input): Parameters<wire::SaveInput>) -> ToolResult<wire::SaveResult> {
+    async fn memory_save(
+        &self,
+        Parameters(input): Parameters<wire::SaveInput>,
+    ) -> Result<Json<wire::SaveResult>, CallToolResult> {
         self.service.save(input).await.map(Json).map_err(tool_error)
     }
 
@@ -83,22 +96,21 @@ impl MemoryTools {
             open_world_hint = false
         )
     )]
-    async fn memory_correct(&self, Parameters(input): Parameters<wire::CorrectInput>) -> ToolResult<wire::Corrected> {
-        let Some(version) = input.version else {
-            return Err(tool_error(ApiError::new(
-                428,
-                "precondition_required",
-                "`version` is required: pass the version you read",
-            )));
-        };
-        self.service.correct(input, version).await.map(Json).map_err(tool_error)
+    async fn memory_correct(
+        &self,
+        Parameters(input): Parameters<wire::CorrectInput>,
+    ) -> Result<Json<wire::Corrected>, CallToolResult> {
+        self.service.correct(input, None).await.map(Json).map_err(tool_error)
     }
 
     #[tool(
         description = "A bounded digest of everything memory holds for this agent: one line per tree with its size, last update and most recent titles. Cheap; use it to decide what to retrieve or browse.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_catalog(&self, Parameters(input): Parameters<wire::CatalogInput>) -> ToolResult<wire::Catalog> {
+    async fn memory_catalog(
+        &self,
+        Parameters(input): Parameters<wire::CatalogInput>,
+    ) -> Result<Json<wire::Catalog>, CallToolResult> {
         self.service.catalog(input).await.map(Json).map_err(tool_error)
     }
 }

@@ -89,7 +89,7 @@ pub(crate) fn document() -> Value {
     get_node["parameters"] = json!([query_parameter(
         "id",
         "A leaf-… or sum-… id.",
-        json!({ "type": "string", "minLength": 1, "maxLength": 64 }),
+        json!({ "type": "string", "pattern": wire::NODE_ID }),
         true
     )]);
     get_node["responses"]["200"]["headers"] =
@@ -99,7 +99,7 @@ pub(crate) fn document() -> Value {
         query_parameter(
             "tree",
             "A tree id; without it, list the trees.",
-            json!({ "type": "string", "minLength": 1, "maxLength": 200 }),
+            json!({ "type": "string", "maxLength": 60, "pattern": wire::TREE_ID }),
             false
         ),
         query_parameter(
@@ -118,21 +118,23 @@ pub(crate) fn document() -> Value {
         false
     )]);
     let mut correct = operation(
-        "Correct a memory: a new version bound to the version read (If-Match or `version`).",
+        "Correct a memory: a new version bound to the version read (`version`, and If-Match if sent).",
         "correct",
         Some(schema("CorrectInput")),
         schema("Corrected"),
         &[
             ("403", "The memory is in a broader layer this server reads but does not write (code `forbidden`)."),
             ("409", "The memory cannot be corrected, e.g. it is a candidate or history (code `conflict`)."),
-            ("412", "Stale version: the memory changed since it was read (code `precondition_failed`)."),
-            ("428", "No version given (code `precondition_required`)."),
+            (
+                "412",
+                "Stale version: the memory changed since it was read, or If-Match and `version` disagree (code `precondition_failed`).",
+            ),
         ],
     );
     correct["parameters"] = json!([{
         "name": "If-Match", "in": "header", "required": false,
-        "description": "The ETag of the version read, e.g. \"2\".",
-        "schema": { "type": "string" }
+        "description": "The ETag of the version read, e.g. \"2\"; must agree with `version`.",
+        "schema": { "type": "string", "pattern": "^(W/)?\"[1-9][0-9]{0,8}\"$|^[1-9][0-9]{0,8}$" }
     }]);
     let mut sync =
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
@@ -163,4 +165,44 @@ pub(crate) fn document() -> Value {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked-in document is what the server serves; regenerate it with
+    /// `ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-cli openapi`.
+    #[test]
+    fn the_checked_in_openapi_document_is_the_served_one() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json");
+        let served = serde_json::to_string_pretty(&document()).unwrap() + "\n";
+        if std::env::var_os("ARBOR_UPDATE_OPENAPI").is_some() {
+            std::fs::write(path, &served).unwrap();
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == served,
+            "crates/cli/openapi.json is out of date: run ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-cli openapi"
+        );
+    }
+
+    #[test]
+    fn every_reference_resolves_and_no_input_names_a_scope() {
+        let document = document();
+        let text = document.to_string();
+        let schemas = document["components"]["schemas"].as_object().unwrap();
+        for piece in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+            let name = piece.split('"').next().unwrap();
+            assert!(schemas.contains_key(name), "dangling reference to {name}");
+        }
+        for input in ["RetrieveInput", "SearchInput", "SaveInput", "CorrectInput", "SyncInput"] {
+            let schema = &schemas[input];
+            assert_eq!(schema["additionalProperties"], false, "{input} refuses unknown fields");
+            let fields = schema["properties"].as_object().unwrap();
+            for scope in ["namespace", "namespaces", "read_chain", "path", "conversation", "project", "run"] {
+                assert!(!fields.contains_key(scope), "{input} must not take `{scope}`");
+            }
+        }
+    }
 }

@@ -108,6 +108,15 @@ fn tree(value: &str) -> ApiResult<TreeId> {
     TreeId::parse(value).map_err(|e| ApiError::invalid(format!("`tree`: {e}")))
 }
 
+fn title_field(title: Option<&str>) -> ApiResult<()> {
+    match title {
+        Some(title) if !wire::is_title(title) || title.chars().count() > 200 => Err(ApiError::invalid(
+            "`title` must be 1 to 200 characters, not all whitespace, without control characters",
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn in_range(field: &str, value: Option<u32>, min: u32, max: u32) -> ApiResult<Option<usize>> {
     match value {
         Some(v) if !(min..=max).contains(&v) => {
@@ -118,8 +127,8 @@ fn in_range(field: &str, value: Option<u32>, min: u32, max: u32) -> ApiResult<Op
 }
 
 fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
-    if value.trim().is_empty() {
-        return Err(ApiError::invalid(format!("`{field}` is empty")));
+    if !wire::is_some_text(value) {
+        return Err(ApiError::invalid(format!("`{field}` is empty or holds a NUL character")));
     }
     if value.chars().count() > max_chars {
         return Err(ApiError::invalid(format!("`{field}` is longer than {max_chars} characters")));
@@ -187,12 +196,12 @@ impl Service {
     /// A node by id. Restricted memories are not served to agents at all: they are answered
     /// like ids that do not exist.
     pub(crate) async fn read(&self, input: wire::ReadInput) -> ApiResult<wire::Node> {
+        if !wire::is_node_id(&input.id) {
+            return Err(ApiError::invalid(format!("{:?} is not a leaf or summary id", input.id)));
+        }
         let not_found = || ApiError::new(404, "not_found", format!("node {} not found", input.id));
         let view = match self.arbor.show(&self.chain, &input.id).await {
             Ok(view) => view,
-            Err(AppError::InvalidRequest(_)) => {
-                return Err(ApiError::invalid(format!("{:?} is not a leaf or summary id", input.id)));
-            }
             Err(error) if error.is_not_found() => return Err(not_found()),
             Err(error) => return Err(error.into()),
         };
@@ -285,17 +294,17 @@ impl Service {
     }
 
     pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
-        let actor = match input.actor.as_deref() {
-            None | Some("user") => Actor::User,
-            Some("agent" | "assistant") => Actor::Assistant,
-            Some("tool") => Actor::Tool,
-            Some("integration") => Actor::Integration,
-            Some(other) => {
-                return Err(ApiError::invalid(format!(
-                    "unknown actor {other:?}; expected user, agent, tool or integration"
-                )));
-            }
+        let actor = match input.actor {
+            None | Some(wire::Actor::User) => Actor::User,
+            Some(wire::Actor::Agent) => Actor::Assistant,
+            Some(wire::Actor::Tool) => Actor::Tool,
+            Some(wire::Actor::Integration) => Actor::Integration,
         };
+        text_field("text", &input.text, 16_384)?;
+        title_field(input.title.as_deref())?;
+        if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
+            return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
+        }
         let source = match input.message_id {
             Some(message_id) => SourceRef::Message { conversation: None, message_id },
             None => SourceRef::UserEntry,
@@ -342,17 +351,37 @@ impl Service {
         Ok(wire::SaveResult { chunks })
     }
 
-    /// A correction bound to `version` (from the body or an `If-Match` header).
-    pub(crate) async fn correct(&self, input: wire::CorrectInput, version: u32) -> ApiResult<wire::Corrected> {
+    /// A correction bound to the version read. `if_match` is a second statement of it (HTTP's
+    /// `If-Match`); when the two disagree, one of them is stale.
+    pub(crate) async fn correct(&self, input: wire::CorrectInput, if_match: Option<u32>) -> ApiResult<wire::Corrected> {
+        let not_found = || ApiError::new(404, "not_found", format!("leaf {} not found", input.id));
+        if !(wire::is_node_id(&input.id) && input.id.starts_with("leaf-")) {
+            return Err(ApiError::invalid(format!("{:?} is not a leaf id", input.id)));
+        }
         let id = LeafId::parse(&input.id).map_err(|_| ApiError::invalid(format!("{:?} is not a leaf id", input.id)))?;
         let expected_version =
-            Version::new(version).ok_or_else(|| ApiError::invalid("`version` starts at 1".to_owned()))?;
+            Version::new(input.version).ok_or_else(|| ApiError::invalid("`version` starts at 1".to_owned()))?;
+        text_field("text", &input.text, 16_384)?;
+        title_field(input.title.as_deref())?;
+        if let Some(tag) = if_match.filter(|&tag| tag != input.version) {
+            // Existence first, so the answer for an unreadable id stays "not found".
+            return match self.arbor.show(&self.chain, &input.id).await {
+                Ok(_) => Err(ApiError::new(
+                    412,
+                    "precondition_failed",
+                    format!(
+                        "If-Match names version {tag} but `version` is {}; at most one of them is current",
+                        input.version
+                    ),
+                )),
+                Err(error) if error.is_not_found() => Err(not_found()),
+                Err(error) => Err(error.into()),
+            };
+        }
         let correction = Correction { id, expected_version, text: input.text, title: input.title };
         let receipt = match self.arbor.correct(&self.chain, &correction).await {
             Ok(receipt) => receipt,
-            Err(error) if error.is_not_found() => {
-                return Err(ApiError::new(404, "not_found", format!("leaf {} not found", input.id)));
-            }
+            Err(error) if error.is_not_found() => return Err(not_found()),
             Err(error) => return Err(error.into()),
         };
         Ok(wire::Corrected {
@@ -393,5 +422,68 @@ impl Service {
     pub(crate) async fn sync(&self, input: wire::SyncInput) -> ApiResult<wire::Synced> {
         let max = in_range("max_jobs", input.max_jobs, 1, 10_000)?.unwrap_or(1_000);
         mirror(&self.arbor.run_jobs(Some(max)).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_domain::id::ScopeId;
+    use arbor_domain::read_chain::TrustedContext;
+
+    /// The wire mirrors read back exactly what the app writes, so their schemas describe the
+    /// real output (a field the app adds or renames fails here before any client sees it).
+    #[tokio::test]
+    async fn wire_mirrors_are_exact() {
+        let arbor = Arbor::in_memory();
+        let context = TrustedContext::Conversation {
+            conversation: ScopeId::parse("c1").unwrap(),
+            project: Some(ScopeId::parse("p1").unwrap()),
+            agent: None,
+        };
+        let chain = arbor.read_chain(&context).unwrap();
+        for (i, text) in [
+            "Dana prefers morning meetings before 10am.",
+            "Dana is leading the migration to Postgres.",
+            "My favorite color is green.",
+            "My favorite color is blue.",
+            "We never deploy on Fridays.",
+            "Dana has a dog called Miso.",
+            "The staging cluster runs in Frankfurt.",
+            "Dana wants weekly status notes.",
+            "Dana moved the review to Thursday last week.",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut event = Event::user_message(*text);
+            event.source = SourceRef::Message { conversation: None, message_id: format!("m{i}") };
+            arbor.ingest(&chain, event).await.unwrap();
+        }
+        let jobs = arbor.run_jobs(None).await.unwrap();
+        assert_eq!(
+            mirror::<wire::Synced>(&jobs).map(|m| serde_json::to_value(m).unwrap()),
+            Ok(serde_json::to_value(&jobs).unwrap())
+        );
+        for (query, mode) in [
+            ("when does Dana like meetings?", RetrieveMode::Auto),
+            ("what happened last week?", RetrieveMode::ExactEvidence),
+            ("tell me about Dana", RetrieveMode::BroadSummary),
+        ] {
+            let mut request = RetrieveRequest::new(query);
+            request.mode = mode;
+            request.record = true;
+            let pack = arbor.retrieve(&chain, &request).await.unwrap();
+            assert!(!pack.evidence.is_empty());
+            let wire: wire::Pack = mirror(&pack).unwrap();
+            assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&pack).unwrap(), "{query}");
+        }
+        let catalog = arbor.catalog(&chain, 4000).await.unwrap();
+        let wire: wire::Catalog = mirror(&catalog).unwrap();
+        assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&catalog).unwrap());
+        let tree = arbor.browse(&chain).await.unwrap().remove(0).tree.tree_id;
+        let outline = arbor.browse_tree(&chain, &tree, 8).await.unwrap();
+        let wire: Vec<wire::OutlineNode> = mirror(&outline.nodes).unwrap();
+        assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&outline.nodes).unwrap());
     }
 }

@@ -7,8 +7,100 @@
 //! silently ignored. Outputs mirror the app's own serialization (the pack is the contract);
 //! tests check that each mirror reads back exactly what the app writes.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use arbor_domain::model::MemoryKind;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Text with something in it and no NUL (what event validation accepts), as a JSON Schema
+/// pattern. ECMA's `\s` and Rust's whitespace differ only in U+FEFF (ECMA's) and U+0085
+/// (Rust's), so both are excluded from the character that must be there.
+const SOME_TEXT: &str = r"^[^\x00]*[^\s\x00\x85][^\x00]*$";
+
+/// A title: [`SOME_TEXT`] without control characters.
+const TITLE: &str = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$";
+
+/// A host reference (message id): no control characters.
+const REFERENCE: &str = r"^[^\x00-\x1f\x7f-\x9f]+$";
+
+/// A date-time in the years every store can hold (1678-2261, what a 64-bit nanosecond count
+/// spans).
+const STORABLE_YEAR: &str = r"^(167[89]|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|226[01])-";
+
+/// A tree id: `<category>:<slug>`.
+pub(crate) const TREE_ID: &str = r"^(interaction|integration):[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// A leaf or summary id.
+pub(crate) const NODE_ID: &str = r"^(leaf|sum)-[0-9a-z]{26}$";
+
+/// Whether `value` matches [`SOME_TEXT`]: the same rule in Rust.
+pub(crate) fn is_some_text(value: &str) -> bool {
+    !value.contains('\0') && value.chars().any(|c| !c.is_whitespace() && c != '\u{feff}')
+}
+
+/// Whether `value` matches [`TITLE`] (or [`REFERENCE`], which asks less).
+pub(crate) fn is_title(value: &str) -> bool {
+    is_some_text(value) && !value.chars().any(char::is_control)
+}
+
+/// A leaf or summary id, as the API accepts it.
+pub(crate) fn is_node_id(value: &str) -> bool {
+    let Some((prefix, rest)) = value.split_once('-') else { return false };
+    matches!(prefix, "leaf" | "sum")
+        && rest.len() == 26
+        && rest.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+}
+
+fn kind_names() -> Vec<&'static str> {
+    MemoryKind::ALL.iter().map(|k| k.as_str()).collect()
+}
+
+fn kind_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "enum": kind_names() })
+}
+
+fn optional_kind_schema(_: &mut SchemaGenerator) -> Schema {
+    let mut names: Vec<serde_json::Value> = kind_names().into_iter().map(Into::into).collect();
+    names.push(serde_json::Value::Null);
+    json_schema!({ "type": ["string", "null"], "enum": names, "default": null })
+}
+
+fn kinds_schema(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": kind_schema(generator), "maxItems": 16, "default": [] })
+}
+
+/// A number as JSON writes it, or as a query string does.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumberOrText {
+    Number(serde_json::Number),
+    Text(String),
+}
+
+/// An optional whole number: JSON Schema's `integer` includes `25.0`, so the server does too;
+/// in a query string it arrives as text.
+fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
+    let number = match Option::<NumberOrText>::deserialize(deserializer)? {
+        None => return Ok(None),
+        Some(NumberOrText::Number(number)) => number,
+        Some(NumberOrText::Text(text)) => {
+            return text.parse::<u32>().map(Some).map_err(|_| {
+                serde::de::Error::custom(format!("expected a whole number from 0 to {}, got {text:?}", u32::MAX))
+            });
+        }
+    };
+    if let Some(n) = number.as_u64() {
+        return u32::try_from(n).map(Some).map_err(|_| serde::de::Error::custom(format!("{n} is too large")));
+    }
+    match number.as_f64() {
+        Some(f) if f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&f) => Ok(Some(f as u32)),
+        _ => Err(serde::de::Error::custom(format!("expected a whole number from 0 to {}, got {number}", u32::MAX))),
+    }
+}
+
+/// Like [`whole_number`], for a required field.
+fn required_whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    whole_number(deserializer)?.ok_or_else(|| serde::de::Error::custom("expected a whole number, got null"))
+}
 
 /// How a question should be answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -29,27 +121,29 @@ pub(crate) enum Mode {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RetrieveInput {
     /// The question, in the user's words.
-    #[schemars(length(min = 1, max = 4096))]
+    #[schemars(length(min = 1, max = 4096), pattern(SOME_TEXT))]
     pub query: String,
     #[serde(default)]
     pub mode: Mode,
     /// At most this many evidence items (1-100).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 1, max = 100))]
     pub max_results: Option<u32>,
     /// At most this many characters of evidence in total (100-100000).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 100, max = 100000))]
     pub max_chars: Option<u32>,
     /// Answer as of this instant (RFC 3339): facts valid then, including since-replaced ones.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
     pub as_of: Option<String>,
     /// Only this tree, e.g. `interaction:dana`.
     #[serde(default)]
+    #[schemars(length(max = 60), pattern(TREE_ID))]
     pub tree: Option<String>,
-    /// Only these kinds of memory (fact, preference, constraint, decision, event, procedure, …).
+    /// Only these kinds of memory.
     #[serde(default)]
-    #[schemars(length(max = 16))]
+    #[schemars(schema_with = "kinds_schema")]
     pub kinds: Vec<String>,
     /// Keep an explanation of this retrieval; the pack's `retrieval_id` names it.
     #[serde(default)]
@@ -60,10 +154,10 @@ pub(crate) struct RetrieveInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchInput {
-    #[schemars(length(min = 1, max = 4096))]
+    #[schemars(length(min = 1, max = 4096), pattern(SOME_TEXT))]
     pub query: String,
     /// At most this many hits (1-100, default 10).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<u32>,
 }
@@ -74,9 +168,10 @@ pub(crate) struct SearchInput {
 pub(crate) struct BrowseInput {
     /// A tree id from the listing or a pack (e.g. `interaction:dana`); without it, list trees.
     #[serde(default)]
+    #[schemars(length(max = 60), pattern(TREE_ID))]
     pub tree: Option<String>,
     /// How many levels of the outline to show (1-8, default 3).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 1, max = 8))]
     pub depth: Option<u32>,
 }
@@ -86,7 +181,7 @@ pub(crate) struct BrowseInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadInput {
     /// A `leaf-…` or `sum-…` id from a pack, a search hit or an outline.
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(pattern(NODE_ID))]
     pub id: String,
 }
 
@@ -95,26 +190,38 @@ pub(crate) struct ReadInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SaveInput {
-    /// What happened or was said, in plain words (at most 64 KiB).
-    #[schemars(length(min = 1, max = 65536))]
+    /// What happened or was said, in plain words.
+    #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
-    /// Who said it: `user` (default), `agent`, `tool` or `integration`.
+    /// Who said it (default `user`).
     #[serde(default)]
-    pub actor: Option<String>,
-    /// When it happened (RFC 3339); default now.
+    pub actor: Option<Actor>,
+    /// When it happened (RFC 3339, years 1678-2261); default now.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub observed_at: Option<String>,
     /// The host's id of the message it came from, for provenance.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 256))]
+    #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub message_id: Option<String>,
-    /// The kind, if known: fact, preference, constraint, decision, event, procedure, …
+    /// The kind, if the host knows it.
     #[serde(default)]
+    #[schemars(schema_with = "optional_kind_schema")]
     pub kind: Option<String>,
     /// A short title, if the host has one.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = 200), pattern(TITLE))]
     pub title: Option<String>,
+}
+
+/// Who said what is being saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Actor {
+    User,
+    Agent,
+    Tool,
+    Integration,
 }
 
 /// A correction: the new text of a memory, bound to the version the caller read.
@@ -122,17 +229,17 @@ pub(crate) struct SaveInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct CorrectInput {
     /// The memory's `leaf-…` id, as read.
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
     pub id: String,
-    /// The version that was read. Over HTTP it may come in `If-Match` instead.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub version: Option<u32>,
+    /// The version that was read (over HTTP, an `If-Match` header must agree with it).
+    #[serde(deserialize_with = "required_whole_number")]
+    #[schemars(range(min = 1, max = 4294967295u32))]
+    pub version: u32,
     /// What the memory should say.
-    #[schemars(length(min = 1, max = 65536))]
+    #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
     #[serde(default)]
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = 200), pattern(TITLE))]
     pub title: Option<String>,
 }
 
@@ -141,7 +248,7 @@ pub(crate) struct CorrectInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct CatalogInput {
     /// At most this many characters (200-20000, default 4000, about 1000 tokens).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 200, max = 20000))]
     pub budget_chars: Option<u32>,
 }
@@ -151,7 +258,7 @@ pub(crate) struct CatalogInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct SyncInput {
     /// At most this many jobs (1-10000, default 1000).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 1, max = 10000))]
     pub max_jobs: Option<u32>,
 }
@@ -455,8 +562,8 @@ pub(crate) struct ErrorBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct ErrorDetail {
     /// One of: invalid_request, unauthorized, forbidden, not_found, method_not_allowed,
-    /// precondition_failed, precondition_required, payload_too_large, unsupported_media_type,
-    /// conflict, contention, unavailable, internal.
+    /// precondition_failed, payload_too_large, unsupported_media_type, conflict, unavailable,
+    /// internal.
     pub code: String,
     pub message: String,
 }

@@ -1,0 +1,174 @@
+//! `cargo xtask clients` and `cargo xtask load`: the agent interfaces driven by real clients
+//! nobody here wrote — the official Python MCP SDK over stdio and streamable HTTP, and
+//! schemathesis against the served OpenAPI document — and a load of concurrent retrievals over
+//! HTTP on loopback.
+//!
+//! The clients live in a Python virtual environment (`$ARBOR_PY_ENV`, default
+//! `~/.cache/arbor-py`) built from `tests/clients/requirements.txt` (pinned, from PyPI) and
+//! rebuilt when that file changes.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, step, tidy};
+
+const REQUIREMENTS: &str = "tests/clients/requirements.txt";
+
+/// The virtual environment's Python, created or refreshed to match the requirements.
+fn python_env(root: &Path) -> Result<PathBuf> {
+    let env = std::env::var_os("ARBOR_PY_ENV").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/tmp"));
+        home.join(".cache").join("arbor-py")
+    });
+    let python = env.join("bin").join("python");
+    let requirements = std::fs::read_to_string(root.join(REQUIREMENTS)).context("reading the client requirements")?;
+    let stamp = env.join("arbor-requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == requirements) {
+        return Ok(python);
+    }
+    println!("\n==> python clients ({}) into {}", REQUIREMENTS, env.display());
+    let mut venv = Command::new("python3");
+    venv.args(["-m", "venv", "--clear"]).arg(&env);
+    step("python3 -m venv", venv)?;
+    let mut pip = Command::new(&python);
+    pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(root.join(REQUIREMENTS));
+    step("pip install the MCP SDK and schemathesis", pip)?;
+    std::fs::write(&stamp, requirements).context("recording the installed requirements")?;
+    Ok(python)
+}
+
+/// Builds the `arbor` binary (debug, the default features) and returns its path.
+fn arbor_binary(root: &Path) -> Result<PathBuf> {
+    let mut build = cargo();
+    build.args(["build", "--locked", "--bin", "arbor"]);
+    step("cargo build --bin arbor", build)?;
+    Ok(crate::bench::target_dir(root)?.join("debug").join("arbor"))
+}
+
+/// A server started for a client; stopped when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `arbor serve --http` on a free loopback port, bound to the quickstart's scope.
+fn serve(arbor: &Path, store: &Path) -> Result<Server> {
+    let mut child = Command::new(arbor)
+        .arg("--root")
+        .arg(store)
+        .args(["serve", "--http", "--listen", "127.0.0.1:0", "--conversation", "quickstart"])
+        .args(["--project", "lumen-platform"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting arbor serve")?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().context("server stdout")?).read_line(&mut line)?;
+    let addr = line
+        .strip_prefix("listening on ")
+        .and_then(|rest| rest.split(": ").next())
+        .map(str::to_owned)
+        .with_context(|| format!("unexpected first line from arbor serve: {line:?}"))?;
+    Ok(Server { child, addr })
+}
+
+fn quickstart(arbor: &Path, store: &Path, embedder: &str) -> Result<()> {
+    let mut quickstart = Command::new(arbor);
+    quickstart.args(["quickstart", "--embedder", embedder, "--dir"]).arg(store).stdout(Stdio::null());
+    step("arbor quickstart (the store the clients talk to)", quickstart)
+}
+
+pub(crate) fn clients() -> Result<()> {
+    let root = tidy::workspace_root();
+    let python = python_env(&root)?;
+    let arbor = arbor_binary(&root)?;
+
+    let mut mcp = Command::new(&python);
+    mcp.arg(root.join("tests/clients/mcp_client.py")).arg("--arbor").arg(&arbor);
+    step("MCP: the official Python SDK drives arbor serve --mcp (stdio and streamable HTTP)", mcp)?;
+
+    let scratch = tempfile_dir("arbor-openapi")?;
+    let store = scratch.join("store");
+    quickstart(&arbor, &store, "hashing")?;
+    let server = serve(&arbor, &store)?;
+    let mut schemathesis = Command::new(python.with_file_name("schemathesis"));
+    schemathesis
+        .arg("--config-file")
+        .arg(root.join("tests/clients/schemathesis.toml"))
+        .arg("run")
+        .arg(format!("http://{}/openapi.json", server.addr))
+        .args(["--checks", "all", "--max-examples", "40", "--workers", "1", "--seed", "20261130"]);
+    let outcome = step("OpenAPI conformance: schemathesis against /openapi.json", schemathesis);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&scratch);
+    outcome
+}
+
+/// `cargo xtask load [--requests N] [--concurrency N] [--memories N]`: a release build serving
+/// a store of synthetic memories (the local embedder when installed), and N retrievals with
+/// that many in flight at once; prints errors, throughput and p50/p95/p99 latency.
+pub(crate) fn load(args: &[String]) -> Result<()> {
+    let mut requests = "200".to_owned();
+    let mut concurrency = "200".to_owned();
+    let mut memories = "2000".to_owned();
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next().with_context(|| format!("{flag} needs a value"))?.clone();
+        match flag.as_str() {
+            "--requests" => requests = value,
+            "--concurrency" => concurrency = value,
+            "--memories" => memories = value,
+            other => {
+                bail!("unknown flag {other}; usage: cargo xtask load [--requests N] [--concurrency N] [--memories N]")
+            }
+        }
+    }
+    let root = tidy::workspace_root();
+    let python = python_env(&root)?;
+    let mut build = cargo();
+    build.args(["build", "--release", "--locked", "--bin", "arbor"]);
+    step("cargo build --release --bin arbor", build)?;
+    let arbor = crate::bench::target_dir(&root)?.join("release").join("arbor");
+
+    let scratch = tempfile_dir("arbor-load")?;
+    let store = scratch.join("store");
+    quickstart(&arbor, &store, "auto")?;
+    let mut fill = Command::new(&python);
+    fill.arg(root.join("tests/clients/load.py"))
+        .args(["memories", "--count", &memories, "--arbor"])
+        .arg(&arbor)
+        .arg("--root")
+        .arg(&store);
+    step("ingest synthetic memories", fill)?;
+    let server = serve(&arbor, &store)?;
+    let mut run = Command::new(&python);
+    run.arg(root.join("tests/clients/load.py")).args([
+        "retrieve",
+        "--requests",
+        &requests,
+        "--concurrency",
+        &concurrency,
+        "--addr",
+        &server.addr,
+    ]);
+    let outcome = step("concurrent retrievals over HTTP", run);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&scratch);
+    outcome
+}
+
+fn tempfile_dir(prefix: &str) -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
