@@ -62,12 +62,13 @@ impl Drop for Server {
 }
 
 /// Starts `arbor serve --http` on a free loopback port, bound to the quickstart's scope.
-fn serve(arbor: &Path, store: &Path) -> Result<Server> {
+fn serve(arbor: &Path, store: &Path, extra: &[&str]) -> Result<Server> {
     let mut child = Command::new(arbor)
         .arg("--root")
         .arg(store)
         .args(["serve", "--http", "--listen", "127.0.0.1:0", "--conversation", "quickstart"])
         .args(["--project", "lumen-platform"])
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .context("starting arbor serve")?;
@@ -99,7 +100,7 @@ pub(crate) fn clients() -> Result<()> {
     let scratch = tempfile_dir("arbor-openapi")?;
     let store = scratch.join("store");
     quickstart(&arbor, &store, "hashing")?;
-    let server = serve(&arbor, &store)?;
+    let server = serve(&arbor, &store, &[])?;
     let mut schemathesis = Command::new(python.with_file_name("schemathesis"));
     schemathesis
         .arg("--config-file")
@@ -149,19 +150,19 @@ pub(crate) fn load(args: &[String]) -> Result<()> {
         .arg("--root")
         .arg(&store);
     step("ingest synthetic memories", fill)?;
-    let server = serve(&arbor, &store)?;
-    let mut run = Command::new(&python);
-    run.arg(root.join("tests/clients/load.py")).args([
-        "retrieve",
-        "--requests",
-        &requests,
-        "--concurrency",
-        &concurrency,
-        "--addr",
-        &server.addr,
-    ]);
-    let outcome = step("concurrent retrievals over HTTP", run);
-    drop(server);
+    // Side by side on the same store: concurrent questions embedded in shared batches (how
+    // `arbor serve` runs), then each on its own.
+    let mut outcome = Ok(());
+    let configurations: [(&str, &[&str]); 2] =
+        [("batched embeddings", &[]), ("one embedding call per question", &["--embed-one-at-a-time"])];
+    for (name, extra) in configurations {
+        let server = serve(&arbor, &store, extra)?;
+        let mut run = Command::new(&python);
+        run.arg(root.join("tests/clients/load.py"));
+        run.args(["retrieve", "--requests", &requests, "--concurrency", &concurrency, "--addr", &server.addr]);
+        outcome = outcome.and(step(&format!("concurrent retrievals over HTTP: {name}"), run));
+        drop(server);
+    }
     let _ = std::fs::remove_dir_all(&scratch);
     outcome
 }

@@ -8,8 +8,10 @@
 //! | [`OpenAiReasoner`]: any `/v1/chat/completions` endpoint, answers constrained to JSON schemas | `openai` | remote |
 //!
 //! [`packaged`] finds and installs models shipped as PyPI packages; it needs neither feature.
+//! [`CoalescingEmbedder`] merges concurrent calls to any embedder into batches (servers).
 //! Remote adapters report `Locality::Remote`, and the app never sends them restricted text.
 
+mod coalesce;
 mod error;
 #[cfg(feature = "local-embed")]
 mod local;
@@ -17,6 +19,7 @@ mod local;
 pub mod openai;
 pub mod packaged;
 
+pub use coalesce::{COALESCED_BATCH, CoalescingEmbedder};
 pub use error::ModelError;
 #[cfg(feature = "local-embed")]
 pub use local::{BATCH_SIZE, LocalEmbedder, MAX_TOKENS};

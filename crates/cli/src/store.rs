@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arbor_adapters_models::CoalescingEmbedder;
+
 use anyhow::{Context, Result, bail};
 use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
 use arbor_app::{Arbor, Options, Policy, Ports};
@@ -265,13 +267,33 @@ pub(crate) struct Opened {
 /// Opens the store at `root` with the adapters its configuration names, and cleans up after
 /// any writer that died mid-write.
 pub(crate) async fn open(root: &Path) -> Result<Opened> {
+    open_with(root, Embedders::OneCallerAtATime).await
+}
+
+/// How embedders are called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Embedders {
+    /// As built: a command makes its calls itself, already batched.
+    OneCallerAtATime,
+    /// Behind a [`CoalescingEmbedder`]: a server's concurrent questions are embedded together.
+    Coalesced,
+}
+
+/// [`open`], choosing how embedders are called.
+pub(crate) async fn open_with(root: &Path, embedders: Embedders) -> Result<Opened> {
+    let wrap = |embedder: Arc<dyn arbor_ports::Embedder>| -> Arc<dyn arbor_ports::Embedder> {
+        match embedders {
+            Embedders::OneCallerAtATime => embedder,
+            Embedders::Coalesced => Arc::new(CoalescingEmbedder::new(embedder, arbor_adapters_models::COALESCED_BATCH)),
+        }
+    };
     let config = StoreConfig::load(root)?;
     let database = Database::open(root, &config).await?;
     let ports = Ports {
         store: database.store(),
         index: database.index(),
         bodies: Arc::new(FsBodyStore::open(root)?),
-        embedder: config.embedder.build()?,
+        embedder: wrap(config.embedder.build()?),
         reasoner: config.reasoner.build()?,
         clock: Arc::new(SystemClock::default()),
         ids: Arc::new(RandomIds),
@@ -279,10 +301,11 @@ pub(crate) async fn open(root: &Path) -> Result<Opened> {
     let options = Options { owner: owner(), ..Options::default() };
     let mut arbor = Arbor::new(ports, Policy::default(), options);
     if let Some(previous) = &config.previous_embedder {
-        arbor = arbor.migrating_from(previous.build().context("loading the embedder being replaced")?);
+        arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));
     }
     if let Some(local) = &config.restricted_embedder {
-        arbor = arbor.with_restricted_embedder(local.build().context("loading the embedder for restricted text")?)?;
+        arbor =
+            arbor.with_restricted_embedder(wrap(local.build().context("loading the embedder for restricted text")?))?;
     }
     let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
     if recovered.intents_cleared > 0 {

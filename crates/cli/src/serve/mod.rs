@@ -41,6 +41,10 @@ pub(crate) struct Args {
     /// loopback.
     #[arg(long, env = "ARBOR_API_TOKEN", value_name = "TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Embed each question on its own instead of batching concurrent ones (for measuring what
+    /// batching buys; `cargo xtask load` runs both).
+    #[arg(long, hide = true)]
+    embed_one_at_a_time: bool,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
     max_body_bytes: usize,
@@ -50,7 +54,10 @@ pub(crate) struct Args {
 }
 
 pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
-    let opened = store::open(root).await?;
+    // Concurrent questions share embedding batches.
+    let embedders =
+        if args.embed_one_at_a_time { store::Embedders::OneCallerAtATime } else { store::Embedders::Coalesced };
+    let opened = store::open_with(root, embedders).await?;
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
     let service = Arc::new(Service::new(opened.arbor, chain));
