@@ -12,34 +12,39 @@ use tokio::sync::{mpsc, oneshot};
 /// The batch size servers coalesce to: the local embedder's own batch.
 pub const COALESCED_BATCH: usize = 32;
 
+/// Calls that may wait for a batch before new callers wait to join the queue.
+const QUEUED_CALLS: usize = 1024;
+
 /// One caller's texts and where its vectors go.
 struct Pending {
     texts: Vec<String>,
     reply: oneshot::Sender<Result<Vec<Vec<f32>>>>,
 }
 
-/// Any [`Embedder`], with concurrent calls merged into batches of up to `max_batch` texts.
-/// Results are exactly the inner embedder's (one vector per text, in order); if a merged batch
-/// fails, each call in it is retried alone, so one caller's failure is never another's.
+/// Any [`Embedder`], with concurrent calls merged into batches of about `max_batch` texts (a
+/// caller's texts are never split). Each caller gets one vector per text, in order, from the
+/// inner embedder; a batch refused as invalid is retried call by call, so one caller's bad text
+/// is never another's failure. Batches run one at a time, in arrival order.
 #[derive(Debug, Clone)]
 pub struct CoalescingEmbedder {
     id: EmbedderId,
     locality: Locality,
-    queue: mpsc::UnboundedSender<Pending>,
+    queue: mpsc::Sender<Pending>,
 }
 
 impl CoalescingEmbedder {
     /// Wraps `inner`; must be called inside a tokio runtime (it starts the batching task, which
     /// ends when the last clone of this embedder is dropped).
     pub fn new(inner: Arc<dyn Embedder>, max_batch: usize) -> CoalescingEmbedder {
-        let (queue, calls) = mpsc::unbounded_channel();
+        // Bounded: under more load than the model can take, callers wait to be queued.
+        let (queue, calls) = mpsc::channel(QUEUED_CALLS);
         let (id, locality) = (inner.id(), inner.locality());
         tokio::spawn(run_batches(inner, calls, max_batch.max(1)));
         CoalescingEmbedder { id, locality, queue }
     }
 }
 
-async fn run_batches(inner: Arc<dyn Embedder>, mut calls: mpsc::UnboundedReceiver<Pending>, max_batch: usize) {
+async fn run_batches(inner: Arc<dyn Embedder>, mut calls: mpsc::Receiver<Pending>, max_batch: usize) {
     while let Some(first) = calls.recv().await {
         let mut size = first.texts.len();
         let mut group = vec![first];
@@ -52,24 +57,50 @@ async fn run_batches(inner: Arc<dyn Embedder>, mut calls: mpsc::UnboundedReceive
                 Err(_) => break,
             }
         }
-        if group.len() == 1 {
-            let Pending { texts, reply } = group.remove(0);
-            let _ = reply.send(inner.embed(&texts).await);
+        // Callers that gave up (a client that disconnected) are not embedded for nothing.
+        group.retain(|pending| !pending.reply.is_closed());
+        if group.is_empty() {
             continue;
         }
-        let all: Vec<String> = group.iter().flat_map(|p| p.texts.iter().cloned()).collect();
-        match inner.embed(&all).await {
-            Ok(vectors) if vectors.len() == all.len() => {
-                let mut vectors = vectors.into_iter();
-                for pending in group {
-                    let mine: Vec<Vec<f32>> = vectors.by_ref().take(pending.texts.len()).collect();
-                    let _ = pending.reply.send(Ok(mine));
-                }
+        // Each batch in its own task: a panic in the model fails that batch, not the batcher.
+        let batch = tokio::spawn(embed_group(inner.clone(), group));
+        if let Err(error) = batch.await {
+            tracing::error!(%error, "an embedding batch panicked; its callers got an error");
+        }
+    }
+}
+
+/// Embeds a group's texts in one call and hands each caller its own vectors. If the call is
+/// refused as invalid, some caller's text is to blame: each is embedded alone, so only that
+/// caller fails. Any other failure (the model is down, a timeout) is every caller's.
+async fn embed_group(inner: Arc<dyn Embedder>, group: Vec<Pending>) {
+    if let [_] = group.as_slice() {
+        let Some(Pending { texts, reply }) = group.into_iter().next() else { return };
+        let _ = reply.send(inner.embed(&texts).await);
+        return;
+    }
+    let all: Vec<String> = group.iter().flat_map(|p| p.texts.iter().cloned()).collect();
+    match inner.embed(&all).await {
+        Ok(vectors) if vectors.len() == all.len() => {
+            let mut vectors = vectors.into_iter();
+            for pending in group {
+                let mine: Vec<Vec<f32>> = vectors.by_ref().take(pending.texts.len()).collect();
+                let _ = pending.reply.send(Ok(mine));
             }
-            _ => {
-                for Pending { texts, reply } in group {
-                    let _ = reply.send(inner.embed(&texts).await);
-                }
+        }
+        Err(arbor_ports::Error::Invalid { .. }) => {
+            for Pending { texts, reply } in group {
+                let _ = reply.send(inner.embed(&texts).await);
+            }
+        }
+        other => {
+            let reason = match other {
+                Ok(vectors) => format!("{} vectors for {} texts", vectors.len(), all.len()),
+                Err(error) => error.to_string(),
+            };
+            for pending in group {
+                let failed = arbor_ports::Error::Unavailable { backend: "embedder", source: reason.clone().into() };
+                let _ = pending.reply.send(Err(failed));
             }
         }
     }
@@ -94,7 +125,7 @@ impl Embedder for CoalescingEmbedder {
             backend: "embedding batcher",
             source: "the batching task has stopped".into(),
         };
-        self.queue.send(Pending { texts: texts.to_vec(), reply }).map_err(|_| gone())?;
+        self.queue.send(Pending { texts: texts.to_vec(), reply }).await.map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?
     }
 }

@@ -1,15 +1,31 @@
 //! Browsing and showing: the inspection side of memory (`memory_browse`, `arbor show`). Reads
 //! go through the caller's read chain like retrieval does; an id outside it is not found.
+//!
+//! Two audiences: the operator at the terminal owns the store and sees every status
+//! ([`Disclosure::Everything`]); an agent sees what its chain could retrieve, plus history by
+//! id ([`Disclosure::Retrievable`], `VisibilityFilter::opens_by_id`) — never candidates,
+//! rejected, forgotten, expired or restricted memories, nor what a frozen layer did not see.
 
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{ContentHash, LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{BodyStoreExt, Error, StoreCounts};
 use serde::Serialize;
 
 use crate::{AppError, AppResult, Arbor};
+
+/// How much of what the chain's namespaces hold a caller may see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disclosure {
+    /// Every status: the person who owns the store, at its command line.
+    Everything,
+    /// What the chain could retrieve now, plus superseded versions opened by id: agents and
+    /// API clients.
+    Retrievable,
+}
 
 /// A tree at a glance.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,15 +76,24 @@ pub struct Stats {
 }
 
 impl Arbor {
-    /// The trees the chain can read, with sizes.
-    pub async fn browse(&self, chain: &ReadChain) -> AppResult<Vec<TreeOverview>> {
+    /// The trees the chain can read, with sizes. Under [`Disclosure::Retrievable`] only trees
+    /// with something retrievable are listed, and only that is counted.
+    pub async fn browse(&self, chain: &ReadChain, disclosure: Disclosure) -> AppResult<Vec<TreeOverview>> {
         let store = &self.ports.store;
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let filter = self.disclosure_filter(chain, disclosure);
         let mut out = Vec::new();
         for tree in store.trees(&scope).await? {
             let ns = std::slice::from_ref(&tree.namespace);
-            let leaves = store.tree_leaves(&tree.namespace, &tree.tree_id, &Default::default()).await?;
-            let summaries = store.tree_summaries(&tree.namespace, &tree.tree_id).await?;
+            let mut leaves = store.tree_leaves(&tree.namespace, &tree.tree_id, &Default::default()).await?;
+            let mut summaries = store.tree_summaries(&tree.namespace, &tree.tree_id).await?;
+            if let Some(filter) = &filter {
+                leaves.retain(|l| filter.admits(&NodeFacts::of_leaf(l)));
+                summaries.retain(|s| filter.admits(&NodeFacts::of_summary(s)));
+                if leaves.is_empty() {
+                    continue;
+                }
+            }
             let root_title = match &tree.root {
                 Some(root) => store.summary(ns, root).await?.map(|s| s.title),
                 None => None,
@@ -86,11 +111,26 @@ impl Arbor {
 
     /// A tree's outline, `depth` levels deep from the root (or from its unsealed frontier if it
     /// has no root yet). Looks the tree up in the chain's namespaces, most specific first.
-    pub async fn browse_tree(&self, chain: &ReadChain, tree_id: &TreeId, depth: usize) -> AppResult<TreeOutline> {
+    /// Under [`Disclosure::Retrievable`], nodes the chain could not retrieve are left out (and
+    /// counted as hidden), and a tree with nothing retrievable is not found.
+    pub async fn browse_tree(
+        &self,
+        chain: &ReadChain,
+        tree_id: &TreeId,
+        depth: usize,
+        disclosure: Disclosure,
+    ) -> AppResult<TreeOutline> {
         let store = &self.ports.store;
+        let filter = self.disclosure_filter(chain, disclosure);
         for namespace in chain.namespaces() {
             let Some(tree) = store.tree(namespace, tree_id).await? else { continue };
             let scope = std::slice::from_ref(namespace);
+            if let Some(filter) = &filter {
+                let leaves = store.tree_leaves(namespace, tree_id, &Default::default()).await?;
+                if !leaves.iter().any(|l| filter.admits(&NodeFacts::of_leaf(l))) {
+                    continue;
+                }
+            }
             let top: Vec<NodeId> = match &tree.root {
                 Some(root) => match store.summary(scope, root).await? {
                     Some(root) => vec![root.node_id()],
@@ -104,27 +144,39 @@ impl Arbor {
             };
             let mut nodes = Vec::new();
             for id in top {
-                nodes.push(Box::pin(self.outline(namespace, &id, depth)).await?);
+                if let Some(node) = Box::pin(self.outline(namespace, &id, depth, filter.as_ref())).await? {
+                    nodes.push(node);
+                }
             }
             return Ok(TreeOutline { tree, nodes });
         }
         Err(Error::not_found("tree", tree_id).into())
     }
 
-    async fn outline(&self, namespace: &Namespace, id: &NodeId, depth: usize) -> AppResult<OutlineNode> {
+    /// One node and its children, or `None` if `filter` hides it.
+    async fn outline(
+        &self,
+        namespace: &Namespace,
+        id: &NodeId,
+        depth: usize,
+        filter: Option<&VisibilityFilter>,
+    ) -> AppResult<Option<OutlineNode>> {
         let scope = std::slice::from_ref(namespace);
         match id {
             NodeId::Leaf(leaf_id) => {
                 let leaf =
                     self.ports.store.leaf(scope, leaf_id).await?.ok_or_else(|| Error::not_found("leaf", leaf_id))?;
-                Ok(OutlineNode {
+                if filter.is_some_and(|f| !f.admits(&NodeFacts::of_leaf(&leaf))) {
+                    return Ok(None);
+                }
+                Ok(Some(OutlineNode {
                     id: id.clone(),
                     level: "leaf".to_owned(),
                     title: leaf.title,
                     status: leaf.status.to_string(),
                     children: Vec::new(),
                     hidden_children: 0,
-                })
+                }))
             }
             NodeId::Summary(summary_id) => {
                 let summary = self
@@ -133,32 +185,43 @@ impl Arbor {
                     .summary(scope, summary_id)
                     .await?
                     .ok_or_else(|| Error::not_found("summary", summary_id))?;
+                if filter.is_some_and(|f| !f.admits(&NodeFacts::of_summary(&summary))) {
+                    return Ok(None);
+                }
                 let mut children = Vec::new();
                 if depth > 1 {
                     for child in &summary.children {
-                        children.push(Box::pin(self.outline(namespace, child, depth - 1)).await?);
+                        if let Some(node) = Box::pin(self.outline(namespace, child, depth - 1, filter)).await? {
+                            children.push(node);
+                        }
                     }
                 }
-                Ok(OutlineNode {
+                Ok(Some(OutlineNode {
                     id: id.clone(),
                     level: format!("L{}", summary.level()),
                     title: summary.title.clone(),
                     status: summary.status.as_str().to_owned(),
                     hidden_children: summary.children.len() - children.len(),
                     children,
-                })
+                }))
             }
         }
     }
 
     /// A leaf or summary by id, with its verified body document. A node outside the chain is
-    /// not found; a forgotten or retired one has no body.
-    pub async fn show(&self, chain: &ReadChain, id: &str) -> AppResult<NodeView> {
+    /// not found — and so, under [`Disclosure::Retrievable`], is one the chain may not open
+    /// (checked before its body is read); a forgotten or retired one has no body.
+    pub async fn show(&self, chain: &ReadChain, id: &str, disclosure: Disclosure) -> AppResult<NodeView> {
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
         let store = &self.ports.store;
+        let filter = self.disclosure_filter(chain, disclosure);
+        let hidden = |facts: NodeFacts| filter.as_ref().is_some_and(|f| !f.opens_by_id(&facts));
         if let Ok(leaf_id) = LeafId::parse(id)
             && let Some(leaf) = store.leaf(&scope, &leaf_id).await?
         {
+            if hidden(NodeFacts::of_leaf(&leaf)) {
+                return Err(Error::not_found("node", id).into());
+            }
             let text = if leaf.status == LeafStatus::Tombstone {
                 None
             } else {
@@ -169,6 +232,9 @@ impl Arbor {
         if let Ok(summary_id) = SummaryId::parse(id)
             && let Some(summary) = store.summary(&scope, &summary_id).await?
         {
+            if hidden(NodeFacts::of_summary(&summary)) {
+                return Err(Error::not_found("node", id).into());
+            }
             let readable = matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale);
             let text =
                 if readable { self.body_if_present(&summary.body_path, &summary.body_sha256).await? } else { None };
@@ -179,6 +245,14 @@ impl Arbor {
         }
         // One answer for "not there" and "not yours".
         Err(Error::not_found("node", id).into())
+    }
+
+    /// The filter a [`Disclosure`] reads through, if any.
+    pub(crate) fn disclosure_filter(&self, chain: &ReadChain, disclosure: Disclosure) -> Option<VisibilityFilter> {
+        match disclosure {
+            Disclosure::Everything => None,
+            Disclosure::Retrievable => Some(VisibilityFilter::for_chain(chain, self.now())),
+        }
     }
 
     /// A verified body document, or `None` if the file is gone.

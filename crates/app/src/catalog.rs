@@ -4,13 +4,12 @@
 //!
 //! Deterministic and model-free: the same store and chain give the same catalog, byte for byte.
 
-use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::TreeId;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::TreeLeafQuery;
 use serde::Serialize;
 
@@ -22,8 +21,9 @@ pub const DEFAULT_CATALOG_CHARS: usize = 4_000;
 /// The most recent memory titles a catalog line shows [004 §4.4 `catalogTopN`].
 pub const CATALOG_TITLES_PER_TREE: usize = 5;
 
-/// The longest one catalog line may be, so one busy tree cannot crowd out the others.
-const MAX_LINE_CHARS: usize = 400;
+/// The longest one catalog line may be, so one busy tree cannot crowd out the others (and the
+/// smallest budget an API accepts, 200, always fits one).
+const MAX_LINE_CHARS: usize = 200;
 
 /// One tree in the catalog.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,16 +57,18 @@ impl Arbor {
     /// current memories count; restricted ones are never named.
     pub async fn catalog(&self, chain: &ReadChain, budget_chars: usize) -> AppResult<Catalog> {
         let store = &self.ports.store;
+        // What the chain could retrieve: current, unexpired, not restricted, and in a frozen
+        // layer only what was current when it froze.
+        let filter = VisibilityFilter::for_chain(chain, self.now());
         let mut entries = Vec::new();
         for namespace in chain.namespaces() {
             let mut layer = Vec::new();
             for tree in store.trees(std::slice::from_ref(namespace)).await? {
-                let query = TreeLeafQuery { statuses: vec![LeafStatus::Active], ..Default::default() };
                 let mut leaves: Vec<_> = store
-                    .tree_leaves(namespace, &tree.tree_id, &query)
+                    .tree_leaves(namespace, &tree.tree_id, &TreeLeafQuery::default())
                     .await?
                     .into_iter()
-                    .filter(|leaf| leaf.sensitivity != Sensitivity::Restricted)
+                    .filter(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)))
                     .collect();
                 if leaves.is_empty() {
                     continue;

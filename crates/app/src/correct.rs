@@ -12,6 +12,7 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
 use arbor_domain::time::{KnownSpan, Validity};
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{AssessRequest, Error, HeuristicReasoner, TreeLeafQuery};
 use serde::Serialize;
 
@@ -44,8 +45,9 @@ pub struct CorrectionReceipt {
 
 impl Arbor {
     /// Writes `correction` as the next version of its memory, in the same tree. The memory must
-    /// be readable through `chain` (else: not found, as if it did not exist) and live in the
-    /// chain's write namespace: a broader layer's memory is read-only to this caller.
+    /// be one `chain` could open by id (`VisibilityFilter::opens_by_id`; else: not found, as if
+    /// it did not exist) and live in the chain's write namespace: a broader layer's memory is
+    /// read-only to this caller.
     pub async fn correct(&self, chain: &ReadChain, correction: &Correction) -> AppResult<CorrectionReceipt> {
         Event::user_message(correction.text.clone()).validate()?;
         if let Some(title) = &correction.title
@@ -58,8 +60,9 @@ impl Arbor {
         for _ in 0..self.options.max_write_attempts {
             let id = &correction.id;
             let old = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
-            if old.status == LeafStatus::Tombstone {
-                // A forgotten memory is gone for every purpose, existence included.
+            // Only what the caller could read by id can be corrected; anything else (forgotten,
+            // restricted, a candidate, unseen by a frozen layer) is not found, as if absent.
+            if !VisibilityFilter::for_chain(chain, self.now()).opens_by_id(&NodeFacts::of_leaf(&old)) {
                 return Err(Error::not_found("leaf", id).into());
             }
             if &old.namespace != chain.write_namespace() {

@@ -39,7 +39,7 @@ use arbor_ports::{
 use serde::Serialize;
 
 pub use bodies::RecoveryReport;
-pub use browse::{NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
+pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use arbor_app::{NodeView, RetrieveMode, RetrieveRequest};
+use arbor_app::{Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::id::LeafId;
 use arbor_domain::id::RetrievalId;
 use arbor_domain::model::{Category, MemoryKind, TreeId};
@@ -152,14 +152,15 @@ pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     match args.tree {
         None => {
-            let trees = opened.arbor.browse(&chain).await?;
+            let trees = opened.arbor.browse(&chain, Disclosure::Everything).await?;
             if json {
                 return print_json(&trees);
             }
             print!("{}", render::trees(&trees));
         }
         Some(tree) => {
-            let outline = opened.arbor.browse_tree(&chain, &TreeId::parse(&tree)?, args.depth).await?;
+            let outline =
+                opened.arbor.browse_tree(&chain, &TreeId::parse(&tree)?, args.depth, Disclosure::Everything).await?;
             if json {
                 return print_json(&outline);
             }
@@ -203,7 +204,7 @@ pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: b
 pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> {
     let opened = store::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
-    let view = opened.arbor.show(&chain, &args.id).await?;
+    let view = opened.arbor.show(&chain, &args.id, Disclosure::Everything).await?;
     if json {
         return print_json(&view);
     }

@@ -44,6 +44,17 @@ fn id(value: &Option<String>) -> Result<Option<ScopeId>> {
 }
 
 impl ScopeArgs {
+    /// Whether any scope flag was given (a server must be told whom it serves; it never falls
+    /// back to the default conversation).
+    pub(crate) fn is_given(&self) -> bool {
+        self.conversation.is_some()
+            || self.project.is_some()
+            || self.automation.is_some()
+            || self.experiment.is_some()
+            || self.run.is_some()
+            || self.namespace.is_some()
+    }
+
     pub(crate) fn context(&self) -> Result<TrustedContext> {
         if let Some(namespace) = &self.namespace {
             return Ok(TrustedContext::Only { namespace: Namespace::parse(namespace)? });

@@ -270,17 +270,117 @@ async fn a_token_guards_everything_but_the_openapi_document() {
     assert_eq!((status, body["error"]["code"].as_str()), (401, Some("unauthorized")));
     let (status, _) = call(c.get(&status_url).bearer_auth("wrong-token-of-some-length")).await;
     assert_eq!(status, 401);
+    let (status, _) = call(c.get(&status_url).bearer_auth("a-long-enough-test-tokeN")).await;
+    assert_eq!(status, 401, "same length, one byte off");
     let (status, _) = call(c.get(&status_url).bearer_auth(token)).await;
     assert_eq!(status, 200);
+    let (status, _) = call(c.get(&status_url).header("authorization", format!("bearer {token}"))).await;
+    assert_eq!(status, 200, "the scheme name is case-insensitive");
     let (status, _) = call(c.get(format!("{}/openapi.json", server.base))).await;
     assert_eq!(status, 200);
     let response = c.post(format!("{}/mcp", server.base)).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 401, "the MCP endpoint is guarded too");
 
     // Off loopback, a token is not optional.
-    let output = arbor(&f.root(), &["serve", "--http", "--listen", "0.0.0.0:0"], None);
+    let output = arbor(&f.root(), &["serve", "--http", "--listen", "0.0.0.0:0", "--conversation", "c1"], None);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("needs --token"), "{output:?}");
+    // And a server is always told whom it serves.
+    let output = arbor(&f.root(), &["serve", "--mcp"], None);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("needs the scope"), "{output:?}");
+}
+
+/// A web page cannot reach a loopback server by rebinding its own domain name to 127.0.0.1,
+/// nor post to it from another origin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_host_names_and_origins_are_refused() {
+    let f = fixture();
+    let server = serve(&f.root(), &[]);
+    let c = reqwest::Client::new();
+    let status_url = format!("{}/api/v1/memory/status", server.base);
+    let (status, body) = call(c.get(&status_url).header("host", "evil.example:80")).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{body}");
+    let (status, _) = call(c.get(&status_url).header("origin", "https://evil.example")).await;
+    assert_eq!(status, 403);
+    let (status, _) = call(c.get(&status_url).header("origin", server.base.as_str())).await;
+    assert_eq!(status, 200, "the server's own origin is fine");
+    let sync = format!("{}/api/v1/memory/sync", server.base);
+    let (status, _) = call(c.post(&sync).header("content-type", "application/x-www-form-urlencoded")).await;
+    assert_eq!(status, 415, "a form post is not a sync");
+    let (status, body) = call(c.post(&sync)).await;
+    assert_eq!((status, body["idle"].as_bool()), (200, Some(true)), "{body}");
+}
+
+/// What an agent may not see — restricted, forgotten, a broader layer's memory to write — is
+/// answered like what does not exist, or refused for what it is; two corrections of one
+/// version cannot both win.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hidden_memories_stay_hidden_and_one_version_has_one_correction() {
+    let f = fixture();
+    let root = f.root();
+    let events = [
+        json!({ "text": "Dana's salary is 91k.", "hints": { "sensitivity": "restricted" } }),
+        json!({ "text": "Dana's old locker number is 42." }),
+    ];
+    let lines: String = events.iter().map(|e| format!("{e}\n")).collect();
+    let mut args = vec!["--json", "ingest"];
+    args.extend_from_slice(BOUND);
+    let output = arbor(&root, &args, Some(&lines));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let id = |i: usize| report["results"][i]["report"]["chunks"][0]["leaf_id"].as_str().unwrap().to_owned();
+    let (restricted, forgotten) = (id(0), id(1));
+    let mut forget = vec!["forget", forgotten.as_str()];
+    forget.extend_from_slice(BOUND);
+    assert!(arbor(&root, &forget, None).status.success());
+    let project = ingest(&root, &["--project", "p1"], &["The p1 release train leaves on Thursdays."]);
+
+    let server = serve(&root, &[]);
+    let c = reqwest::Client::new();
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let never = "leaf-01m8q900000000000000000000";
+    let (_, never_get) = call(c.get(api("get")).query(&[("id", never)])).await;
+    let fix = |id: &str, version: u32| json!({ "id": id, "version": version, "text": "Something else entirely." });
+    let (_, never_fix) = call(c.post(api("correct")).json(&fix(never, 1))).await;
+    for hidden in [&restricted, &forgotten] {
+        let (status, body) = call(c.get(api("get")).query(&[("id", hidden)])).await;
+        assert_eq!((status, masked(&body, hidden)), (404, masked(&never_get, never)));
+        let (status, body) = call(c.post(api("correct")).json(&fix(hidden, 1))).await;
+        assert_eq!((status, masked(&body, hidden)), (404, masked(&never_fix, never)));
+        let (status, body) = call(c.post(api("correct")).header("if-match", "\"7\"").json(&fix(hidden, 1))).await;
+        assert_eq!((status, masked(&body, hidden)), (404, masked(&never_fix, never)), "the If-Match path too");
+    }
+    for path in ["catalog", "browse", "status"] {
+        let (_, body) = call(c.get(api(path))).await;
+        assert!(!body.to_string().contains("salary") && !body.to_string().contains("locker"), "{path}: {body}");
+    }
+    let (_, status) = call(c.get(api("status"))).await;
+    assert_eq!(status["active_leaves"], 4, "3 of c1 and 1 of p1; the restricted one is not counted: {status}");
+
+    // A project memory is read, not written, by a conversation of the project.
+    let (status, body) = call(c.post(api("correct")).json(&fix(&project[0].0, 1))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{body}");
+
+    // Two corrections of the same version at once: exactly one wins, the other is stale.
+    let (a, b) = tokio::join!(
+        call(
+            c.post(api("correct"))
+                .json(&json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings after 2pm." }))
+        ),
+        call(
+            c.post(api("correct"))
+                .json(&json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings at noon." }))
+        ),
+    );
+    let mut statuses = [a.0, b.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 412], "{a:?} {b:?}");
+    let (_, node) = call(c.get(api("get")).query(&[("id", &f.mine[0].0)])).await;
+    assert_eq!(node["status"], "superseded");
+    let winner = if a.0 == 200 { &a.1 } else { &b.1 };
+    let (_, current) = call(c.get(api("get")).query(&[("id", winner["leaf_id"].as_str().unwrap())])).await;
+    assert_eq!((current["version"].as_u64(), current["superseded_by"].as_str()), (Some(2), None), "{current}");
 }
 
 /// Correctness under load, not a timing: every one of 200 concurrent retrievals succeeds with

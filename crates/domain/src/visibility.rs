@@ -216,6 +216,23 @@ impl VisibilityFilter {
         groups
     }
 
+    /// Whether a caller reading through this filter may open a node by its id (an agent's
+    /// `memory_read`, the target of a correction): what it could retrieve, plus the superseded
+    /// versions of its memories, since history stays inspectable. Never candidates, rejected or
+    /// forgotten nodes, restricted ones (unless enabled), expired ones, or anything a frozen
+    /// layer did not see.
+    pub fn opens_by_id(&self, facts: &NodeFacts) -> bool {
+        if facts.state != NodeState::Superseded {
+            return self.admits(facts);
+        }
+        let as_current = NodeFacts { state: NodeState::Current, validity: Validity::ALWAYS, ..facts.clone() };
+        match self.layer(&facts.namespace) {
+            // A frozen layer decides by what was current when it froze, whatever the state now.
+            Some(layer) if layer.frozen_at.is_some() => self.admits(facts),
+            _ => self.admits(&as_current),
+        }
+    }
+
     /// Whether a node may be retrieved under this filter. Scope first: a node outside the
     /// layers is refused before anything else is looked at.
     pub fn admits(&self, facts: &NodeFacts) -> bool {
@@ -327,6 +344,23 @@ mod tests {
         assert!(!filter.admits(&old));
         assert!(VisibilityFilter { as_of: Some(ts(400)), ..filter.clone() }.admits(&old));
         assert!(!VisibilityFilter { as_of: Some(ts(600)), ..filter }.admits(&old));
+    }
+
+    #[test]
+    fn opening_by_id_adds_history_and_nothing_else() {
+        let filter = VisibilityFilter::for_chain(&chain(), ts(1000));
+        let project = Namespace::project(ScopeId::parse("p1").unwrap());
+        let mut old = facts(project.clone(), NodeState::Superseded);
+        old.validity = Validity::new(Some(ts(0)), Some(ts(500))).unwrap();
+        assert!(filter.opens_by_id(&old), "a replaced version can be read by id");
+        assert!(filter.opens_by_id(&facts(project.clone(), NodeState::Current)));
+        for never in [NodeState::Hidden, NodeState::Forgotten, NodeState::Archived] {
+            assert!(!filter.opens_by_id(&facts(project.clone(), never)), "{never:?}");
+        }
+        let mut restricted = old.clone();
+        restricted.sensitivity = Sensitivity::Restricted;
+        assert!(!filter.opens_by_id(&restricted));
+        assert!(!filter.opens_by_id(&facts(Namespace::project(ScopeId::parse("p2").unwrap()), NodeState::Current)));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The HTTP server (axum): the JSON API under `/api/v1/memory/`, the MCP streamable-HTTP
 //! endpoint at `/mcp`, and the OpenAPI document at `/openapi.json`.
 //!
-//! Every error is `{"error": {"code", "message"}}` with a stable code; bodies are limited in
-//! size and must be JSON; a bearer token, when configured, guards everything but the OpenAPI
-//! document; corrections name the version read (in the body, and optionally as `If-Match`), and
-//! a stale one is answered 412.
+//! Every error of the API is `{"error": {"code", "message"}}` with a stable code (the MCP
+//! endpoint answers transport errors the way `rmcp` does); bodies are limited in size and must
+//! be JSON; only known `Host` names are served and browser requests from foreign origins are
+//! refused (no DNS rebinding, no cross-site posts); a bearer token, when configured, guards
+//! everything but the OpenAPI document; corrections name the version read (in the body, and
+//! optionally as `If-Match`), and a stale one is answered 412.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,6 +24,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
 
 use super::mcp::MemoryTools;
 use super::service::{ApiError, ApiResult, Service};
@@ -35,6 +39,25 @@ pub(crate) struct Options {
     pub token: Option<String>,
     pub max_body_bytes: usize,
     pub host: SocketAddr,
+    /// More `Host` names to serve, besides loopback and the listening address.
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Options {
+    /// Every `Host` value served: loopback names and the listening address, with and without
+    /// the port, and the configured extra names.
+    fn hosts(&self) -> Vec<String> {
+        let port = self.host.port();
+        let mut names = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "[::1]".to_owned()];
+        let ip = self.host.ip();
+        if !ip.is_unspecified() {
+            names.push(if ip.is_ipv6() { format!("[{ip}]") } else { ip.to_string() });
+        }
+        names.extend(self.allowed_hosts.iter().cloned());
+        let with_ports: Vec<String> = names.iter().map(|n| format!("{n}:{port}")).collect();
+        names.extend(with_ports);
+        names
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -90,8 +113,10 @@ fn optional_body<T: DeserializeOwned + Default>(
     headers: &HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> ApiResult<T> {
+    let untyped = headers.get(header::CONTENT_TYPE).is_none();
     match &bytes {
-        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Ok(T::default()),
+        // No body at all (and no claim of one): the defaults. A form post always has a type.
+        Ok(b) if untyped && b.is_empty() => Ok(T::default()),
         _ => body(headers, bytes),
     }
 }
@@ -104,13 +129,18 @@ fn etag(version: u32) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or_else(|_| HeaderValue::from_static("\"0\""))
 }
 
-/// The version an `If-Match` header names: `"3"` (or `W/"3"`, or bare `3`).
+/// The version an `If-Match` header names: the strong tag `"3"` a read returned. `*` (any
+/// current version) and an empty value add nothing to the body's `version`; a weak tag cannot
+/// guard a write.
 fn if_match(headers: &HeaderMap) -> ApiResult<Option<u32>> {
     let Some(value) = headers.get(header::IF_MATCH) else { return Ok(None) };
     let text = value.to_str().map_err(|_| ApiError::invalid("If-Match is not ASCII"))?.trim();
-    let tag = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    tag.parse::<u32>().map(Some).map_err(|_| {
-        ApiError::invalid(format!("If-Match must name one version, like \"3\" (the ETag of a read), not {text:?}"))
+    if text == "*" || text.is_empty() {
+        return Ok(None);
+    }
+    let version = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).and_then(|t| t.parse::<u32>().ok());
+    version.filter(|&v| v >= 1).map(Some).ok_or_else(|| {
+        ApiError::invalid(format!("If-Match must be one strong ETag from a read, like \"3\", not {text:?}"))
     })
 }
 
@@ -212,26 +242,43 @@ async fn method_not_allowed() -> Response {
         .into_response()
 }
 
-/// Compares without an early exit, so response time does not reveal how much of a guess matched.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Compares digests without an early exit, so response time reveals neither how much of a
+/// guess matched nor the token's length.
+fn same_secret(presented: &[u8], expected_digest: &[u8; 32]) -> bool {
+    let digest: [u8; 32] = Sha256::digest(presented).into();
+    digest.iter().zip(expected_digest).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+async fn require_token(State(expected): State<Arc<[u8; 32]>>, request: Request, next: Next) -> Response {
+    let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
+        let (scheme, token) = v.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+    });
     match presented {
-        Some(presented) if same_secret(presented.as_bytes(), token.as_bytes()) => next.run(request).await,
+        Some(presented) if same_secret(presented.as_bytes(), &expected) => next.run(request).await,
         _ => ApiError::new(401, "unauthorized", "a valid bearer token is required").into_response(),
     }
 }
 
-/// The router for `options`, over `service`.
-pub(crate) fn router(service: Arc<Service>, options: &Options) -> Router {
+/// Serves only known `Host` names, and refuses browser requests sent from another origin: a
+/// page elsewhere can neither rebind a domain name to this server nor post to it.
+async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !hosts.iter().any(|known| known.eq_ignore_ascii_case(host)) {
+        return ApiError::new(403, "forbidden", "this server does not answer to that Host name (see --allowed-host)")
+            .into_response();
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or(origin);
+        if !hosts.iter().any(|known| known.eq_ignore_ascii_case(authority)) {
+            return ApiError::new(403, "forbidden", "requests from other origins are refused").into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// The router for `options`, over `service`; `stop` ends the MCP sessions it serves.
+pub(crate) fn router(service: Arc<Service>, options: &Options, stop: CancellationToken) -> Router {
     let state = AppState { service: service.clone() };
     let mut guarded = Router::new();
     if options.api {
@@ -250,12 +297,10 @@ pub(crate) fn router(service: Arc<Service>, options: &Options) -> Router {
         guarded = guarded.nest("/api/v1/memory", api);
     }
     if options.mcp {
-        let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
-        hosts.push(options.host.to_string());
-        hosts.push(options.host.ip().to_string());
         let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(hosts)
-            .with_max_request_body_bytes(options.max_body_bytes);
+            .with_allowed_hosts(options.hosts())
+            .with_max_request_body_bytes(options.max_body_bytes)
+            .with_cancellation_token(stop);
         let tools = service.clone();
         let mcp = StreamableHttpService::new(
             move || Ok(MemoryTools::new(tools.clone())),
@@ -265,33 +310,45 @@ pub(crate) fn router(service: Arc<Service>, options: &Options) -> Router {
         guarded = guarded.nest_service("/mcp", mcp);
     }
     if let Some(token) = &options.token {
-        guarded = guarded.layer(middleware::from_fn_with_state(Arc::<str>::from(token.as_str()), require_token));
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(digest), require_token));
     }
     let mut app = guarded;
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
     }
-    app.fallback(not_found).layer(DefaultBodyLimit::max(options.max_body_bytes))
+    app.fallback(not_found)
+        .layer(middleware::from_fn_with_state(Arc::new(options.hosts()), require_known_host))
+        .layer(DefaultBodyLimit::max(options.max_body_bytes))
 }
 
-/// Serves until the process is stopped (Ctrl-C or SIGTERM end it cleanly).
+/// Serves until the process is stopped: Ctrl-C or SIGTERM end open MCP sessions and then
+/// the server, cleanly.
 pub(crate) async fn serve(listener: tokio::net::TcpListener, service: Arc<Service>, options: Options) -> Result<()> {
-    let app = router(service, &options);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown()).await?;
+    let stop = CancellationToken::new();
+    let app = router(service, &options, stop.clone());
+    let signalled = async move {
+        shutdown_signal().await;
+        stop.cancel();
+    };
+    axum::serve(listener, app).with_graceful_shutdown(signalled).await?;
     Ok(())
 }
 
-async fn shutdown() {
+async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = interrupt => {},
-            _ = terminate.recv() => {},
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {},
+                    _ = terminate.recv() => {},
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
         }
     }
     #[cfg(not(unix))]

@@ -45,6 +45,12 @@ pub(crate) struct Args {
     /// batching buys; `cargo xtask load` runs both).
     #[arg(long, hide = true)]
     embed_one_at_a_time: bool,
+    /// Another name clients use for this server in the `Host` header (repeatable), e.g. when it
+    /// listens on a non-loopback address. Loopback names and the listening address are always
+    /// allowed; any other `Host` is refused, so a web page cannot reach the server by rebinding
+    /// a domain name to it.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
     max_body_bytes: usize,
@@ -54,6 +60,11 @@ pub(crate) struct Args {
 }
 
 pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
+    if !args.scope.is_given() {
+        bail!(
+            "arbor serve needs the scope it serves: --conversation, --project, --automation/--experiment with --run, or --namespace"
+        );
+    }
     // Concurrent questions share embedding batches.
     let embedders =
         if args.embed_one_at_a_time { store::Embedders::OneCallerAtATime } else { store::Embedders::Coalesced };
@@ -61,6 +72,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
     let service = Arc::new(Service::new(opened.arbor, chain));
+    tokio::spawn(service.clone().run_jobs_in_background());
     match args.listen {
         None => {
             if args.http {
@@ -84,6 +96,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
                 token: args.token,
                 max_body_bytes: args.max_body_bytes,
                 host: bound,
+                allowed_hosts: args.allowed_hosts,
             };
             // The address on stdout, so a parent process that asked for port 0 can find it.
             let mut served = Vec::new();

@@ -46,6 +46,12 @@ fn common_errors(responses: &mut Map<String, Value>) {
     responses.insert("400".into(), error_response("Invalid request (code `invalid_request`)."));
     responses.insert("401".into(), error_response("Missing or wrong bearer token (code `unauthorized`)."));
     responses.insert(
+        "403".into(),
+        error_response(
+            "Unknown Host name or foreign Origin, or a write to a layer this server only reads (code `forbidden`).",
+        ),
+    );
+    responses.insert(
         "404".into(),
         error_response(
             "Not found, or not readable by this server's scope (code `not_found`): the two are indistinguishable.",
@@ -134,7 +140,7 @@ pub(crate) fn document() -> Value {
     correct["parameters"] = json!([{
         "name": "If-Match", "in": "header", "required": false,
         "description": "The ETag of the version read, e.g. \"2\"; must agree with `version`.",
-        "schema": { "type": "string", "pattern": "^(W/)?\"[1-9][0-9]{0,8}\"$|^[1-9][0-9]{0,8}$" }
+        "schema": { "type": "string", "pattern": "^(\\*|\"[1-9][0-9]{0,8}\")$" }
     }]);
     let mut sync =
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);

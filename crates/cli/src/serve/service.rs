@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use arbor_app::{AppError, Arbor, Correction, NodeView, RetrieveMode, RetrieveRequest};
+use arbor_app::{AppError, Arbor, Correction, Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::event::{Event, EventHints};
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::model::{Actor, MemoryKind, SourceRef, TreeId};
@@ -55,7 +55,9 @@ impl From<AppError> for ApiError {
             AppError::Correction(refusal) if refusal.is_stale() => {
                 ApiError::new(412, "precondition_failed", error.to_string())
             }
-            AppError::Correction(_) | AppError::Transition(_) | AppError::Port(Port::Conflict { .. }) => {
+            AppError::Correction(_)
+            | AppError::Transition(_)
+            | AppError::Port(Port::Conflict { .. } | Port::AlreadyExists { .. }) => {
                 ApiError::new(409, "conflict", error.to_string())
             }
             AppError::ReadOnlyLayer { .. } | AppError::ReadChain(_) => {
@@ -84,8 +86,11 @@ pub(crate) struct Service {
 
 /// Reads the app's serialization of `value` as the wire mirror `T`.
 fn mirror<T: DeserializeOwned>(value: &impl Serialize) -> ApiResult<T> {
-    let json = serde_json::to_value(value).map_err(|e| ApiError::new(500, "internal", e.to_string()))?;
-    serde_json::from_value(json).map_err(|e| ApiError::new(500, "internal", format!("wire mirror out of date: {e}")))
+    let failed = |error: serde_json::Error| {
+        tracing::error!(%error, "a result does not fit its wire type");
+        ApiError::new(500, "internal", "the server could not complete the request; see its log")
+    };
+    serde_json::from_value(serde_json::to_value(value).map_err(failed)?).map_err(failed)
 }
 
 fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
@@ -95,6 +100,19 @@ fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
                 .map_err(|e| ApiError::invalid(format!("`{field}` is not an RFC 3339 timestamp: {e}")))
         })
         .transpose()
+}
+
+/// Refuses an instant outside what every store can hold (years 1678-2261), instead of letting
+/// a backend clamp it.
+fn storable(at: Option<Timestamp>) -> ApiResult<Option<Timestamp>> {
+    let first: Timestamp = "1678-01-01T00:00:00Z".parse().expect("a valid instant");
+    let end: Timestamp = "2262-01-01T00:00:00Z".parse().expect("a valid instant");
+    match at {
+        Some(at) if at < first || at >= end => {
+            Err(ApiError::invalid(format!("{at} is outside the years a store can hold (1678-2261)")))
+        }
+        other => Ok(other),
+    }
 }
 
 fn kind(value: &str) -> ApiResult<MemoryKind> {
@@ -200,7 +218,7 @@ impl Service {
             return Err(ApiError::invalid(format!("{:?} is not a leaf or summary id", input.id)));
         }
         let not_found = || ApiError::new(404, "not_found", format!("node {} not found", input.id));
-        let view = match self.arbor.show(&self.chain, &input.id).await {
+        let view = match self.arbor.show(&self.chain, &input.id, Disclosure::Retrievable).await {
             Ok(view) => view,
             Err(error) if error.is_not_found() => return Err(not_found()),
             Err(error) => return Err(error.into()),
@@ -262,7 +280,7 @@ impl Service {
         let depth = in_range("depth", input.depth, 1, 8)?.unwrap_or(3);
         match input.tree.as_deref() {
             None => {
-                let trees = self.arbor.browse(&self.chain).await?;
+                let trees = self.arbor.browse(&self.chain, Disclosure::Retrievable).await?;
                 let trees = trees
                     .into_iter()
                     .map(|t| wire::TreeSummary {
@@ -278,7 +296,7 @@ impl Service {
                 Ok(wire::Browse { trees, outline: None })
             }
             Some(id) => {
-                let outline = self.arbor.browse_tree(&self.chain, &tree(id)?, depth).await?;
+                let outline = self.arbor.browse_tree(&self.chain, &tree(id)?, depth, Disclosure::Retrievable).await?;
                 let nodes = mirror(&outline.nodes)?;
                 Ok(wire::Browse {
                     trees: Vec::new(),
@@ -294,25 +312,29 @@ impl Service {
     }
 
     pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
-        let actor = match input.actor {
-            None | Some(wire::Actor::User) => Actor::User,
-            Some(wire::Actor::Agent) => Actor::Assistant,
-            Some(wire::Actor::Tool) => Actor::Tool,
-            Some(wire::Actor::Integration) => Actor::Integration,
+        // A save quoting a message defaults to the user's words; one without a reference is
+        // the agent's own (which approval treats as an unconfirmed statement).
+        let actor = match (input.actor, &input.message_id) {
+            (None, Some(_)) | (Some(wire::Actor::User), _) => Actor::User,
+            (None, None) | (Some(wire::Actor::Agent), _) => Actor::Assistant,
+            (Some(wire::Actor::Tool), _) => Actor::Tool,
+            (Some(wire::Actor::Integration), _) => Actor::Integration,
         };
         text_field("text", &input.text, 16_384)?;
         title_field(input.title.as_deref())?;
         if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
             return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
         }
+        // Never `UserEntry`: that is a person typing into Arbor, which admission and approval
+        // trust; an API save is held to the policy like any other inferred memory.
         let source = match input.message_id {
             Some(message_id) => SourceRef::Message { conversation: None, message_id },
-            None => SourceRef::UserEntry,
+            None => SourceRef::Import { origin: "arbor-serve".to_owned() },
         };
         let event = Event {
             text: input.text,
             actor,
-            observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
+            observed_at: storable(timestamp("observed_at", input.observed_at.as_deref())?)?,
             source,
             hints: EventHints {
                 kind: input.kind.as_deref().map(kind).transpose()?,
@@ -365,7 +387,7 @@ impl Service {
         title_field(input.title.as_deref())?;
         if let Some(tag) = if_match.filter(|&tag| tag != input.version) {
             // Existence first, so the answer for an unreadable id stays "not found".
-            return match self.arbor.show(&self.chain, &input.id).await {
+            return match self.arbor.show(&self.chain, &input.id, Disclosure::Retrievable).await {
                 Ok(_) => Err(ApiError::new(
                     412,
                     "precondition_failed",
@@ -401,27 +423,41 @@ impl Service {
     }
 
     pub(crate) async fn status(&self) -> ApiResult<wire::Status> {
-        let stats = self.arbor.stats().await?;
-        // Sizes within the chain only: store-wide counts would tell about other scopes.
-        let trees = self.arbor.browse(&self.chain).await?;
+        // Sizes within the chain only, as the chain may see them: store-wide counts would tell
+        // about other scopes.
+        let trees = self.arbor.browse(&self.chain, Disclosure::Retrievable).await?;
         let leaves = trees.iter().map(|t| t.active_leaves).sum::<usize>();
+        let ports = self.arbor.ports();
         Ok(wire::Status {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             read_chain: self.chain.namespaces().map(ToString::to_string).collect(),
             write_namespace: self.chain.write_namespace().to_string(),
-            store_backend: stats.store_backend.to_owned(),
-            index_backend: stats.index_backend.to_owned(),
-            embedder: self.arbor.ports().embedder.id().to_string(),
+            store_backend: ports.store.backend().to_owned(),
+            index_backend: ports.index.backend().to_owned(),
+            embedder: ports.embedder.id().to_string(),
             trees: trees.len() as u32,
             active_leaves: leaves as u32,
-            jobs_pending: stats.counts.jobs_pending as u32,
-            jobs_dead: stats.counts.jobs_dead as u32,
         })
     }
 
+    /// Runs pending jobs now (the server also runs them in the background). The queue is the
+    /// store's, so the answer says only whether it is drained, nothing about what other scopes
+    /// had queued.
     pub(crate) async fn sync(&self, input: wire::SyncInput) -> ApiResult<wire::Synced> {
         let max = in_range("max_jobs", input.max_jobs, 1, 10_000)?.unwrap_or(1_000);
-        mirror(&self.arbor.run_jobs(Some(max)).await?)
+        let report = self.arbor.run_jobs(Some(max)).await?;
+        Ok(wire::Synced { idle: report.completed + report.failed < max })
+    }
+
+    /// Runs jobs until the server stops: what is saved gets indexed, sealed and summarized
+    /// without anyone calling sync.
+    pub(crate) async fn run_jobs_in_background(self: std::sync::Arc<Self>) {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            if let Err(error) = self.arbor.run_jobs(Some(100)).await {
+                tracing::warn!(%error, "background jobs failed; retrying");
+            }
+        }
     }
 }
 
@@ -460,11 +496,7 @@ mod tests {
             event.source = SourceRef::Message { conversation: None, message_id: format!("m{i}") };
             arbor.ingest(&chain, event).await.unwrap();
         }
-        let jobs = arbor.run_jobs(None).await.unwrap();
-        assert_eq!(
-            mirror::<wire::Synced>(&jobs).map(|m| serde_json::to_value(m).unwrap()),
-            Ok(serde_json::to_value(&jobs).unwrap())
-        );
+        arbor.run_jobs(None).await.unwrap();
         for (query, mode) in [
             ("when does Dana like meetings?", RetrieveMode::Auto),
             ("what happened last week?", RetrieveMode::ExactEvidence),
@@ -481,8 +513,8 @@ mod tests {
         let catalog = arbor.catalog(&chain, 4000).await.unwrap();
         let wire: wire::Catalog = mirror(&catalog).unwrap();
         assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&catalog).unwrap());
-        let tree = arbor.browse(&chain).await.unwrap().remove(0).tree.tree_id;
-        let outline = arbor.browse_tree(&chain, &tree, 8).await.unwrap();
+        let tree = arbor.browse(&chain, Disclosure::Retrievable).await.unwrap().remove(0).tree.tree_id;
+        let outline = arbor.browse_tree(&chain, &tree, 8, Disclosure::Retrievable).await.unwrap();
         let wire: Vec<wire::OutlineNode> = mirror(&outline.nodes).unwrap();
         assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&outline.nodes).unwrap());
     }

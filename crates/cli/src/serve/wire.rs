@@ -193,7 +193,8 @@ pub(crate) struct SaveInput {
     /// What happened or was said, in plain words.
     #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
-    /// Who said it (default `user`).
+    /// Who said it. Default: `user` when `message_id` quotes a message, else `agent` (an
+    /// agent's own statement, which approval may hold as a candidate).
     #[serde(default)]
     pub actor: Option<Actor>,
     /// When it happened (RFC 3339, years 1678-2261); default now.
@@ -534,23 +535,13 @@ pub(crate) struct Status {
     /// Trees and current memories this server can read.
     pub trees: u32,
     pub active_leaves: u32,
-    /// Background jobs waiting in the store's queue (all scopes; no content).
-    pub jobs_pending: u32,
-    pub jobs_dead: u32,
 }
 
-/// What a sync ran.
+/// What a sync did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct Synced {
-    pub completed: u32,
-    pub failed: u32,
-    pub seals: u32,
-    pub summaries_sealed: u32,
-    pub summaries_resealed: u32,
-    pub roots_refreshed: u32,
-    pub indexed: u32,
-    pub unindexed: u32,
-    pub bodies_purged: u32,
+    /// Whether the job queue was drained (false: more remain; call again).
+    pub idle: bool,
 }
 
 /// An error, with a stable machine-readable code.
