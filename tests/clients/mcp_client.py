@@ -88,6 +88,12 @@ async def exercise(session, mine, theirs, transport):
     chunk = saved.structured_content["chunks"][0]
     check(chunk["namespace"] == "conversation:c1" and chunk["outcome"] in ("created", "superseding"), chunk)
 
+    # The agent's own statement (no message quoted) waits for a person, and is not readable.
+    inferred = await session.call_tool("memory_save", {"text": f"The user seems to like dark roast ({transport})."})
+    inferred = inferred.structured_content["chunks"][0]
+    check(inferred["status"] == "candidate", inferred)
+    check(error_of(await session.call_tool("memory_read", {"id": inferred["leaf_id"]}))["code"] == "not_found", inferred)
+
     # memory_retrieve returns the pack, with evidence from the chain only.
     pack = await session.call_tool("memory_retrieve", {"query": "when does Dana like meetings?"})
     check(not pack.is_error, text_of(pack))
