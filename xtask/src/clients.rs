@@ -40,11 +40,12 @@ fn python_env(root: &Path) -> Result<PathBuf> {
     Ok(python)
 }
 
-/// Builds the `arbor` binary (debug, the default features) and returns its path.
+/// Builds the `arbor` binary (debug) and returns its path. Built the way `ci`'s test step
+/// builds it (same packages, so the same feature set): after that step this compiles nothing.
 fn arbor_binary(root: &Path) -> Result<PathBuf> {
     let mut build = cargo();
-    build.args(["build", "--locked", "--bin", "arbor"]);
-    step("cargo build --bin arbor", build)?;
+    build.args(["nextest", "run", "--no-run"]).args(crate::WORKSPACE_TESTS);
+    step("build arbor (as the test step does)", build)?;
     Ok(crate::bench::target_dir(root)?.join("debug").join("arbor"))
 }
 

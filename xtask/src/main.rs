@@ -100,19 +100,7 @@ fn ci() -> Result<()> {
     tidy::run(&tidy::workspace_root())?;
 
     let mut tests = cargo();
-    // Every test but the ones the conformance step below runs once per backend (the
-    // cross-crate property sequences, and the Postgres suite, which needs a server).
-    tests.args([
-        "nextest",
-        "run",
-        "--workspace",
-        "--exclude",
-        "arbor-tests",
-        "--exclude",
-        "arbor-adapters-postgres",
-        "--locked",
-        "--no-fail-fast",
-    ]);
+    tests.args(["nextest", "run", "--no-fail-fast"]).args(WORKSPACE_TESTS);
     step("cargo nextest run --workspace (but the per-backend suites)", tests)?;
 
     conformance(&["--backend".to_owned(), "all".to_owned()])?;
@@ -120,6 +108,11 @@ fn ci() -> Result<()> {
     println!("\nci: all checks passed");
     Ok(())
 }
+
+/// Every test but the ones the conformance step runs once per backend (the cross-crate property
+/// sequences, and the Postgres suite, which needs a server).
+pub(crate) const WORKSPACE_TESTS: &[&str] =
+    &["--workspace", "--exclude", "arbor-tests", "--exclude", "arbor-adapters-postgres", "--locked"];
 
 /// Backends this build can run the conformance suite against.
 const BACKENDS: &[&str] = &["memory", "sqlite", "postgres"];
