@@ -356,7 +356,14 @@ async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
             project: arbor_domain::id::ScopeId::parse("p1").unwrap(),
         })
         .unwrap();
-    let shared = h.arbor.ingest(&project, message("The release train leaves on Thursdays.", "m2")).await.unwrap();
+    // Typed in by a person, so active (an inferred project memory would wait as a candidate,
+    // which a conversation cannot even see).
+    let shared = h
+        .arbor
+        .ingest(&project, arbor_domain::event::Event::user_message("The release train leaves on Thursdays."))
+        .await
+        .unwrap();
+    assert_eq!(shared.chunks[0].outcome.label(), "created");
     let shared = shared.chunks[0].outcome.leaf_id().unwrap().clone();
     let refused = h.arbor.correct(&chain, &fix(&shared, 1, "The release train leaves on Fridays.")).await.unwrap_err();
     assert!(matches!(refused, AppError::ReadOnlyLayer { .. }), "{refused}");
