@@ -249,6 +249,9 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     assert_eq!((status, code(&body).as_deref()), (413, Some("payload_too_large")));
     let (status, body) = call(c.post(api("retrieve")).json(&json!({ "query": "" }))).await;
     assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")));
+    let far = json!({ "text": "The probe lands on Titan.", "observed_at": "2300-01-01T00:00:00Z" });
+    let (status, body) = call(c.post(api("upsert")).json(&far)).await;
+    assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "no store holds 2300: {body}");
     let (status, body) = call(c.post(api("retrieve")).json(&json!({ "query": "x", "max_results": 0 }))).await;
     assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")));
     let (status, body) = call(c.get(format!("{}/api/v1/memory/nothing", server.base))).await;

@@ -638,7 +638,6 @@ fn evidence_item(
     }
 }
 
-/// A half-open time range as the visibility filter's inclusive bounds.
 /// A half-open time range as the visibility filter's inclusive bounds, each clamped to the
 /// instants a store can hold (nanoseconds in an `i64`: 1677-09-21 to 2262-04-11), so "in the
 /// last 500 years" or "before 1500" filter instead of failing: nothing stored lies outside.

@@ -102,19 +102,6 @@ fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
         .transpose()
 }
 
-/// Refuses an instant outside what every store can hold (years 1678-2261), instead of letting
-/// a backend clamp it.
-fn storable(at: Option<Timestamp>) -> ApiResult<Option<Timestamp>> {
-    let first: Timestamp = "1678-01-01T00:00:00Z".parse().expect("a valid instant");
-    let end: Timestamp = "2262-01-01T00:00:00Z".parse().expect("a valid instant");
-    match at {
-        Some(at) if at < first || at >= end => {
-            Err(ApiError::invalid(format!("{at} is outside the years a store can hold (1678-2261)")))
-        }
-        other => Ok(other),
-    }
-}
-
 fn kind(value: &str) -> ApiResult<MemoryKind> {
     MemoryKind::parse(value).ok_or_else(|| {
         let known: Vec<&str> = MemoryKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -334,7 +321,8 @@ impl Service {
         let event = Event {
             text: input.text,
             actor,
-            observed_at: storable(timestamp("observed_at", input.observed_at.as_deref())?)?,
+            // An instant no store can hold is refused by the store's own check (invalid).
+            observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
             source,
             hints: EventHints {
                 kind: input.kind.as_deref().map(kind).transpose()?,
