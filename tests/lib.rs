@@ -64,6 +64,19 @@ pub enum Op {
     Wait {
         minutes: u16,
     },
+    /// The assistant's own statement: a candidate awaiting review.
+    IngestInferred {
+        context: usize,
+        template: usize,
+        variant: usize,
+    },
+    /// A person confirms (or rejects) the `nth` leaf this sequence created, as `context`; only
+    /// a candidate inside the chain can be decided.
+    Review {
+        context: usize,
+        nth: usize,
+        confirm: bool,
+    },
 }
 
 /// The statements sequences are made of: some share a subject (so they supersede each
@@ -135,6 +148,9 @@ pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
         3 => (0..n, 0..QUERIES.len(), any::<bool>(), any::<bool>())
             .prop_map(|(context, query, past, record)| Op::Retrieve { context, query, past, record }),
         1 => (1u16..120).prop_map(|minutes| Op::Wait { minutes }),
+        2 => (0..n, 0..TEMPLATES.len(), 0..VARIANTS.len())
+            .prop_map(|(context, template, variant)| Op::IngestInferred { context, template, variant }),
+        2 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, confirm)| Op::Review { context, nth, confirm }),
     ];
     proptest::collection::vec(op, 1..max_len)
 }
@@ -243,6 +259,33 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
             }
             Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
+            Op::IngestInferred { context, template, variant } => {
+                let (mut event, marker) = statement(step, 0, *template, *variant);
+                event.actor = arbor_domain::model::Actor::Assistant;
+                let report =
+                    arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
+                record_created(&mut created, report, &marker);
+            }
+            Op::Review { context, nth, confirm } => {
+                if created.is_empty() {
+                    continue;
+                }
+                let (leaf, _) = created[nth % created.len()].clone();
+                let chain = &chains[*context];
+                let decided =
+                    if *confirm { arbor.confirm(chain, &leaf).await } else { arbor.reject(chain, &leaf).await };
+                match decided {
+                    Ok(receipt) => {
+                        let expected = if *confirm { LeafStatus::Active } else { LeafStatus::Rejected };
+                        if receipt.status != expected {
+                            return Err(format!("{at}: the decision left {leaf} {}", receipt.status));
+                        }
+                    }
+                    // Outside the chain, or not a candidate: refused, nothing changes.
+                    Err(e) if e.is_not_found() || e.code() == "illegal_transition" => {}
+                    Err(e) => return Err(format!("{at}: review failed: {e}")),
+                }
+            }
         }
         check_store(arbor, &forgotten, &at).await?;
     }

@@ -398,3 +398,55 @@ async fn the_catalog_is_one_bounded_line_per_readable_tree() {
     let small = h.arbor.catalog(&chain, 10).await.unwrap();
     assert!(small.text.chars().count() <= 10 && small.omitted_trees == catalog.entries.len());
 }
+
+#[tokio::test]
+async fn candidates_wait_for_a_person_and_a_rejection_is_remembered() {
+    use arbor_domain::model::Actor;
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let subject = arbor_domain::model::SubjectKey::parse("favorite color").unwrap();
+    let mut stated = message("My favorite color is green.", "m1");
+    stated.hints.subject = Some(subject.clone());
+    let said = h.arbor.ingest(&chain, stated).await.unwrap();
+    let green = said.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.clock.advance_seconds(60);
+    // The assistant's own statements are candidates: never retrieved until confirmed.
+    let mut inferred = message("My favorite color is blue.", "m2");
+    inferred.actor = Actor::Assistant;
+    inferred.hints.subject = Some(subject);
+    let report = h.arbor.ingest(&chain, inferred).await.unwrap();
+    let blue = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    let mut guess = message("The user probably likes jazz.", "m3");
+    guess.actor = Actor::Assistant;
+    let jazz = h.arbor.ingest(&chain, guess.clone()).await.unwrap().chunks[0].outcome.leaf_id().unwrap().clone();
+    let texts = |pack: &arbor_app::RetrievalPack| pack.evidence.iter().map(|e| e.text.clone()).collect::<Vec<_>>();
+    let before = h.arbor.retrieve(&chain, &RetrieveRequest::new("favorite color")).await.unwrap();
+    assert_eq!(texts(&before), vec!["My favorite color is green.".to_owned()], "candidates are not retrieved");
+
+    // The queue shows each candidate with what confirming it would replace.
+    let pending = h.arbor.pending_review(&chain).await.unwrap();
+    let ids: Vec<_> = pending.iter().map(|item| item.leaf.id.clone()).collect();
+    assert_eq!(ids, vec![blue.clone(), jazz.clone()]);
+    let replaced: Vec<_> = pending[0].would_supersede.iter().map(|l| l.id.clone()).collect();
+    assert_eq!(replaced, vec![green.clone()], "the conflict is shown before it is decided");
+
+    h.clock.advance_seconds(60);
+    let confirmed = h.arbor.confirm(&chain, &blue).await.unwrap();
+    assert_eq!((confirmed.status, confirmed.superseded.clone()), (LeafStatus::Active, vec![green.clone()]));
+    let after = h.arbor.retrieve(&chain, &RetrieveRequest::new("favorite color")).await.unwrap();
+    assert_eq!(texts(&after), vec!["My favorite color is blue.".to_owned()], "confirmed, and the old fact replaced");
+
+    let rejected = h.arbor.reject(&chain, &jazz).await.unwrap();
+    assert_eq!(rejected.status, LeafStatus::Rejected);
+    let again = h.arbor.ingest(&chain, guess).await.unwrap();
+    assert_eq!(again.chunks[0].outcome.label(), "noop_duplicate", "a rejected suggestion is not proposed again");
+    assert!(h.arbor.pending_review(&chain).await.unwrap().is_empty());
+    let jazz_pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("jazz")).await.unwrap();
+    assert!(jazz_pack.evidence.is_empty(), "{:?}", jazz_pack.evidence);
+
+    // Decisions are for candidates only, and only inside the chain.
+    assert_eq!(h.arbor.confirm(&chain, &blue).await.unwrap_err().code(), "illegal_transition");
+    assert_eq!(h.arbor.reject(&chain, &green).await.unwrap_err().code(), "illegal_transition");
+    let stranger = conversation_chain(&h.arbor, "c2", None);
+    assert!(h.arbor.confirm(&stranger, &jazz).await.unwrap_err().is_not_found());
+}

@@ -8,6 +8,7 @@ mod ingest;
 mod models;
 mod quickstart;
 mod render;
+mod review;
 mod scope;
 mod serve;
 mod store;
@@ -56,6 +57,9 @@ enum Command {
     Show(commands::ShowArgs),
     /// Explain a recorded retrieval (`retrieve --record`): what was considered, selected and why.
     ShowRetrieval(commands::ShowRetrievalArgs),
+    /// Candidates waiting for a person: list, confirm, reject.
+    #[command(subcommand)]
+    Review(review::ReviewCommand),
     /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
     Forget(commands::ForgetArgs),
     /// Run background jobs, or rebuild the index.
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
             Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),
             Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
             Command::ShowRetrieval(args) => commands::show_retrieval(&root, args, json).await.map(|()| true),
+            Command::Review(command) => review::run(&root, command, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),

@@ -71,3 +71,44 @@ fn postgres_settings_on_a_sqlite_store_are_refused_before_anything_is_written() 
         assert!(!root.exists(), "a refused init leaves no directory");
     }
 }
+
+#[test]
+fn review_lists_candidates_and_a_confirmation_makes_one_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(
+        &events,
+        concat!(
+            r#"{"text":"My favorite color is green.","source":{"type":"message","message_id":"m1"},"hints":{"subject":"favorite color"}}"#,
+            "\n",
+            r#"{"text":"My favorite color is blue.","actor":"assistant","source":{"type":"message","message_id":"m2"},"hints":{"subject":"favorite color"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+
+    let listed = arbor(&["--root", root, "--json", "review", "list", "--conversation", "c1"]);
+    let items: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    assert_eq!(items.as_array().unwrap().len(), 1, "{items}");
+    assert_eq!(items[0]["leaf"]["summary"], "My favorite color is blue.");
+    assert_eq!(items[0]["would_supersede"][0]["summary"], "My favorite color is green.");
+    let id = items[0]["leaf"]["id"].as_str().unwrap();
+
+    let confirmed = arbor(&["--root", root, "review", "confirm", id, "--conversation", "c1"]);
+    assert!(confirmed.status.success(), "{}", String::from_utf8_lossy(&confirmed.stderr));
+    assert!(String::from_utf8_lossy(&confirmed.stdout).starts_with(&format!("active {id}")));
+    let pack = arbor(&["--root", root, "--json", "retrieve", "favorite color", "--conversation", "c1"]);
+    let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
+    assert_eq!(pack["evidence"][0]["text"], "My favorite color is blue.");
+    assert_eq!(pack["evidence"].as_array().unwrap().len(), 1, "green was superseded: {pack}");
+
+    let again = arbor(&["--root", root, "review", "reject", id, "--conversation", "c1"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("cannot reject a leaf that is active"));
+    let bad = arbor(&["--root", root, "review", "confirm", "not-an-id", "--conversation", "c1"]);
+    assert_eq!(bad.status.code(), Some(1));
+}

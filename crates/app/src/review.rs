@@ -1,0 +1,189 @@
+//! Review [001 §9, SPEC §3.7]: inferred memories the approval policy did not auto-approve wait
+//! as candidates — never retrieved — until a person confirms or rejects them. Confirming makes a
+//! candidate current (superseding what it replaces, by `Supersession::on_activation`); rejecting
+//! keeps it as a content fingerprint, so the same suggestion is a duplicate, never proposed again.
+
+use std::collections::BTreeSet;
+
+use arbor_domain::id::{LeafId, NodeId};
+use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
+use arbor_domain::model::{LeafRecord, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::seal::StaleCause;
+use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
+use serde::Serialize;
+
+use crate::ingest::existing_leaf;
+use crate::{AppError, AppResult, Arbor};
+
+/// A candidate awaiting a person, with what confirming it would do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReviewItem {
+    pub leaf: LeafRecord,
+    /// Current memories confirming it would supersede (same subject in its tree, or the one
+    /// it was proposed to replace): the conflict a reviewer decides.
+    pub would_supersede: Vec<LeafRecord>,
+}
+
+/// What a review decision changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewReceipt {
+    pub leaf_id: LeafId,
+    pub namespace: Namespace,
+    pub tree_id: TreeId,
+    pub status: LeafStatus,
+    /// Memories the confirmation superseded.
+    pub superseded: Vec<LeafId>,
+}
+
+impl Arbor {
+    /// Candidates in the chain's namespaces, oldest first.
+    pub async fn pending_review(&self, chain: &ReadChain) -> AppResult<Vec<ReviewItem>> {
+        let store = &self.ports.store;
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let waiting = TreeLeafQuery { statuses: vec![LeafStatus::Candidate], ..TreeLeafQuery::default() };
+        let mut items = Vec::new();
+        for tree in store.trees(&scope).await? {
+            for leaf in store.tree_leaves(&tree.namespace, &tree.tree_id, &waiting).await? {
+                let would_supersede = self.replaced_on_confirmation(&leaf).await?;
+                items.push(ReviewItem { leaf, would_supersede });
+            }
+        }
+        items.sort_by(|a, b| a.leaf.created_at.cmp(&b.leaf.created_at).then_with(|| a.leaf.id.cmp(&b.leaf.id)));
+        Ok(items)
+    }
+
+    /// The current leaves that `candidate`, once active, replaces.
+    async fn replaced_on_confirmation(&self, candidate: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
+        let store = &self.ports.store;
+        let mut current: Vec<LeafRecord> = match &candidate.subject {
+            Some(subject) => {
+                let query = TreeLeafQuery {
+                    subject: Some(subject.clone()),
+                    statuses: vec![LeafStatus::Active],
+                    ..TreeLeafQuery::default()
+                };
+                store.tree_leaves(&candidate.namespace, &candidate.tree_id, &query).await?
+            }
+            None => Vec::new(),
+        };
+        if let Some(planned) = &candidate.supersedes
+            && !current.iter().any(|l| &l.id == planned)
+            && let Some(old) = store.leaf(std::slice::from_ref(&candidate.namespace), planned).await?
+            && old.status == LeafStatus::Active
+        {
+            current.push(old);
+        }
+        let views: Vec<_> = current.iter().map(existing_leaf).collect();
+        let ids =
+            self.policy.supersession.on_activation(&existing_leaf(candidate), candidate.supersedes.as_ref(), &views);
+        current.retain(|l| ids.contains(&l.id));
+        Ok(current)
+    }
+
+    /// Confirms a candidate readable through `chain`: it becomes current, superseding what it
+    /// replaces; summaries above those go stale and the tree is re-sealed. Anything but a
+    /// candidate is refused; an id outside the chain is not found.
+    pub async fn confirm(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ReviewReceipt> {
+        self.decide(chain, id, LeafTransition::Confirm).await
+    }
+
+    /// Rejects a candidate readable through `chain`: it is never retrieved, and its fingerprint
+    /// makes the same suggestion a duplicate from now on.
+    pub async fn reject(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ReviewReceipt> {
+        self.decide(chain, id, LeafTransition::Reject).await
+    }
+
+    async fn decide(&self, chain: &ReadChain, id: &LeafId, decision: LeafTransition) -> AppResult<ReviewReceipt> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let mut last_conflict = String::new();
+        for _ in 0..self.options.max_write_attempts {
+            let leaf = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            let now = self.now();
+            let namespace = leaf.namespace.clone();
+            let mut changes = ChangeSet::new();
+            let mut to_index = vec![leaf.node_id()];
+            let mut superseded = Vec::new();
+            let decided = match decision {
+                LeafTransition::Confirm => {
+                    let confirmed = leaf.confirmed(now)?;
+                    let valid_from = confirmed.validity.valid_from.unwrap_or(now);
+                    let mut touched = BTreeSet::new();
+                    for old in self.replaced_on_confirmation(&confirmed).await? {
+                        let retired = old.superseded_by(&confirmed.id, valid_from, now)?;
+                        changes.push(Change::UpdateLeaf {
+                            expect: LeafExpect::status(LeafStatus::Active),
+                            record: retired,
+                        });
+                        changes.push(Change::Audit(self.audit(
+                            now,
+                            "leaf.superseded",
+                            &namespace,
+                            old.node_id(),
+                            &old.body_sha256,
+                        )));
+                        self.invalidate_above(&mut changes, &mut touched, &old, StaleCause::Superseded, now).await?;
+                        to_index.push(old.node_id());
+                        superseded.push(old.id);
+                    }
+                    confirmed
+                }
+                _ => LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() },
+            };
+            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(leaf.status), record: decided.clone() });
+            let action = if decision == LeafTransition::Confirm { "leaf.confirmed" } else { "leaf.rejected" };
+            changes.push(Change::Audit(self.audit(now, action, &namespace, leaf.node_id(), &leaf.body_sha256)));
+            let index_job = self.job(now, JobKind::Index, &namespace, Some(&leaf.tree_id), to_index.clone());
+            changes.push(Change::Enqueue(index_job.clone()));
+            if decided.status.is_tree_member() {
+                // A new member of the tree: its buffer may be full now, and the root is behind.
+                if let Some(tree) = self.ports.store.tree(&namespace, &leaf.tree_id).await?
+                    && tree.root.is_some()
+                    && !tree.root_stale
+                {
+                    changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: leaf.tree_id.clone() });
+                }
+                changes.push(Change::Enqueue(self.job(
+                    now,
+                    JobKind::Seal,
+                    &namespace,
+                    Some(&leaf.tree_id),
+                    Vec::new(),
+                )));
+            }
+            match self.ports.store.commit(changes).await {
+                Ok(()) => {}
+                Err(error) if error.is_conflict() => {
+                    last_conflict = error.to_string();
+                    continue;
+                }
+                Err(error) => return Err(error.into()),
+            }
+            // Retrieval sees the decision at once; if indexing fails here the job stays queued.
+            self.index_now(&namespace, &to_index, &index_job).await;
+            return Ok(ReviewReceipt {
+                leaf_id: decided.id.clone(),
+                namespace,
+                tree_id: decided.tree_id.clone(),
+                status: decided.status,
+                superseded,
+            });
+        }
+        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// Projects `nodes` now and completes `job`, or leaves the job to the runner.
+    async fn index_now(&self, namespace: &Namespace, nodes: &[NodeId], job: &arbor_ports::Job) {
+        for node in nodes {
+            if let Err(error) = self.project(namespace, node).await {
+                tracing::warn!(%error, "review: indexing deferred to the job runner");
+                return;
+            }
+        }
+        let done = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });
+        if let Err(error) = self.ports.store.commit(done).await {
+            tracing::warn!(%error, "review: the index job will be repeated by the runner");
+        }
+    }
+}
