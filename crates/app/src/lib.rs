@@ -6,6 +6,7 @@
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
 //! values may share one set of adapters.
 
+mod audit;
 mod bodies;
 mod browse;
 mod catalog;
@@ -39,6 +40,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
+pub use audit::Usage;
 pub use bodies::RecoveryReport;
 pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};

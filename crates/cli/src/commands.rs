@@ -1,5 +1,5 @@
-//! The smaller subcommands: init, retrieve, browse, show, forget, jobs, fsck and stats. Each
-//! prints text for people or, with `--json`, the result's own serialization.
+//! The smaller subcommands: init, retrieve, browse, show, forget, jobs, fsck, stats, audit and
+//! usage. Each prints text for people or, with `--json`, the result's own serialization.
 
 use std::path::Path;
 
@@ -357,5 +357,61 @@ pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
         return print_json(&stats);
     }
     print!("{}", render::stats(&opened.root, &stats));
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct AuditArgs {
+    /// At most this many events, newest first.
+    #[arg(long, default_value_t = 50)]
+    limit: usize,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor audit`: the state changes in scope — who, what, when, ids and hashes, never content.
+pub(crate) async fn audit(root: &Path, args: AuditArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let events = opened.arbor.audit_log(&chain, args.limit).await?;
+    if json {
+        return print_json(&events);
+    }
+    for event in &events {
+        let node = event.node.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".to_owned());
+        let hash = event.content_sha256.as_ref().map(ToString::to_string).unwrap_or_default();
+        println!("{}  {:<18} {:<30} {}  by {}  {}", event.at, event.action, node, event.namespace, event.actor, hash);
+    }
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct UsageArgs {
+    /// The leaf or summary.
+    id: String,
+    /// Look at the latest this many recorded retrievals of it.
+    #[arg(long, default_value_t = 100)]
+    limit: usize,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor usage`: how recorded retrievals (`retrieve --record`) used one memory.
+pub(crate) async fn usage(root: &Path, args: UsageArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let usage = opened.arbor.usage(&chain, &args.id, args.limit).await?;
+    if json {
+        return print_json(&usage);
+    }
+    let last = usage.last_used.map(|t| t.to_string()).unwrap_or_else(|| "never".to_owned());
+    println!(
+        "{}: considered by {} recorded retrievals, in the context of {}; last used {last}",
+        usage.node, usage.retrievals, usage.entered_context
+    );
+    for record in &usage.records {
+        let fate = if record.entered_context { "in context" } else { "considered" };
+        println!("  {}  {}  {fate}  ({})", record.at, record.retrieval, record.namespace);
+    }
     Ok(())
 }

@@ -60,6 +60,10 @@ enum Command {
     /// Candidates waiting for a person: list, confirm, reject.
     #[command(subcommand)]
     Review(review::ReviewCommand),
+    /// The audit log in scope: every state change, with ids and hashes, never content.
+    Audit(commands::AuditArgs),
+    /// How recorded retrievals used one memory: hits, whether it entered the context, last use.
+    Usage(commands::UsageArgs),
     /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
     Forget(commands::ForgetArgs),
     /// Run background jobs, or rebuild the index.
@@ -104,6 +108,8 @@ fn main() -> ExitCode {
             Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
             Command::ShowRetrieval(args) => commands::show_retrieval(&root, args, json).await.map(|()| true),
             Command::Review(command) => review::run(&root, command, json).await.map(|()| true),
+            Command::Audit(args) => commands::audit(&root, args, json).await.map(|()| true),
+            Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),

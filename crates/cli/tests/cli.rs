@@ -112,3 +112,37 @@ fn review_lists_candidates_and_a_confirmation_makes_one_current() {
     let bad = arbor(&["--root", root, "review", "confirm", "not-an-id", "--conversation", "c1"]);
     assert_eq!(bad.status.code(), Some(1));
 }
+
+#[test]
+fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(&events, "{\"text\":\"Dana's door code is 7712.\"}\n").unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+    for _ in 0..2 {
+        let output = arbor(&["--root", root, "retrieve", "door code", "--conversation", "c1", "--record"]);
+        assert!(output.status.success());
+    }
+    let pack = arbor(&["--root", root, "--json", "retrieve", "door code", "--conversation", "c1"]);
+    let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
+    let id = pack["evidence"][0]["node_id"]["id"].as_str().unwrap().to_owned();
+
+    let audit = arbor(&["--root", root, "--json", "audit", "--conversation", "c1"]);
+    let text = String::from_utf8(audit.stdout).unwrap();
+    assert!(!text.contains("7712") && !text.contains("door"), "the audit log holds no content: {text}");
+    let events: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(events.as_array().unwrap().iter().any(|e| e["action"] == "leaf.created" && e["node"]["id"] == id));
+
+    let usage = arbor(&["--root", root, "--json", "usage", &id, "--conversation", "c1"]);
+    let usage: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
+    assert_eq!((usage["retrievals"].as_u64(), usage["entered_context"].as_u64()), (Some(2), Some(2)), "{usage}");
+    assert!(usage["last_used"].is_string());
+    let elsewhere = arbor(&["--root", root, "usage", &id, "--conversation", "c2"]);
+    assert_eq!(elsewhere.status.code(), Some(1), "outside the chain it is not found");
+    let elsewhere_audit = arbor(&["--root", root, "--json", "audit", "--conversation", "c2"]);
+    let other: serde_json::Value = serde_json::from_slice(&elsewhere_audit.stdout).unwrap();
+    assert!(other.as_array().unwrap().is_empty(), "another conversation's log is empty: {other}");
+}
