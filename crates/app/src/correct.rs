@@ -1,6 +1,7 @@
 //! Corrections [SPEC §3.8, 002 §4.3]: a new version of a memory, bound to the id and version
 //! the caller last saw. The old version stays as history (superseded, `valid_to` set); a caller
-//! that saw an older version gets a precondition failure and nothing is written.
+//! that saw an older version gets a precondition failure and nothing is written. Restoring an
+//! old version is a correction too: its text, as a new version.
 
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
@@ -18,6 +19,9 @@ use serde::Serialize;
 
 use crate::ingest::{BatchPlan, LEAF_SUMMARY_CHARS, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
+
+/// How many replacement links a restore follows to find a lineage's current version.
+const MAX_LINEAGE_STEPS: usize = 10_000;
 
 /// A correction: the memory as the caller saw it, and what it should say instead.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +120,33 @@ impl Arbor {
             }
         }
         Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// Makes the superseded version `old_id` current again: its text becomes the next version
+    /// of its memory, bound to the current version the caller saw (`expected_current`). The
+    /// history between stays; nothing is rewritten.
+    pub async fn restore(
+        &self,
+        chain: &ReadChain,
+        old_id: &LeafId,
+        expected_current: Version,
+    ) -> AppResult<CorrectionReceipt> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let filter = VisibilityFilter::for_chain(chain, self.now());
+        let readable = |leaf: &LeafRecord| filter.opens_by_id(&NodeFacts::of_leaf(leaf));
+        let old = store.leaf(&scope, old_id).await?.filter(readable).ok_or_else(|| Error::not_found("leaf", old_id))?;
+        self.policy.supersession.check_restore(&old.id, old.status)?;
+        let text = self.read_body(&old.body_path, &old.body_sha256).await?;
+        // The lineage's current version: follow the replacement links from the old one.
+        let mut current = old.clone();
+        for _ in 0..MAX_LINEAGE_STEPS {
+            let Some(next) = &current.superseded_by else { break };
+            current = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
+        }
+        let correction =
+            Correction { id: current.id, expected_version: expected_current, text, title: Some(old.title.clone()) };
+        self.correct(chain, &correction).await
     }
 
     /// The next version of `old`: the same memory (lineage, tree, kind, subject, entities,

@@ -450,3 +450,37 @@ async fn candidates_wait_for_a_person_and_a_rejection_is_remembered() {
     let stranger = conversation_chain(&h.arbor, "c2", None);
     assert!(h.arbor.confirm(&stranger, &jazz).await.unwrap_err().is_not_found());
 }
+
+#[tokio::test]
+async fn restoring_an_old_version_makes_a_new_one() {
+    use arbor_app::Correction;
+    use arbor_domain::id::Version;
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let saved = h.arbor.ingest(&chain, message("The wifi password hint is the dog's name.", "m1")).await.unwrap();
+    let first = saved.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.clock.advance_seconds(60);
+    let correction = Correction {
+        id: first.clone(),
+        expected_version: Version::FIRST,
+        text: "The wifi password hint is the cat's name.".to_owned(),
+        title: None,
+    };
+    let second = h.arbor.correct(&chain, &correction).await.unwrap();
+    h.clock.advance_seconds(60);
+
+    let v2 = Version::new(2).unwrap();
+    let restored = h.arbor.restore(&chain, &first, v2).await.unwrap();
+    assert_eq!((restored.version, restored.replaces.clone()), (3, second.leaf_id.clone()));
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("wifi password hint")).await.unwrap();
+    assert_eq!(pack.evidence[0].text, "The wifi password hint is the dog's name.");
+    assert_eq!(pack.evidence[0].version, Some(3));
+
+    // Bound to the current version, like any correction; only history can be restored.
+    let stale = h.arbor.restore(&chain, &first, v2).await.unwrap_err();
+    assert_eq!(stale.code(), "stale_version", "{stale}");
+    let current = h.arbor.restore(&chain, &restored.leaf_id, Version::new(3).unwrap()).await.unwrap_err();
+    assert!(current.to_string().contains("only a replaced (superseded) version can be restored"), "{current}");
+    let stranger = conversation_chain(&h.arbor, "c2", None);
+    assert!(h.arbor.restore(&stranger, &first, Version::new(3).unwrap()).await.unwrap_err().is_not_found());
+}

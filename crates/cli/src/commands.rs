@@ -1,12 +1,12 @@
-//! The smaller subcommands: init, retrieve, browse, show, forget, jobs, fsck, stats, audit and
-//! usage. Each prints text for people or, with `--json`, the result's own serialization.
+//! The smaller subcommands: init, retrieve, browse, show, correct, restore, forget, jobs, fsck,
+//! stats, audit and usage. Each prints text for people or, with `--json`, the result's own serialization.
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
 use arbor_app::{Disclosure, NodeView, RetrieveMode, RetrieveRequest};
-use arbor_domain::id::LeafId;
 use arbor_domain::id::RetrievalId;
+use arbor_domain::id::{LeafId, Version};
 use arbor_domain::model::{Category, MemoryKind, TreeId};
 use arbor_domain::time::Timestamp;
 use serde::Serialize;
@@ -414,4 +414,74 @@ pub(crate) async fn usage(root: &Path, args: UsageArgs, json: bool) -> Result<()
         println!("  {}  {}  {fate}  ({})", record.at, record.retrieval, record.namespace);
     }
     Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CorrectArgs {
+    /// The memory's current leaf id.
+    id: String,
+    /// The version you read (`arbor show` prints it); anything else is refused as stale.
+    #[arg(long)]
+    version: u32,
+    /// What the memory should say.
+    #[arg(long)]
+    text: String,
+    /// A new title (default: taken from the text).
+    #[arg(long)]
+    title: Option<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+fn version(value: u32) -> Result<Version> {
+    Version::new(value).ok_or_else(|| anyhow::anyhow!("versions start at 1"))
+}
+
+fn print_correction(verb: &str, receipt: &arbor_app::CorrectionReceipt, json: bool) -> Result<()> {
+    if json {
+        return print_json(receipt);
+    }
+    println!(
+        "{verb}: {} v{} replaces {} v{} in {} / {}",
+        receipt.leaf_id,
+        receipt.version,
+        receipt.replaces,
+        receipt.replaced_version,
+        receipt.namespace,
+        receipt.tree_id
+    );
+    Ok(())
+}
+
+/// `arbor correct`: a new version of a memory, bound to the version read.
+pub(crate) async fn correct(root: &Path, args: CorrectArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let correction = arbor_app::Correction {
+        id: LeafId::parse(&args.id)?,
+        expected_version: version(args.version)?,
+        text: args.text,
+        title: args.title,
+    };
+    let receipt = opened.arbor.correct(&chain, &correction).await?;
+    print_correction("corrected", &receipt, json)
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RestoreArgs {
+    /// The replaced (superseded) version to make current again.
+    id: String,
+    /// The memory's current version, as you read it; anything else is refused as stale.
+    #[arg(long = "current-version")]
+    current_version: u32,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor restore`: an old version's text, written again as the memory's next version.
+pub(crate) async fn restore(root: &Path, args: RestoreArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let receipt = opened.arbor.restore(&chain, &LeafId::parse(&args.id)?, version(args.current_version)?).await?;
+    print_correction("restored", &receipt, json)
 }

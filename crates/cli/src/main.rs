@@ -57,6 +57,10 @@ enum Command {
     Show(commands::ShowArgs),
     /// Explain a recorded retrieval (`retrieve --record`): what was considered, selected and why.
     ShowRetrieval(commands::ShowRetrievalArgs),
+    /// Correct a memory: a new version, bound to the version you read.
+    Correct(commands::CorrectArgs),
+    /// Make a replaced version current again, as a new version.
+    Restore(commands::RestoreArgs),
     /// Candidates waiting for a person: list, confirm, reject.
     #[command(subcommand)]
     Review(review::ReviewCommand),
@@ -107,6 +111,8 @@ fn main() -> ExitCode {
             Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),
             Command::Show(args) => commands::show(&root, args, json).await.map(|()| true),
             Command::ShowRetrieval(args) => commands::show_retrieval(&root, args, json).await.map(|()| true),
+            Command::Correct(args) => commands::correct(&root, args, json).await.map(|()| true),
+            Command::Restore(args) => commands::restore(&root, args, json).await.map(|()| true),
             Command::Review(command) => review::run(&root, command, json).await.map(|()| true),
             Command::Audit(args) => commands::audit(&root, args, json).await.map(|()| true),
             Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),

@@ -146,3 +146,37 @@ fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
     let other: serde_json::Value = serde_json::from_slice(&elsewhere_audit.stdout).unwrap();
     assert!(other.as_array().unwrap().is_empty(), "another conversation's log is empty: {other}");
 }
+
+#[test]
+fn correct_and_restore_are_versions_bound_to_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(&events, "{\"text\":\"The standup is at 9:30.\"}\n").unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+    let pack = arbor(&["--root", root, "--json", "retrieve", "standup", "--conversation", "c1"]);
+    let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
+    let first = pack["evidence"][0]["node_id"]["id"].as_str().unwrap().to_owned();
+
+    let fix =
+        ["correct", first.as_str(), "--version", "1", "--text", "The standup is at 10:00.", "--conversation", "c1"];
+    let corrected = arbor(&[&["--root", root, "--json"][..], &fix[..]].concat());
+    assert!(corrected.status.success(), "{}", String::from_utf8_lossy(&corrected.stderr));
+    let receipt: serde_json::Value = serde_json::from_slice(&corrected.stdout).unwrap();
+    assert_eq!(receipt["version"], 2);
+    let stale = arbor(&[&["--root", root][..], &fix[..]].concat());
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("stale version"), "{stale:?}");
+
+    let restored = arbor(&["--root", root, "restore", &first, "--current-version", "2", "--conversation", "c1"]);
+    assert!(restored.status.success(), "{}", String::from_utf8_lossy(&restored.stderr));
+    assert!(String::from_utf8_lossy(&restored.stdout).starts_with("restored: "), "{restored:?}");
+    let pack = arbor(&["--root", root, "--json", "retrieve", "standup", "--conversation", "c1"]);
+    let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
+    assert_eq!(
+        (pack["evidence"][0]["text"].as_str(), pack["evidence"][0]["version"].as_u64()),
+        (Some("The standup is at 9:30."), Some(3))
+    );
+}

@@ -212,6 +212,10 @@ pub enum CorrectionRefusal {
     /// tree says (rule 1: one live leaf per fingerprint).
     #[error("{id}: the corrected text is the same as {existing}; nothing to correct")]
     Unchanged { id: LeafId, existing: LeafId },
+    /// Only a replaced version can be restored: restoring makes it current again as a new
+    /// version.
+    #[error("{id} is {status}; only a replaced (superseded) version can be restored")]
+    NotHistory { id: LeafId, status: &'static str },
     /// Only a current memory can be corrected: history is read-only, and a candidate is
     /// edited in review before anyone relies on it.
     #[error("{id} is {status}; only an active memory can be corrected")]
@@ -227,6 +231,16 @@ impl CorrectionRefusal {
 }
 
 impl Supersession {
+    /// May the version `id` (in `status`) be restored, i.e. its text written again as the next
+    /// version of its memory? Only a superseded version: the current one needs no restoring,
+    /// and candidates, rejected and forgotten leaves were never (or are no longer) history.
+    pub fn check_restore(&self, id: &LeafId, status: LeafStatus) -> Result<(), CorrectionRefusal> {
+        match status {
+            LeafStatus::Superseded => Ok(()),
+            other => Err(CorrectionRefusal::NotHistory { id: id.clone(), status: other.as_str() }),
+        }
+    }
+
     /// May `target` be replaced by a correction from a caller that last saw `expected`? Only
     /// the current version of an active memory may: a replaced version, another version than
     /// the one stated, candidates and history (rejected, archived, forgotten) are refused.
