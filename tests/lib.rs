@@ -70,6 +70,13 @@ pub enum Op {
         template: usize,
         variant: usize,
     },
+    /// Promote the `nth` leaf this sequence created one layer up `context`'s chain (where a path
+    /// exists), or roll back that leaf's promotion.
+    Promote {
+        context: usize,
+        nth: usize,
+        rollback: bool,
+    },
     /// A person confirms (or rejects) the `nth` leaf this sequence created, as `context`; only
     /// a candidate inside the chain can be decided.
     Review {
@@ -151,6 +158,7 @@ pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
         2 => (0..n, 0..TEMPLATES.len(), 0..VARIANTS.len())
             .prop_map(|(context, template, variant)| Op::IngestInferred { context, template, variant }),
         2 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, confirm)| Op::Review { context, nth, confirm }),
+        1 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, rollback)| Op::Promote { context, nth, rollback }),
     ];
     proptest::collection::vec(op, 1..max_len)
 }
@@ -202,6 +210,8 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
         contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let mut created: Vec<(LeafId, String)> = Vec::new();
     let mut forgotten: Vec<String> = Vec::new();
+    // Markers of statements that were promoted, so two leaves say them.
+    let mut shared: BTreeSet<String> = BTreeSet::new();
     let mut observed = Observed::new();
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step} ({op:?})");
@@ -233,6 +243,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 }
                 let (leaf, marker) = created[nth % created.len()].clone();
                 match arbor.forget(&chains[*context], &leaf).await {
+                    Ok(_) if shared.contains(&marker) => {}
                     Ok(_) => forgotten.push(marker),
                     // Outside the chain, or already forgotten: refused, nothing changes.
                     Err(e) if e.is_not_found() || e.to_string().contains("tombstone") => {}
@@ -265,6 +276,38 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 let report =
                     arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
                 record_created(&mut created, report, &marker);
+            }
+            Op::Promote { context, nth, rollback } => {
+                if created.is_empty() {
+                    continue;
+                }
+                let (leaf, marker) = created[nth % created.len()].clone();
+                let chain = &chains[*context];
+                if *rollback {
+                    match arbor.rollback_promotion(chain, &leaf).await {
+                        Ok(_) => {}
+                        Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
+                        Err(e) => return Err(format!("{at}: rollback failed: {e}")),
+                    }
+                    continue;
+                }
+                let promotion = arbor_app::Promotion {
+                    id: leaf.clone(),
+                    reason: "it held up".into(),
+                    evaluation: None,
+                    operator: "sequence".into(),
+                };
+                match arbor.promote(chain, &promotion).await {
+                    // The copy says the same words: forgetting one of the two leaves them in the
+                    // other, so those words are no longer checked for absence.
+                    Ok(receipt) => {
+                        shared.insert(marker.clone());
+                        created.push((receipt.leaf_id, marker));
+                    }
+                    // Outside the chain, no path up it, not live, or already there: refused.
+                    Err(e) if e.is_not_found() || e.code() == "invalid" => {}
+                    Err(e) => return Err(format!("{at}: promote failed: {e}")),
+                }
             }
             Op::Review { context, nth, confirm } => {
                 if created.is_empty() {

@@ -125,9 +125,16 @@ pub(crate) struct BatchPlan {
     pub(crate) superseded: BTreeMap<LeafId, LeafRecord>,
     new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
     pub(crate) trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
+    /// Audit events beyond the ones every new or superseded leaf gets (e.g. `leaf.promoted`).
+    pub(crate) extra_audit: Vec<AuditEvent>,
 }
 
 impl BatchPlan {
+    /// Plans an entity's creation (one per namespace and slug).
+    pub(crate) fn add_entity(&mut self, entity: Entity) {
+        self.new_entities.insert((entity.namespace.clone(), entity.slug.clone()), entity);
+    }
+
     /// A stored leaf as this plan will leave it.
     fn overlay(&self, stored: LeafRecord) -> LeafRecord {
         self.superseded.get(&stored.id).cloned().unwrap_or(stored)
@@ -683,6 +690,9 @@ impl Arbor {
             changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
             to_index.push(old.node_id());
             self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
+        }
+        for event in &plan.extra_audit {
+            changes.push(Change::Audit(event.clone()));
         }
         // One index job for the whole batch: the guarantee behind the inline indexing below.
         let index_job = self.job(now, JobKind::Index, namespace, None, to_index);

@@ -1,6 +1,6 @@
 //! Arbor's use cases, composed from ports: ingest (the 12-step upsert), the job runner (seal,
 //! index, purge), retrieve (scope first, fused candidates, budgets, verified bodies),
-//! corrections, review of candidates, the catalog, browsing, and forget.
+//! corrections, review of candidates, promotion, the catalog, browsing, and forget.
 //!
 //! The app decides nothing by itself: every rule comes from `arbor-domain`, every effect goes
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
@@ -17,6 +17,7 @@ mod fsck;
 mod ingest;
 mod jobs;
 mod projection;
+mod promote;
 mod retrieve;
 mod review;
 mod sealing;
@@ -50,6 +51,7 @@ pub use forget::ForgetReceipt;
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
+pub use promote::{Promotion, PromotionReceipt};
 pub use retrieve::{
     Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest,
     SkippedItem, Understood, UnderstoodTime,

@@ -174,7 +174,7 @@ impl Arbor {
     }
 
     /// Projects `nodes` now and completes `job`, or leaves the job to the runner.
-    async fn index_now(&self, namespace: &Namespace, nodes: &[NodeId], job: &arbor_ports::Job) {
+    pub(crate) async fn index_now(&self, namespace: &Namespace, nodes: &[NodeId], job: &arbor_ports::Job) {
         for node in nodes {
             if let Err(error) = self.project(namespace, node).await {
                 tracing::warn!(%error, "review: indexing deferred to the job runner");

@@ -484,3 +484,88 @@ async fn restoring_an_old_version_makes_a_new_one() {
     let stranger = conversation_chain(&h.arbor, "c2", None);
     assert!(h.arbor.restore(&stranger, &first, Version::new(3).unwrap()).await.unwrap_err().is_not_found());
 }
+
+#[tokio::test]
+async fn promotion_proposes_a_memory_one_layer_up_and_can_be_rolled_back() {
+    use arbor_app::Promotion;
+    use arbor_domain::id::ScopeId;
+    use arbor_domain::model::SourceRef;
+    use arbor_domain::read_chain::TrustedContext;
+    let h = harness();
+    let run = |name: &str| {
+        h.arbor
+            .read_chain(&TrustedContext::AutomationRun {
+                run: ScopeId::parse(name).unwrap(),
+                automation: ScopeId::parse("nightly").unwrap(),
+                conversation: None,
+                project: Some(ScopeId::parse("p1").unwrap()),
+            })
+            .unwrap()
+    };
+    let (first_run, second_run) = (run("r1"), run("r2"));
+    let learned =
+        h.arbor.ingest(&first_run, message("Retry the flaky upload step twice before failing.", "m1")).await.unwrap();
+    let original = learned.chunks[0].outcome.leaf_id().unwrap().clone();
+    let ask = || RetrieveRequest::new("flaky upload step");
+    assert!(h.arbor.retrieve(&second_run, &ask()).await.unwrap().evidence.is_empty(), "runs do not share memory");
+
+    let promotion = Promotion {
+        id: original.clone(),
+        reason: "worked in three nightly runs".into(),
+        evaluation: Some("3/3 green".into()),
+        operator: "dana".into(),
+    };
+    let promoted = h.arbor.promote(&first_run, &promotion).await.unwrap();
+    assert_eq!(promoted.namespace.to_string(), "automation:nightly");
+    assert_eq!(promoted.status, LeafStatus::Candidate);
+    assert!(h.arbor.retrieve(&second_run, &ask()).await.unwrap().evidence.is_empty(), "a candidate until confirmed");
+    let again = h.arbor.promote(&first_run, &promotion).await.unwrap_err();
+    assert!(again.to_string().contains("already holds this memory"), "{again}");
+
+    h.arbor.confirm(&second_run, &promoted.leaf_id).await.unwrap();
+    let shared = h.arbor.retrieve(&second_run, &ask()).await.unwrap();
+    assert_eq!(
+        shared.evidence[0].node_id.to_string(),
+        promoted.leaf_id.to_string(),
+        "every run of the automation sees it"
+    );
+    let row = h
+        .arbor
+        .ports()
+        .store
+        .leaf(std::slice::from_ref(&promoted.namespace), &promoted.leaf_id)
+        .await
+        .unwrap()
+        .unwrap();
+    match &row.provenance.source {
+        SourceRef::Promotion { from, reason, operator, evaluation, .. } => {
+            assert_eq!((from, reason.as_str(), operator.as_str()), (&original, "worked in three nightly runs", "dana"));
+            assert_eq!(evaluation.as_deref(), Some("3/3 green"));
+        }
+        other => panic!("provenance should name the promotion, not {other:?}"),
+    }
+    let kept = h
+        .arbor
+        .ports()
+        .store
+        .leaf(std::slice::from_ref(first_run.write_namespace()), &original)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.status, LeafStatus::Active, "the original stays where it was");
+
+    let rolled_back = h.arbor.rollback_promotion(&second_run, &promoted.leaf_id).await.unwrap();
+    assert_eq!(rolled_back.status, LeafStatus::Archived);
+    assert!(h.arbor.retrieve(&second_run, &ask()).await.unwrap().evidence.is_empty(), "rolled back");
+    let not_promoted = h.arbor.rollback_promotion(&first_run, &original).await.unwrap_err();
+    assert!(not_promoted.to_string().contains("was not promoted"), "{not_promoted}");
+
+    // A conversation's memories have no promotion path; a note is required.
+    let chat = conversation_chain(&h.arbor, "c1", Some("p1"));
+    let said = h.arbor.ingest(&chat, message("I like short standups.", "m2")).await.unwrap();
+    let said = said.chunks[0].outcome.leaf_id().unwrap().clone();
+    let refused = h.arbor.promote(&chat, &Promotion { id: said, ..promotion.clone() }).await.unwrap_err();
+    assert!(refused.to_string().contains("are not promoted"), "{refused}");
+    let unexplained = h.arbor.promote(&first_run, &Promotion { reason: " ".into(), ..promotion }).await.unwrap_err();
+    assert!(unexplained.to_string().contains("needs a reason"), "{unexplained}");
+}

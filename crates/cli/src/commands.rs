@@ -1,5 +1,5 @@
-//! The smaller subcommands: init, retrieve, browse, show, correct, restore, forget, jobs, fsck,
-//! stats, audit and usage. Each prints text for people or, with `--json`, the result's own serialization.
+//! The smaller subcommands: init, retrieve, browse, show, correct, restore, promote, forget,
+//! jobs, fsck, stats, audit and usage. Each prints text for people or, with `--json`, the result's own serialization.
 
 use std::path::Path;
 
@@ -484,4 +484,63 @@ pub(crate) async fn restore(root: &Path, args: RestoreArgs, json: bool) -> Resul
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let receipt = opened.arbor.restore(&chain, &LeafId::parse(&args.id)?, version(args.current_version)?).await?;
     print_correction("restored", &receipt, json)
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct PromoteArgs {
+    /// The memory to promote (or, with --rollback, the promoted copy to take back).
+    id: String,
+    /// Why it deserves the broader layer (required to promote).
+    #[arg(long, required_unless_present = "rollback")]
+    reason: Option<String>,
+    /// How it was evaluated: runs that succeeded, a test, a review.
+    #[arg(long)]
+    evaluation: Option<String>,
+    /// Who decides [default: $USER].
+    #[arg(long)]
+    operator: Option<String>,
+    /// Confirm the promoted candidate at once (you are the person confirming it).
+    #[arg(long, conflicts_with = "rollback")]
+    confirm: bool,
+    /// Take back a promotion: the promoted copy is archived; the original was never touched.
+    #[arg(long)]
+    rollback: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor promote`: a memory proposed one layer up the chain (run -> automation -> project ->
+/// global, experiment -> project), as a candidate there; or a promotion taken back.
+pub(crate) async fn promote(root: &Path, args: PromoteArgs, json: bool) -> Result<()> {
+    let opened = store::open(root).await?;
+    let arbor = &opened.arbor;
+    let chain = arbor.read_chain(&args.scope.context()?)?;
+    let id = LeafId::parse(&args.id)?;
+    if args.rollback {
+        let archived = arbor.rollback_promotion(&chain, &id).await?;
+        if json {
+            return print_json(&archived);
+        }
+        println!("rolled back: {} is {} in {}", archived.id, archived.status, archived.namespace);
+        return Ok(());
+    }
+    let operator = args.operator.or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "operator".to_owned());
+    let promotion =
+        arbor_app::Promotion { id, reason: args.reason.unwrap_or_default(), evaluation: args.evaluation, operator };
+    let receipt = arbor.promote(&chain, &promotion).await?;
+    let confirmed = if args.confirm { Some(arbor.confirm(&chain, &receipt.leaf_id).await?) } else { None };
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            promotion: &'a arbor_app::PromotionReceipt,
+            confirmation: Option<arbor_app::ReviewReceipt>,
+        }
+        return print_json(&Output { promotion: &receipt, confirmation: confirmed });
+    }
+    let status = confirmed.as_ref().map(|c| c.status).unwrap_or(receipt.status);
+    println!(
+        "promoted {} ({}) to {} as {} ({})",
+        receipt.from, receipt.from_namespace, receipt.namespace, receipt.leaf_id, status
+    );
+    Ok(())
 }

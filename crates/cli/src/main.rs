@@ -61,6 +61,8 @@ enum Command {
     Correct(commands::CorrectArgs),
     /// Make a replaced version current again, as a new version.
     Restore(commands::RestoreArgs),
+    /// Promote a memory one layer up the chain (as a candidate there), or roll a promotion back.
+    Promote(commands::PromoteArgs),
     /// Candidates waiting for a person: list, confirm, reject.
     #[command(subcommand)]
     Review(review::ReviewCommand),
@@ -113,6 +115,7 @@ fn main() -> ExitCode {
             Command::ShowRetrieval(args) => commands::show_retrieval(&root, args, json).await.map(|()| true),
             Command::Correct(args) => commands::correct(&root, args, json).await.map(|()| true),
             Command::Restore(args) => commands::restore(&root, args, json).await.map(|()| true),
+            Command::Promote(args) => commands::promote(&root, args, json).await.map(|()| true),
             Command::Review(command) => review::run(&root, command, json).await.map(|()| true),
             Command::Audit(args) => commands::audit(&root, args, json).await.map(|()| true),
             Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),

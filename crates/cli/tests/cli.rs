@@ -180,3 +180,50 @@ fn correct_and_restore_are_versions_bound_to_what_was_read() {
         (Some("The standup is at 9:30."), Some(3))
     );
 }
+
+#[test]
+fn promote_proposes_to_the_next_layer_and_rollback_takes_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(&events, "{\"text\":\"Deploys need the staging smoke test first.\"}\n").unwrap();
+    let project = ["--project", "p1"];
+    assert!(
+        arbor(&[&["--root", root, "ingest", events.to_str().unwrap()][..], &project[..]].concat()).status.success()
+    );
+    let pack = arbor(&[&["--root", root, "--json", "retrieve", "smoke test"][..], &project[..]].concat());
+    let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
+    let id = pack["evidence"][0]["node_id"]["id"].as_str().unwrap().to_owned();
+
+    let promote = [
+        "--root",
+        root,
+        "--json",
+        "promote",
+        &id,
+        "--reason",
+        "every team does this",
+        "--operator",
+        "dana",
+        "--confirm",
+    ];
+    let promoted = arbor(&[&promote[..], &project[..]].concat());
+    assert!(promoted.status.success(), "{}", String::from_utf8_lossy(&promoted.stderr));
+    let receipt: serde_json::Value = serde_json::from_slice(&promoted.stdout).unwrap();
+    assert_eq!(receipt["promotion"]["namespace"], "global");
+    assert_eq!(receipt["confirmation"]["status"], "active");
+    let copy = receipt["promotion"]["leaf_id"].as_str().unwrap().to_owned();
+    let elsewhere = arbor(&["--root", root, "--json", "retrieve", "smoke test", "--project", "p2"]);
+    let elsewhere: serde_json::Value = serde_json::from_slice(&elsewhere.stdout).unwrap();
+    assert_eq!(elsewhere["evidence"][0]["node_id"]["id"], copy.as_str(), "another project now sees it: {elsewhere}");
+
+    let rollback = arbor(&[&["--root", root, "promote", &copy, "--rollback"][..], &project[..]].concat());
+    assert!(rollback.status.success(), "{}", String::from_utf8_lossy(&rollback.stderr));
+    let gone = arbor(&["--root", root, "--json", "retrieve", "smoke test", "--project", "p2"]);
+    let gone: serde_json::Value = serde_json::from_slice(&gone.stdout).unwrap();
+    assert!(gone["evidence"].as_array().unwrap().is_empty(), "{gone}");
+    let missing_reason = arbor(&[&["--root", root, "promote", &id][..], &project[..]].concat());
+    assert_eq!(missing_reason.status.code(), Some(2), "a reason is required");
+}

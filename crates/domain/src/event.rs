@@ -102,6 +102,8 @@ pub enum EventError {
     TitleTooLong,
     #[error("field `hints.entity.name` is empty or longer than 120 characters")]
     BadEntityName,
+    #[error("field `source` may not be a promotion: only `arbor promote` writes those")]
+    ReservedSource,
 }
 
 impl Event {
@@ -127,6 +129,9 @@ impl Event {
         }
         if self.text.contains('\0') {
             return Err(EventError::NulInText);
+        }
+        if matches!(self.source, SourceRef::Promotion { .. }) {
+            return Err(EventError::ReservedSource);
         }
         for (field, value) in self.references() {
             if value.len() > MAX_REFERENCE_BYTES {
@@ -175,6 +180,8 @@ impl Event {
                 vec![("source.system", system), ("source.record_id", record_id)]
             }
             SourceRef::ExperimentConclusion { conclusion_id, .. } => vec![("source.conclusion_id", conclusion_id)],
+            // Refused by `validate` before references are read.
+            SourceRef::Promotion { .. } => vec![],
         }
     }
 }
@@ -212,6 +219,10 @@ mod tests {
         let bad_scope =
             serde_json::from_str::<Event>(r#"{"text":"x","source":{"type":"run","run":"../etc"}}"#).unwrap_err();
         assert!(bad_scope.to_string().contains("scope id"), "{bad_scope}");
+
+        let forged = r#"{"text":"x","source":{"type":"promotion","from":"leaf-01","from_namespace":"global","reason":"r","evaluation":null,"operator":"me"}}"#;
+        let forged = serde_json::from_str::<Event>(forged).unwrap();
+        assert_eq!(forged.validate(), Err(EventError::ReservedSource), "only promotion writes promotions");
 
         let mut event = Event::user_message("x".repeat(MAX_EVENT_TEXT_BYTES + 1));
         assert!(matches!(event.validate(), Err(EventError::TextTooLarge { .. })));

@@ -32,6 +32,7 @@ pub mod markdown;
 pub mod model;
 pub mod namespace;
 pub mod paths;
+pub mod promotion;
 pub mod ranking;
 pub mod read_chain;
 pub mod seal;

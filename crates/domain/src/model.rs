@@ -391,6 +391,15 @@ pub enum SourceRef {
         experiment: ScopeId,
         conclusion_id: String,
     },
+    /// Promoted from a narrower layer [001 §9.1]: the original, and why and by whom. Written
+    /// only by promotion itself; an inbound event cannot claim it.
+    Promotion {
+        from: LeafId,
+        from_namespace: Namespace,
+        reason: String,
+        evaluation: Option<String>,
+        operator: String,
+    },
 }
 
 impl SourceRef {
@@ -408,6 +417,7 @@ impl SourceRef {
             SourceRef::Run { run } => format!("run:{run}"),
             SourceRef::Import { origin } => format!("import:{origin}"),
             SourceRef::Integration { system, record_id } => format!("{system}:{record_id}"),
+            SourceRef::Promotion { from, .. } => format!("promotion:{from}"),
             SourceRef::ExperimentConclusion { experiment, conclusion_id } => {
                 format!("experiment:{experiment}/{conclusion_id}")
             }

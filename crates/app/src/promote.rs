@@ -1,0 +1,229 @@
+//! Promotion [001 §9.1] and its rollback: a memory proposed one layer up its caller's chain
+//! (`promotion::promotion_target`), as a new candidate there whose provenance names the
+//! original, the reason, the evaluation and the operator. The original stays where it was.
+
+use arbor_domain::entity::Entity;
+use arbor_domain::id::{EntityId, LeafId, Version};
+use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
+use arbor_domain::model::{ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, SourceRef, TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
+use arbor_domain::promotion::{check_promotion_notes, promotion_target};
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::seal::StaleCause;
+use arbor_domain::time::KnownSpan;
+use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
+use serde::Serialize;
+
+use crate::ingest::{BatchPlan, PlannedLeaf};
+use crate::{AppError, AppResult, Arbor};
+
+/// A request to promote one memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Promotion {
+    pub id: LeafId,
+    pub reason: String,
+    /// How it was judged worth promoting (runs that succeeded, a test, a review).
+    pub evaluation: Option<String>,
+    /// Who decided.
+    pub operator: String,
+}
+
+/// What a promotion wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromotionReceipt {
+    /// The new candidate in the target layer.
+    pub leaf_id: LeafId,
+    pub namespace: Namespace,
+    pub tree_id: TreeId,
+    pub status: LeafStatus,
+    pub from: LeafId,
+    pub from_namespace: Namespace,
+}
+
+impl Arbor {
+    /// Promotes an active or candidate memory of `chain` one layer up the chain. The new leaf is
+    /// a candidate: a person confirms it (`confirm`) like any other.
+    pub async fn promote(&self, chain: &ReadChain, promotion: &Promotion) -> AppResult<PromotionReceipt> {
+        check_promotion_notes(&promotion.reason, promotion.evaluation.as_deref(), &promotion.operator)
+            .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let id = &promotion.id;
+        let source = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        if !matches!(source.status, LeafStatus::Active | LeafStatus::Candidate) {
+            return Err(AppError::InvalidRequest(format!(
+                "{id} is {}; only an active or candidate memory is promoted",
+                source.status
+            )));
+        }
+        let target = promotion_target(chain, &source.namespace)
+            .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        let same_text = TreeLeafQuery {
+            fingerprint: Some(source.fingerprint.clone()),
+            statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
+            ..TreeLeafQuery::default()
+        };
+        if let Some(existing) = store.tree_leaves(&target, &source.tree_id, &same_text).await?.into_iter().next() {
+            return Err(AppError::InvalidRequest(format!(
+                "{target} already holds this memory as {} ({})",
+                existing.id, existing.status
+            )));
+        }
+        let text = self.read_body(&source.body_path, &source.body_sha256).await?;
+
+        let now = self.now();
+        let mut plan = BatchPlan::default();
+        // The owning entity and tree, as they are (or will be) in the target layer.
+        let primary = match &source.entities.primary {
+            Some(entity_id) => Some(self.entity_in(&mut plan, &source.namespace, entity_id, &target, now).await?),
+            None => None,
+        };
+        let tree = match store.tree(&target, &source.tree_id).await? {
+            Some(tree) => tree,
+            None => {
+                let title = store
+                    .tree(&source.namespace, &source.tree_id)
+                    .await?
+                    .map(|t| t.title)
+                    .unwrap_or_else(|| source.tree_id.to_string());
+                TreeRecord {
+                    namespace: target.clone(),
+                    tree_id: source.tree_id.clone(),
+                    entity: primary.clone(),
+                    title,
+                    created_at: now,
+                    root: None,
+                    root_stale: false,
+                }
+            }
+        };
+        plan.trees.insert((target.clone(), source.tree_id.clone()), tree);
+
+        let leaf_id = self.new_leaf_id(now);
+        let mut provenance = source.provenance.clone();
+        provenance.source = SourceRef::Promotion {
+            from: source.id.clone(),
+            from_namespace: source.namespace.clone(),
+            reason: promotion.reason.trim().to_owned(),
+            evaluation: promotion.evaluation.clone(),
+            operator: promotion.operator.clone(),
+        };
+        provenance.policy_version = POLICY_VERSION.to_owned();
+        let record = LeafRecord {
+            id: leaf_id.clone(),
+            lineage: leaf_id.clone(),
+            version: Version::FIRST,
+            namespace: target.clone(),
+            body_path: BodyPath::leaf(&target, source.category, &source.tree_id, &leaf_id).to_string(),
+            body_sha256: ContentHash::of(b""),
+            created_at: now,
+            known: KnownSpan::NEVER,
+            status: LeafStatus::Candidate,
+            supersedes: None,
+            superseded_by: None,
+            provenance,
+            entities: EntityLinks { primary, secondary: Vec::new() },
+            parent: None,
+            ..source.clone()
+        };
+        plan.extra_audit.push(self.audit(now, "leaf.promoted", &target, record.node_id(), &source.body_sha256));
+        plan.leaves.push(PlannedLeaf { record, text });
+        self.commit_plan(&target, plan, now, std::time::Duration::ZERO).await?;
+        Ok(PromotionReceipt {
+            leaf_id,
+            namespace: target,
+            tree_id: source.tree_id.clone(),
+            status: LeafStatus::Candidate,
+            from: source.id.clone(),
+            from_namespace: source.namespace.clone(),
+        })
+    }
+
+    /// The entity `entity_id` of `source` as it is in `target`: the one with the same slug, or a
+    /// copy planned for creation.
+    async fn entity_in(
+        &self,
+        plan: &mut BatchPlan,
+        source: &Namespace,
+        entity_id: &EntityId,
+        target: &Namespace,
+        now: arbor_domain::time::Timestamp,
+    ) -> AppResult<EntityId> {
+        let store = &self.ports.store;
+        let entity = store.entity(source, entity_id).await?.ok_or_else(|| Error::not_found("entity", entity_id))?;
+        if let Some(existing) = store.entity_by_slug(target, &entity.slug).await? {
+            return Ok(existing.id);
+        }
+        let copy = Entity {
+            id: EntityId::generate(Arbor::millis(now), self.ports.ids.random()),
+            namespace: target.clone(),
+            created_at: now,
+            ..entity
+        };
+        let id = copy.id.clone();
+        plan.add_entity(copy);
+        Ok(id)
+    }
+
+    /// Takes back a promotion: the promoted leaf is archived (out of retrieval, restorable)
+    /// and the original was never touched. Refused once the promoted memory replaced another
+    /// one — undoing that is a restore of what it replaced.
+    pub async fn rollback_promotion(&self, chain: &ReadChain, id: &LeafId) -> AppResult<LeafRecord> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let mut last_conflict = String::new();
+        for _ in 0..self.options.max_write_attempts {
+            let leaf = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            if !matches!(leaf.provenance.source, SourceRef::Promotion { .. }) {
+                return Err(AppError::InvalidRequest(format!("{id} was not promoted; there is nothing to roll back")));
+            }
+            let replaced = TreeLeafQuery { statuses: vec![LeafStatus::Superseded], ..TreeLeafQuery::default() };
+            if let Some(old) = store
+                .tree_leaves(&leaf.namespace, &leaf.tree_id, &replaced)
+                .await?
+                .into_iter()
+                .find(|old| old.superseded_by.as_ref() == Some(id))
+            {
+                return Err(AppError::InvalidRequest(format!(
+                    "{id} replaced {} when it was confirmed; restore that version instead",
+                    old.id
+                )));
+            }
+            let now = self.now();
+            let status = leaf.status.apply(LeafTransition::Archive)?;
+            let archived = LeafRecord { status, known: leaf.known.closed_at(now), ..leaf.clone() };
+            let mut changes = ChangeSet::new();
+            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(leaf.status), record: archived.clone() });
+            changes.push(Change::Audit(self.audit(
+                now,
+                "leaf.promotion_rolled_back",
+                &leaf.namespace,
+                leaf.node_id(),
+                &leaf.body_sha256,
+            )));
+            if leaf.status.is_tree_member() {
+                let mut touched = std::collections::BTreeSet::new();
+                self.invalidate_above(&mut changes, &mut touched, &leaf, StaleCause::Archived, now).await?;
+                changes.push(Change::Enqueue(self.job(
+                    now,
+                    JobKind::Seal,
+                    &leaf.namespace,
+                    Some(&leaf.tree_id),
+                    Vec::new(),
+                )));
+            }
+            let index = self.job(now, JobKind::Index, &leaf.namespace, Some(&leaf.tree_id), vec![leaf.node_id()]);
+            changes.push(Change::Enqueue(index.clone()));
+            match store.commit(changes).await {
+                Ok(()) => {
+                    self.index_now(&leaf.namespace, &[leaf.node_id()], &index).await;
+                    return Ok(archived);
+                }
+                Err(error) if error.is_conflict() => last_conflict = error.to_string(),
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+}
