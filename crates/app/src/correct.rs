@@ -6,7 +6,7 @@
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{ContentHash, LeafRecord, TreeId};
+use arbor_domain::model::{Actor, ContentHash, LeafRecord, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
@@ -32,6 +32,24 @@ pub struct Correction {
     pub text: String,
     /// A new title; by default one is taken from the corrected text.
     pub title: Option<String>,
+    /// Who corrected it and through what, for the new version's provenance: a person at the
+    /// command line (`UserEntry`, `User`), or an agent through the API.
+    pub source: SourceRef,
+    pub actor: Actor,
+}
+
+impl Correction {
+    /// A correction typed by a person.
+    pub fn by_person(id: LeafId, expected_version: Version, text: impl Into<String>) -> Correction {
+        Correction {
+            id,
+            expected_version,
+            text: text.into(),
+            title: None,
+            source: SourceRef::UserEntry,
+            actor: Actor::User,
+        }
+    }
 }
 
 /// What a correction wrote.
@@ -145,7 +163,7 @@ impl Arbor {
             current = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
         }
         let correction =
-            Correction { id: current.id, expected_version: expected_current, text, title: Some(old.title.clone()) };
+            Correction { title: Some(old.title.clone()), ..Correction::by_person(current.id, expected_current, text) };
         self.correct(chain, &correction).await
     }
 
@@ -161,7 +179,7 @@ impl Arbor {
         let id = self.new_leaf_id(now);
         let assessment = HeuristicReasoner.assess_now(&AssessRequest {
             text: correction.text.clone(),
-            actor: old.provenance.actor,
+            actor: correction.actor,
             namespace: old.namespace.kind(),
             hints: arbor_domain::event::EventHints {
                 kind: Some(old.kind),
@@ -172,7 +190,8 @@ impl Arbor {
             shortlist: Vec::new(),
         });
         let mut provenance = old.provenance.clone();
-        provenance.source = arbor_domain::model::SourceRef::UserEntry;
+        provenance.source = correction.source.clone();
+        provenance.actor = correction.actor;
         provenance.source_sha256 = ContentHash::of(correction.text.as_bytes());
         LeafRecord {
             id: id.clone(),

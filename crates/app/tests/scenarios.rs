@@ -312,11 +312,8 @@ async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
     let saved = h.arbor.ingest(&chain, message("Dana's birthday is on May 3.", "m1")).await.unwrap();
     let first = saved.chunks[0].outcome.leaf_id().unwrap().clone();
     h.clock.advance_seconds(60);
-    let fix = |id: &arbor_domain::id::LeafId, version: u32, text: &str| Correction {
-        id: id.clone(),
-        expected_version: Version::new(version).unwrap(),
-        text: text.to_owned(),
-        title: None,
+    let fix = |id: &arbor_domain::id::LeafId, version: u32, text: &str| {
+        Correction::by_person(id.clone(), Version::new(version).unwrap(), text)
     };
     let receipt = h.arbor.correct(&chain, &fix(&first, 1, "Dana's birthday is on May 13.")).await.unwrap();
     assert_eq!((receipt.version, receipt.replaced_version), (2, 1));
@@ -460,12 +457,7 @@ async fn restoring_an_old_version_makes_a_new_one() {
     let saved = h.arbor.ingest(&chain, message("The wifi password hint is the dog's name.", "m1")).await.unwrap();
     let first = saved.chunks[0].outcome.leaf_id().unwrap().clone();
     h.clock.advance_seconds(60);
-    let correction = Correction {
-        id: first.clone(),
-        expected_version: Version::FIRST,
-        text: "The wifi password hint is the cat's name.".to_owned(),
-        title: None,
-    };
+    let correction = Correction::by_person(first.clone(), Version::FIRST, "The wifi password hint is the cat's name.");
     let second = h.arbor.correct(&chain, &correction).await.unwrap();
     h.clock.advance_seconds(60);
 

@@ -458,10 +458,8 @@ pub(crate) async fn correct(root: &Path, args: CorrectArgs, json: bool) -> Resul
     let opened = store::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let correction = arbor_app::Correction {
-        id: LeafId::parse(&args.id)?,
-        expected_version: version(args.version)?,
-        text: args.text,
         title: args.title,
+        ..arbor_app::Correction::by_person(LeafId::parse(&args.id)?, version(args.version)?, args.text)
     };
     let receipt = opened.arbor.correct(&chain, &correction).await?;
     print_correction("corrected", &receipt, json)

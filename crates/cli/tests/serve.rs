@@ -241,6 +241,9 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
     assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Helix.");
     assert_eq!(pack["evidence"][0]["version"], 2);
+    let (_, corrected) =
+        call(c.get(api("get")).query(&[("id", pack["evidence"][0]["node_id"]["id"].as_str().unwrap())])).await;
+    assert_eq!(corrected["source"], "import:arbor-serve", "an agent's correction says where it came from");
 
     let (status, body) =
         call(c.post(api("retrieve")).header("content-type", "text/plain").body("{\"query\":\"x\"}")).await;

@@ -388,7 +388,13 @@ impl Service {
                 Err(error) => Err(error.into()),
             };
         }
-        let correction = Correction { id, expected_version, text: input.text, title: input.title };
+        // An agent's correction, through the API: provenance says so.
+        let correction = Correction {
+            title: input.title,
+            source: SourceRef::Import { origin: "arbor-serve".to_owned() },
+            actor: Actor::Assistant,
+            ..Correction::by_person(id, expected_version, input.text)
+        };
         let receipt = match self.arbor.correct(&self.chain, &correction).await {
             Ok(receipt) => receipt,
             Err(error) if error.is_not_found() => return Err(not_found()),
