@@ -170,7 +170,7 @@ impl Arbor {
     /// The next version of `old`: the same memory (lineage, tree, kind, subject, entities,
     /// sensitivity) saying the corrected text, current from `now`. A person's correction is
     /// a manual write, so it needs no model: the title comes from the deterministic reasoner.
-    fn corrected_record(
+    pub(crate) fn corrected_record(
         &self,
         old: &LeafRecord,
         correction: &Correction,

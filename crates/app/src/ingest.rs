@@ -125,8 +125,9 @@ pub(crate) struct BatchPlan {
     pub(crate) superseded: BTreeMap<LeafId, LeafRecord>,
     new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
     pub(crate) trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
-    /// Audit events beyond the ones every new or superseded leaf gets (e.g. `leaf.promoted`).
-    pub(crate) extra_audit: Vec<AuditEvent>,
+    /// Changes beyond the ones every new or superseded leaf brings (e.g. a `leaf.promoted`
+    /// audit event, or the edited candidate a new one replaces), committed with them.
+    pub(crate) extra: Vec<Change>,
 }
 
 impl BatchPlan {
@@ -691,8 +692,8 @@ impl Arbor {
             to_index.push(old.node_id());
             self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
         }
-        for event in &plan.extra_audit {
-            changes.push(Change::Audit(event.clone()));
+        for change in &plan.extra {
+            changes.push(change.clone());
         }
         // One index job for the whole batch: the guarantee behind the inline indexing below.
         let index_job = self.job(now, JobKind::Index, namespace, None, to_index);

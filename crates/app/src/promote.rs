@@ -127,7 +127,13 @@ impl Arbor {
             parent: None,
             ..source.clone()
         };
-        plan.extra_audit.push(self.audit(now, "leaf.promoted", &target, record.node_id(), &source.body_sha256));
+        plan.extra.push(Change::Audit(self.audit(
+            now,
+            "leaf.promoted",
+            &target,
+            record.node_id(),
+            &source.body_sha256,
+        )));
         plan.leaves.push(PlannedLeaf { record, text });
         self.commit_plan(&target, plan, now, std::time::Duration::ZERO).await?;
         Ok(PromotionReceipt {

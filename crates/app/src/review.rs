@@ -1,5 +1,5 @@
 //! Review [001 §9, SPEC §3.7]: inferred memories the approval policy did not auto-approve wait
-//! as candidates — never retrieved — until a person confirms or rejects them. Confirming makes a
+//! as candidates — never retrieved — until a person confirms, edits or rejects them. Confirming makes a
 //! candidate current (superseding what it replaces, by `Supersession::on_activation`); rejecting
 //! keeps it as a content fingerprint, so the same suggestion is a duplicate, never proposed again.
 
@@ -14,7 +14,13 @@ use arbor_domain::seal::StaleCause;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
-use crate::ingest::existing_leaf;
+use arbor_domain::event::Event;
+use arbor_domain::supersession::CorrectionRefusal;
+use arbor_domain::text::fingerprint;
+use arbor_domain::time::KnownSpan;
+
+use crate::correct::Correction;
+use crate::ingest::{BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
 /// A candidate awaiting a person, with what confirming it would do.
@@ -93,6 +99,84 @@ impl Arbor {
     /// makes the same suggestion a duplicate from now on.
     pub async fn reject(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ReviewReceipt> {
         self.decide(chain, id, LeafTransition::Reject).await
+    }
+
+    /// Edits a candidate before anyone confirms it: the edited text becomes a new candidate (the
+    /// next version of the same memory, replacing what the original was proposed to replace),
+    /// and the original suggestion is rejected, so it is not proposed again. Nothing is
+    /// rewritten in place.
+    pub async fn edit_candidate(
+        &self,
+        chain: &ReadChain,
+        id: &LeafId,
+        text: &str,
+        title: Option<String>,
+    ) -> AppResult<ReviewReceipt> {
+        Event::user_message(text).validate()?;
+        if let Some(title) = &title
+            && (title.trim().is_empty() || title.chars().count() > 200)
+        {
+            return Err(AppError::InvalidRequest("`title` must be 1 to 200 characters".into()));
+        }
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let mut last_conflict = String::new();
+        for _ in 0..self.options.max_write_attempts {
+            let old = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            if old.status != LeafStatus::Candidate {
+                return Err(AppError::InvalidRequest(format!(
+                    "{id} is {}; only a candidate is edited (correct a current memory instead)",
+                    old.status
+                )));
+            }
+            let same_text = TreeLeafQuery {
+                fingerprint: Some(fingerprint(text)),
+                statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
+                ..TreeLeafQuery::default()
+            };
+            if let Some(existing) =
+                store.tree_leaves(&old.namespace, &old.tree_id, &same_text).await?.into_iter().next()
+            {
+                return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
+            }
+            let now = self.now();
+            let edit = Correction { title: title.clone(), ..Correction::by_person(old.id.clone(), old.version, text) };
+            let record = LeafRecord {
+                status: LeafStatus::Candidate,
+                known: KnownSpan::NEVER,
+                supersedes: old.supersedes.clone(),
+                ..self.corrected_record(&old, &edit, now)
+            };
+            let tree = store
+                .tree(&old.namespace, &old.tree_id)
+                .await?
+                .ok_or_else(|| Error::not_found("tree", &old.tree_id))?;
+            let rejected = LeafRecord { status: old.status.apply(LeafTransition::Reject)?, ..old.clone() };
+            let receipt = ReviewReceipt {
+                leaf_id: record.id.clone(),
+                namespace: old.namespace.clone(),
+                tree_id: old.tree_id.clone(),
+                status: LeafStatus::Candidate,
+                superseded: Vec::new(),
+            };
+            let mut plan = BatchPlan::default();
+            plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
+            plan.extra.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Candidate), record: rejected });
+            plan.extra.push(Change::Audit(self.audit(
+                now,
+                "leaf.edited",
+                &old.namespace,
+                old.node_id(),
+                &old.body_sha256,
+            )));
+            plan.leaves.push(PlannedLeaf { record, text: text.to_owned() });
+            match self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await {
+                Ok(()) => return Ok(receipt),
+                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
+                Err(other) => return Err(other),
+            }
+        }
+        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
     }
 
     async fn decide(&self, chain: &ReadChain, id: &LeafId, decision: LeafTransition) -> AppResult<ReviewReceipt> {

@@ -561,3 +561,34 @@ async fn promotion_proposes_a_memory_one_layer_up_and_can_be_rolled_back() {
     let unexplained = h.arbor.promote(&first_run, &Promotion { reason: " ".into(), ..promotion }).await.unwrap_err();
     assert!(unexplained.to_string().contains("needs a reason"), "{unexplained}");
 }
+
+#[tokio::test]
+async fn a_candidate_is_edited_into_a_new_candidate_and_the_original_suggestion_is_rejected() {
+    use arbor_domain::model::Actor;
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let mut guess = message("The user likes jazz.", "m1");
+    guess.actor = Actor::Assistant;
+    let suggested = h.arbor.ingest(&chain, guess.clone()).await.unwrap();
+    let suggested = suggested.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.clock.advance_seconds(60);
+
+    let edited = h.arbor.edit_candidate(&chain, &suggested, "The user likes jazz and blues.", None).await.unwrap();
+    assert_eq!(edited.status, LeafStatus::Candidate);
+    let pending: Vec<_> = h.arbor.pending_review(&chain).await.unwrap().into_iter().map(|i| i.leaf).collect();
+    assert_eq!(pending.len(), 1);
+    assert_eq!((pending[0].id.clone(), pending[0].version.get()), (edited.leaf_id.clone(), 2));
+    assert!(h.arbor.retrieve(&chain, &RetrieveRequest::new("jazz")).await.unwrap().evidence.is_empty());
+
+    h.arbor.confirm(&chain, &edited.leaf_id).await.unwrap();
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("jazz")).await.unwrap();
+    let texts: Vec<&str> = pack.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, vec!["The user likes jazz and blues."]);
+    let again = h.arbor.ingest(&chain, guess).await.unwrap();
+    assert_eq!(again.chunks[0].outcome.label(), "noop_duplicate", "the unedited suggestion was rejected");
+
+    let current = h.arbor.edit_candidate(&chain, &edited.leaf_id, "Something else.", None).await.unwrap_err();
+    assert!(current.to_string().contains("only a candidate is edited"), "{current}");
+    let stranger = conversation_chain(&h.arbor, "c2", None);
+    assert!(h.arbor.edit_candidate(&stranger, &suggested, "x y z", None).await.unwrap_err().is_not_found());
+}

@@ -1,6 +1,6 @@
 //! `arbor review`: the candidates waiting for a person, and the person's decisions — confirm
-//! (the memory becomes current, superseding what it replaces) or reject (never retrieved, and
-//! not proposed again).
+//! (the memory becomes current, superseding what it replaces), edit (a corrected candidate in
+//! its place) or reject (never retrieved, and not proposed again).
 
 use std::path::Path;
 
@@ -23,6 +23,19 @@ pub(crate) enum ReviewCommand {
     Confirm {
         #[arg(required = true, value_name = "LEAF_ID")]
         ids: Vec<String>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Edit a candidate before confirming it: the edited text becomes a new candidate and the
+    /// original suggestion is rejected.
+    Edit {
+        #[arg(value_name = "LEAF_ID")]
+        id: String,
+        /// What the memory should say.
+        #[arg(long)]
+        text: String,
+        #[arg(long)]
+        title: Option<String>,
         #[command(flatten)]
         scope: ScopeArgs,
     },
@@ -57,6 +70,15 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
                     println!("    would supersede {}: {}", old.id, old.summary);
                 }
             }
+            Ok(())
+        }
+        ReviewCommand::Edit { id, text, title, scope } => {
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let receipt = arbor.edit_candidate(&chain, &LeafId::parse(&id)?, &text, title).await?;
+            if json {
+                return print_json(&receipt);
+            }
+            println!("edited {id}: now candidate {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
             Ok(())
         }
         ReviewCommand::Confirm { ids, scope } => decide(arbor, &scope, &ids, true, json).await,

@@ -73,7 +73,7 @@ fn postgres_settings_on_a_sqlite_store_are_refused_before_anything_is_written() 
 }
 
 #[test]
-fn review_lists_candidates_and_a_confirmation_makes_one_current() {
+fn review_lists_candidates_and_an_edited_confirmation_makes_one_current() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
     let root = root.to_str().unwrap();
@@ -96,14 +96,29 @@ fn review_lists_candidates_and_a_confirmation_makes_one_current() {
     assert_eq!(items.as_array().unwrap().len(), 1, "{items}");
     assert_eq!(items[0]["leaf"]["summary"], "My favorite color is blue.");
     assert_eq!(items[0]["would_supersede"][0]["summary"], "My favorite color is green.");
-    let id = items[0]["leaf"]["id"].as_str().unwrap();
+    let suggested = items[0]["leaf"]["id"].as_str().unwrap();
+    let edited = arbor(&[
+        "--root",
+        root,
+        "--json",
+        "review",
+        "edit",
+        suggested,
+        "--text",
+        "My favorite color is deep blue.",
+        "--conversation",
+        "c1",
+    ]);
+    assert!(edited.status.success(), "{}", String::from_utf8_lossy(&edited.stderr));
+    let edited: serde_json::Value = serde_json::from_slice(&edited.stdout).unwrap();
+    let id = edited["leaf_id"].as_str().unwrap();
 
     let confirmed = arbor(&["--root", root, "review", "confirm", id, "--conversation", "c1"]);
     assert!(confirmed.status.success(), "{}", String::from_utf8_lossy(&confirmed.stderr));
     assert!(String::from_utf8_lossy(&confirmed.stdout).starts_with(&format!("active {id}")));
     let pack = arbor(&["--root", root, "--json", "retrieve", "favorite color", "--conversation", "c1"]);
     let pack: serde_json::Value = serde_json::from_slice(&pack.stdout).unwrap();
-    assert_eq!(pack["evidence"][0]["text"], "My favorite color is blue.");
+    assert_eq!(pack["evidence"][0]["text"], "My favorite color is deep blue.");
     assert_eq!(pack["evidence"].as_array().unwrap().len(), 1, "green was superseded: {pack}");
 
     let again = arbor(&["--root", root, "review", "reject", id, "--conversation", "c1"]);
