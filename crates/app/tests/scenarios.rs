@@ -592,3 +592,19 @@ async fn a_candidate_is_edited_into_a_new_candidate_and_the_original_suggestion_
     let stranger = conversation_chain(&h.arbor, "c2", None);
     assert!(h.arbor.edit_candidate(&stranger, &suggested, "x y z", None).await.unwrap_err().is_not_found());
 }
+
+#[tokio::test]
+async fn sensitive_memories_are_flagged_wherever_a_pack_quotes_them() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let mut health = arbor_domain::event::Event::user_message("Dana is allergic to penicillin.");
+    health.hints.sensitivity = Some(arbor_domain::sensitivity::Sensitivity::Sensitive);
+    let report = h.arbor.ingest(&chain, health).await.unwrap();
+    assert_eq!(report.chunks[0].outcome.label(), "created");
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("what is Dana allergic to?")).await.unwrap();
+    assert_eq!(pack.evidence[0].sensitivity, arbor_domain::sensitivity::Sensitivity::Sensitive);
+    for line in pack.known_facts.iter().chain(&pack.recent) {
+        assert!(line.ends_with("(sensitive)"), "{line}");
+    }
+    assert!(pack.gaps.iter().any(|g| g.contains("sensitive")), "{:?}", pack.gaps);
+}

@@ -753,6 +753,12 @@ fn assemble(
         if e.supersedes.is_some() {
             line.push_str(" (replaces an older version)");
         }
+        // Flagged wherever it is quoted, not only on the evidence item.
+        match e.sensitivity {
+            Sensitivity::Sensitive => line.push_str(" (sensitive)"),
+            Sensitivity::Restricted => line.push_str(" (restricted)"),
+            Sensitivity::Normal => {}
+        }
         line
     };
     let current = |e: &&EvidenceItem| e.node == NodeKind::Leaf && e.overridden_by.is_none();
