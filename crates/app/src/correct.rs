@@ -3,13 +3,15 @@
 //! that saw an older version gets a precondition failure and nothing is written. Restoring an
 //! old version is a correction too: its text, as a new version.
 
+use arbor_domain::admission::{Admission, AdmissionInput};
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{Actor, ContentHash, LeafRecord, SourceRef, TreeId};
+use arbor_domain::model::{Actor, Confidence, ContentHash, LeafRecord, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
 use arbor_domain::time::{KnownSpan, Validity};
@@ -109,7 +111,10 @@ impl Arbor {
                 return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
             }
             let now = self.now();
-            let record = self.corrected_record(&old, correction, now);
+            let record = LeafRecord {
+                sensitivity: self.admit_correction(&old, correction)?,
+                ..self.corrected_record(&old, correction, now)
+            };
             let retired = old.superseded_by(&record.id, now, now)?;
             let tree = self
                 .ports
@@ -165,6 +170,35 @@ impl Arbor {
         let correction =
             Correction { title: Some(old.title.clone()), ..Correction::by_person(current.id, expected_current, text) };
         self.correct(chain, &correction).await
+    }
+
+    /// Admission for a correction's text, as for any write: a secret is refused unless a person
+    /// deliberately keeps it restricted, and the new version is at least as sensitive as the old
+    /// one and as its own words suggest. Returns the new version's sensitivity.
+    pub(crate) fn admit_correction(&self, old: &LeafRecord, correction: &Correction) -> AppResult<Sensitivity> {
+        let suggested = HeuristicReasoner
+            .assess_now(&AssessRequest {
+                text: correction.text.clone(),
+                actor: correction.actor,
+                namespace: old.namespace.kind(),
+                hints: arbor_domain::event::EventHints::default(),
+                shortlist: Vec::new(),
+            })
+            .sensitivity;
+        let admission = self.policy.admission.decide(AdmissionInput {
+            text: &correction.text,
+            // An explicit correction of a known memory is not a guess about what to remember.
+            confidence: Confidence::saturating(1.0),
+            manual: correction.source.is_manual(),
+            declared: Some(old.sensitivity),
+            suggested,
+        });
+        match admission {
+            Admission::Admit { sensitivity } => Ok(sensitivity),
+            Admission::Refuse { refusal } => {
+                Err(AppError::InvalidRequest(format!("the new text is refused: {refusal}")))
+            }
+        }
     }
 
     /// The next version of `old`: the same memory (lineage, tree, kind, subject, entities,

@@ -687,7 +687,9 @@ impl Arbor {
         }
         let mut touched = BTreeSet::new();
         for old in plan.superseded.values() {
-            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: old.clone() });
+            // As read: active, under the same parent (a seal in between re-plans the batch).
+            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: old.clone() });
             changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
             to_index.push(old.node_id());
             self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;

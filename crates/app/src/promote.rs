@@ -51,6 +51,10 @@ impl Arbor {
         let store = &self.ports.store;
         let id = &promotion.id;
         let source = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        if source.sensitivity == arbor_domain::sensitivity::Sensitivity::Restricted {
+            // Restricted memories stay where a person put them.
+            return Err(AppError::InvalidRequest(format!("{id} is restricted; restricted memories are not promoted")));
+        }
         if !matches!(source.status, LeafStatus::Active | LeafStatus::Candidate) {
             return Err(AppError::InvalidRequest(format!(
                 "{id} is {}; only an active or candidate memory is promoted",
@@ -172,8 +176,8 @@ impl Arbor {
         Ok(id)
     }
 
-    /// Takes back a promotion: the promoted leaf is archived (out of retrieval, restorable)
-    /// and the original was never touched. Refused once the promoted memory replaced another
+    /// Takes back a promotion: the promoted leaf is archived (out of retrieval, restorable) —
+    /// or rejected, if nobody had confirmed it — and the original was never touched. Refused once the promoted memory replaced another
     /// one — undoing that is a restore of what it replaced.
     pub async fn rollback_promotion(&self, chain: &ReadChain, id: &LeafId) -> AppResult<LeafRecord> {
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
@@ -197,10 +201,15 @@ impl Arbor {
                 )));
             }
             let now = self.now();
-            let status = leaf.status.apply(LeafTransition::Archive)?;
+            // A confirmed copy is archived (restorable); an unconfirmed one is rejected, which
+            // keeps it out of the tree (archived leaves are tree members) and out of review.
+            let transition =
+                if leaf.status == LeafStatus::Candidate { LeafTransition::Reject } else { LeafTransition::Archive };
+            let status = leaf.status.apply(transition)?;
             let archived = LeafRecord { status, known: leaf.known.closed_at(now), ..leaf.clone() };
             let mut changes = ChangeSet::new();
-            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(leaf.status), record: archived.clone() });
+            let expect = LeafExpect { status: leaf.status, parent: Some(leaf.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: archived.clone() });
             changes.push(Change::Audit(self.audit(
                 now,
                 "leaf.promotion_rolled_back",

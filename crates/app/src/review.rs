@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use arbor_domain::id::{LeafId, NodeId};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
-use arbor_domain::model::{LeafRecord, TreeId};
+use arbor_domain::model::{LeafRecord, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
@@ -141,12 +141,18 @@ impl Arbor {
             }
             let now = self.now();
             let edit = Correction { title: title.clone(), ..Correction::by_person(old.id.clone(), old.version, text) };
-            let record = LeafRecord {
+            let sensitivity = self.admit_correction(&old, &edit)?;
+            let mut record = LeafRecord {
                 status: LeafStatus::Candidate,
                 known: KnownSpan::NEVER,
                 supersedes: old.supersedes.clone(),
+                sensitivity,
                 ..self.corrected_record(&old, &edit, now)
             };
+            // A promoted candidate stays a promotion (its rollback and provenance depend on it).
+            if matches!(old.provenance.source, SourceRef::Promotion { .. }) {
+                record.provenance.source = old.provenance.source.clone();
+            }
             let tree = store
                 .tree(&old.namespace, &old.tree_id)
                 .await?
@@ -161,7 +167,8 @@ impl Arbor {
             };
             let mut plan = BatchPlan::default();
             plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
-            plan.extra.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Candidate), record: rejected });
+            let expect = LeafExpect { status: LeafStatus::Candidate, parent: Some(old.parent.clone()) };
+            plan.extra.push(Change::UpdateLeaf { expect, record: rejected });
             plan.extra.push(Change::Audit(self.audit(
                 now,
                 "leaf.edited",
@@ -215,7 +222,8 @@ impl Arbor {
                 }
                 _ => LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() },
             };
-            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(leaf.status), record: decided.clone() });
+            let expect = LeafExpect { status: leaf.status, parent: Some(leaf.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: decided.clone() });
             let action = if decision == LeafTransition::Confirm { "leaf.confirmed" } else { "leaf.rejected" };
             changes.push(Change::Audit(self.audit(now, action, &namespace, leaf.node_id(), &leaf.body_sha256)));
             let index_job = self.job(now, JobKind::Index, &namespace, Some(&leaf.tree_id), to_index.clone());

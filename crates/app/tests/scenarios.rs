@@ -346,6 +346,12 @@ async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
         missing.to_string().replace(&missing_id.to_string(), "ID")
     );
 
+    // A correction is admitted like any write: no secrets slipped in as a "fix".
+    let mut agent_fix = fix(&receipt.leaf_id, 2, "Dana's birthday is May 13; her password is hunter2");
+    agent_fix.source = arbor_domain::model::SourceRef::Import { origin: "test".into() };
+    let secret = h.arbor.correct(&chain, &agent_fix).await.unwrap_err();
+    assert!(secret.to_string().contains("refused"), "{secret}");
+
     // A project memory is read-only to a conversation of that project.
     let project = h
         .arbor
@@ -549,6 +555,19 @@ async fn promotion_proposes_a_memory_one_layer_up_and_can_be_rolled_back() {
     let rolled_back = h.arbor.rollback_promotion(&second_run, &promoted.leaf_id).await.unwrap();
     assert_eq!(rolled_back.status, LeafStatus::Archived);
     assert!(h.arbor.retrieve(&second_run, &ask()).await.unwrap().evidence.is_empty(), "rolled back");
+    // An unconfirmed promotion taken back is rejected: it never joins the target tree.
+    let mut note = Promotion { id: original.clone(), ..promotion.clone() };
+    note.reason = "second try".into();
+    let learned2 = h.arbor.ingest(&first_run, message("Pin the base image digest.", "m3")).await.unwrap();
+    note.id = learned2.chunks[0].outcome.leaf_id().unwrap().clone();
+    let pending = h.arbor.promote(&first_run, &note).await.unwrap();
+    let taken_back = h.arbor.rollback_promotion(&first_run, &pending.leaf_id).await.unwrap();
+    assert_eq!(taken_back.status, LeafStatus::Rejected);
+    let jobs = h.arbor.run_jobs(None).await.unwrap();
+    assert_eq!(jobs.failed, 0);
+    let tree = h.arbor.ports().store.frontier(&pending.namespace, &pending.tree_id).await.unwrap();
+    assert!(tree.iter().all(|n| n.node.to_string() != pending.leaf_id.to_string()), "not a tree member");
+
     let not_promoted = h.arbor.rollback_promotion(&first_run, &original).await.unwrap_err();
     assert!(not_promoted.to_string().contains("was not promoted"), "{not_promoted}");
 
