@@ -120,7 +120,17 @@ async def exercise(session, mine, theirs, transport):
     check(catalog["text"] and len(catalog["text"]) <= 1000, catalog)
 
     # memory_correct: bound to the version read; the same version again is stale.
-    fix = {"id": node["id"], "version": node["version"], "text": f"My favorite editor is Helix ({transport})."}
+    # The agent's own correction waits for a person; quoting the user's message, it is current.
+    own = await session.call_tool(
+        "memory_correct", {"id": node["id"], "version": node["version"], "text": f"Maybe the editor is Vim ({transport})."}
+    )
+    check(not own.is_error and own.structured_content["status"] == "candidate", text_of(own))
+    fix = {
+        "id": node["id"],
+        "version": node["version"],
+        "text": f"My favorite editor is Helix ({transport}).",
+        "message_id": f"fix-{transport}",
+    }
     corrected = await session.call_tool("memory_correct", fix)
     check(not corrected.is_error, text_of(corrected))
     check(corrected.structured_content["version"] == node["version"] + 1, corrected.structured_content)

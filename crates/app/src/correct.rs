@@ -3,7 +3,7 @@
 //! that saw an older version gets a precondition failure and nothing is written. Restoring an
 //! old version is a correction too: its text, as a new version.
 
-use arbor_domain::admission::{Admission, AdmissionInput};
+use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput};
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
@@ -60,6 +60,9 @@ pub struct CorrectionReceipt {
     /// The new version's leaf.
     pub leaf_id: LeafId,
     pub version: u32,
+    /// `active`, or `candidate` when approval holds it for a person (an agent's own
+    /// correction); the replaced version stays current until it is confirmed.
+    pub status: LeafStatus,
     /// The version it replaced, kept as history.
     pub replaces: LeafId,
     pub replaced_version: u32,
@@ -111,11 +114,22 @@ impl Arbor {
                 return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
             }
             let now = self.now();
-            let record = LeafRecord {
-                sensitivity: self.admit_correction(&old, correction)?,
-                ..self.corrected_record(&old, correction, now)
-            };
-            let retired = old.superseded_by(&record.id, now, now)?;
+            let sensitivity = self.admit_correction(&old, correction)?;
+            // Approval as for any write: a person's correction (or one quoting the user) is
+            // current at once; an agent's own waits for a person, and the old version stays
+            // current meanwhile (confirming the candidate supersedes it).
+            let approval = self.policy.approval.decide(ApprovalInput {
+                namespace: old.namespace.kind(),
+                kind: old.kind,
+                sensitivity,
+                actor: correction.actor,
+                manual: correction.source.is_manual(),
+            });
+            let mut record = LeafRecord { sensitivity, ..self.corrected_record(&old, correction, now) };
+            if approval.status == LeafStatus::Candidate {
+                record.status = LeafStatus::Candidate;
+                record.known = KnownSpan::NEVER;
+            }
             let tree = self
                 .ports
                 .store
@@ -125,6 +139,7 @@ impl Arbor {
             let receipt = CorrectionReceipt {
                 leaf_id: record.id.clone(),
                 version: record.version.get(),
+                status: record.status,
                 replaces: old.id.clone(),
                 replaced_version: old.version.get(),
                 namespace: old.namespace.clone(),
@@ -132,7 +147,9 @@ impl Arbor {
             };
             let mut plan = BatchPlan::default();
             plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
-            plan.superseded.insert(retired.id.clone(), retired);
+            if record.status == LeafStatus::Active {
+                plan.superseded.insert(old.id.clone(), old.superseded_by(&record.id, now, now)?);
+            }
             plan.leaves.push(PlannedLeaf { record, text: correction.text.clone() });
             // The commit expects the old version still active: a concurrent correction that
             // won first makes this attempt conflict, and the next one reports it stale.

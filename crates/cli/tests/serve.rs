@@ -220,7 +220,14 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     let (status, body) = call(c.post(api("correct")).json(&fix)).await;
     assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "no version: {body}");
     assert!(body.to_string().contains("version"), "{body}");
-    let fix = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix." });
+    // The agent's own correction waits for a person; the old version stays current.
+    let own = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix, I think." });
+    let (status, body) = call(c.post(api("correct")).json(&own)).await;
+    assert_eq!((status, body["status"].as_str()), (200, Some("candidate")), "{body}");
+    let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
+    assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Zed.", "still current: {pack}");
+    // Quoting the user's message, it is the user's correction: current at once.
+    let fix = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix.", "message_id": "m-9" });
     let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!((body["version"].as_u64(), body["replaces"].as_str()), (Some(2), Some(f.mine[2].0.as_str())));
@@ -243,7 +250,7 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     assert_eq!(pack["evidence"][0]["version"], 2);
     let (_, corrected) =
         call(c.get(api("get")).query(&[("id", pack["evidence"][0]["node_id"]["id"].as_str().unwrap())])).await;
-    assert_eq!(corrected["source"], "import:arbor-serve", "an agent's correction says where it came from");
+    assert_eq!(corrected["source"], "message:m-9", "a correction says where it came from");
 
     let (status, body) =
         call(c.post(api("retrieve")).header("content-type", "text/plain").body("{\"query\":\"x\"}")).await;
@@ -370,14 +377,12 @@ async fn hidden_memories_stay_hidden_and_one_version_has_one_correction() {
 
     // Two corrections of the same version at once: exactly one wins, the other is stale.
     let (a, b) = tokio::join!(
-        call(
-            c.post(api("correct"))
-                .json(&json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings after 2pm." }))
-        ),
-        call(
-            c.post(api("correct"))
-                .json(&json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings at noon." }))
-        ),
+        call(c.post(api("correct")).json(
+            &json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings after 2pm.", "message_id": "m-1" })
+        )),
+        call(c.post(api("correct")).json(
+            &json!({ "id": f.mine[0].0, "version": 1, "text": "Dana prefers meetings at noon.", "message_id": "m-2" })
+        )),
     );
     let mut statuses = [a.0, b.0];
     statuses.sort_unstable();

@@ -88,7 +88,7 @@ impl MemoryTools {
     }
 
     #[tool(
-        description = "Correct a memory the user says is wrong: writes a new version with the corrected text, keeping the old one as history. Requires the id and the version you read (memory_read or a pack); if memory changed since, it fails with code precondition_failed and you should read it again.",
+        description = "Correct a memory the user says is wrong: writes a new version with the corrected text, keeping the old one as history. Requires the id and the version you read (memory_read or a pack); if memory changed since, it fails with code precondition_failed and you should read it again. Pass message_id of the user's message asking for the fix to make it current at once; without it the correction is your own and waits for a person.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

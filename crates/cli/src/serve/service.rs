@@ -388,13 +388,17 @@ impl Service {
                 Err(error) => Err(error.into()),
             };
         }
-        // An agent's correction, through the API: provenance says so.
-        let correction = Correction {
-            title: input.title,
-            source: SourceRef::Import { origin: "arbor-serve".to_owned() },
-            actor: Actor::Assistant,
-            ..Correction::by_person(id, expected_version, input.text)
+        if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
+            return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
+        }
+        // Quoting the user's message, it is the user's correction; otherwise the agent's own,
+        // which approval holds for a person. Provenance says which.
+        let (source, actor) = match input.message_id {
+            Some(message_id) => (SourceRef::Message { conversation: None, message_id }, Actor::User),
+            None => (SourceRef::Import { origin: "arbor-serve".to_owned() }, Actor::Assistant),
         };
+        let correction =
+            Correction { title: input.title, source, actor, ..Correction::by_person(id, expected_version, input.text) };
         let receipt = match self.arbor.correct(&self.chain, &correction).await {
             Ok(receipt) => receipt,
             Err(error) if error.is_not_found() => return Err(not_found()),
@@ -403,6 +407,7 @@ impl Service {
         Ok(wire::Corrected {
             leaf_id: receipt.leaf_id.to_string(),
             version: receipt.version,
+            status: receipt.status.as_str().to_owned(),
             replaces: receipt.replaces.to_string(),
             replaced_version: receipt.replaced_version,
             namespace: receipt.namespace.to_string(),

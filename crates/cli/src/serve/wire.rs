@@ -242,6 +242,12 @@ pub(crate) struct CorrectInput {
     #[serde(default)]
     #[schemars(length(min = 1, max = 200), pattern(TITLE))]
     pub title: Option<String>,
+    /// The host's id of the user's message that asked for the correction. With it, the
+    /// correction is the user's and current at once; without, it is the agent's own and waits
+    /// as a candidate for a person, the old version staying current.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
+    pub message_id: Option<String>,
 }
 
 /// The catalog's size.
@@ -495,6 +501,8 @@ pub(crate) struct SaveResult {
 pub(crate) struct Corrected {
     pub leaf_id: String,
     pub version: u32,
+    /// `active`, or `candidate` (an agent's own correction, awaiting a person).
+    pub status: String,
     pub replaces: String,
     pub replaced_version: u32,
     pub namespace: String,
