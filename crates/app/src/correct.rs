@@ -16,11 +16,22 @@ use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
 use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
-use arbor_ports::{AssessRequest, Error, HeuristicReasoner, TreeLeafQuery};
+use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
 use serde::Serialize;
 
 use crate::ingest::{BatchPlan, LEAF_SUMMARY_CHARS, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
+
+/// Checks a new text and title as an inbound event's would be checked (size, NUL, control
+/// characters in the title), and that a given title says something.
+pub(crate) fn validate_new_text(text: &str, title: Option<&str>) -> AppResult<()> {
+    if title.is_some_and(|t| t.trim().is_empty()) {
+        return Err(AppError::InvalidRequest("`title` is empty".into()));
+    }
+    let mut event = Event::user_message(text);
+    event.hints.title = title.map(str::to_owned);
+    Ok(event.validate()?)
+}
 
 /// How many replacement links a restore follows to find a lineage's current version.
 const MAX_LINEAGE_STEPS: usize = 10_000;
@@ -76,12 +87,7 @@ impl Arbor {
     /// it did not exist) and live in the chain's write namespace: a broader layer's memory is
     /// read-only to this caller.
     pub async fn correct(&self, chain: &ReadChain, correction: &Correction) -> AppResult<CorrectionReceipt> {
-        Event::user_message(correction.text.clone()).validate()?;
-        if let Some(title) = &correction.title
-            && (title.trim().is_empty() || title.chars().count() > 200)
-        {
-            return Err(AppError::InvalidRequest("`title` must be 1 to 200 characters".into()));
-        }
+        validate_new_text(&correction.text, correction.title.as_deref())?;
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
         let mut last_conflict = String::new();
         for _ in 0..self.options.max_write_attempts {
@@ -103,13 +109,8 @@ impl Arbor {
                 correction.expected_version,
             )?;
             // Rule 1 of dedup holds for corrections too: one live leaf per fingerprint in a tree.
-            let same_text = TreeLeafQuery {
-                fingerprint: Some(fingerprint(&correction.text)),
-                statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
-                ..Default::default()
-            };
             if let Some(existing) =
-                self.ports.store.tree_leaves(&old.namespace, &old.tree_id, &same_text).await?.into_iter().next()
+                self.leaf_holding_fingerprint(&old.namespace, &old.tree_id, &fingerprint(&correction.text)).await?
             {
                 return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
             }

@@ -525,7 +525,7 @@ impl Arbor {
         let store = &self.ports.store;
         let by_fingerprint = TreeLeafQuery {
             fingerprint: Some(fingerprint.clone()),
-            statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
+            statuses: LeafStatus::HOLDING_FINGERPRINT.to_vec(),
             ..TreeLeafQuery::default()
         };
         let mut leaves = store.tree_leaves(namespace, tree, &by_fingerprint).await?;
@@ -741,6 +741,22 @@ impl Arbor {
             }
             Err(error) => tracing::warn!(%error, "inline indexing failed; left for the job runner"),
         }
+    }
+
+    /// The leaf of `tree` that already holds `fingerprint` (rule 1 of dedup), if any: a
+    /// correction, edit or promotion saying it again would be a duplicate.
+    pub(crate) async fn leaf_holding_fingerprint(
+        &self,
+        namespace: &Namespace,
+        tree: &TreeId,
+        fingerprint: &ContentHash,
+    ) -> AppResult<Option<LeafRecord>> {
+        let query = TreeLeafQuery {
+            fingerprint: Some(fingerprint.clone()),
+            statuses: LeafStatus::HOLDING_FINGERPRINT.to_vec(),
+            ..TreeLeafQuery::default()
+        };
+        Ok(self.ports.store.tree_leaves(namespace, tree, &query).await?.into_iter().next())
     }
 
     pub(crate) fn audit(

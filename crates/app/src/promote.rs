@@ -8,7 +8,7 @@ use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
 use arbor_domain::model::{ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, SourceRef, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
-use arbor_domain::promotion::{check_promotion_notes, promotion_target};
+use arbor_domain::promotion::{check_promotable, check_promotion_notes, promotion_target};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::time::KnownSpan;
@@ -51,10 +51,7 @@ impl Arbor {
         let store = &self.ports.store;
         let id = &promotion.id;
         let source = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
-        if source.sensitivity == arbor_domain::sensitivity::Sensitivity::Restricted {
-            // Restricted memories stay where a person put them.
-            return Err(AppError::InvalidRequest(format!("{id} is restricted; restricted memories are not promoted")));
-        }
+        check_promotable(source.sensitivity).map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
         if !matches!(source.status, LeafStatus::Active | LeafStatus::Candidate) {
             return Err(AppError::InvalidRequest(format!(
                 "{id} is {}; only an active or candidate memory is promoted",
@@ -63,12 +60,7 @@ impl Arbor {
         }
         let target = promotion_target(chain, &source.namespace)
             .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
-        let same_text = TreeLeafQuery {
-            fingerprint: Some(source.fingerprint.clone()),
-            statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
-            ..TreeLeafQuery::default()
-        };
-        if let Some(existing) = store.tree_leaves(&target, &source.tree_id, &same_text).await?.into_iter().next() {
+        if let Some(existing) = self.leaf_holding_fingerprint(&target, &source.tree_id, &source.fingerprint).await? {
             return Err(AppError::InvalidRequest(format!(
                 "{target} already holds this memory as {} ({})",
                 existing.id, existing.status

@@ -14,12 +14,11 @@ use arbor_domain::seal::StaleCause;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
-use arbor_domain::event::Event;
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::fingerprint;
 use arbor_domain::time::KnownSpan;
 
-use crate::correct::Correction;
+use crate::correct::{Correction, validate_new_text};
 use crate::ingest::{BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
@@ -112,12 +111,7 @@ impl Arbor {
         text: &str,
         title: Option<String>,
     ) -> AppResult<ReviewReceipt> {
-        Event::user_message(text).validate()?;
-        if let Some(title) = &title
-            && (title.trim().is_empty() || title.chars().count() > 200)
-        {
-            return Err(AppError::InvalidRequest("`title` must be 1 to 200 characters".into()));
-        }
+        validate_new_text(text, title.as_deref())?;
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
         let store = &self.ports.store;
         let mut last_conflict = String::new();
@@ -129,13 +123,8 @@ impl Arbor {
                     old.status
                 )));
             }
-            let same_text = TreeLeafQuery {
-                fingerprint: Some(fingerprint(text)),
-                statuses: vec![LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected],
-                ..TreeLeafQuery::default()
-            };
             if let Some(existing) =
-                store.tree_leaves(&old.namespace, &old.tree_id, &same_text).await?.into_iter().next()
+                self.leaf_holding_fingerprint(&old.namespace, &old.tree_id, &fingerprint(text)).await?
             {
                 return Err(CorrectionRefusal::Unchanged { id: old.id.clone(), existing: existing.id }.into());
             }

@@ -37,6 +37,12 @@ pub enum LeafStatus {
 }
 
 impl LeafStatus {
+    /// The statuses whose fingerprint is taken (`Supersession` rule 1, and the stores' unique
+    /// index): a new leaf, correction, edit or promotion with the same text in the same tree
+    /// is a duplicate of one of these. A rejected suggestion stays here so it is not proposed
+    /// again.
+    pub const HOLDING_FINGERPRINT: [LeafStatus; 3] = [LeafStatus::Active, LeafStatus::Candidate, LeafStatus::Rejected];
+
     pub const ALL: [LeafStatus; 6] = [
         LeafStatus::Candidate,
         LeafStatus::Active,

@@ -7,6 +7,7 @@
 
 use crate::namespace::{Namespace, NamespaceKind};
 use crate::read_chain::ReadChain;
+use crate::sensitivity::Sensitivity;
 
 /// The longest promotion reason, evaluation or operator name, in bytes.
 pub const MAX_PROMOTION_NOTE_BYTES: usize = 1024;
@@ -28,6 +29,8 @@ pub enum PromotionRefusal {
     NoPath { from: &'static str },
     #[error("this context's read chain has no {to} layer above {from} to promote into")]
     NoTarget { from: String, to: &'static str },
+    #[error("restricted memories stay where a person put them; they are not promoted")]
+    Restricted,
     #[error("a promotion needs a reason")]
     NoReason,
     #[error("`{field}` is {bytes} bytes; the limit is {limit}")]
@@ -49,6 +52,12 @@ pub fn promotion_target(chain: &ReadChain, source: &Namespace) -> Result<Namespa
         .find(|ns| ns.kind() == to)
         .cloned()
         .ok_or_else(|| PromotionRefusal::NoTarget { from: source.to_string(), to: to.as_str() })
+}
+
+/// Whether a memory of this sensitivity may be promoted at all: a restricted one may not (it
+/// was kept only because a person chose its layer).
+pub fn check_promotable(sensitivity: Sensitivity) -> Result<(), PromotionRefusal> {
+    if sensitivity == Sensitivity::Restricted { Err(PromotionRefusal::Restricted) } else { Ok(()) }
 }
 
 /// Checks the free-text parts of a promotion: a reason is required; every note is bounded and
@@ -112,6 +121,12 @@ mod tests {
         });
         assert!(matches!(promotion_target(&experiment, &ns("run:r2")), Err(PromotionRefusal::NoTarget { .. })));
         assert_eq!(promotion_target(&experiment, &ns("experiment:e1")), Ok(ns("project:p1")));
+    }
+
+    #[test]
+    fn restricted_memories_are_not_promoted() {
+        assert_eq!(check_promotable(Sensitivity::Restricted), Err(PromotionRefusal::Restricted));
+        assert!(check_promotable(Sensitivity::Sensitive).is_ok() && check_promotable(Sensitivity::Normal).is_ok());
     }
 
     #[test]
