@@ -3,13 +3,19 @@
 //! calls [`run_sequence`] with sequences from [`operations`]; the rules checked are the same
 //! for every backend because they are written once, here.
 //!
+//! The operations interleave, across six contexts (conversations, a project, sibling runs, a
+//! frozen experiment run): a person's statements, the assistant's (candidates), imports that
+//! contradict what is current (conflicts), batches, confirm / reject, conflict resolutions
+//! (keep both, set validity, supersede, reject), promotion and its rollback, corrections,
+//! forget, jobs, waiting, and retrievals now and in the past.
+//!
 //! Checked after every step:
 //! - no retrieval returns anything outside the caller's read chain, and none even considers a
 //!   candidate from outside it — whatever channel found it (full text, vectors, a named
 //!   entity's trees, the tree neighbours of a hit) and whatever time the question names;
 //! - a recorded retrieval reads back only for callers whose chain holds every namespace of
 //!   the chain it was recorded under;
-//! - candidates, superseded leaves (without `as_of`) and forgotten leaves never reach a pack;
+//! - candidates, rejected, superseded (without `as_of`) and forgotten leaves never reach a pack;
 //! - budgets hold per layer and in total;
 //! - at most one active leaf per (tree, subject), and every leaf's tree exists in its namespace;
 //! - forgotten text is nowhere: not in the store, the index or any body.
@@ -17,18 +23,21 @@
 //! Checked after the jobs run: no stale or purged summary is left, and every tree with members
 //! has exactly one current root.
 
+pub mod checklist;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use arbor_app::{Arbor, IngestOutcome, Options, Policy, Ports, RetrievalPack, RetrieveRequest};
 use arbor_domain::budget::DEFAULT_MAX_RESULTS;
+use arbor_domain::conflict::ConflictResolution;
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, ScopeId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{SourceRef, SummaryRole, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
-use arbor_domain::time::Timestamp;
+use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
 use arbor_ports::{ManualClock, Page, SequentialIds};
 use proptest::prelude::*;
@@ -83,6 +92,32 @@ pub enum Op {
         context: usize,
         nth: usize,
         confirm: bool,
+    },
+    /// A person corrects the `nth` leaf this sequence created (the version they just read) to
+    /// statement `template`/`variant`.
+    Correct {
+        context: usize,
+        nth: usize,
+        template: usize,
+        variant: usize,
+    },
+    /// An import, observed `hours_ago`, about what the `nth` earlier person's statement of
+    /// this sequence was about (same context and template, another variant): older and less
+    /// authoritative than what is current, so it waits as a conflict instead of replacing it.
+    IngestImported {
+        nth: usize,
+        variant: usize,
+        hours_ago: u8,
+    },
+    /// A person answers the conflict of the `nth` candidate this sequence made: keep both, set
+    /// it as earlier history or as taking over a minute ago, supersede, or reject (`how`
+    /// modulo 5).
+    Resolve {
+        context: usize,
+        /// As the context that made the candidate, rather than `context`.
+        as_owner: bool,
+        nth: usize,
+        how: u8,
     },
 }
 
@@ -159,6 +194,12 @@ pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
             .prop_map(|(context, template, variant)| Op::IngestInferred { context, template, variant }),
         2 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, confirm)| Op::Review { context, nth, confirm }),
         1 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, rollback)| Op::Promote { context, nth, rollback }),
+        1 => (0..n, 0usize..64, 0..TEMPLATES.len(), 0..VARIANTS.len())
+            .prop_map(|(context, nth, template, variant)| Op::Correct { context, nth, template, variant }),
+        2 => (0usize..64, 0..VARIANTS.len(), 1u8..48)
+            .prop_map(|(nth, variant, hours_ago)| Op::IngestImported { nth, variant, hours_ago }),
+        2 => (0..n, any::<bool>(), 0usize..64, 0u8..5)
+            .prop_map(|(context, as_owner, nth, how)| Op::Resolve { context, as_owner, nth, how }),
     ];
     proptest::collection::vec(op, 1..max_len)
 }
@@ -209,6 +250,10 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
     let chains: Vec<ReadChain> =
         contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let mut created: Vec<(LeafId, String)> = Vec::new();
+    // Candidates that would replace a current memory: the conflicts a person resolves.
+    let mut waiting: Vec<(usize, LeafId)> = Vec::new();
+    // What people said, as (context, template): what imports contradict.
+    let mut said: Vec<(usize, usize)> = Vec::new();
     let mut forgotten: Vec<String> = Vec::new();
     // Markers of statements that were promoted, so two leaves say them.
     let mut shared: BTreeSet<String> = BTreeSet::new();
@@ -217,6 +262,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
         let at = format!("step {step} ({op:?})");
         match op {
             Op::Ingest { context, template, variant } => {
+                said.push((*context, *template));
                 let (event, marker) = statement(step, 0, *template, *variant);
                 let report =
                     arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
@@ -275,6 +321,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 event.actor = arbor_domain::model::Actor::Assistant;
                 let report =
                     arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
+                record_waiting(&mut waiting, *context, &report);
                 record_created(&mut created, report, &marker);
             }
             Op::Promote { context, nth, rollback } => {
@@ -329,6 +376,86 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                     Err(e) => return Err(format!("{at}: review failed: {e}")),
                 }
             }
+            Op::Correct { context, nth, template, variant } => {
+                if created.is_empty() {
+                    continue;
+                }
+                let (leaf, _) = created[nth % created.len()].clone();
+                let chain = &chains[*context];
+                let version = match arbor.show(chain, leaf.as_str(), arbor_app::Disclosure::Everything).await {
+                    Ok(arbor_app::NodeView::Leaf { record, .. }) => record.version,
+                    Ok(_) => return Err(format!("{at}: a leaf id showed a summary")),
+                    Err(e) if e.is_not_found() => continue,
+                    Err(e) => return Err(format!("{at}: show failed: {e}")),
+                };
+                let (event, marker) = statement(step, 0, *template, *variant);
+                let text = event.text.clone();
+                match arbor.correct(chain, &arbor_app::Correction::by_person(leaf.clone(), version, text)).await {
+                    Ok(receipt) => {
+                        if receipt.status != LeafStatus::Active {
+                            return Err(format!(
+                                "{at}: a person's correction left {} {}",
+                                receipt.leaf_id, receipt.status
+                            ));
+                        }
+                        created.push((receipt.leaf_id, marker));
+                    }
+                    // Not current (a candidate, history, forgotten), the same words, or a
+                    // secret: refused, nothing changes.
+                    Err(e)
+                        if e.is_not_found()
+                            || matches!(e.code(), "invalid" | "illegal_transition" | "stale_version" | "forbidden") => {
+                    }
+                    Err(e) => return Err(format!("{at}: correct failed ({}): {e}", e.code())),
+                }
+            }
+            Op::IngestImported { nth, variant, hours_ago } => {
+                if said.is_empty() {
+                    continue;
+                }
+                let (context, template) = said[nth % said.len()];
+                let (mut event, marker) = statement(step, 0, template, *variant);
+                event.source = SourceRef::Import { origin: "sequence-archive".into() };
+                let observed_at = arbor_ports::Clock::now(clock)
+                    .checked_sub(jiff::SignedDuration::from_hours(i64::from(*hours_ago)))
+                    .expect("in range");
+                event.observed_at = Some(observed_at);
+                let report =
+                    arbor.ingest(&chains[context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
+                record_waiting(&mut waiting, context, &report);
+                record_created(&mut created, report, &marker);
+            }
+            Op::Resolve { context, as_owner, nth, how } => {
+                if waiting.is_empty() {
+                    continue;
+                }
+                let (owner, leaf) = waiting[nth % waiting.len()].clone();
+                let chain = &chains[if *as_owner { owner } else { *context }];
+                let resolution = match how % 5 {
+                    0 => ConflictResolution::KeepBoth,
+                    // Earlier history: it ended when the sequence began.
+                    1 => ConflictResolution::SetValidity {
+                        validity: Validity::new(None, Some(start())).expect("an open start"),
+                    },
+                    // It took over a minute ago.
+                    2 => ConflictResolution::SetValidity {
+                        validity: Validity::starting(
+                            arbor_ports::Clock::now(clock)
+                                .checked_sub(jiff::SignedDuration::from_mins(1))
+                                .expect("in range"),
+                        ),
+                    },
+                    3 => ConflictResolution::Supersede,
+                    _ => ConflictResolution::Reject,
+                };
+                match arbor.resolve_conflict(chain, &leaf, resolution).await {
+                    Ok(_) => {}
+                    // Outside the chain, not a candidate, nothing to place it against, or a
+                    // validity that overlaps the current memory: refused, nothing changes.
+                    Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
+                    Err(e) => return Err(format!("{at}: resolve failed ({}): {e}", e.code())),
+                }
+            }
         }
         check_store(arbor, &forgotten, &at).await?;
     }
@@ -342,6 +469,14 @@ fn statement(step: usize, position: usize, template: usize, variant: usize) -> (
     let mut event = Event::user_message(text);
     event.source = SourceRef::Message { conversation: None, message_id: format!("m{step}-{position}") };
     (event, marker)
+}
+
+fn record_waiting(waiting: &mut Vec<(usize, LeafId)>, context: usize, report: &arbor_app::IngestReport) {
+    for chunk in &report.chunks {
+        if let IngestOutcome::Superseding { leaf_id, status: LeafStatus::Candidate, .. } = &chunk.outcome {
+            waiting.push((context, leaf_id.clone()));
+        }
+    }
 }
 
 fn record_created(created: &mut Vec<(LeafId, String)>, report: arbor_app::IngestReport, marker: &str) {

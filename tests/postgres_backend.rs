@@ -22,3 +22,5 @@ proptest! {
         prop_assert_eq!(on_postgres.len(), on_sqlite.len());
     }
 }
+
+arbor_tests::seed_001_checklist!(postgres_ports);

@@ -13,3 +13,9 @@ proptest! {
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     }
 }
+
+async fn fresh() -> (arbor_app::Ports, tempfile::TempDir) {
+    sqlite_ports()
+}
+
+arbor_tests::seed_001_checklist!(fresh);

@@ -126,7 +126,8 @@ fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Resul
     step(&format!("conformance suite: {backend}"), suite)
 }
 
-/// The cross-backend property test, with at least 256 random sequences per backend.
+/// The cross-backend property test (at least 256 random sequences per backend) and the seed 001
+/// §19 checklist, which share a test binary per backend.
 fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
@@ -134,7 +135,7 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
     if let Some(url) = database {
         properties.env("ARBOR_TEST_DATABASE_URL", url);
     }
-    step(&format!("property sequences: {backend}"), properties)
+    step(&format!("property sequences and the seed 001 checklist: {backend}"), properties)
 }
 
 fn conformance(args: &[String]) -> Result<()> {

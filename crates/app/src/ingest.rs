@@ -19,7 +19,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput};
+use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput};
+use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::event::Event;
@@ -369,7 +370,7 @@ impl Arbor {
         };
 
         // Approval: active now, or a candidate awaiting a person.
-        let approval = self.policy.approval.decide(ApprovalInput {
+        let mut approval = self.policy.approval.decide(ApprovalInput {
             namespace: namespace.kind(),
             kind: assessment.kind,
             sensitivity,
@@ -383,6 +384,16 @@ impl Arbor {
         };
         let validity = Validity::new(event.hints.valid_from.or(Some(observed_at)), event.hints.valid_to)
             .unwrap_or(Validity::starting(observed_at));
+        // A replacement that is older or less authoritative than the current memory is a
+        // conflict: it waits for a person instead of overwriting [001 §11.1].
+        if let Some(current) = replaced_record.as_ref().filter(|old| old.status == LeafStatus::Active)
+            && let Some(cause) = conflict_between(
+                &ClaimView::new(&validity, observed_at, &event.source),
+                &ClaimView::new(&current.validity, current.observed_at, &current.provenance.source),
+            )
+        {
+            approval = Approval { status: LeafStatus::Candidate, reason: cause.reason() };
+        }
         let secondary =
             self.policy.entities.validate_secondary(&assessment.secondary_entities, &shortlist, primary.as_ref());
         let record = LeafRecord {

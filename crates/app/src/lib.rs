@@ -10,6 +10,7 @@ mod audit;
 mod bodies;
 mod browse;
 mod catalog;
+mod conflict;
 mod correct;
 mod error;
 mod forget;

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use arbor_domain::conflict::{ClaimView, ConflictCause, conflict_between};
 use arbor_domain::id::{LeafId, NodeId};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
 use arbor_domain::model::{LeafRecord, SourceRef, TreeId};
@@ -29,6 +30,9 @@ pub struct ReviewItem {
     /// Current memories confirming it would supersede (same subject in its tree, or the one
     /// it was proposed to replace): the conflict a reviewer decides.
     pub would_supersede: Vec<LeafRecord>,
+    /// Why it waits instead of having replaced the current memory, when it is a conflict
+    /// (`resolve_conflict` answers it).
+    pub conflict: Option<ConflictCause>,
 }
 
 /// What a review decision changed.
@@ -52,7 +56,10 @@ impl Arbor {
         for tree in store.trees(&scope).await? {
             for leaf in store.tree_leaves(&tree.namespace, &tree.tree_id, &waiting).await? {
                 let would_supersede = self.replaced_on_confirmation(&leaf).await?;
-                items.push(ReviewItem { leaf, would_supersede });
+                let claim = |l: &LeafRecord| ClaimView::new(&l.validity, l.observed_at, &l.provenance.source);
+                let conflict =
+                    would_supersede.first().and_then(|current| conflict_between(&claim(&leaf), &claim(current)));
+                items.push(ReviewItem { leaf, would_supersede, conflict });
             }
         }
         items.sort_by(|a, b| a.leaf.created_at.cmp(&b.leaf.created_at).then_with(|| a.leaf.id.cmp(&b.leaf.id)));
@@ -60,7 +67,7 @@ impl Arbor {
     }
 
     /// The current leaves that `candidate`, once active, replaces.
-    async fn replaced_on_confirmation(&self, candidate: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
+    pub(crate) async fn replaced_on_confirmation(&self, candidate: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
         let store = &self.ports.store;
         let mut current: Vec<LeafRecord> = match &candidate.subject {
             Some(subject) => {
@@ -181,77 +188,80 @@ impl Arbor {
         for _ in 0..self.options.max_write_attempts {
             let leaf = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             let now = self.now();
-            let namespace = leaf.namespace.clone();
-            let mut changes = ChangeSet::new();
-            let mut to_index = vec![leaf.node_id()];
-            let mut superseded = Vec::new();
-            let decided = match decision {
+            let (decided, replaced, action) = match decision {
                 LeafTransition::Confirm => {
                     let confirmed = leaf.confirmed(now)?;
                     let valid_from = confirmed.validity.valid_from.unwrap_or(now);
-                    let mut touched = BTreeSet::new();
-                    for old in self.replaced_on_confirmation(&confirmed).await? {
-                        let retired = old.superseded_by(&confirmed.id, valid_from, now)?;
-                        changes.push(Change::UpdateLeaf {
-                            expect: LeafExpect::status(LeafStatus::Active),
-                            record: retired,
-                        });
-                        changes.push(Change::Audit(self.audit(
-                            now,
-                            "leaf.superseded",
-                            &namespace,
-                            old.node_id(),
-                            &old.body_sha256,
-                        )));
-                        self.invalidate_above(&mut changes, &mut touched, &old, StaleCause::Superseded, now).await?;
-                        to_index.push(old.node_id());
-                        superseded.push(old.id);
-                    }
-                    confirmed
+                    let replaced = self.replaced_on_confirmation(&confirmed).await?;
+                    (confirmed, replaced.into_iter().map(|old| (old, valid_from)).collect(), "leaf.confirmed")
                 }
-                _ => LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() },
+                _ => (LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() }, Vec::new(), "leaf.rejected"),
             };
-            let expect = LeafExpect { status: leaf.status, parent: Some(leaf.parent.clone()) };
-            changes.push(Change::UpdateLeaf { expect, record: decided.clone() });
-            let action = if decision == LeafTransition::Confirm { "leaf.confirmed" } else { "leaf.rejected" };
-            changes.push(Change::Audit(self.audit(now, action, &namespace, leaf.node_id(), &leaf.body_sha256)));
-            let index_job = self.job(now, JobKind::Index, &namespace, Some(&leaf.tree_id), to_index.clone());
-            changes.push(Change::Enqueue(index_job.clone()));
-            if decided.status.is_tree_member() {
-                // A new member of the tree: its buffer may be full now, and the root is behind.
-                if let Some(tree) = self.ports.store.tree(&namespace, &leaf.tree_id).await?
-                    && tree.root.is_some()
-                    && !tree.root_stale
-                {
-                    changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: leaf.tree_id.clone() });
-                }
-                changes.push(Change::Enqueue(self.job(
-                    now,
-                    JobKind::Seal,
-                    &namespace,
-                    Some(&leaf.tree_id),
-                    Vec::new(),
-                )));
+            match self.commit_decision(&leaf, decided, replaced, action, now).await {
+                Ok(receipt) => return Ok(receipt),
+                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
+                Err(other) => return Err(other),
             }
-            match self.ports.store.commit(changes).await {
-                Ok(()) => {}
-                Err(error) if error.is_conflict() => {
-                    last_conflict = error.to_string();
-                    continue;
-                }
-                Err(error) => return Err(error.into()),
-            }
-            // Retrieval sees the decision at once; if indexing fails here the job stays queued.
-            self.index_now(&namespace, &to_index, &index_job).await;
-            return Ok(ReviewReceipt {
-                leaf_id: decided.id.clone(),
-                namespace,
-                tree_id: decided.tree_id.clone(),
-                status: decided.status,
-                superseded,
-            });
         }
         Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// Commits a person's decision on the candidate `leaf` (as read): its new record, and the
+    /// current memories it retires, each valid until the instant given. Summaries above those
+    /// go stale, a new tree member marks the root stale and asks for a seal, and everything
+    /// touched is indexed at once. A conflict (the store moved on) is returned for a retry.
+    pub(crate) async fn commit_decision(
+        &self,
+        leaf: &LeafRecord,
+        decided: LeafRecord,
+        retire: Vec<(LeafRecord, arbor_domain::time::Timestamp)>,
+        action: &'static str,
+        now: arbor_domain::time::Timestamp,
+    ) -> AppResult<ReviewReceipt> {
+        let namespace = leaf.namespace.clone();
+        let mut changes = ChangeSet::new();
+        let mut to_index = vec![leaf.node_id()];
+        let mut superseded = Vec::new();
+        let mut touched = BTreeSet::new();
+        for (old, valid_until) in retire {
+            let retired = old.superseded_by(&decided.id, valid_until, now)?;
+            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(LeafStatus::Active), record: retired });
+            changes.push(Change::Audit(self.audit(
+                now,
+                "leaf.superseded",
+                &namespace,
+                old.node_id(),
+                &old.body_sha256,
+            )));
+            self.invalidate_above(&mut changes, &mut touched, &old, StaleCause::Superseded, now).await?;
+            to_index.push(old.node_id());
+            superseded.push(old.id);
+        }
+        let expect = LeafExpect { status: leaf.status, parent: Some(leaf.parent.clone()) };
+        changes.push(Change::UpdateLeaf { expect, record: decided.clone() });
+        changes.push(Change::Audit(self.audit(now, action, &namespace, leaf.node_id(), &leaf.body_sha256)));
+        let index_job = self.job(now, JobKind::Index, &namespace, Some(&leaf.tree_id), to_index.clone());
+        changes.push(Change::Enqueue(index_job.clone()));
+        if decided.status.is_tree_member() {
+            // A new member of the tree: its buffer may be full now, and the root is behind.
+            if let Some(tree) = self.ports.store.tree(&namespace, &leaf.tree_id).await?
+                && tree.root.is_some()
+                && !tree.root_stale
+            {
+                changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: leaf.tree_id.clone() });
+            }
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, &namespace, Some(&leaf.tree_id), Vec::new())));
+        }
+        self.ports.store.commit(changes).await?;
+        // Retrieval sees the decision at once; if indexing fails here the job stays queued.
+        self.index_now(&namespace, &to_index, &index_job).await;
+        Ok(ReviewReceipt {
+            leaf_id: decided.id.clone(),
+            namespace,
+            tree_id: decided.tree_id.clone(),
+            status: decided.status,
+            superseded,
+        })
     }
 
     /// Projects `nodes` now and completes `job`, or leaves the job to the runner.

@@ -1,11 +1,14 @@
 //! `arbor review`: the candidates waiting for a person, and the person's decisions — confirm
 //! (the memory becomes current, superseding what it replaces), edit (a corrected candidate in
-//! its place) or reject (never retrieved, and not proposed again).
+//! its place), reject (never retrieved, and not proposed again), or resolve a conflict (keep
+//! both, set validity, supersede, reject).
 
 use std::path::Path;
 
 use anyhow::Result;
+use arbor_domain::conflict::ConflictResolution;
 use arbor_domain::id::LeafId;
+use arbor_domain::time::{Timestamp, Validity};
 
 use crate::commands::print_json;
 use crate::scope::ScopeArgs;
@@ -39,6 +42,31 @@ pub(crate) enum ReviewCommand {
         #[command(flatten)]
         scope: ScopeArgs,
     },
+    /// Resolve a conflict — a candidate that would replace a current memory — in one of four
+    /// ways: --keep-both, --supersede, --reject, or a validity (--valid-to alone or with
+    /// --valid-from: the new fact held until then, before the current one began; --valid-from
+    /// alone: it took over then, and the current one holds until that instant).
+    Resolve {
+        #[arg(value_name = "LEAF_ID")]
+        id: String,
+        /// Both are true: the candidate becomes current on its own, replacing nothing.
+        #[arg(long)]
+        keep_both: bool,
+        /// The candidate replaces the current memory (as `review confirm`).
+        #[arg(long)]
+        supersede: bool,
+        /// The candidate is wrong (as `review reject`).
+        #[arg(long)]
+        reject: bool,
+        /// When the candidate's fact began to hold (RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        valid_from: Option<Timestamp>,
+        /// When the candidate's fact stopped holding (RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        valid_to: Option<Timestamp>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
     /// Reject candidates: never retrieved; the same suggestion is not proposed again.
     Reject {
         #[arg(required = true, value_name = "LEAF_ID")]
@@ -69,6 +97,9 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
                 for old in &item.would_supersede {
                     println!("    would supersede {}: {}", old.id, old.summary);
                 }
+                if let Some(cause) = item.conflict {
+                    println!("    {} — resolve it with `arbor review resolve {}`", cause.reason(), leaf.id);
+                }
             }
             Ok(())
         }
@@ -80,6 +111,26 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
             }
             println!("edited {id}: now candidate {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
             Ok(())
+        }
+        ReviewCommand::Resolve { id, keep_both, supersede, reject, valid_from, valid_to, scope } => {
+            let validity = (valid_from.is_some() || valid_to.is_some())
+                .then(|| Validity::new(valid_from, valid_to))
+                .transpose()?;
+            let chosen = [keep_both, supersede, reject, validity.is_some()].into_iter().filter(|c| *c).count();
+            if chosen != 1 {
+                anyhow::bail!(
+                    "choose exactly one resolution: --keep-both, --supersede, --reject, or a validity (--valid-from / --valid-to)"
+                );
+            }
+            let resolution = match validity {
+                Some(validity) => ConflictResolution::SetValidity { validity },
+                None if keep_both => ConflictResolution::KeepBoth,
+                None if supersede => ConflictResolution::Supersede,
+                None => ConflictResolution::Reject,
+            };
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let receipt = arbor.resolve_conflict(&chain, &LeafId::parse(&id)?, resolution).await?;
+            print_receipts(std::slice::from_ref(&receipt), json)
         }
         ReviewCommand::Confirm { ids, scope } => decide(arbor, &scope, &ids, true, json).await,
         ReviewCommand::Reject { ids, scope } => decide(arbor, &scope, &ids, false, json).await,
@@ -95,10 +146,14 @@ async fn decide(arbor: &arbor_app::Arbor, scope: &ScopeArgs, ids: &[String], con
         let receipt = if confirm { arbor.confirm(&chain, id).await? } else { arbor.reject(&chain, id).await? };
         receipts.push(receipt);
     }
+    print_receipts(&receipts, json)
+}
+
+fn print_receipts(receipts: &[arbor_app::ReviewReceipt], json: bool) -> Result<()> {
     if json {
         return print_json(&receipts);
     }
-    for receipt in &receipts {
+    for receipt in receipts {
         print!("{} {} in {} / {}", receipt.status, receipt.leaf_id, receipt.namespace, receipt.tree_id);
         if receipt.superseded.is_empty() {
             println!();

@@ -129,6 +129,71 @@ fn review_lists_candidates_and_an_edited_confirmation_makes_one_current() {
 }
 
 #[test]
+fn an_older_import_waits_as_a_conflict_and_a_person_places_it_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(
+        &events,
+        concat!(
+            r#"{"text":"I live in Lisbon.","observed_at":"2026-03-01T00:00:00Z","source":{"type":"message","message_id":"m1"},"hints":{"subject":"home"}}"#,
+            "\n",
+            r#"{"text":"I live in Berlin.","observed_at":"2025-01-01T00:00:00Z","source":{"type":"import","origin":"old-profile"},"hints":{"subject":"home"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+
+    let listed = arbor(&["--root", root, "review", "list", "--conversation", "c1"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(listed.contains("conflict: its source is less authoritative"), "{listed}");
+    let id = listed.split_whitespace().next().unwrap().to_owned();
+
+    let none = arbor(&["--root", root, "review", "resolve", &id, "--conversation", "c1"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("choose exactly one resolution"));
+    let overlapping =
+        arbor(&["--root", root, "review", "resolve", &id, "--valid-from", "2025-01-01T00:00:00Z", "--conversation", "c1"]);
+    assert_eq!(overlapping.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&overlapping.stderr).contains("overlaps the current memory"));
+
+    let placed = arbor(&[
+        "--root",
+        root,
+        "review",
+        "resolve",
+        &id,
+        "--valid-from",
+        "2025-01-01T00:00:00Z",
+        "--valid-to",
+        "2026-03-01T00:00:00Z",
+        "--conversation",
+        "c1",
+    ]);
+    assert!(placed.status.success(), "{}", String::from_utf8_lossy(&placed.stderr));
+    assert!(String::from_utf8_lossy(&placed.stdout).starts_with(&format!("superseded {id}")));
+    let now = arbor(&["--root", root, "--json", "retrieve", "where do I live", "--conversation", "c1"]);
+    let now: serde_json::Value = serde_json::from_slice(&now.stdout).unwrap();
+    assert_eq!(now["evidence"][0]["text"], "I live in Lisbon.", "{now}");
+    let then = arbor(&[
+        "--root",
+        root,
+        "--json",
+        "retrieve",
+        "where do I live",
+        "--as-of",
+        "2025-06-01T00:00:00Z",
+        "--conversation",
+        "c1",
+    ]);
+    let then: serde_json::Value = serde_json::from_slice(&then.stdout).unwrap();
+    assert_eq!(then["evidence"][0]["text"], "I live in Berlin.", "{then}");
+}
+
+#[test]
 fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");

@@ -11,6 +11,8 @@
 //! | the secret guard and sensitivity levels | [`sensitivity`] |
 //! | the `EntityDecision` matrix | [`decision`], [`entity`] |
 //! | dedup and `Supersession` | [`supersession`] |
+//! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
+//! | promotion paths up a read chain | [`promotion`] |
 //! | bi-temporal validity | [`time`] |
 //! | the leaf status state machine | [`lifecycle`] |
 //! | `SealPolicy`: buffers, levels, staleness, re-seal | [`seal`] |
@@ -23,6 +25,7 @@
 
 pub mod admission;
 pub mod budget;
+pub mod conflict;
 pub mod decision;
 pub mod entity;
 pub mod event;

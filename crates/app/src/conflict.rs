@@ -1,0 +1,113 @@
+//! Resolving conflicts [001 §11.1]: a candidate that would replace a current memory waits
+//! for a person, who answers with a `ConflictResolution` — keep both, set validity, supersede
+//! or reject. The answer decides the candidate's record (its status, lineage, subject and
+//! validity) the way a confirmation does; its body — the words as proposed — is never
+//! rewritten, and the record in the store is what says how the conflict was settled.
+
+use arbor_domain::conflict::{ConflictResolution, ValidityPlan, plan_validity};
+use arbor_domain::id::{LeafId, Version};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::LeafRecord;
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::ReadChain;
+use arbor_domain::time::{KnownSpan, Validity};
+use arbor_ports::Error;
+
+use crate::review::ReviewReceipt;
+use crate::{AppError, AppResult, Arbor};
+
+impl Arbor {
+    /// Applies a person's answer to the conflict candidate `id` (readable through `chain`).
+    pub async fn resolve_conflict(
+        &self,
+        chain: &ReadChain,
+        id: &LeafId,
+        resolution: ConflictResolution,
+    ) -> AppResult<ReviewReceipt> {
+        match resolution {
+            ConflictResolution::Supersede => self.confirm(chain, id).await,
+            ConflictResolution::Reject => self.reject(chain, id).await,
+            ConflictResolution::KeepBoth => self.settle_candidate(chain, id, None).await,
+            ConflictResolution::SetValidity { validity } => self.settle_candidate(chain, id, Some(validity)).await,
+        }
+    }
+
+    /// Keeps both (`validity` none) or places the candidate in time against the memory it
+    /// would replace.
+    async fn settle_candidate(
+        &self,
+        chain: &ReadChain,
+        id: &LeafId,
+        validity: Option<Validity>,
+    ) -> AppResult<ReviewReceipt> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let mut last_conflict = String::new();
+        for _ in 0..self.options.max_write_attempts {
+            let candidate = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            if candidate.status != LeafStatus::Candidate {
+                return Err(AppError::InvalidRequest(format!(
+                    "{id} is {}; only a candidate's conflict is resolved",
+                    candidate.status
+                )));
+            }
+            let replaced = self.replaced_on_confirmation(&candidate).await?;
+            let now = self.now();
+            let confirmed = candidate.confirmed(now)?;
+            let (decided, retire, action) = match validity {
+                // Both hold: a memory of its own (its own lineage, about no shared subject), so
+                // neither replaces the other, now or later.
+                None => (
+                    LeafRecord {
+                        lineage: candidate.id.clone(),
+                        version: Version::FIRST,
+                        subject: None,
+                        supersedes: None,
+                        ..confirmed
+                    },
+                    Vec::new(),
+                    "conflict.kept_both",
+                ),
+                Some(validity) => {
+                    let Some(current) = replaced.first() else {
+                        return Err(AppError::InvalidRequest(format!(
+                            "{id} would replace no current memory: there is nothing to place it against; confirm it"
+                        )));
+                    };
+                    let current_from = current.validity.valid_from.unwrap_or(current.observed_at);
+                    let planned = plan_validity(&validity, current_from, now)
+                        .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+                    match planned {
+                        // History the current memory already replaced: it answers `as_of`
+                        // questions about its interval and never a question about now. It was
+                        // never current in the store, so its known span is empty.
+                        ValidityPlan::EarlierHistory => {
+                            let history = LeafRecord {
+                                lineage: candidate.id.clone(),
+                                version: Version::FIRST,
+                                supersedes: None,
+                                validity,
+                                known: KnownSpan::NEVER,
+                                ..confirmed.superseded_by(&current.id, now, now)?
+                            };
+                            (history, Vec::new(), "conflict.validity_set")
+                        }
+                        // The next version of the current memory from `from` on: the current one
+                        // (and anything else current about the subject) holds until then.
+                        ValidityPlan::TakesOverAt { from } => (
+                            LeafRecord { validity, ..confirmed },
+                            replaced.into_iter().map(|old| (old, from)).collect(),
+                            "conflict.validity_set",
+                        ),
+                    }
+                }
+            };
+            match self.commit_decision(&candidate, decided, retire, action, now).await {
+                Ok(receipt) => return Ok(receipt),
+                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
+                Err(other) => return Err(other),
+            }
+        }
+        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+}

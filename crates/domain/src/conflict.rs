@@ -1,0 +1,242 @@
+//! Conflicts and time [001 §11, SPEC §9]: when a new memory about the subject of a current one
+//! may replace it at once, when it must wait as a conflict for a person, and what each of the
+//! person's answers (`ConflictResolution`) does to the validity of both.
+//!
+//! A newer statement from a source at least as authoritative is an update: it supersedes the
+//! current memory, which keeps its history with `valid_to` set (`Supersession`). Anything else
+//! is a conflict and is never applied silently: the new memory waits as a candidate that names
+//! the current one (`supersedes`), the current one stays current, and a person chooses to keep
+//! both, set validity, supersede, or reject.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::SourceRef;
+use crate::time::{Timestamp, Validity};
+
+/// How far a source is trusted to replace what another source said, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceAuthority {
+    /// Copied in from elsewhere (an import, an integration's record).
+    Imported,
+    /// Seen in the course of work: a message, a task, a run, a conclusion, a promotion.
+    Observed,
+    /// Typed in by a person as a memory, or a person's correction.
+    Stated,
+}
+
+impl SourceAuthority {
+    pub fn of(source: &SourceRef) -> SourceAuthority {
+        match source {
+            SourceRef::UserEntry => SourceAuthority::Stated,
+            SourceRef::Import { .. } | SourceRef::Integration { .. } => SourceAuthority::Imported,
+            SourceRef::Message { .. }
+            | SourceRef::Task { .. }
+            | SourceRef::Run { .. }
+            | SourceRef::ExperimentConclusion { .. }
+            | SourceRef::Promotion { .. } => SourceAuthority::Observed,
+        }
+    }
+}
+
+/// What the conflict rule needs to know about a memory: since when it claims to hold, and who
+/// said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimView {
+    /// `valid_from`, or when it was observed.
+    pub holds_from: Timestamp,
+    pub authority: SourceAuthority,
+}
+
+impl ClaimView {
+    pub fn new(validity: &Validity, observed_at: Timestamp, source: &SourceRef) -> ClaimView {
+        ClaimView { holds_from: validity.valid_from.unwrap_or(observed_at), authority: SourceAuthority::of(source) }
+    }
+}
+
+/// Why a new memory waits as a conflict instead of replacing the current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictCause {
+    /// It claims to hold from before the current memory did: an older statement arriving late
+    /// (an import, a replayed message) must not overwrite a newer one.
+    HoldsFromEarlier,
+    /// It comes from a less authoritative source than the current memory (an import against
+    /// what a person stated).
+    LessAuthoritative,
+}
+
+impl ConflictCause {
+    /// Why the new memory waits, as its approval reason.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ConflictCause::HoldsFromEarlier => {
+                "conflict: it holds from before the current memory about this subject; a person decides"
+            }
+            ConflictCause::LessAuthoritative => {
+                "conflict: its source is less authoritative than the current memory's; a person decides"
+            }
+        }
+    }
+}
+
+/// Decides whether `new`, about the same subject as `current`, is an update (`None`) or a
+/// conflict.
+pub fn conflict_between(new: &ClaimView, current: &ClaimView) -> Option<ConflictCause> {
+    if new.authority < current.authority {
+        Some(ConflictCause::LessAuthoritative)
+    } else if new.holds_from < current.holds_from {
+        Some(ConflictCause::HoldsFromEarlier)
+    } else {
+        None
+    }
+}
+
+/// A person's answer to a conflict [001 §11.1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "resolution", rename_all = "snake_case")]
+pub enum ConflictResolution {
+    /// Both are true: the new memory becomes current on its own, replacing nothing.
+    KeepBoth,
+    /// Both are true at different times: the new memory holds over `validity` and the current
+    /// one's validity is trimmed where they meet (`plan_validity`).
+    SetValidity { validity: Validity },
+    /// The new memory replaces the current one (a confirmation).
+    Supersede,
+    /// The new memory is wrong: rejected, and not proposed again.
+    Reject,
+}
+
+/// What setting validity does, decided against the current memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidityPlan {
+    /// The new fact ended before the current one began: recorded as history the current one
+    /// superseded, answering `as_of` questions about its interval.
+    EarlierHistory,
+    /// The new fact takes over at `from`: the current one is valid until then, and superseded.
+    TakesOverAt { from: Timestamp },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValidityRefusal {
+    #[error(
+        "valid_from {from} is in the future: the current memory stays current until a person records the change \
+         when it happens"
+    )]
+    StartsInFuture { from: Timestamp },
+    #[error(
+        "the validity given overlaps the current memory's, which holds from {current_from}: give a valid_to at or before \
+         it to record the new fact as earlier history, or a valid_from after it for the new fact to take over then"
+    )]
+    Overlaps { current_from: Timestamp },
+}
+
+/// Where `new` sits against the current memory, which holds from `current_from`. Two facts
+/// about one subject never hold at the same instant: either the new one ended by the time the
+/// current one began, or it begins after the current one did (and the current one ends there).
+/// A takeover must have begun by `now`: one starting later would leave neither fact current in
+/// between.
+pub fn plan_validity(new: &Validity, current_from: Timestamp, now: Timestamp) -> Result<ValidityPlan, ValidityRefusal> {
+    match (new.valid_from, new.valid_to) {
+        (_, Some(to)) if to <= current_from => Ok(ValidityPlan::EarlierHistory),
+        (Some(from), _) if from > now => Err(ValidityRefusal::StartsInFuture { from }),
+        (Some(from), _) if from > current_from => Ok(ValidityPlan::TakesOverAt { from }),
+        _ => Err(ValidityRefusal::Overlaps { current_from }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    fn ts(s: i64) -> Timestamp {
+        Timestamp::from_second(s).unwrap()
+    }
+
+    fn claim(from: i64, authority: SourceAuthority) -> ClaimView {
+        ClaimView { holds_from: ts(from), authority }
+    }
+
+    #[test]
+    fn a_newer_statement_at_least_as_authoritative_is_an_update() {
+        use SourceAuthority::*;
+        assert_eq!(conflict_between(&claim(200, Observed), &claim(100, Observed)), None);
+        assert_eq!(conflict_between(&claim(200, Stated), &claim(100, Observed)), None);
+        assert_eq!(conflict_between(&claim(100, Observed), &claim(100, Observed)), None, "same instant: an update");
+        assert_eq!(
+            conflict_between(&claim(50, Observed), &claim(100, Observed)),
+            Some(ConflictCause::HoldsFromEarlier)
+        );
+        assert_eq!(
+            conflict_between(&claim(200, Imported), &claim(100, Stated)),
+            Some(ConflictCause::LessAuthoritative)
+        );
+    }
+
+    #[test]
+    fn sources_rank_by_who_said_it() {
+        assert_eq!(SourceAuthority::of(&SourceRef::UserEntry), SourceAuthority::Stated);
+        assert_eq!(SourceAuthority::of(&SourceRef::Import { origin: "x".into() }), SourceAuthority::Imported);
+        let message = SourceRef::Message { conversation: None, message_id: "m1".into() };
+        assert_eq!(SourceAuthority::of(&message), SourceAuthority::Observed);
+    }
+
+    #[test]
+    fn validity_is_history_before_the_current_fact_or_a_takeover_after_its_start() {
+        let window = |from: Option<i64>, to: Option<i64>| Validity::new(from.map(ts), to.map(ts)).unwrap();
+        let now = ts(500);
+        assert_eq!(plan_validity(&window(Some(10), Some(100)), ts(100), now), Ok(ValidityPlan::EarlierHistory));
+        assert_eq!(plan_validity(&window(None, Some(90)), ts(100), now), Ok(ValidityPlan::EarlierHistory));
+        assert_eq!(
+            plan_validity(&window(Some(150), None), ts(100), now),
+            Ok(ValidityPlan::TakesOverAt { from: ts(150) })
+        );
+        assert_eq!(
+            plan_validity(&window(Some(50), Some(150)), ts(100), now),
+            Err(ValidityRefusal::Overlaps { current_from: ts(100) })
+        );
+        assert!(plan_validity(&window(None, None), ts(100), now).is_err());
+        assert!(plan_validity(&window(Some(100), None), ts(100), now).is_err(), "same start: they would overlap");
+        assert_eq!(
+            plan_validity(&window(Some(600), None), ts(100), now),
+            Err(ValidityRefusal::StartsInFuture { from: ts(600) })
+        );
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Whatever validity a person sets, the two facts never hold at the same instant
+        /// afterwards: the plan either keeps the new one before the current one or ends the
+        /// current one where the new one starts.
+        #[test]
+        fn a_plan_never_leaves_two_facts_holding_at_once(
+            from in proptest::option::of(0i64..1000), len in 1i64..1000, open in any::<bool>(),
+            current_from in 0i64..1000, probe in 0i64..3000,
+        ) {
+            let to = if open { None } else { Some(from.unwrap_or(0) + len) };
+            let new = Validity::new(from.map(ts), to.map(ts)).unwrap();
+            let current = Validity::starting(ts(current_from));
+            if let Ok(plan) = plan_validity(&new, ts(current_from), ts(3000)) {
+                let current = match plan {
+                    ValidityPlan::EarlierHistory => current,
+                    ValidityPlan::TakesOverAt { from } => current.ended_at(from),
+                };
+                prop_assert!(!(new.contains(ts(probe)) && current.contains(ts(probe))));
+            }
+        }
+
+        /// The conflict rule is a pure comparison: an update is never less authoritative and
+        /// never older than what it replaces.
+        #[test]
+        fn an_update_is_never_older_or_less_authoritative(a in 0i64..100, b in 0i64..100, x in 0usize..3, y in 0usize..3) {
+            let rank = [SourceAuthority::Imported, SourceAuthority::Observed, SourceAuthority::Stated];
+            let (new, current) = (claim(a, rank[x]), claim(b, rank[y]));
+            if conflict_between(&new, &current).is_none() {
+                prop_assert!(new.authority >= current.authority && new.holds_from >= current.holds_from);
+            }
+        }
+    }
+}

@@ -1,0 +1,769 @@
+//! Seed 001 §19's acceptance checklist, one named test per line, written once and run on
+//! every backend: each backend's test file expands [`seed_001_checklist!`](crate::seed_001_checklist)
+//! with its own fresh ports, so `memory_backend::`, `sqlite_backend::` and `postgres_backend::`
+//! each hold the same twelve tests.
+//!
+//! | checklist line (001 §19) | test |
+//! | --- | --- |
+//! | an ordinary conversation reads only global, its project and itself | [`a_conversation_reads_only_global_its_project_and_itself`] |
+//! | an automation run reads only the namespaces its run binds | [`an_automation_run_reads_only_what_its_binding_names`] |
+//! | an experiment run cannot read other runs' messages or memories | [`an_experiment_run_reads_neither_other_runs_nor_anything_after_its_freeze`] |
+//! | every non-manual memory has a traceable source | [`every_inferred_memory_has_a_traceable_source`] |
+//! | candidates and rejected memories stay out of ordinary context | [`candidates_and_rejected_memories_never_reach_context`] |
+//! | global and project promotion needs explicit confirmation or evaluation | [`global_and_project_memories_need_confirmation_and_promotion_a_reason`] |
+//! | conflicting facts are not silently overwritten | [`conflicting_facts_are_never_silently_overwritten`] |
+//! | the currently valid fact is chosen by validity | [`the_fact_valid_at_the_asked_time_is_the_one_chosen`] |
+//! | context assembly holds each layer's and the total character budget | [`context_assembly_holds_every_layer_and_the_total_budget`] |
+//! | the memories a run actually used can be shown | [`a_run_shows_which_memories_it_actually_used`] |
+//! | after delete or forget, text, index and cache no longer retrieve | [`forgotten_text_is_retrievable_from_nowhere`] |
+//! | restricted memories are never generated nor sent to a remote embedder | [`restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder`] |
+
+use std::sync::{Arc, Mutex};
+
+use arbor_app::{Arbor, IngestOutcome, Ports, Promotion, RetrievalPack, RetrieveRequest};
+use arbor_domain::conflict::{ConflictCause, ConflictResolution};
+use arbor_domain::event::Event;
+use arbor_domain::id::{LeafId, ScopeId};
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{Actor, SourceRef, SubjectKey};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::{ReadChain, TrustedContext};
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::time::{Timestamp, Validity};
+use arbor_ports::{Embedder, EmbedderId, HashingEmbedder, Locality, ManualClock};
+
+use crate::{engine, start};
+
+/// Expands the checklist into `#[tokio::test]`s over `$fresh`, an async function returning
+/// fresh `(Ports, guard)` for each test (the guard keeps its directory or schema alive).
+#[macro_export]
+macro_rules! seed_001_checklist {
+    ($fresh:path) => {
+        $crate::seed_001_checklist!(@tests $fresh;
+            a_conversation_reads_only_global_its_project_and_itself,
+            an_automation_run_reads_only_what_its_binding_names,
+            an_experiment_run_reads_neither_other_runs_nor_anything_after_its_freeze,
+            every_inferred_memory_has_a_traceable_source,
+            candidates_and_rejected_memories_never_reach_context,
+            global_and_project_memories_need_confirmation_and_promotion_a_reason,
+            conflicting_facts_are_never_silently_overwritten,
+            the_fact_valid_at_the_asked_time_is_the_one_chosen,
+            context_assembly_holds_every_layer_and_the_total_budget,
+            a_run_shows_which_memories_it_actually_used,
+            forgotten_text_is_retrievable_from_nowhere,
+            restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder
+        );
+    };
+    (@tests $fresh:path; $($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                let (ports, _guard) = $fresh().await;
+                $crate::checklist::$name(ports).await;
+            }
+        )*
+    };
+}
+
+fn scope(id: &str) -> ScopeId {
+    ScopeId::parse(id).expect("a valid scope id")
+}
+
+fn chain(arbor: &Arbor, context: TrustedContext) -> ReadChain {
+    arbor.read_chain(&context).expect("a valid context")
+}
+
+fn conversation(arbor: &Arbor, conversation: &str, project: &str) -> ReadChain {
+    chain(
+        arbor,
+        TrustedContext::Conversation { conversation: scope(conversation), project: Some(scope(project)), agent: None },
+    )
+}
+
+fn only(arbor: &Arbor, namespace: &str) -> ReadChain {
+    chain(arbor, TrustedContext::Only { namespace: Namespace::parse(namespace).expect("a valid namespace") })
+}
+
+fn message(text: &str, id: &str) -> Event {
+    let mut event = Event::user_message(text);
+    event.source = SourceRef::Message { conversation: None, message_id: id.to_owned() };
+    event
+}
+
+/// Ingests one event and returns its leaf and status.
+async fn remember(arbor: &Arbor, chain: &ReadChain, event: Event) -> (LeafId, LeafStatus) {
+    let report = arbor.ingest(chain, event).await.expect("ingest");
+    match &report.chunks[0].outcome {
+        IngestOutcome::Created { leaf_id, status } | IngestOutcome::Superseding { leaf_id, status, .. } => {
+            (leaf_id.clone(), *status)
+        }
+        other => panic!("expected a new leaf, got {other:?}"),
+    }
+}
+
+/// A person's own entry: active wherever it is written.
+async fn note(arbor: &Arbor, chain: &ReadChain, text: &str) -> LeafId {
+    let (id, status) = remember(arbor, chain, Event::user_message(text)).await;
+    assert_eq!(status, LeafStatus::Active, "{text}");
+    id
+}
+
+async fn ask(arbor: &Arbor, chain: &ReadChain, query: &str) -> RetrievalPack {
+    arbor.retrieve(chain, &RetrieveRequest::new(query)).await.expect("retrieve")
+}
+
+async fn ask_as_of(arbor: &Arbor, chain: &ReadChain, query: &str, as_of: Timestamp) -> RetrievalPack {
+    let request = RetrieveRequest { as_of: Some(as_of), ..RetrieveRequest::new(query) };
+    arbor.retrieve(chain, &request).await.expect("retrieve")
+}
+
+/// Every word the pack could put in front of a model.
+fn pack_text(pack: &RetrievalPack) -> String {
+    let mut all: Vec<&str> = Vec::new();
+    all.extend(pack.evidence.iter().flat_map(|e| [e.title.as_str(), e.text.as_str()]));
+    all.extend(pack.known_facts.iter().chain(&pack.constraints).chain(&pack.recent).map(String::as_str));
+    all.join("\n")
+}
+
+fn evidence_ids(pack: &RetrievalPack) -> Vec<String> {
+    pack.evidence.iter().map(|e| e.node_id.to_string()).collect()
+}
+
+fn minutes(clock: &ManualClock, n: i64) -> Timestamp {
+    clock.advance_seconds(n * 60);
+    arbor_ports::Clock::now(clock)
+}
+
+/// Writes one distinctive memory into each namespace of a small world, returning
+/// (namespace, word) pairs.
+async fn populate(arbor: &Arbor, clock: &ManualClock) -> Vec<(&'static str, &'static str)> {
+    let world = [
+        ("global", "marigold", "Remember the marigold protocol for every project."),
+        ("project:p1", "juniper", "Project p1 keeps its runbook in the juniper wiki."),
+        ("project:p2", "tamarind", "Project p2 deploys from the tamarind branch."),
+        ("conversation:c1", "hazelnut", "In this chat we call the build server hazelnut."),
+        ("conversation:c2", "quokka", "The other chat named its printer quokka."),
+        ("automation:a1", "saffron", "The nightly job reads the saffron feed."),
+        ("automation:a2", "cardamom", "The weekly job reads the cardamom feed."),
+        ("run:r1", "obsidian", "This run found the obsidian cache warm."),
+        ("run:r2", "basalt", "That run found the basalt cache cold."),
+        ("experiment:e1", "vermilion", "The experiment tunes the vermilion threshold."),
+        ("run:r3", "cobalt", "Run three measured the cobalt latency."),
+        ("run:r4", "magenta", "Run four measured the magenta latency."),
+    ];
+    let mut words = Vec::new();
+    for (namespace, word, text) in world {
+        minutes(clock, 1);
+        note(arbor, &only(arbor, namespace), text).await;
+        words.push((namespace, word));
+    }
+    words
+}
+
+/// Asks `chain` for every word of the world and returns the namespaces whose word came back.
+async fn readable_namespaces(
+    arbor: &Arbor,
+    chain: &ReadChain,
+    world: &[(&'static str, &'static str)],
+) -> Vec<&'static str> {
+    let mut seen = Vec::new();
+    for (namespace, word) in world {
+        let pack = ask(arbor, chain, word).await;
+        for item in &pack.evidence {
+            assert!(chain.contains(&item.namespace), "{} from {} is outside the chain", item.node_id, item.namespace);
+        }
+        if pack_text(&pack).contains(word) {
+            seen.push(*namespace);
+        }
+    }
+    seen
+}
+
+pub async fn a_conversation_reads_only_global_its_project_and_itself(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let world = populate(&arbor, &clock).await;
+    let c1 = conversation(&arbor, "c1", "p1");
+    let layers: Vec<String> = c1.namespaces().map(|n| n.to_string()).collect();
+    assert_eq!(layers, ["conversation:c1", "project:p1", "global"]);
+    assert_eq!(readable_namespaces(&arbor, &c1, &world).await, ["global", "project:p1", "conversation:c1"]);
+}
+
+pub async fn an_automation_run_reads_only_what_its_binding_names(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let world = populate(&arbor, &clock).await;
+    let run = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    );
+    assert_eq!(readable_namespaces(&arbor, &run, &world).await, ["global", "project:p1", "automation:a1", "run:r1"]);
+    // Bound to a conversation too, it reads that conversation and still nothing else.
+    let bound = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: Some(scope("c1")),
+            project: Some(scope("p1")),
+        },
+    );
+    assert_eq!(
+        readable_namespaces(&arbor, &bound, &world).await,
+        ["global", "project:p1", "conversation:c1", "automation:a1", "run:r1"]
+    );
+}
+
+pub async fn an_experiment_run_reads_neither_other_runs_nor_anything_after_its_freeze(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let world = populate(&arbor, &clock).await;
+    let frozen_at = minutes(&clock, 1);
+    let run = |id: &str| {
+        chain(
+            &arbor,
+            TrustedContext::ExperimentRun {
+                run: scope(id),
+                experiment: scope("e1"),
+                project: Some(scope("p1")),
+                frozen_at,
+            },
+        )
+    };
+    let (r3, r4) = (run("r3"), run("r4"));
+    assert_eq!(readable_namespaces(&arbor, &r3, &world).await, ["global", "project:p1", "experiment:e1", "run:r3"]);
+    assert_eq!(readable_namespaces(&arbor, &r4, &world).await, ["global", "project:p1", "experiment:e1", "run:r4"]);
+
+    // What a run writes during the experiment (a message and the assistant's own candidate)
+    // is its own: the sibling run sees neither.
+    minutes(&clock, 1);
+    note(&arbor, &r3, "Run three saw the indigo retry storm.").await;
+    let mut inferred = message("The best setting is the chartreuse preset.", "r3-m2");
+    inferred.actor = Actor::Assistant;
+    let (candidate, status) = remember(&arbor, &r3, inferred).await;
+    assert_eq!(status, LeafStatus::Candidate);
+    assert!(pack_text(&ask(&arbor, &r3, "indigo retry storm").await).contains("indigo"));
+    for word in ["indigo", "chartreuse"] {
+        assert!(!pack_text(&ask(&arbor, &r4, word).await).contains(word), "run four read {word}");
+    }
+    assert!(
+        arbor.confirm(&r4, &candidate).await.unwrap_err().is_not_found(),
+        "another run's candidate is not even found"
+    );
+
+    // The long-term layers are a snapshot: what the project learns after the freeze is not
+    // read by the experiment's runs, while an ordinary conversation sees it.
+    minutes(&clock, 1);
+    note(&arbor, &only(&arbor, "project:p1"), "Project p1 moved its runbook to the walnut portal.").await;
+    assert!(!pack_text(&ask(&arbor, &r3, "walnut portal runbook").await).contains("walnut"));
+    assert!(
+        pack_text(&ask(&arbor, &conversation(&arbor, "c1", "p1"), "walnut portal runbook").await).contains("walnut")
+    );
+}
+
+pub async fn every_inferred_memory_has_a_traceable_source(ports: Ports) {
+    let (arbor, _clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let sources = [
+        SourceRef::Message { conversation: Some(scope("c1")), message_id: "m-17".into() },
+        SourceRef::Task { task_id: "t-3".into(), event_id: Some("e-9".into()) },
+        SourceRef::Run { run: scope("r1") },
+        SourceRef::Import { origin: "notes-2025.md".into() },
+        SourceRef::Integration { system: "crm".into(), record_id: "acct-42".into() },
+    ];
+    let texts = [
+        "Dana approved the lilac budget.",
+        "The deploy task pinned the copper image.",
+        "The run cached the silver manifest.",
+        "Old notes say the bronze vendor is slow.",
+        "The CRM lists Acme on the platinum plan.",
+    ];
+    for (source, text) in sources.iter().zip(texts) {
+        let event = Event { source: source.clone(), ..Event::user_message(text) };
+        let (id, _) = remember(&arbor, &c1, event).await;
+        let leaf =
+            arbor.ports().store.leaf(&[Namespace::parse("conversation:c1").unwrap()], &id).await.unwrap().unwrap();
+        assert_eq!(&leaf.provenance.source, source, "{text}: its source is kept as given");
+        assert!(!leaf.provenance.source.is_manual());
+        assert_eq!(leaf.provenance.source_sha256, arbor_domain::model::ContentHash::of(text.as_bytes()), "{text}");
+        assert!(!leaf.provenance.extractor.is_empty() && !leaf.provenance.policy_version.is_empty());
+        // The pack names the source of what it quotes.
+        let pack = ask(&arbor, &c1, text).await;
+        let item = pack.evidence.iter().find(|e| e.node_id.to_string() == id.to_string()).expect("found");
+        assert!(item.source.as_deref().is_some_and(|s| !s.is_empty()), "{text}: evidence without a source");
+    }
+    // An event may not claim a source only Arbor writes.
+    let forged = Event {
+        source: SourceRef::Promotion {
+            from: LeafId::parse("leaf-1").unwrap(),
+            from_namespace: Namespace::global(),
+            reason: "trust me".into(),
+            evaluation: None,
+            operator: "model".into(),
+        },
+        ..Event::user_message("The gold standard applies.")
+    };
+    assert!(arbor.ingest(&c1, forged).await.is_err());
+}
+
+pub async fn candidates_and_rejected_memories_never_reach_context(ports: Ports) {
+    let (arbor, _clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let mut suggestion = message("Dana probably prefers the teal dashboard.", "a-1");
+    suggestion.actor = Actor::Assistant;
+    let (candidate, status) = remember(&arbor, &c1, suggestion.clone()).await;
+    assert_eq!(status, LeafStatus::Candidate);
+    arbor.run_jobs(None).await.unwrap();
+    assert!(!pack_text(&ask(&arbor, &c1, "teal dashboard").await).contains("teal"), "a candidate reached context");
+    assert!(
+        evidence_ids(&ask(&arbor, &c1, "Dana dashboard preference").await).iter().all(|id| id != candidate.as_str())
+    );
+
+    let receipt = arbor.reject(&c1, &candidate).await.unwrap();
+    assert_eq!(receipt.status, LeafStatus::Rejected);
+    arbor.run_jobs(None).await.unwrap();
+    assert!(
+        !pack_text(&ask(&arbor, &c1, "teal dashboard").await).contains("teal"),
+        "a rejected memory reached context"
+    );
+    // The same suggestion again is a duplicate of the rejection, never proposed anew.
+    let again = arbor.ingest(&c1, suggestion).await.unwrap();
+    assert!(
+        matches!(
+            &again.chunks[0].outcome,
+            IngestOutcome::NoopDuplicate { existing, existing_status: LeafStatus::Rejected } if existing == &candidate
+        ),
+        "{:?}",
+        again.chunks[0].outcome
+    );
+    assert!(arbor.pending_review(&c1).await.unwrap().is_empty());
+
+    // A confirmed one does reach context.
+    let mut other = message("Dana asked for the amber report every Monday.", "a-2");
+    other.actor = Actor::Assistant;
+    let (second, _) = remember(&arbor, &c1, other).await;
+    assert_eq!(arbor.confirm(&c1, &second).await.unwrap().status, LeafStatus::Active);
+    assert!(pack_text(&ask(&arbor, &c1, "amber report").await).contains("amber"));
+}
+
+pub async fn global_and_project_memories_need_confirmation_and_promotion_a_reason(ports: Ports) {
+    let (arbor, _clock) = engine(ports);
+    let project = chain(&arbor, TrustedContext::Project { project: scope("p1") });
+    let global = only(&arbor, "global");
+    // Observed in the project and global layers, nothing becomes current without a person.
+    for (layer, text, id) in
+        [(&project, "The team uses the ochre lint profile.", "m1"), (&global, "Everyone uses the sepia font.", "m2")]
+    {
+        let (leaf, status) = remember(&arbor, layer, message(text, id)).await;
+        assert_eq!(status, LeafStatus::Candidate, "{text}");
+        assert!(!pack_text(&ask(&arbor, layer, text).await).contains(text));
+        assert_eq!(arbor.confirm(layer, &leaf).await.unwrap().status, LeafStatus::Active);
+        assert!(pack_text(&ask(&arbor, layer, text).await).contains(text));
+    }
+
+    // Promotion walks run -> automation -> project, one layer at a time, each step a
+    // candidate with its reason that a person confirms.
+    let run = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    );
+    let learned = note(&arbor, &run, "Releases go out on the russet train.").await;
+    let unreasoned = Promotion { id: learned.clone(), reason: "  ".into(), evaluation: None, operator: "dana".into() };
+    assert_eq!(arbor.promote(&run, &unreasoned).await.unwrap_err().code(), "invalid", "a promotion needs a reason");
+    let promotion = |id: &LeafId| Promotion {
+        id: id.clone(),
+        reason: "held for three releases".into(),
+        evaluation: Some("3/3 releases used it".into()),
+        operator: "dana".into(),
+    };
+    let to_automation = arbor.promote(&run, &promotion(&learned)).await.unwrap();
+    assert_eq!(
+        (to_automation.namespace.to_string().as_str(), to_automation.status),
+        ("automation:a1", LeafStatus::Candidate)
+    );
+    arbor.confirm(&run, &to_automation.leaf_id).await.unwrap();
+    let to_project = arbor.promote(&run, &promotion(&to_automation.leaf_id)).await.unwrap();
+    assert_eq!((to_project.namespace.to_string().as_str(), to_project.status), ("project:p1", LeafStatus::Candidate));
+    let other = conversation(&arbor, "c2", "p1");
+    assert!(!pack_text(&ask(&arbor, &other, "russet train").await).contains("russet"), "unconfirmed promotion read");
+    arbor.confirm(&project, &to_project.leaf_id).await.unwrap();
+    assert!(pack_text(&ask(&arbor, &other, "russet train").await).contains("russet"));
+    let promoted = arbor
+        .ports()
+        .store
+        .leaf(&[Namespace::parse("project:p1").unwrap()], &to_project.leaf_id)
+        .await
+        .unwrap()
+        .unwrap();
+    match promoted.provenance.source {
+        SourceRef::Promotion { from, from_namespace, reason, evaluation, operator } => {
+            assert_eq!(
+                (from, from_namespace.to_string(), reason.as_str(), evaluation.as_deref(), operator.as_str()),
+                (
+                    to_automation.leaf_id,
+                    "automation:a1".to_owned(),
+                    "held for three releases",
+                    Some("3/3 releases used it"),
+                    "dana"
+                )
+            );
+        }
+        other => panic!("a promotion's source is {other:?}"),
+    }
+    // The original stays where it was, with its own source.
+    let original = arbor.ports().store.leaf(&[Namespace::parse("run:r1").unwrap()], &learned).await.unwrap().unwrap();
+    assert_eq!((original.status, original.provenance.source), (LeafStatus::Active, SourceRef::UserEntry));
+}
+
+pub async fn conflicting_facts_are_never_silently_overwritten(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    minutes(&clock, 60);
+    let (green, _) = remember(&arbor, &c1, message("My favorite color is green.", "m1")).await;
+
+    // An older, less authoritative statement about the same subject waits as a conflict.
+    let imported = |text: &str, hours_ago: i64| {
+        let mut event = Event::user_message(text);
+        event.source = SourceRef::Import { origin: "old-profile.json".into() };
+        event.observed_at =
+            Some(arbor_ports::Clock::now(&*clock).checked_sub(jiff::SignedDuration::from_hours(hours_ago)).unwrap());
+        event
+    };
+    let report = arbor.ingest(&c1, imported("My favorite color is blue.", 1)).await.unwrap();
+    let blue = match &report.chunks[0].outcome {
+        IngestOutcome::Superseding { leaf_id, replaces, status: LeafStatus::Candidate } if replaces == &green => {
+            leaf_id.clone()
+        }
+        other => panic!("expected a conflict candidate, got {other:?}"),
+    };
+    assert!(report.chunks[0].approval.is_some_and(|r| r.starts_with("conflict")), "{:?}", report.chunks[0].approval);
+    let pack = ask(&arbor, &c1, "favorite color").await;
+    assert!(pack_text(&pack).contains("green") && !pack_text(&pack).contains("blue"), "the current fact stays current");
+    // The review shows both sides and why.
+    let review = arbor.pending_review(&c1).await.unwrap();
+    let item = review.iter().find(|i| i.leaf.id == blue).expect("listed");
+    assert_eq!(item.would_supersede.iter().map(|l| &l.id).collect::<Vec<_>>(), [&green]);
+    assert_eq!(item.conflict, Some(ConflictCause::LessAuthoritative));
+
+    // Keep both: both hold, neither replaced.
+    let kept = arbor.resolve_conflict(&c1, &blue, ConflictResolution::KeepBoth).await.unwrap();
+    assert_eq!((kept.status, kept.superseded.len()), (LeafStatus::Active, 0));
+    let both = pack_text(&ask(&arbor, &c1, "favorite color green blue").await);
+    assert!(both.contains("green") && both.contains("blue"), "{both}");
+
+    // Set validity: an older fact placed before the current one is history, read `as_of`.
+    let (home, _) = remember(&arbor, &c1, message("I live in Lisbon now.", "m2")).await;
+    let lisbon_from = arbor
+        .ports()
+        .store
+        .leaf(&c1.namespaces().cloned().collect::<Vec<_>>(), &home)
+        .await
+        .unwrap()
+        .unwrap()
+        .validity
+        .valid_from
+        .unwrap();
+    let report = arbor.ingest(&c1, imported("I live in Berlin now.", 2)).await.unwrap();
+    let berlin = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    let berlin_years = Validity::new(Some(start()), Some(lisbon_from)).unwrap();
+    let placed =
+        arbor.resolve_conflict(&c1, &berlin, ConflictResolution::SetValidity { validity: berlin_years }).await.unwrap();
+    assert_eq!(placed.status, LeafStatus::Superseded);
+    let now = pack_text(&ask(&arbor, &c1, "where do I live").await);
+    assert!(now.contains("Lisbon") && !now.contains("Berlin"), "{now}");
+    let then =
+        ask_as_of(&arbor, &c1, "where do I live", start().checked_add(jiff::SignedDuration::from_mins(5)).unwrap())
+            .await;
+    assert!(pack_text(&then).contains("Berlin") && !pack_text(&then).contains("Lisbon"), "{}", pack_text(&then));
+    // A validity that would have both hold at once is refused, and nothing changes.
+    let report = arbor.ingest(&c1, imported("I live in Porto now.", 3)).await.unwrap();
+    let porto = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    let overlapping = Validity::new(Some(start()), None).unwrap();
+    let refused = arbor.resolve_conflict(&c1, &porto, ConflictResolution::SetValidity { validity: overlapping }).await;
+    assert_eq!(refused.unwrap_err().code(), "invalid");
+    // Reject: the newcomer is gone for good, the current fact untouched.
+    assert_eq!(
+        arbor.resolve_conflict(&c1, &porto, ConflictResolution::Reject).await.unwrap().status,
+        LeafStatus::Rejected
+    );
+    assert!(!pack_text(&ask(&arbor, &c1, "where do I live").await).contains("Porto"));
+
+    // Supersede: the person says the newcomer is right; the old fact stays as history with its
+    // validity closed, and the pack marks the replacement.
+    let report = arbor.ingest(&c1, imported("I live in Madrid now.", 4)).await.unwrap();
+    let madrid = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    let superseded = arbor.resolve_conflict(&c1, &madrid, ConflictResolution::Supersede).await.unwrap();
+    assert_eq!(superseded.superseded, std::slice::from_ref(&home));
+    let pack = ask(&arbor, &c1, "where do I live").await;
+    let item = pack.evidence.iter().find(|e| e.text.contains("Madrid")).expect("the new fact");
+    assert_eq!(item.supersedes.as_ref(), Some(&home));
+    let old = arbor.ports().store.leaf(&c1.namespaces().cloned().collect::<Vec<_>>(), &home).await.unwrap().unwrap();
+    assert_eq!(old.status, LeafStatus::Superseded);
+    assert!(old.validity.valid_to.is_some(), "history keeps its validity, closed");
+
+    // A person's own newer statement is an update, never a conflict — and still no overwrite:
+    // the old version stays, superseded.
+    minutes(&clock, 5);
+    let report = arbor.ingest(&c1, message("My favorite color is red.", "m9")).await.unwrap();
+    assert!(matches!(&report.chunks[0].outcome, IngestOutcome::Superseding { status: LeafStatus::Active, .. }));
+    let green_now =
+        arbor.ports().store.leaf(&c1.namespaces().cloned().collect::<Vec<_>>(), &green).await.unwrap().unwrap();
+    assert_eq!(green_now.status, LeafStatus::Superseded);
+}
+
+pub async fn the_fact_valid_at_the_asked_time_is_the_one_chosen(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let t0 = minutes(&clock, 10);
+    // The host names the subject both statements are about.
+    let about_the_ship_date = |text: &str, id: &str| {
+        let mut event = message(text, id);
+        event.hints.subject = Some(SubjectKey::parse("alpha-ship-date").unwrap());
+        event
+    };
+    remember(&arbor, &c1, about_the_ship_date("Project Alpha ships in August.", "m1")).await;
+    let t1 = minutes(&clock, 60);
+    let report = arbor.ingest(&c1, about_the_ship_date("Project Alpha ships in September.", "m2")).await.unwrap();
+    assert!(matches!(&report.chunks[0].outcome, IngestOutcome::Superseding { status: LeafStatus::Active, .. }));
+    minutes(&clock, 10);
+    let when = |pack: &RetrievalPack| {
+        let text = pack_text(pack);
+        (text.contains("August"), text.contains("September"))
+    };
+    assert_eq!(when(&ask(&arbor, &c1, "when does Project Alpha ship").await), (false, true), "now: the current fact");
+    let between = t0.checked_add(jiff::SignedDuration::from_mins(30)).unwrap();
+    assert_eq!(when(&ask_as_of(&arbor, &c1, "when does Project Alpha ship", between).await), (true, false));
+    assert_eq!(when(&ask_as_of(&arbor, &c1, "when does Project Alpha ship", t1).await), (false, true), "valid from t1");
+    let before = t0.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap();
+    assert_eq!(when(&ask_as_of(&arbor, &c1, "when does Project Alpha ship", before).await), (false, false));
+
+    // A fact whose validity has ended is not current, though nothing replaced it.
+    let mut lapsed = message("The beta discount code works this week.", "m3");
+    let now = arbor_ports::Clock::now(&*clock);
+    lapsed.hints.valid_from = Some(now.checked_sub(jiff::SignedDuration::from_hours(3)).unwrap());
+    lapsed.hints.valid_to = Some(now.checked_sub(jiff::SignedDuration::from_hours(1)).unwrap());
+    remember(&arbor, &c1, lapsed).await;
+    assert!(!pack_text(&ask(&arbor, &c1, "beta discount code").await).contains("discount"));
+    let during = now.checked_sub(jiff::SignedDuration::from_hours(2)).unwrap();
+    assert!(pack_text(&ask_as_of(&arbor, &c1, "beta discount code", during).await).contains("discount"));
+}
+
+pub async fn context_assembly_holds_every_layer_and_the_total_budget(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    const FACTS: [&str; 20] = [
+        "cranes in Oslo were repainted yellow after the storm season ended",
+        "Lima customs cleared forty containers of citrus before noon",
+        "Kyoto pilots asked for a second tugboat on windy mornings",
+        "Accra dock workers voted to move the night shift one hour earlier",
+        "Quito inland depot reports rail delays because of landslides",
+        "Perth berth seven is closed for dredging until the spring tides",
+        "Dakar ferry timetable now includes a Sunday crossing to the island",
+        "Hanoi warehouse replaced its forklifts with electric models",
+        "Turin logistics partner renegotiated fuel surcharges for trucks",
+        "Fargo grain elevators shipped record soybean volumes downriver",
+        "Malmo bridge inspection found corrosion on two expansion joints",
+        "Cusco mountain route trucks need chains from June to August",
+        "Sapporo fishing fleet unloads at pier three during the crab season",
+        "Tunis port authority introduced digital manifests for every vessel",
+        "Bergen cruise terminal limits visitors to eight thousand per day",
+        "Mombasa container scanners were upgraded to detect lithium batteries",
+        "Hobart research icebreaker refuels only at the southern jetty",
+        "Austin distribution hub added a cold chain room for vaccines",
+        "Leeds canal barges carry recycled glass twice a week",
+        "Valparaiso hillside funicular reopened after the earthquake repairs",
+    ];
+    for (namespace, role) in [("conversation:c1", "chat"), ("project:p1", "project"), ("global", "company")] {
+        let layer = only(&arbor, namespace);
+        for fact in FACTS {
+            minutes(&clock, 1);
+            note(&arbor, &layer, &format!("Harbor news for the {role}: {fact}.")).await;
+        }
+    }
+    arbor.run_jobs(None).await.unwrap();
+    let c1 = conversation(&arbor, "c1", "p1");
+    let budget = arbor.policy().budget.clone();
+    for request in [
+        RetrieveRequest::new("harbor migration status notes"),
+        RetrieveRequest { max_results: Some(50), ..RetrieveRequest::new("what was done in the harbor migration") },
+        RetrieveRequest { max_chars: Some(400), ..RetrieveRequest::new("harbor migration checklist") },
+    ] {
+        let pack = arbor.retrieve(&c1, &request).await.unwrap();
+        assert!(!pack.evidence.is_empty());
+        let mut per_layer: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+        for item in &pack.evidence {
+            let entry = per_layer.entry(item.namespace.to_string()).or_default();
+            entry.0 += 1;
+            entry.1 += item.text.chars().count();
+        }
+        for (namespace, (items, chars)) in &per_layer {
+            let limit = budget.layer(Namespace::parse(namespace).unwrap().kind());
+            assert!(
+                *items <= limit.max_items && *chars <= limit.max_chars,
+                "{namespace}: {items} items / {chars} chars over {limit:?}"
+            );
+        }
+        let total: usize = pack.evidence.iter().map(|e| e.text.chars().count()).sum();
+        let max_chars = request.max_chars.unwrap_or(usize::MAX).min(budget.total.max_chars);
+        assert!(total <= max_chars, "{total} chars over {max_chars}");
+        assert!(pack.evidence.len() <= budget.total.max_items);
+        if request.max_results == Some(50) {
+            // Sixty matching memories: the budgets, not the supply, decided what came back.
+            assert_eq!(pack.evidence.len(), budget.total.max_items, "{per_layer:?}");
+            assert!(
+                per_layer
+                    .iter()
+                    .any(|(ns, (items, _))| *items == budget.layer(Namespace::parse(ns).unwrap().kind()).max_items),
+                "no layer filled its budget: {per_layer:?}"
+            );
+        }
+    }
+}
+
+pub async fn a_run_shows_which_memories_it_actually_used(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let project = only(&arbor, "project:p1");
+    let runbook = note(&arbor, &project, "The deploy runbook says to drain the umber queue first.").await;
+    minutes(&clock, 1);
+    let run = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    );
+    let request = RetrieveRequest { record: true, ..RetrieveRequest::new("how do I drain the umber queue") };
+    let pack = arbor.retrieve(&run, &request).await.unwrap();
+    let id = pack.retrieval_id.clone().expect("a recorded retrieval has an id");
+    let explanation = arbor.show_retrieval(&run, &id).await.unwrap().expect("readable by the run");
+    let used: Vec<_> =
+        explanation.snapshot.access_records().filter(|r| r.entered_context).map(|r| r.node.to_string()).collect();
+    assert!(used.contains(&runbook.to_string()), "{used:?}");
+    assert_eq!(used, evidence_ids(&pack), "what entered the context is exactly the pack's evidence");
+    let usage = arbor.usage(&run, runbook.as_str(), 10).await.unwrap();
+    assert_eq!((usage.retrievals, usage.entered_context), (1, 1));
+    assert_eq!(usage.records[0].retrieval, id);
+    // Another conversation of another project cannot read that record.
+    assert!(arbor.show_retrieval(&conversation(&arbor, "c9", "p9"), &id).await.unwrap().is_none());
+}
+
+pub async fn forgotten_text_is_retrievable_from_nowhere(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let mut secret_ish = None;
+    for (i, line) in [
+        "My locker code hint is the periwinkle tune.",
+        "Dana likes long walks.",
+        "The team picked Rust.",
+        "Standup is at nine.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        minutes(&clock, 1);
+        let (id, _) = remember(&arbor, &c1, message(line, &format!("m{i}"))).await;
+        secret_ish.get_or_insert(id);
+    }
+    arbor.run_jobs(None).await.unwrap();
+    let id = secret_ish.unwrap();
+    assert!(pack_text(&ask(&arbor, &c1, "periwinkle tune").await).contains("periwinkle"));
+    let receipt = arbor.forget(&c1, &id).await.unwrap();
+    assert!(receipt.bodies_deleted >= 1);
+    // Immediately: no retrieval, and no copy anywhere — store, index (text and vectors), bodies.
+    assert!(!pack_text(&ask(&arbor, &c1, "periwinkle tune").await).contains("periwinkle"));
+    let ports = arbor.ports();
+    assert!(!ports.store.contains_text("periwinkle").await.unwrap(), "store");
+    assert!(!ports.index.contains_text("periwinkle").await.unwrap(), "index");
+    assert!(!ports.bodies.contains_text("periwinkle").await.unwrap(), "bodies");
+    // Summaries re-sealed after the forget do not bring it back either.
+    arbor.run_jobs(None).await.unwrap();
+    assert!(!ports.store.contains_text("periwinkle").await.unwrap());
+    assert!(!pack_text(&ask(&arbor, &c1, "tell me everything about this chat").await).contains("periwinkle"));
+    // The audit keeps the event, with ids and hashes only.
+    let audit = arbor.audit_log(&c1, 100).await.unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|e| e.action == "leaf.forgotten" && e.node.as_ref().is_some_and(|n| n.to_string() == id.to_string()))
+    );
+    assert!(!format!("{audit:?}").contains("periwinkle"));
+}
+
+/// A remote embedder that records every text it is asked to embed.
+#[derive(Debug, Default)]
+struct RecordingRemoteEmbedder {
+    inner: HashingEmbedder,
+    seen: Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl Embedder for RecordingRemoteEmbedder {
+    fn id(&self) -> EmbedderId {
+        EmbedderId { name: "recording-remote".into(), ..self.inner.id() }
+    }
+
+    fn locality(&self) -> Locality {
+        Locality::Remote
+    }
+
+    async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
+        self.seen.lock().unwrap().extend(texts.iter().cloned());
+        self.inner.embed(texts).await
+    }
+}
+
+pub async fn restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder(mut ports: Ports) {
+    let remote = Arc::new(RecordingRemoteEmbedder::default());
+    ports.embedder = remote.clone();
+    let (arbor, clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+
+    // Never generated: not from a message declaring it, not from the assistant, and a secret
+    // in a message is refused outright.
+    let mut declared = message("My therapist is Dr. Saffron Vale.", "m1");
+    declared.hints.sensitivity = Some(Sensitivity::Restricted);
+    let refused = arbor.ingest(&c1, declared).await.unwrap();
+    assert!(matches!(refused.chunks[0].outcome, IngestOutcome::NotAdmitted { .. }), "{:?}", refused.chunks[0].outcome);
+    let mut assistant = declared_by_assistant("The user's PIN is kept under the Vale account.");
+    assistant.hints.sensitivity = Some(Sensitivity::Restricted);
+    let refused = arbor.ingest(&c1, assistant).await.unwrap();
+    assert!(matches!(refused.chunks[0].outcome, IngestOutcome::NotAdmitted { .. }));
+    let secret = arbor.ingest(&c1, message("my password is hunter2-Vale", "m2")).await.unwrap();
+    assert!(matches!(secret.chunks[0].outcome, IngestOutcome::NotAdmitted { .. }));
+
+    // A person may save one by hand; it is stored, indexed for full text, never embedded remotely.
+    let mut by_hand = Event::user_message("My therapist is Dr. Saffron Vale.");
+    by_hand.hints.sensitivity = Some(Sensitivity::Restricted);
+    let (_restricted, status) = remember(&arbor, &c1, by_hand).await;
+    assert_eq!(status, LeafStatus::Active);
+    minutes(&clock, 1);
+    note(&arbor, &c1, "My dentist is Dr. Amber Lake.").await;
+    arbor.run_jobs(None).await.unwrap();
+    arbor.reembed().await.unwrap();
+    // Read only when the trusted caller enables it.
+    // (The questions avoid the restricted words: a question is sent to the embedder as asked.)
+    assert!(!pack_text(&ask(&arbor, &c1, "who is my therapist").await).contains("Saffron"));
+    let enabled = RetrieveRequest { include_restricted: true, ..RetrieveRequest::new("who is my therapist") };
+    assert!(pack_text(&arbor.retrieve(&c1, &enabled).await.unwrap()).contains("Saffron"));
+
+    let seen = remote.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(|t| t.contains("Amber Lake")),
+        "the remote embedder was used for normal memories: {seen:?}"
+    );
+    assert!(seen.iter().all(|t| !t.contains("Saffron") && !t.contains("Vale") && !t.contains("hunter2")), "{seen:?}");
+}
+
+fn declared_by_assistant(text: &str) -> Event {
+    let mut event = message(text, "a-1");
+    event.actor = Actor::Assistant;
+    event
+}
