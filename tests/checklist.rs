@@ -17,12 +17,16 @@
 //! | the memories a run actually used can be shown | [`a_run_shows_which_memories_it_actually_used`] |
 //! | after delete or forget, text, index and cache no longer retrieve | [`forgotten_text_is_retrievable_from_nowhere`] |
 //! | restricted memories are never generated nor sent to a remote embedder | [`restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder`] |
+//!
+//! Beside them, on every backend too: experiment settlement and reruns (001 §12),
+//! [`settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot`].
 
 use std::sync::{Arc, Mutex};
 
 use arbor_app::{Arbor, IngestOutcome, Ports, Promotion, RetrievalPack, RetrieveRequest};
 use arbor_domain::conflict::{ConflictCause, ConflictResolution};
 use arbor_domain::event::Event;
+use arbor_domain::experiment::{NotSettled, RunOutcome, SnapshotChoice};
 use arbor_domain::id::{LeafId, ScopeId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Actor, SourceRef, SubjectKey};
@@ -51,7 +55,9 @@ macro_rules! seed_001_checklist {
             context_assembly_holds_every_layer_and_the_total_budget,
             a_run_shows_which_memories_it_actually_used,
             forgotten_text_is_retrievable_from_nowhere,
-            restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder
+            restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder,
+            // Beyond the checklist, 001 §12: settlement and reruns.
+            settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -766,4 +772,77 @@ fn declared_by_assistant(text: &str) -> Event {
     let mut event = message(text, "a-1");
     event.actor = Actor::Assistant;
     event
+}
+
+pub async fn settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let e1 = scope("e1");
+    let first = arbor.start_experiment(&e1, SnapshotChoice::New).await.unwrap();
+    assert!(first.new_snapshot);
+    let frozen_at = first.frozen_at;
+    let run = |id: &str, frozen_at| {
+        chain(
+            &arbor,
+            TrustedContext::ExperimentRun {
+                run: scope(id),
+                experiment: e1.clone(),
+                project: Some(scope("p1")),
+                frozen_at,
+            },
+        )
+    };
+    minutes(&clock, 1);
+    let learned = note(&arbor, &run("r3", frozen_at), "Warm caches cut the ochre benchmark by a third.").await;
+    let mut guess = message("Maybe the teal flag helps too.", "r3-a1");
+    guess.actor = Actor::Assistant;
+    remember(&arbor, &run("r3", frozen_at), guess).await;
+    note(&arbor, &run("r4", frozen_at), "Cold caches made the sienna benchmark flaky.").await;
+    note(&arbor, &run("r5", frozen_at), "The umber variant crashed on start.").await;
+
+    let outcomes = [
+        RunOutcome { run: scope("r3"), succeeded: true, evidence: vec!["bench/881: -34% p50".into()] },
+        RunOutcome { run: scope("r4"), succeeded: true, evidence: Vec::new() },
+        RunOutcome { run: scope("r5"), succeeded: false, evidence: vec!["ci/77 red".into()] },
+    ];
+    let settled = arbor.settle_experiment(&e1, Some(scope("p1")), frozen_at, &outcomes, "dana").await.unwrap();
+    assert_eq!(settled.proposed.len(), 1, "only r3's one active memory: {settled:?}");
+    let proposal = &settled.proposed[0];
+    assert_eq!(
+        (proposal.from.clone(), proposal.namespace.to_string(), proposal.status),
+        (learned.clone(), "experiment:e1".to_owned(), LeafStatus::Candidate)
+    );
+    assert_eq!(settled.not_settled, [(scope("r4"), NotSettled::NoEvidence), (scope("r5"), NotSettled::Failed)]);
+    let stored =
+        arbor.ports().store.leaf(&[Namespace::experiment(e1.clone())], &proposal.leaf_id).await.unwrap().unwrap();
+    match &stored.provenance.source {
+        SourceRef::Promotion { from, from_namespace, evaluation, operator, .. } => {
+            assert_eq!((from, from_namespace.to_string().as_str(), operator.as_str()), (&learned, "run:r3", "dana"));
+            assert!(evaluation.as_deref().is_some_and(|e| e.contains("bench/881")));
+        }
+        other => panic!("a settled memory's source is {other:?}"),
+    }
+    // Settling again proposes nothing new; a snapshot that was never taken is refused.
+    let again = arbor.settle_experiment(&e1, Some(scope("p1")), frozen_at, &outcomes, "dana").await.unwrap();
+    assert_eq!((again.proposed.len(), again.already_held.len()), (0, 1));
+    let unknown = frozen_at.checked_add(jiff::SignedDuration::from_secs(1)).unwrap();
+    assert_eq!(arbor.settle_experiment(&e1, None, unknown, &outcomes, "dana").await.unwrap_err().code(), "invalid");
+
+    // Nothing is current until a person confirms it; then a rerun on the same snapshot still
+    // reads the experiment as it was, and only a new snapshot reads the conclusion.
+    let experiment = only(&arbor, "experiment:e1");
+    assert!(!pack_text(&ask(&arbor, &experiment, "ochre benchmark").await).contains("ochre"));
+    minutes(&clock, 1);
+    arbor.confirm(&experiment, &proposal.leaf_id).await.unwrap();
+    assert!(pack_text(&ask(&arbor, &experiment, "ochre benchmark").await).contains("ochre"));
+    let rerun = arbor.start_experiment(&e1, SnapshotChoice::Reuse { at: frozen_at }).await.unwrap();
+    assert_eq!((rerun.frozen_at, rerun.new_snapshot), (frozen_at, false));
+    assert!(!pack_text(&ask(&arbor, &run("r6", rerun.frozen_at), "ochre benchmark").await).contains("ochre"));
+    minutes(&clock, 1);
+    let fresh = arbor.start_experiment(&e1, SnapshotChoice::New).await.unwrap();
+    assert!(fresh.new_snapshot && fresh.frozen_at > frozen_at);
+    assert!(pack_text(&ask(&arbor, &run("r7", fresh.frozen_at), "ochre benchmark").await).contains("ochre"));
+    assert_eq!(arbor.experiment_snapshots(&e1).await.unwrap(), [frozen_at, fresh.frozen_at]);
+    assert_eq!(arbor.start_experiment(&e1, SnapshotChoice::Latest).await.unwrap().frozen_at, fresh.frozen_at);
+    let never = arbor.start_experiment(&e1, SnapshotChoice::Reuse { at: unknown }).await;
+    assert_eq!(never.unwrap_err().code(), "invalid");
 }

@@ -13,6 +13,7 @@ mod catalog;
 mod conflict;
 mod correct;
 mod error;
+mod experiment;
 mod forget;
 mod fsck;
 mod ingest;
@@ -48,6 +49,7 @@ pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOver
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};
+pub use experiment::{ExperimentStart, Settlement};
 pub use forget::ForgetReceipt;
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};

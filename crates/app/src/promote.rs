@@ -51,7 +51,6 @@ impl Arbor {
         let store = &self.ports.store;
         let id = &promotion.id;
         let source = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
-        check_promotable(source.sensitivity).map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
         if !matches!(source.status, LeafStatus::Active | LeafStatus::Candidate) {
             return Err(AppError::InvalidRequest(format!(
                 "{id} is {}; only an active or candidate memory is promoted",
@@ -60,6 +59,20 @@ impl Arbor {
         }
         let target = promotion_target(chain, &source.namespace)
             .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        self.propose_in(&source, target, promotion).await
+    }
+
+    /// Writes a copy of `source` into `target` as a candidate whose provenance is the
+    /// promotion: the path is the caller's to have checked (`promotion_target`, or an
+    /// experiment's settlement).
+    pub(crate) async fn propose_in(
+        &self,
+        source: &LeafRecord,
+        target: Namespace,
+        promotion: &Promotion,
+    ) -> AppResult<PromotionReceipt> {
+        check_promotable(source.sensitivity).map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        let store = &self.ports.store;
         if let Some(existing) = self.leaf_holding_fingerprint(&target, &source.tree_id, &source.fingerprint).await? {
             return Err(AppError::InvalidRequest(format!(
                 "{target} already holds this memory as {} ({})",

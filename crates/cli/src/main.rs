@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod eval;
+mod experiment;
 mod ingest;
 mod models;
 mod quickstart;
@@ -63,9 +64,12 @@ enum Command {
     Restore(commands::RestoreArgs),
     /// Promote a memory one layer up the chain (as a candidate there), or roll a promotion back.
     Promote(commands::PromoteArgs),
-    /// Candidates waiting for a person: list, confirm, reject.
+    /// Candidates waiting for a person: list, confirm, edit, reject, resolve a conflict.
     #[command(subcommand)]
     Review(review::ReviewCommand),
+    /// Experiments: start a run on a new or reused snapshot, list snapshots, settle runs.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
     /// The audit log in scope: every state change, with ids and hashes, never content.
     Audit(commands::AuditArgs),
     /// How recorded retrievals used one memory: hits, whether it entered the context, last use.
@@ -117,6 +121,7 @@ fn main() -> ExitCode {
             Command::Restore(args) => commands::restore(&root, args, json).await.map(|()| true),
             Command::Promote(args) => commands::promote(&root, args, json).await.map(|()| true),
             Command::Review(command) => review::run(&root, command, json).await.map(|()| true),
+            Command::Experiment(command) => experiment::run(&root, command, json).await.map(|()| true),
             Command::Audit(args) => commands::audit(&root, args, json).await.map(|()| true),
             Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),

@@ -155,8 +155,17 @@ fn an_older_import_waits_as_a_conflict_and_a_person_places_it_in_time() {
     let none = arbor(&["--root", root, "review", "resolve", &id, "--conversation", "c1"]);
     assert_eq!(none.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&none.stderr).contains("choose exactly one resolution"));
-    let overlapping =
-        arbor(&["--root", root, "review", "resolve", &id, "--valid-from", "2025-01-01T00:00:00Z", "--conversation", "c1"]);
+    let overlapping = arbor(&[
+        "--root",
+        root,
+        "review",
+        "resolve",
+        &id,
+        "--valid-from",
+        "2025-01-01T00:00:00Z",
+        "--conversation",
+        "c1",
+    ]);
     assert_eq!(overlapping.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&overlapping.stderr).contains("overlaps the current memory"));
 
@@ -191,6 +200,70 @@ fn an_older_import_waits_as_a_conflict_and_a_person_places_it_in_time() {
     ]);
     let then: serde_json::Value = serde_json::from_slice(&then.stdout).unwrap();
     assert_eq!(then["evidence"][0]["text"], "I live in Berlin.", "{then}");
+}
+
+#[test]
+fn an_experiment_freezes_a_snapshot_and_settles_only_successful_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let unchosen = arbor(&["--root", root, "experiment", "start", "--experiment", "e1"]);
+    assert_eq!(unchosen.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unchosen.stderr).contains("choose exactly one"));
+    let reuse_nothing = arbor(&["--root", root, "experiment", "start", "--experiment", "e1", "--latest-snapshot"]);
+    assert_eq!(reuse_nothing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&reuse_nothing.stderr).contains("has no snapshot yet"));
+
+    let started = arbor(&["--root", root, "--json", "experiment", "start", "--experiment", "e1", "--new-snapshot"]);
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let started: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
+    let frozen_at = started["frozen_at"].as_str().unwrap().to_owned();
+    assert_eq!(started["new_snapshot"], true);
+    for (run, text) in [("r1", "Batching halved the cerulean latency."), ("r2", "The mauve cache did nothing.")] {
+        let events = dir.path().join(format!("{run}.jsonl"));
+        std::fs::write(&events, format!("{{\"text\":\"{text}\",\"source\":{{\"type\":\"user_entry\"}}}}\n")).unwrap();
+        let ingested = arbor(&[
+            "--root",
+            root,
+            "ingest",
+            events.to_str().unwrap(),
+            "--experiment",
+            "e1",
+            "--run",
+            run,
+            "--frozen-at",
+            &frozen_at,
+        ]);
+        assert!(ingested.status.success(), "{}", String::from_utf8_lossy(&ingested.stderr));
+    }
+    let settled = arbor(&[
+        "--root",
+        root,
+        "--json",
+        "experiment",
+        "settle",
+        "--experiment",
+        "e1",
+        "--frozen-at",
+        &frozen_at,
+        "--succeeded",
+        "r1=bench/12 p50 -48%",
+        "--failed",
+        "r2",
+        "--operator",
+        "dana",
+    ]);
+    assert!(settled.status.success(), "{}", String::from_utf8_lossy(&settled.stderr));
+    let settled: serde_json::Value = serde_json::from_slice(&settled.stdout).unwrap();
+    assert_eq!(settled["proposed"].as_array().unwrap().len(), 1, "{settled}");
+    assert_eq!(settled["proposed"][0]["from_namespace"], "run:r1");
+    assert_eq!(settled["not_settled"][0], serde_json::json!(["r2", "failed"]));
+    let id = settled["proposed"][0]["leaf_id"].as_str().unwrap();
+    let confirmed = arbor(&["--root", root, "review", "confirm", id, "--namespace", "experiment:e1"]);
+    assert!(confirmed.status.success(), "{}", String::from_utf8_lossy(&confirmed.stderr));
+    let snapshots = arbor(&["--root", root, "experiment", "snapshots", "--experiment", "e1"]);
+    assert_eq!(String::from_utf8_lossy(&snapshots.stdout).trim(), frozen_at);
 }
 
 #[test]

@@ -13,6 +13,7 @@
 //! | dedup and `Supersession` | [`supersession`] |
 //! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
 //! | promotion paths up a read chain | [`promotion`] |
+//! | experiment snapshots, reruns and settlement | [`experiment`] |
 //! | bi-temporal validity | [`time`] |
 //! | the leaf status state machine | [`lifecycle`] |
 //! | `SealPolicy`: buffers, levels, staleness, re-seal | [`seal`] |
@@ -29,6 +30,7 @@ pub mod conflict;
 pub mod decision;
 pub mod entity;
 pub mod event;
+pub mod experiment;
 pub mod id;
 pub mod lifecycle;
 pub mod markdown;
