@@ -19,7 +19,9 @@
 //! | restricted memories are never generated nor sent to a remote embedder | [`restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder`] |
 //!
 //! Beside them, on every backend too: experiment settlement and reruns (001 §12),
-//! [`settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot`].
+//! [`settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot`];
+//! decay and archival (001 §13.2), [`decay_demotes_old_episodes_but_never_preferences`] and
+//! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`].
 
 use std::sync::{Arc, Mutex};
 
@@ -29,14 +31,14 @@ use arbor_domain::event::Event;
 use arbor_domain::experiment::{NotSettled, RunOutcome, SnapshotChoice};
 use arbor_domain::id::{LeafId, ScopeId};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{Actor, SourceRef, SubjectKey};
+use arbor_domain::model::{Actor, MemoryKind, SourceRef, SubjectKey};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_ports::{Embedder, EmbedderId, HashingEmbedder, Locality, ManualClock};
 
-use crate::{engine, start};
+use crate::{engine, engine_with, start};
 
 /// Expands the checklist into `#[tokio::test]`s over `$fresh`, an async function returning
 /// fresh `(Ports, guard)` for each test (the guard keeps its directory or schema alive).
@@ -56,8 +58,10 @@ macro_rules! seed_001_checklist {
             a_run_shows_which_memories_it_actually_used,
             forgotten_text_is_retrievable_from_nowhere,
             restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder,
-            // Beyond the checklist, 001 §12: settlement and reruns.
-            settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot
+            // Beyond the checklist, 001 §12-13: settlement and reruns, decay and archival.
+            settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot,
+            decay_demotes_old_episodes_but_never_preferences,
+            unused_candidates_are_archived_never_summarized_and_can_be_restored
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -845,4 +849,79 @@ pub async fn settlement_proposes_only_successful_runs_with_evidence_and_reruns_c
     assert_eq!(arbor.start_experiment(&e1, SnapshotChoice::Latest).await.unwrap().frozen_at, fresh.frozen_at);
     let never = arbor.start_experiment(&e1, SnapshotChoice::Reuse { at: unknown }).await;
     assert_eq!(never.unwrap_err().code(), "invalid");
+}
+
+pub async fn decay_demotes_old_episodes_but_never_preferences(ports: Ports) {
+    let (arbor, clock) = engine_with(ports, |policy| policy.decay = arbor_domain::decay::DecayPolicy::episodes_age());
+    let c1 = conversation(&arbor, "c1", "p1");
+    let three_years_ago =
+        arbor_ports::Clock::now(&*clock).checked_sub(jiff::SignedDuration::from_hours(3 * 365 * 24)).unwrap();
+    // The older memory is the closer match to the question; only its age can demote it.
+    let said = |text: &str, id: &str, kind: MemoryKind, observed_at: Option<Timestamp>| {
+        let mut event = message(text, id);
+        event.hints.kind = Some(kind);
+        event.observed_at = observed_at;
+        event
+    };
+    for (kind, prefix) in [(MemoryKind::Event, "e"), (MemoryKind::Preference, "p")] {
+        let (old_text, new_text) = match kind {
+            MemoryKind::Event => ("We had a picnic by the lake.", "We had a picnic by the river."),
+            _ => ("I like tea by the lake.", "I like tea by the river."),
+        };
+        let (old, _) = remember(&arbor, &c1, said(old_text, &format!("{prefix}1"), kind, Some(three_years_ago))).await;
+        minutes(&clock, 1);
+        let (new, _) = remember(&arbor, &c1, said(new_text, &format!("{prefix}2"), kind, None)).await;
+        let query = if kind == MemoryKind::Event { "picnic by the lake" } else { "tea by the lake" };
+        let ids = evidence_ids(&ask(&arbor, &c1, query).await);
+        let position = |id: &LeafId| ids.iter().position(|e| e == id.as_str()).unwrap_or(usize::MAX);
+        match kind {
+            MemoryKind::Event => assert!(position(&new) < position(&old), "an old episode decays: {ids:?}"),
+            _ => assert!(position(&old) < position(&new), "a preference does not decay by time: {ids:?}"),
+        }
+        // Asked as of three years ago, the old episode has not aged at all.
+        let then =
+            ask_as_of(&arbor, &c1, query, three_years_ago.checked_add(jiff::SignedDuration::from_hours(1)).unwrap())
+                .await;
+        assert_eq!(evidence_ids(&then).first().map(String::as_str), Some(old.as_str()));
+    }
+}
+
+pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored(ports: Ports) {
+    // Any salience short of certain counts as low here, so the heuristic's score is no factor.
+    let (arbor, clock) = engine_with(ports, |policy| {
+        policy.decay.archive_below_salience = arbor_domain::model::Confidence::saturating(1.0)
+    });
+    let c1 = conversation(&arbor, "c1", "p1");
+    let mut guess = message("Perhaps the user likes the saffron theme.", "a-1");
+    guess.actor = Actor::Assistant;
+    let (candidate, status) = remember(&arbor, &c1, guess).await;
+    assert_eq!(status, LeafStatus::Candidate);
+    // Not yet: too recent.
+    assert!(arbor.archive_unused_candidates().await.unwrap().is_empty());
+    clock.advance_seconds(i64::from(arbor.policy().decay.archive_candidates_after_days) * 86_400);
+    assert_eq!(arbor.archive_unused_candidates().await.unwrap(), std::slice::from_ref(&candidate));
+    assert!(arbor.pending_review(&c1).await.unwrap().is_empty(), "out of the review queue");
+    // Never part of its tree: sealing everything around it does not bring its words back.
+    for i in 0..6 {
+        minutes(&clock, 1);
+        note(
+            &arbor,
+            &c1,
+            &format!(
+                "Theme note {i}: the dashboard uses a {} layout.",
+                ["grid", "list", "card", "flow", "tile", "stack"][i]
+            ),
+        )
+        .await;
+    }
+    arbor.run_jobs(None).await.unwrap();
+    assert!(!pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
+    assert!(!pack_text(&ask(&arbor, &c1, "tell me about the dashboard themes").await).contains("saffron"));
+    // Restored, it is a candidate again (it never was current), and a person decides.
+    let restored = arbor.restore_archived(&c1, &candidate).await.unwrap();
+    assert_eq!(restored.status, LeafStatus::Candidate);
+    assert_eq!(arbor.pending_review(&c1).await.unwrap().len(), 1);
+    assert_eq!(arbor.restore_archived(&c1, &candidate).await.unwrap_err().code(), "invalid");
+    arbor.confirm(&c1, &candidate).await.unwrap();
+    assert!(pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
 }

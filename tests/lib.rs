@@ -211,12 +211,18 @@ pub fn start() -> Timestamp {
 
 /// Builds an engine over `ports` with a manual clock and sequential ids (so a failing
 /// sequence replays identically), returning the clock to drive.
-pub fn engine(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
+pub fn engine(ports: Ports) -> (Arbor, Arc<ManualClock>) {
+    engine_with(ports, |_| {})
+}
+
+/// [`engine`], with the policy adjusted by `adjust`.
+pub fn engine_with(mut ports: Ports, adjust: impl FnOnce(&mut Policy)) -> (Arbor, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(start()));
     ports.clock = clock.clone();
     ports.ids = Arc::new(SequentialIds::default());
     // A small branch factor makes sealing, re-sealing and roots happen in short sequences.
-    let policy = Policy { seal: arbor_domain::seal::SealPolicy::new(3).expect("valid"), ..Policy::default() };
+    let mut policy = Policy { seal: arbor_domain::seal::SealPolicy::new(3).expect("valid"), ..Policy::default() };
+    adjust(&mut policy);
     (Arbor::new(ports, policy, Options::default()), clock)
 }
 

@@ -533,6 +533,8 @@ impl MetadataStore for PgStore {
         let rows = sqlx::query(
             "SELECT 'leaf' AS node, id, 0::bigint AS height, COALESCE(known_from, created_at) AS joined FROM leaves
              WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND status IN ('active', 'superseded', 'archived')
+               -- LeafStatus::sits_in_tree: an archived leaf only if it was ever current.
+               AND (status <> 'archived' OR known_from IS NOT NULL)
              UNION ALL
              SELECT 'summary', id, height, sealed_at FROM summaries
              WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND role = 'sealed' AND status <> 'retired'",

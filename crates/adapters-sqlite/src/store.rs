@@ -466,7 +466,9 @@ impl MetadataStore for SqliteStore {
             .prepare_cached(
                 "SELECT id, COALESCE(known_from, created_at) FROM leaves
                  WHERE namespace = ? AND tree_id = ? AND parent IS NULL
-                   AND status IN ('active', 'superseded', 'archived')",
+                   AND status IN ('active', 'superseded', 'archived')
+                   -- LeafStatus::sits_in_tree: an archived leaf only if it was ever current.
+                   AND (status <> 'archived' OR known_from IS NOT NULL)",
             )
             .map_err(sql_error)?;
         let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;

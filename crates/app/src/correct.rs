@@ -49,6 +49,9 @@ pub struct Correction {
     /// command line (`UserEntry`, `User`), or an agent through the API.
     pub source: SourceRef,
     pub actor: Actor,
+    /// The least sensitivity the new version may have, beside the old version's: a restored
+    /// version keeps at least the sensitivity it had.
+    pub at_least: Sensitivity,
 }
 
 impl Correction {
@@ -61,6 +64,7 @@ impl Correction {
             title: None,
             source: SourceRef::UserEntry,
             actor: Actor::User,
+            at_least: Sensitivity::Normal,
         }
     }
 }
@@ -185,14 +189,18 @@ impl Arbor {
             let Some(next) = &current.superseded_by else { break };
             current = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
         }
-        let correction =
-            Correction { title: Some(old.title.clone()), ..Correction::by_person(current.id, expected_current, text) };
+        let correction = Correction {
+            title: Some(old.title.clone()),
+            at_least: old.sensitivity,
+            ..Correction::by_person(current.id, expected_current, text)
+        };
         self.correct(chain, &correction).await
     }
 
     /// Admission for a correction's text, as for any write: a secret is refused unless a person
     /// deliberately keeps it restricted, and the new version is at least as sensitive as the old
-    /// one and as its own words suggest. Returns the new version's sensitivity.
+    /// one (and than `correction.at_least`) and as its own words suggest. Returns the new
+    /// version's sensitivity.
     pub(crate) fn admit_correction(&self, old: &LeafRecord, correction: &Correction) -> AppResult<Sensitivity> {
         let suggested = HeuristicReasoner
             .assess_now(&AssessRequest {
@@ -208,7 +216,7 @@ impl Arbor {
             // An explicit correction of a known memory is not a guess about what to remember.
             confidence: Confidence::saturating(1.0),
             manual: correction.source.is_manual(),
-            declared: Some(old.sensitivity),
+            declared: Some(old.sensitivity.max(correction.at_least)),
             suggested,
         });
         match admission {

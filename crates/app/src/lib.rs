@@ -6,6 +6,7 @@
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
 //! values may share one set of adapters.
 
+mod archive;
 mod audit;
 mod bodies;
 mod browse;
@@ -14,6 +15,7 @@ mod conflict;
 mod correct;
 mod error;
 mod experiment;
+mod export;
 mod forget;
 mod fsck;
 mod ingest;
@@ -29,6 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbor_domain::admission::{AdmissionPolicy, ApprovalPolicy};
 use arbor_domain::budget::RetrievalBudget;
+use arbor_domain::decay::DecayPolicy;
 use arbor_domain::decision::EntityDecisionMatrix;
 use arbor_domain::id::{JobId, LeafId, SummaryId};
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
@@ -50,6 +53,7 @@ pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALO
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};
 pub use experiment::{ExperimentStart, Settlement};
+pub use export::{Export, ExportOptions, ExportedMemory};
 pub use forget::ForgetReceipt;
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
@@ -98,6 +102,7 @@ pub struct Policy {
     pub seal: SealPolicy,
     pub budget: RetrievalBudget,
     pub read_chain: ReadChainPolicy,
+    pub decay: DecayPolicy,
     #[serde(skip)]
     pub chunker: Chunker,
 }

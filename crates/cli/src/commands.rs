@@ -1,9 +1,9 @@
 //! The smaller subcommands: init, retrieve, browse, show, correct, restore, promote, forget,
 //! jobs, fsck, stats, audit and usage. Each prints text for people or, with `--json`, the result's own serialization.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use arbor_app::{Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::id::RetrievalId;
 use arbor_domain::id::{LeafId, Version};
@@ -280,6 +280,9 @@ pub(crate) enum JobsCommand {
     /// Rebuild the search index from the store and the bodies; after an embedder change,
     /// re-embed every node in place (retrieval keeps serving meanwhile) and finish the switch.
     Reindex,
+    /// Archive candidates nobody confirmed that are old and of low salience (the decay policy):
+    /// out of the review queue, never deleted; `arbor restore <id>` brings one back.
+    Archive,
 }
 
 pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Result<()> {
@@ -318,6 +321,16 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
             println!("re-embedded {indexed} documents with {}", config.embedder.describe());
             if let Some(previous) = previous {
                 println!("no longer searching vectors from {}", previous.describe());
+            }
+        }
+        JobsCommand::Archive => {
+            let archived = opened.arbor.archive_unused_candidates().await?;
+            if json {
+                return print_json(&serde_json::json!({ "archived": archived }));
+            }
+            println!("archived {} unused candidates", archived.len());
+            for id in archived {
+                println!("  {id}");
             }
         }
         JobsCommand::Reindex => {
@@ -467,20 +480,32 @@ pub(crate) async fn correct(root: &Path, args: CorrectArgs, json: bool) -> Resul
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RestoreArgs {
-    /// The replaced (superseded) version to make current again.
+    /// A replaced (superseded) version to make current again, or an archived memory to bring
+    /// back.
     id: String,
-    /// The memory's current version, as you read it; anything else is refused as stale.
+    /// For a replaced version: the memory's current version, as you read it; anything else is
+    /// refused as stale. Without it, `id` must be archived.
     #[arg(long = "current-version")]
-    current_version: u32,
+    current_version: Option<u32>,
     #[command(flatten)]
     scope: ScopeArgs,
 }
 
-/// `arbor restore`: an old version's text, written again as the memory's next version.
+/// `arbor restore`: an old version's text, written again as the memory's next version; or an
+/// archived memory brought back (current again if it had been, else a candidate).
 pub(crate) async fn restore(root: &Path, args: RestoreArgs, json: bool) -> Result<()> {
     let opened = store::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
-    let receipt = opened.arbor.restore(&chain, &LeafId::parse(&args.id)?, version(args.current_version)?).await?;
+    let id = LeafId::parse(&args.id)?;
+    let Some(current_version) = args.current_version else {
+        let receipt = opened.arbor.restore_archived(&chain, &id).await?;
+        if json {
+            return print_json(&receipt);
+        }
+        println!("restored {} as {} in {} / {}", receipt.leaf_id, receipt.status, receipt.namespace, receipt.tree_id);
+        return Ok(());
+    };
+    let receipt = opened.arbor.restore(&chain, &id, version(current_version)?).await?;
     print_correction("restored", &receipt, json)
 }
 
@@ -540,5 +565,49 @@ pub(crate) async fn promote(root: &Path, args: PromoteArgs, json: bool) -> Resul
         "promoted {} ({}) to {} as {} ({})",
         receipt.from, receipt.from_namespace, receipt.namespace, receipt.leaf_id, status
     );
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ExportArgs {
+    /// Write to this file (replaced whole, never left half-written) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Include restricted memories; they are withheld unless you ask.
+    #[arg(long)]
+    include_restricted: bool,
+    /// Include replaced versions, not only current memories.
+    #[arg(long)]
+    history: bool,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor export`: the memories in scope as JSON Lines, one memory per line with its words
+/// and metadata. What was withheld is said on standard error.
+pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
+    let opened = store::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let options =
+        arbor_app::ExportOptions { include_restricted: args.include_restricted, include_history: args.history };
+    let export = opened.arbor.export(&chain, options).await?;
+    let mut lines = String::new();
+    for memory in &export.memories {
+        lines.push_str(&serde_json::to_string(memory)?);
+        lines.push('\n');
+    }
+    match &args.out {
+        Some(path) => {
+            let partial = path.with_extension("partial");
+            std::fs::write(&partial, &lines).with_context(|| format!("writing {}", partial.display()))?;
+            std::fs::rename(&partial, path).with_context(|| format!("replacing {}", path.display()))?;
+        }
+        None => std::io::Write::write_all(&mut std::io::stdout().lock(), lines.as_bytes())?,
+    }
+    eprint!("exported {} memories", export.memories.len());
+    if export.withheld_restricted > 0 {
+        eprint!("; {} restricted withheld (--include-restricted to include them)", export.withheld_restricted);
+    }
+    eprintln!();
     Ok(())
 }

@@ -60,7 +60,7 @@ enum Command {
     ShowRetrieval(commands::ShowRetrievalArgs),
     /// Correct a memory: a new version, bound to the version you read.
     Correct(commands::CorrectArgs),
-    /// Make a replaced version current again, as a new version.
+    /// Make a replaced version current again (as a new version), or bring back an archived one.
     Restore(commands::RestoreArgs),
     /// Promote a memory one layer up the chain (as a candidate there), or roll a promotion back.
     Promote(commands::PromoteArgs),
@@ -74,6 +74,8 @@ enum Command {
     Audit(commands::AuditArgs),
     /// How recorded retrievals used one memory: hits, whether it entered the context, last use.
     Usage(commands::UsageArgs),
+    /// Export the memories in scope as JSON Lines (restricted ones only when asked).
+    Export(commands::ExportArgs),
     /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
     Forget(commands::ForgetArgs),
     /// Run background jobs, or rebuild the index.
@@ -125,6 +127,7 @@ fn main() -> ExitCode {
             Command::Audit(args) => commands::audit(&root, args, json).await.map(|()| true),
             Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
+            Command::Export(args) => commands::export(&root, args).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),
             Command::Fsck(args) => commands::fsck(&root, args, json).await,

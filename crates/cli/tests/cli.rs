@@ -267,6 +267,76 @@ fn an_experiment_freezes_a_snapshot_and_settles_only_successful_runs() {
 }
 
 #[test]
+fn export_withholds_restricted_memories_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(
+        &events,
+        concat!(
+            r#"{"text":"The standup moved to nine thirty.","source":{"type":"user_entry"}}"#,
+            "\n",
+            r#"{"text":"My therapist is Dr. Quill.","source":{"type":"user_entry"},"hints":{"sensitivity":"restricted"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+
+    let out = dir.path().join("export.jsonl");
+    let exported = arbor(&["--root", root, "export", "--out", out.to_str().unwrap(), "--conversation", "c1"]);
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    assert!(String::from_utf8_lossy(&exported.stderr).contains("exported 1 memories; 1 restricted withheld"));
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+    assert!(!lines.contains("Quill"));
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!((first["text"].as_str(), first["status"].as_str()), (Some("The standup moved to nine thirty."), Some("active")));
+    assert!(!dir.path().join("export.partial").exists());
+
+    let everything = arbor(&["--root", root, "export", "--include-restricted", "--conversation", "c1"]);
+    let everything = String::from_utf8_lossy(&everything.stdout).into_owned();
+    assert_eq!(everything.lines().count(), 2);
+    assert!(everything.contains("Dr. Quill"));
+    // Another conversation's export holds none of it.
+    let other = arbor(&["--root", root, "export", "--include-restricted", "--conversation", "c2"]);
+    assert!(other.status.success());
+    assert!(other.stdout.is_empty());
+}
+
+#[test]
+fn jobs_archive_keeps_recent_candidates_and_restore_says_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events = dir.path().join("events.jsonl");
+    // An assistant's passing guess: a candidate. (Ageing it past the archive threshold needs
+    // a clock the library tests control: `unused_candidates_are_archived_…` on every backend.)
+    std::fs::write(
+        &events,
+        r#"{"text":"Maybe they like jazz.","actor":"assistant","source":{"type":"message","message_id":"m1"}}"#,
+    )
+    .unwrap();
+    assert!(arbor(&["--root", root, "ingest", events.to_str().unwrap(), "--conversation", "c1"]).status.success());
+    let listed = arbor(&["--root", root, "--json", "review", "list", "--conversation", "c1"]);
+    let items: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = items[0]["leaf"]["id"].as_str().unwrap().to_owned();
+
+    // Created just now, it is not old enough to archive.
+    let archived = arbor(&["--root", root, "--json", "jobs", "archive"]);
+    assert!(archived.status.success(), "{}", String::from_utf8_lossy(&archived.stderr));
+    let archived: serde_json::Value = serde_json::from_slice(&archived.stdout).unwrap();
+    assert_eq!(archived["archived"], serde_json::json!([]));
+    // Restoring something not archived says what restore needs.
+    let refused = arbor(&["--root", root, "restore", &id, "--conversation", "c1"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("only an archived memory is brought back"));
+}
+
+#[test]
 fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");

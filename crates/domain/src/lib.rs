@@ -15,6 +15,7 @@
 //! | promotion paths up a read chain | [`promotion`] |
 //! | experiment snapshots, reruns and settlement | [`experiment`] |
 //! | bi-temporal validity | [`time`] |
+//! | ranking decay per kind and archival of unused candidates | [`decay`] |
 //! | the leaf status state machine | [`lifecycle`] |
 //! | `SealPolicy`: buffers, levels, staleness, re-seal | [`seal`] |
 //! | retrieval budgets per layer and in total | [`budget`] |
@@ -27,6 +28,7 @@
 pub mod admission;
 pub mod budget;
 pub mod conflict;
+pub mod decay;
 pub mod decision;
 pub mod entity;
 pub mod event;

@@ -78,6 +78,14 @@ impl LeafStatus {
         matches!(self, LeafStatus::Active | LeafStatus::Superseded | LeafStatus::Archived)
     }
 
+    /// Whether a leaf in this status sits in its tree (the frontier, and so a future summary),
+    /// given whether it was ever current (`known_from` set): an archived leaf does only if it
+    /// had been — a candidate archived unused never joined, and its words never reach a
+    /// summary. Stores mirror this rule in their frontier query.
+    pub fn sits_in_tree(self, ever_current: bool) -> bool {
+        self.is_tree_member() && (self != LeafStatus::Archived || ever_current)
+    }
+
     /// Applies a transition, or says why it is not allowed.
     pub fn apply(self, transition: LeafTransition) -> Result<LeafStatus, IllegalTransition> {
         use LeafStatus::*;

@@ -345,7 +345,10 @@ impl Arbor {
         }
         let reranked = match model_rerank {
             true => self.rerank_with_model(&request.query, &mut ranked).await,
-            false => HashMap::new(),
+            false => {
+                self.decay(filter, &mut ranked);
+                HashMap::new()
+            }
         };
         if mode == RetrieveMode::BroadSummary {
             // The model orders by relevance alone; a broad question still reads summaries first.
@@ -556,6 +559,24 @@ impl Branches {
     /// covers yet, so no branch could lead to them).
     fn admits(&self, leaf: &LeafRecord) -> bool {
         !self.opened || leaf.parent.as_ref().is_none_or(|parent| self.summaries.contains(parent))
+    }
+}
+
+impl Arbor {
+    /// Decay [001 §13.2]: what was read is reordered by fused score times the age factor of
+    /// `DecayPolicy::rank_factor` (episodes and plans age; preferences, constraints and
+    /// procedures never by time alone; summaries not at all), relative to the question's
+    /// instant. A stable sort, and none at all when no kind decays (the default).
+    fn decay(&self, filter: &VisibilityFilter, ranked: &mut [(&Fused<NodeId>, Record)]) {
+        if !self.policy.decay.decays_anything() {
+            return;
+        }
+        let as_of = filter.as_of.unwrap_or(filter.now);
+        let decayed = |(candidate, record): &(&Fused<NodeId>, Record)| match record {
+            Record::Leaf(leaf) => candidate.score * self.policy.decay.rank_factor(leaf.kind, leaf.observed_at, as_of),
+            Record::Summary(_) => candidate.score,
+        };
+        ranked.sort_by(|a, b| decayed(b).total_cmp(&decayed(a)));
     }
 }
 

@@ -346,7 +346,8 @@ pub async fn root_swap_is_compare_and_set(store: &dyn MetadataStore) {
     assert_eq!((swapped.root, swapped.root_stale), (Some(r2), false));
 }
 
-/// The frontier holds member leaves and live sealed summaries without a parent.
+/// The frontier holds member leaves (`LeafStatus::sits_in_tree`) and live sealed summaries
+/// without a parent.
 pub async fn frontier_lists_unsealed_members(store: &dyn MetadataStore) {
     let ns = conversation("c1");
     let t = seed_tree(store, &ns, "topic").await;
@@ -358,24 +359,34 @@ pub async fn frontier_lists_unsealed_members(store: &dyn MetadataStore) {
     superseded.status = LeafStatus::Superseded;
     let mut forgotten = leaf(&ns, &t, "leaf-f", "f", 4);
     forgotten = forgotten.tombstone(ts(5));
+    // Archived after being current: still part of the tree. Archived as an unused candidate:
+    // never was, and never joins.
+    let mut retired = leaf(&ns, &t, "leaf-r", "r", 5);
+    retired.status = LeafStatus::Archived;
+    let mut set_aside = leaf(&ns, &t, "leaf-x", "x", 6);
+    set_aside.status = LeafStatus::Archived;
+    set_aside.known = KnownSpan::NEVER;
     store
         .commit(
             ChangeSet::new()
                 .with(Change::InsertLeaf(active.clone()))
                 .with(Change::InsertLeaf(candidate))
                 .with(Change::InsertLeaf(superseded.clone()))
-                .with(Change::InsertLeaf(forgotten)),
+                .with(Change::InsertLeaf(forgotten))
+                .with(Change::InsertLeaf(retired.clone()))
+                .with(Change::InsertLeaf(set_aside)),
         )
         .await
         .unwrap();
     let mut ids: Vec<String> = store.frontier(&ns, &t).await.unwrap().into_iter().map(|n| n.node.to_string()).collect();
     ids.sort();
-    assert_eq!(ids, vec!["leaf-a", "leaf-s"]);
+    assert_eq!(ids, vec!["leaf-a", "leaf-r", "leaf-s"]);
 
-    // Seal the two under a summary: they leave the frontier, the summary joins it.
-    let summary = sealed_summary(&ns, &t, "sum-1", vec![active.node_id(), superseded.node_id()], "digest");
+    // Seal the three under a summary: they leave the frontier, the summary joins it.
+    let summary =
+        sealed_summary(&ns, &t, "sum-1", vec![active.node_id(), superseded.node_id(), retired.node_id()], "digest");
     let mut changes = ChangeSet::new().with(Change::InsertSummary(summary.clone()));
-    for child in [&active, &superseded] {
+    for child in [&active, &superseded, &retired] {
         let mut sealed = child.clone();
         sealed.parent = Some(summary.id.clone());
         changes.push(Change::UpdateLeaf {

@@ -424,7 +424,7 @@ impl MetadataStore for InMemoryMetadataStore {
             .leaves
             .values()
             .filter(|l| &l.namespace == namespace && &l.tree_id == tree)
-            .filter(|l| l.status.is_tree_member() && l.parent.is_none())
+            .filter(|l| l.status.sits_in_tree(l.known.known_from.is_some()) && l.parent.is_none())
             .map(|l| FrontierNode {
                 node: NodeId::Leaf(l.id.clone()),
                 height: 0,
