@@ -139,7 +139,7 @@ impl Arbor {
             namespace: Namespace::experiment(experiment.clone()),
             node: None,
             content_sha256: None,
-            actor: self.options.worker.clone(),
+            actor: self.options.actor.clone(),
             policy_version: POLICY_VERSION.to_owned(),
         }
     }

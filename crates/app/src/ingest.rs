@@ -784,7 +784,7 @@ impl Arbor {
             namespace: namespace.clone(),
             node: Some(node),
             content_sha256: Some(content.clone()),
-            actor: self.options.worker.clone(),
+            actor: self.options.actor.clone(),
             policy_version: POLICY_VERSION.to_owned(),
         }
     }

@@ -113,8 +113,11 @@ pub struct Options {
     /// Index new and changed nodes right after their commit (their jobs stay queued as the
     /// guarantee). Off, retrieval sees them once `run_jobs` has run.
     pub index_inline: bool,
-    /// Name recorded on job leases and in audit events.
+    /// Name recorded on job leases.
     pub worker: String,
+    /// Who this process acts for, recorded in audit events and retrieval snapshots: a person
+    /// at the command line (`person:<user>`), an agent through a server (`agent:<server>`).
+    pub actor: String,
     /// How many times a write is re-planned after a conflict before giving up.
     pub max_write_attempts: u32,
     /// Job lease length, in seconds.
@@ -133,6 +136,7 @@ impl Default for Options {
         Options {
             index_inline: true,
             worker: "arbor".to_owned(),
+            actor: "arbor".to_owned(),
             max_write_attempts: 4,
             job_lease_seconds: 300,
             max_job_attempts: 5,

@@ -139,8 +139,19 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
 
 async fn decide(arbor: &arbor_app::Arbor, scope: &ScopeArgs, ids: &[String], confirm: bool, json: bool) -> Result<()> {
     let chain = arbor.read_chain(&scope.context()?)?;
-    // Every id is checked before any decision is written.
+    // Every id is checked before any decision is written: a list with one bad id decides
+    // nothing.
     let ids: Vec<LeafId> = ids.iter().map(|id| LeafId::parse(id)).collect::<Result<_, _>>()?;
+    let pending: std::collections::BTreeSet<LeafId> =
+        arbor.pending_review(&chain).await?.into_iter().map(|item| item.leaf.id).collect();
+    if let Some(id) = ids.iter().find(|id| !pending.contains(*id)) {
+        let why = match arbor.show(&chain, id.as_str(), arbor_app::Disclosure::Everything).await {
+            Ok(arbor_app::NodeView::Leaf { record, .. }) => format!("{id} is {}, not a candidate", record.status),
+            Ok(arbor_app::NodeView::Summary { .. }) => format!("{id} is a summary, not a candidate"),
+            Err(error) => error.to_string(),
+        };
+        anyhow::bail!("{why}; nothing was decided");
+    }
     let mut receipts = Vec::with_capacity(ids.len());
     for id in &ids {
         let receipt = if confirm { arbor.confirm(&chain, id).await? } else { arbor.reject(&chain, id).await? };

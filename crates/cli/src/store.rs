@@ -267,7 +267,7 @@ pub(crate) struct Opened {
 /// Opens the store at `root` with the adapters its configuration names, and cleans up after
 /// any writer that died mid-write.
 pub(crate) async fn open(root: &Path) -> Result<Opened> {
-    open_with(root, Embedders::OneCallerAtATime).await
+    open_with(root, Embedders::OneCallerAtATime, &person()).await
 }
 
 /// How embedders are called.
@@ -279,8 +279,14 @@ pub(crate) enum Embedders {
     Coalesced,
 }
 
-/// [`open`], choosing how embedders are called.
-pub(crate) async fn open_with(root: &Path, embedders: Embedders) -> Result<Opened> {
+/// Who runs this command, for the audit log: the operating-system user.
+pub(crate) fn person() -> String {
+    let user = std::env::var("USER").or_else(|_| std::env::var("USERNAME")).unwrap_or_else(|_| "local".to_owned());
+    format!("person:{user}")
+}
+
+/// [`open`], choosing how embedders are called and who the audit log records as acting.
+pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) -> Result<Opened> {
     let wrap = |embedder: Arc<dyn arbor_ports::Embedder>| -> Arc<dyn arbor_ports::Embedder> {
         match embedders {
             Embedders::OneCallerAtATime => embedder,
@@ -298,7 +304,7 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders) -> Result<Opene
         clock: Arc::new(SystemClock::default()),
         ids: Arc::new(RandomIds),
     };
-    let options = Options { owner: owner(), ..Options::default() };
+    let options = Options { owner: owner(), actor: actor.to_owned(), ..Options::default() };
     let mut arbor = Arbor::new(ports, Policy::default(), options);
     if let Some(previous) = &config.previous_embedder {
         arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));

@@ -4,6 +4,7 @@ use std::process::Command;
 
 fn arbor(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .env("USER", "tester")
         // These tests are about the store, not the model: feature hashing, fast and exact.
         .env("ARBOR_EMBEDDER", "hashing")
         .args(args)
@@ -123,7 +124,7 @@ fn review_lists_candidates_and_an_edited_confirmation_makes_one_current() {
 
     let again = arbor(&["--root", root, "review", "reject", id, "--conversation", "c1"]);
     assert_eq!(again.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("cannot reject a leaf that is active"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is active, not a candidate; nothing was decided"));
     let bad = arbor(&["--root", root, "review", "confirm", "not-an-id", "--conversation", "c1"]);
     assert_eq!(bad.status.code(), Some(1));
 }
@@ -293,7 +294,10 @@ fn export_withholds_restricted_memories_unless_asked() {
     assert_eq!(lines.lines().count(), 1, "{lines}");
     assert!(!lines.contains("Quill"));
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
-    assert_eq!((first["text"].as_str(), first["status"].as_str()), (Some("The standup moved to nine thirty."), Some("active")));
+    assert_eq!(
+        (first["text"].as_str(), first["status"].as_str()),
+        (Some("The standup moved to nine thirty."), Some("active"))
+    );
     assert!(!dir.path().join("export.partial").exists());
 
     let everything = arbor(&["--root", root, "export", "--include-restricted", "--conversation", "c1"]);
@@ -330,6 +334,17 @@ fn jobs_archive_keeps_recent_candidates_and_restore_says_what_it_needs() {
     assert!(archived.status.success(), "{}", String::from_utf8_lossy(&archived.stderr));
     let archived: serde_json::Value = serde_json::from_slice(&archived.stdout).unwrap();
     assert_eq!(archived["archived"], serde_json::json!([]));
+    // A decision over several ids, one of them unknown, decides none of them.
+    let mixed =
+        arbor(&["--root", root, "review", "confirm", &id, "leaf-01ksr4awk00000000000000001", "--conversation", "c1"]);
+    assert_eq!(mixed.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&mixed.stderr).contains("nothing was decided"),
+        "{}",
+        String::from_utf8_lossy(&mixed.stderr)
+    );
+    let still = arbor(&["--root", root, "--json", "review", "list", "--conversation", "c1"]);
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&still.stdout).unwrap().as_array().unwrap().len(), 1);
     // Restoring something not archived says what restore needs.
     let refused = arbor(&["--root", root, "restore", &id, "--conversation", "c1"]);
     assert_eq!(refused.status.code(), Some(1));
@@ -358,6 +373,8 @@ fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
     assert!(!text.contains("7712") && !text.contains("door"), "the audit log holds no content: {text}");
     let events: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(events.as_array().unwrap().iter().any(|e| e["action"] == "leaf.created" && e["node"]["id"] == id));
+    // Each event names who acted: the person running the command line.
+    assert!(events.as_array().unwrap().iter().all(|e| e["actor"] == "person:tester"), "{events}");
 
     let usage = arbor(&["--root", root, "--json", "usage", &id, "--conversation", "c1"]);
     let usage: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();

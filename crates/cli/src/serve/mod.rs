@@ -68,7 +68,9 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     // Concurrent questions share embedding batches.
     let embedders =
         if args.embed_one_at_a_time { store::Embedders::OneCallerAtATime } else { store::Embedders::Coalesced };
-    let opened = store::open_with(root, embedders).await?;
+    // Everything the server writes is an agent's doing, whoever started it.
+    let actor = if args.http { "agent:http" } else { "agent:mcp" };
+    let opened = store::open_with(root, embedders, actor).await?;
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
     let service = Arc::new(Service::new(opened.arbor, chain));
