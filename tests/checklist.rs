@@ -515,8 +515,16 @@ pub async fn conflicting_facts_are_never_silently_overwritten(ports: Ports) {
     let item = pack.evidence.iter().find(|e| e.text.contains("Madrid")).expect("the new fact");
     assert_eq!(item.supersedes.as_ref(), Some(&home));
     let old = arbor.ports().store.leaf(&c1.namespaces().cloned().collect::<Vec<_>>(), &home).await.unwrap().unwrap();
-    assert_eq!(old.status, LeafStatus::Superseded);
-    assert!(old.validity.valid_to.is_some(), "history keeps its validity, closed");
+    assert_eq!((old.status, old.superseded_by.as_ref()), (LeafStatus::Superseded, Some(&madrid)));
+    // Madrid claims to hold from before Lisbon began: saying it was right means Lisbon never
+    // held. At every instant since, exactly Madrid answers.
+    let since_lisbon = lisbon_from.checked_add(jiff::SignedDuration::from_mins(1)).unwrap();
+    let then = pack_text(&ask_as_of(&arbor, &c1, "where do I live", since_lisbon).await);
+    assert!(then.contains("Madrid") && !then.contains("Lisbon"), "{then}");
+    // It takes over from Lisbon's start, not reaching back over the Berlin years.
+    let berlin_then = start().checked_add(jiff::SignedDuration::from_mins(5)).unwrap();
+    let earlier = pack_text(&ask_as_of(&arbor, &c1, "where do I live", berlin_then).await);
+    assert!(earlier.contains("Berlin") && !earlier.contains("Madrid"), "{earlier}");
 
     // A person's own newer statement is an update, never a conflict — and still no overwrite:
     // the old version stays, superseded.
@@ -781,9 +789,13 @@ fn declared_by_assistant(text: &str) -> Event {
 pub async fn settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot(ports: Ports) {
     let (arbor, clock) = engine(ports);
     let e1 = scope("e1");
-    let first = arbor.start_experiment(&e1, SnapshotChoice::New).await.unwrap();
+    let first = arbor.start_experiment(&e1, &scope("r3"), SnapshotChoice::New).await.unwrap();
     assert!(first.new_snapshot);
     let frozen_at = first.frozen_at;
+    for sibling in ["r4", "r5"] {
+        let started = arbor.start_experiment(&e1, &scope(sibling), SnapshotChoice::Latest).await.unwrap();
+        assert_eq!((started.frozen_at, started.new_snapshot), (frozen_at, false));
+    }
     let run = |id: &str, frozen_at| {
         chain(
             &arbor,
@@ -830,6 +842,20 @@ pub async fn settlement_proposes_only_successful_runs_with_evidence_and_reruns_c
     assert_eq!((again.proposed.len(), again.already_held.len()), (0, 1));
     let unknown = frozen_at.checked_add(jiff::SignedDuration::from_secs(1)).unwrap();
     assert_eq!(arbor.settle_experiment(&e1, None, unknown, &outcomes, "dana").await.unwrap_err().code(), "invalid");
+    // A run never started in this experiment (another experiment's, an automation's) settles
+    // nothing, and the whole settlement is refused before anything is written.
+    note(&arbor, &run("r8", frozen_at), "Run eight tried the jade cache.").await;
+    let stranger = [RunOutcome { run: scope("r8"), succeeded: true, evidence: vec!["bench/9".into()] }];
+    let refused = arbor.settle_experiment(&e1, Some(scope("p1")), frozen_at, &stranger, "dana").await;
+    assert_eq!(refused.unwrap_err().code(), "invalid");
+    assert!(
+        arbor
+            .pending_review(&only(&arbor, "experiment:e1"))
+            .await
+            .unwrap()
+            .iter()
+            .all(|i| !i.leaf.summary.contains("jade"))
+    );
 
     // Nothing is current until a person confirms it; then a rerun on the same snapshot still
     // reads the experiment as it was, and only a new snapshot reads the conclusion.
@@ -838,16 +864,19 @@ pub async fn settlement_proposes_only_successful_runs_with_evidence_and_reruns_c
     minutes(&clock, 1);
     arbor.confirm(&experiment, &proposal.leaf_id).await.unwrap();
     assert!(pack_text(&ask(&arbor, &experiment, "ochre benchmark").await).contains("ochre"));
-    let rerun = arbor.start_experiment(&e1, SnapshotChoice::Reuse { at: frozen_at }).await.unwrap();
+    let rerun = arbor.start_experiment(&e1, &scope("r6"), SnapshotChoice::Reuse { at: frozen_at }).await.unwrap();
     assert_eq!((rerun.frozen_at, rerun.new_snapshot), (frozen_at, false));
     assert!(!pack_text(&ask(&arbor, &run("r6", rerun.frozen_at), "ochre benchmark").await).contains("ochre"));
     minutes(&clock, 1);
-    let fresh = arbor.start_experiment(&e1, SnapshotChoice::New).await.unwrap();
+    let fresh = arbor.start_experiment(&e1, &scope("r7"), SnapshotChoice::New).await.unwrap();
     assert!(fresh.new_snapshot && fresh.frozen_at > frozen_at);
     assert!(pack_text(&ask(&arbor, &run("r7", fresh.frozen_at), "ochre benchmark").await).contains("ochre"));
     assert_eq!(arbor.experiment_snapshots(&e1).await.unwrap(), [frozen_at, fresh.frozen_at]);
-    assert_eq!(arbor.start_experiment(&e1, SnapshotChoice::Latest).await.unwrap().frozen_at, fresh.frozen_at);
-    let never = arbor.start_experiment(&e1, SnapshotChoice::Reuse { at: unknown }).await;
+    assert_eq!(
+        arbor.start_experiment(&e1, &scope("r9"), SnapshotChoice::Latest).await.unwrap().frozen_at,
+        fresh.frozen_at
+    );
+    let never = arbor.start_experiment(&e1, &scope("r10"), SnapshotChoice::Reuse { at: unknown }).await;
     assert_eq!(never.unwrap_err().code(), "invalid");
 }
 
@@ -873,7 +902,7 @@ pub async fn decay_demotes_old_episodes_but_never_preferences(ports: Ports) {
         let (new, _) = remember(&arbor, &c1, said(new_text, &format!("{prefix}2"), kind, None)).await;
         let query = if kind == MemoryKind::Event { "picnic by the lake" } else { "tea by the lake" };
         let ids = evidence_ids(&ask(&arbor, &c1, query).await);
-        let position = |id: &LeafId| ids.iter().position(|e| e == id.as_str()).unwrap_or(usize::MAX);
+        let position = |id: &LeafId| ids.iter().position(|e| e == id.as_str()).expect("both memories answer");
         match kind {
             MemoryKind::Event => assert!(position(&new) < position(&old), "an old episode decays: {ids:?}"),
             _ => assert!(position(&old) < position(&new), "a preference does not decay by time: {ids:?}"),
@@ -917,11 +946,26 @@ pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored
     arbor.run_jobs(None).await.unwrap();
     assert!(!pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
     assert!(!pack_text(&ask(&arbor, &c1, "tell me about the dashboard themes").await).contains("saffron"));
-    // Restored, it is a candidate again (it never was current), and a person decides.
+    let scope_of_c1: Vec<Namespace> = c1.namespaces().cloned().collect();
+    let set_aside = arbor.ports().store.leaf(&scope_of_c1, &candidate).await.unwrap().unwrap();
+    let (namespace, tree) = (set_aside.namespace.clone(), set_aside.tree_id.clone());
+    assert!(!arbor.ports().store.tree_summaries(&namespace, &tree).await.unwrap().is_empty(), "its tree was sealed");
+    let frontier = arbor.ports().store.frontier(&namespace, &tree).await.unwrap();
+    assert!(frontier.iter().all(|node| node.node.to_string() != candidate.to_string()));
+    // Brought back, its words are a new candidate (it never was current), freshly proposed so
+    // the next pass leaves it, and a person decides; the archived record stays as it was.
     let restored = arbor.restore_archived(&c1, &candidate).await.unwrap();
     assert_eq!(restored.status, LeafStatus::Candidate);
-    assert_eq!(arbor.pending_review(&c1).await.unwrap().len(), 1);
-    assert_eq!(arbor.restore_archived(&c1, &candidate).await.unwrap_err().code(), "invalid");
-    arbor.confirm(&c1, &candidate).await.unwrap();
+    assert_ne!(restored.leaf_id, candidate);
+    let pending: Vec<LeafId> = arbor.pending_review(&c1).await.unwrap().into_iter().map(|i| i.leaf.id).collect();
+    assert_eq!(pending, std::slice::from_ref(&restored.leaf_id));
+    assert!(arbor.archive_unused_candidates().await.unwrap().is_empty());
+    assert_eq!(arbor.ports().store.leaf(&scope_of_c1, &candidate).await.unwrap().unwrap(), set_aside);
+    assert_eq!(
+        arbor.restore_archived(&c1, &candidate).await.unwrap_err().code(),
+        "invalid",
+        "its words are live again"
+    );
+    arbor.confirm(&c1, &restored.leaf_id).await.unwrap();
     assert!(pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
 }

@@ -1,16 +1,18 @@
 //! Archival [001 §13.2]: unused, low-salience candidates are set aside (`DecayPolicy::archivable`)
-//! — out of the review queue, never hard-deleted — and an archived memory can be restored: to
-//! current if it had been current, otherwise back to review.
+//! — out of the review queue, never hard-deleted — and an archived memory can be brought back
+//! as a new leaf with its words: current if it had been current, otherwise back to review.
 
 use arbor_domain::decay::ArchiveView;
-use arbor_domain::id::LeafId;
+use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
-use arbor_domain::model::LeafRecord;
+use arbor_domain::model::{ContentHash, LeafRecord};
 use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::time::KnownSpan;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 
+use crate::ingest::{BatchPlan, PlannedLeaf};
 use crate::review::ReviewReceipt;
 use crate::{AppError, AppResult, Arbor};
 
@@ -59,42 +61,84 @@ impl Arbor {
         Ok(archived)
     }
 
-    /// Brings back an archived memory readable through `chain`: current again if it had been
-    /// current (refused while another memory is current about its subject — restore that one's
-    /// history as a new version instead), otherwise a candidate awaiting review.
+    /// Brings back an archived memory readable through `chain` as a new leaf saying the same
+    /// words: current (the next version of its memory) if it had been current, otherwise a
+    /// fresh candidate awaiting review. The archived record stays as it is, so what frozen
+    /// snapshots saw does not change. Refused while another memory is current about its
+    /// subject (correct that one instead) or a live memory of its tree says the same words.
     pub async fn restore_archived(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ReviewReceipt> {
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let leaf = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
-            if leaf.status != LeafStatus::Archived {
-                return Err(AppError::InvalidRequest(format!(
-                    "{id} is {}; only an archived memory is brought back (a replaced version is restored with \
-                     --current-version)",
-                    leaf.status
-                )));
-            }
-            let was_current = leaf.known.known_from.is_some();
-            let status = leaf.status.apply(LeafTransition::Restore { was_confirmed: was_current })?;
-            let now = self.now();
-            let restored = match status {
-                LeafStatus::Active => {
-                    if let Some(current) = self.replaced_on_confirmation(&leaf).await?.first() {
-                        return Err(AppError::InvalidRequest(format!(
-                            "{} is current about the same subject; correct it instead of bringing {id} back",
-                            current.id
-                        )));
-                    }
-                    LeafRecord { status, known: KnownSpan::from(now), ..leaf.clone() }
-                }
-                _ => LeafRecord { status, ..leaf.clone() },
-            };
-            match self.commit_decision(&leaf, restored, Vec::new(), "leaf.unarchived", now).await {
-                Ok(receipt) => return Ok(receipt),
-                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(other) => return Err(other),
-            }
+        let store = &self.ports.store;
+        let archived = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        if archived.status != LeafStatus::Archived {
+            return Err(AppError::InvalidRequest(format!(
+                "{id} is {}; only an archived memory is brought back (a replaced version is restored with \
+                 --current-version)",
+                archived.status
+            )));
         }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+        let was_current = archived.known.known_from.is_some();
+        let status = archived.status.apply(LeafTransition::Restore { was_confirmed: was_current })?;
+        if let Some(twin) =
+            self.leaf_holding_fingerprint(&archived.namespace, &archived.tree_id, &archived.fingerprint).await?
+        {
+            return Err(AppError::InvalidRequest(format!(
+                "{} ({}) already says the same words in this tree; there is nothing to bring back",
+                twin.id, twin.status
+            )));
+        }
+        if status == LeafStatus::Active
+            && let Some(current) =
+                self.replaced_on_confirmation(&LeafRecord { status, ..archived.clone() }).await?.first()
+        {
+            return Err(AppError::InvalidRequest(format!(
+                "{} is current about the same subject; correct it instead of bringing {id} back",
+                current.id
+            )));
+        }
+        let text = self.read_body(&archived.body_path, &archived.body_sha256).await?;
+        let now = self.now();
+        let new_id = self.new_leaf_id(now);
+        let (lineage, version) = match status {
+            LeafStatus::Active => (archived.lineage.clone(), archived.version.next()),
+            _ => (new_id.clone(), Version::FIRST),
+        };
+        let record = LeafRecord {
+            id: new_id.clone(),
+            lineage,
+            version,
+            body_path: BodyPath::leaf(&archived.namespace, archived.category, &archived.tree_id, &new_id).to_string(),
+            body_sha256: ContentHash::of(b""),
+            created_at: now,
+            known: if status == LeafStatus::Active { KnownSpan::from(now) } else { KnownSpan::NEVER },
+            status,
+            supersedes: None,
+            superseded_by: None,
+            parent: None,
+            ..archived.clone()
+        };
+        let tree = store
+            .tree(&archived.namespace, &archived.tree_id)
+            .await?
+            .ok_or_else(|| Error::not_found("tree", &archived.tree_id))?;
+        let mut plan = BatchPlan::default();
+        plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
+        plan.extra.push(Change::Audit(self.audit(
+            now,
+            "leaf.unarchived",
+            &archived.namespace,
+            archived.node_id(),
+            &archived.body_sha256,
+        )));
+        let receipt = ReviewReceipt {
+            leaf_id: new_id,
+            namespace: archived.namespace.clone(),
+            tree_id: archived.tree_id.clone(),
+            status,
+            superseded: Vec::new(),
+        };
+        plan.leaves.push(PlannedLeaf { record, text });
+        self.commit_plan(&archived.namespace, plan, now, std::time::Duration::ZERO).await?;
+        Ok(receipt)
     }
 }

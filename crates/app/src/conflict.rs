@@ -4,14 +4,14 @@
 //! validity) the way a confirmation does; its body — the words as proposed — is never
 //! rewritten, and the record in the store is what says how the conflict was settled.
 
-use arbor_domain::conflict::{ConflictResolution, ValidityPlan, plan_validity};
+use arbor_domain::conflict::{ClaimView, ConflictResolution, ValidityPlan, plan_validity};
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::time::{KnownSpan, Validity};
-use arbor_ports::Error;
+use arbor_ports::{Error, TreeLeafQuery};
 
 use crate::review::ReviewReceipt;
 use crate::{AppError, AppResult, Arbor};
@@ -52,6 +52,11 @@ impl Arbor {
                 )));
             }
             let replaced = self.replaced_on_confirmation(&candidate).await?;
+            let Some(current) = replaced.first().cloned() else {
+                return Err(AppError::InvalidRequest(format!(
+                    "{id} would replace no current memory, so there is no conflict to resolve; confirm or reject it"
+                )));
+            };
             let now = self.now();
             let confirmed = candidate.confirmed(now)?;
             let (decided, retire, action) = match validity {
@@ -69,13 +74,26 @@ impl Arbor {
                     "conflict.kept_both",
                 ),
                 Some(validity) => {
-                    let Some(current) = replaced.first() else {
-                        return Err(AppError::InvalidRequest(format!(
-                            "{id} would replace no current memory: there is nothing to place it against; confirm it"
-                        )));
+                    let current_from =
+                        ClaimView::new(&current.validity, current.observed_at, &current.provenance.source).holds_from;
+                    // Earlier versions about the subject: the new fact may not hold when they did.
+                    let history: Vec<Validity> = match &candidate.subject {
+                        Some(subject) => {
+                            let query = TreeLeafQuery {
+                                subject: Some(subject.clone()),
+                                statuses: vec![LeafStatus::Superseded],
+                                ..TreeLeafQuery::default()
+                            };
+                            store
+                                .tree_leaves(&candidate.namespace, &candidate.tree_id, &query)
+                                .await?
+                                .into_iter()
+                                .map(|old| old.validity)
+                                .collect()
+                        }
+                        None => Vec::new(),
                     };
-                    let current_from = current.validity.valid_from.unwrap_or(current.observed_at);
-                    let planned = plan_validity(&validity, current_from, now)
+                    let planned = plan_validity(&validity, current_from, &history, now)
                         .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
                     match planned {
                         // History the current memory already replaced: it answers `as_of`

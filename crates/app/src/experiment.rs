@@ -5,8 +5,8 @@
 //! without a person.
 
 use arbor_domain::experiment::{
-    ChosenSnapshot, NotSettled, RunOutcome, SETTLED, SNAPSHOT_REUSED, SNAPSHOT_TAKEN, SettlingRuns, SnapshotChoice,
-    choose_snapshot, settlement_evaluation, settling_runs,
+    ChosenSnapshot, NotSettled, RUN_BOUND, RunOutcome, SETTLED, SNAPSHOT_REUSED, SNAPSHOT_TAKEN, SettlingRuns,
+    SnapshotChoice, choose_snapshot, run_binding, settlement_evaluation, settling_runs,
 };
 use arbor_domain::id::{LeafId, ScopeId};
 use arbor_domain::lifecycle::LeafStatus;
@@ -27,6 +27,7 @@ const SNAPSHOT_LOOKBACK: usize = 100_000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExperimentStart {
     pub experiment: ScopeId,
+    pub run: ScopeId,
     /// The instant its runs read the long-term layers as of (`--frozen-at`).
     pub frozen_at: Timestamp,
     /// Whether this froze a new snapshot (else it reuses an earlier one).
@@ -59,17 +60,34 @@ impl Arbor {
         Ok(taken)
     }
 
-    /// Starts a run (or a rerun) of `experiment`: a new snapshot now, or an earlier one named
-    /// explicitly. The choice is recorded in the experiment's audit log.
-    pub async fn start_experiment(&self, experiment: &ScopeId, choice: SnapshotChoice) -> AppResult<ExperimentStart> {
+    /// Starts `run` (or a rerun) of `experiment`: a new snapshot now, or an earlier one named
+    /// explicitly. The choice and the run's binding to it are recorded in the audit log.
+    pub async fn start_experiment(
+        &self,
+        experiment: &ScopeId,
+        run: &ScopeId,
+        choice: SnapshotChoice,
+    ) -> AppResult<ExperimentStart> {
         let taken = self.experiment_snapshots(experiment).await?;
         let now = self.now();
         let ChosenSnapshot { frozen_at, new } = choose_snapshot(experiment, choice, &taken, now)
             .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
-        let action = if new { SNAPSHOT_TAKEN } else { SNAPSHOT_REUSED };
-        let event = self.experiment_event(action, experiment, if new { frozen_at } else { now });
-        self.ports.store.commit(ChangeSet::new().with(Change::Audit(event))).await?;
-        Ok(ExperimentStart { experiment: experiment.clone(), frozen_at, new_snapshot: new })
+        let experiment_ns = Namespace::experiment(experiment.clone());
+        let choice = match new {
+            true => self.experiment_event(SNAPSHOT_TAKEN, &experiment_ns, frozen_at, None),
+            false => self.experiment_event(SNAPSHOT_REUSED, &experiment_ns, now, None),
+        };
+        let binding = run_binding(experiment, run, frozen_at);
+        let bound = self.experiment_event(RUN_BOUND, &Namespace::run(run.clone()), now, Some(binding));
+        self.ports.store.commit(ChangeSet::new().with(Change::Audit(choice)).with(Change::Audit(bound))).await?;
+        Ok(ExperimentStart { experiment: experiment.clone(), run: run.clone(), frozen_at, new_snapshot: new })
+    }
+
+    /// Whether `run` was started in `experiment` on the snapshot `frozen_at`.
+    async fn run_was_bound(&self, experiment: &ScopeId, run: &ScopeId, frozen_at: Timestamp) -> AppResult<bool> {
+        let binding = run_binding(experiment, run, frozen_at);
+        let events = self.ports.store.audit_events(&[Namespace::run(run.clone())], SNAPSHOT_LOOKBACK).await?;
+        Ok(events.iter().any(|e| e.action == RUN_BOUND && e.content_sha256.as_ref() == Some(&binding)))
     }
 
     /// Settles `experiment`'s runs that read the snapshot `frozen_at`: each active memory of a
@@ -88,6 +106,16 @@ impl Arbor {
         let taken = self.experiment_snapshots(experiment).await?;
         choose_snapshot(experiment, SnapshotChoice::Reuse { at: frozen_at }, &taken, frozen_at)
             .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        // Every reported run must have been started in this experiment on this snapshot,
+        // checked before anything is proposed.
+        for outcome in outcomes {
+            if !self.run_was_bound(experiment, &outcome.run, frozen_at).await? {
+                return Err(AppError::InvalidRequest(format!(
+                    "run {} was not started in experiment {experiment} on the snapshot of {frozen_at}; nothing was settled",
+                    outcome.run
+                )));
+            }
+        }
         let target = Namespace::experiment(experiment.clone());
         let mut settlement = Settlement {
             experiment: experiment.clone(),
@@ -127,18 +155,24 @@ impl Arbor {
                 }
             }
         }
-        let event = self.experiment_event(SETTLED, experiment, self.now());
+        let event = self.experiment_event(SETTLED, &target, self.now(), None);
         self.ports.store.commit(ChangeSet::new().with(Change::Audit(event))).await?;
         Ok(settlement)
     }
 
-    fn experiment_event(&self, action: &str, experiment: &ScopeId, at: Timestamp) -> AuditEvent {
+    fn experiment_event(
+        &self,
+        action: &str,
+        namespace: &Namespace,
+        at: Timestamp,
+        content: Option<arbor_domain::model::ContentHash>,
+    ) -> AuditEvent {
         AuditEvent {
             at,
             action: action.to_owned(),
-            namespace: Namespace::experiment(experiment.clone()),
+            namespace: namespace.clone(),
             node: None,
-            content_sha256: None,
+            content_sha256: content,
             actor: self.options.actor.clone(),
             policy_version: POLICY_VERSION.to_owned(),
         }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use arbor_domain::conflict::{ClaimView, ConflictCause, conflict_between};
+use arbor_domain::conflict::{ClaimView, ConflictCause, conflict_between, takeover_start};
 use arbor_domain::id::{LeafId, NodeId};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
 use arbor_domain::model::{LeafRecord, SourceRef, TreeId};
@@ -190,9 +190,12 @@ impl Arbor {
             let now = self.now();
             let (decided, replaced, action) = match decision {
                 LeafTransition::Confirm => {
-                    let confirmed = leaf.confirmed(now)?;
-                    let valid_from = confirmed.validity.valid_from.unwrap_or(now);
+                    let mut confirmed = leaf.confirmed(now)?;
                     let replaced = self.replaced_on_confirmation(&confirmed).await?;
+                    let claim = |l: &LeafRecord| ClaimView::new(&l.validity, l.observed_at, &l.provenance.source);
+                    let held_from: Vec<_> = replaced.iter().map(|old| claim(old).holds_from).collect();
+                    confirmed.validity = takeover_start(&confirmed.validity, confirmed.observed_at, &held_from);
+                    let valid_from = confirmed.validity.valid_from.unwrap_or(now);
                     (confirmed, replaced.into_iter().map(|old| (old, valid_from)).collect(), "leaf.confirmed")
                 }
                 _ => (LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() }, Vec::new(), "leaf.rejected"),

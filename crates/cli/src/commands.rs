@@ -598,9 +598,14 @@ pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
     }
     match &args.out {
         Some(path) => {
-            let partial = path.with_extension("partial");
-            std::fs::write(&partial, &lines).with_context(|| format!("writing {}", partial.display()))?;
-            std::fs::rename(&partial, path).with_context(|| format!("replacing {}", path.display()))?;
+            // A temporary file beside the target, synced, then renamed over it: a reader sees
+            // the old file or the whole new one, never a part.
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let mut partial = tempfile::NamedTempFile::new_in(dir)
+                .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+            std::io::Write::write_all(&mut partial, lines.as_bytes())?;
+            partial.as_file().sync_all()?;
+            partial.persist(path).with_context(|| format!("replacing {}", path.display()))?;
         }
         None => std::io::Write::write_all(&mut std::io::stdout().lock(), lines.as_bytes())?,
     }

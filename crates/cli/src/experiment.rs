@@ -15,10 +15,13 @@ use crate::store;
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum ExperimentCommand {
     /// Start a run or a rerun: choose exactly one of --new-snapshot, --reuse-snapshot TIME or
-    /// --latest-snapshot. Prints the --frozen-at its runs read with.
+    /// --latest-snapshot. Prints the --frozen-at the run reads with.
     Start {
         #[arg(long, value_name = "ID")]
         experiment: String,
+        /// The run being started; settlement accepts only runs started here.
+        #[arg(long, value_name = "ID")]
+        run: String,
         /// Freeze the long-term layers now.
         #[arg(long)]
         new_snapshot: bool,
@@ -61,20 +64,23 @@ pub(crate) async fn run(root: &Path, command: ExperimentCommand, json: bool) -> 
     let opened = store::open(root).await?;
     let arbor = &opened.arbor;
     match command {
-        ExperimentCommand::Start { experiment, new_snapshot, reuse_snapshot, latest_snapshot } => {
+        ExperimentCommand::Start { experiment, run, new_snapshot, reuse_snapshot, latest_snapshot } => {
             let choice = match (new_snapshot, reuse_snapshot, latest_snapshot) {
                 (true, None, false) => SnapshotChoice::New,
                 (false, Some(at), false) => SnapshotChoice::Reuse { at },
                 (false, None, true) => SnapshotChoice::Latest,
                 _ => bail!("choose exactly one of --new-snapshot, --reuse-snapshot TIME or --latest-snapshot"),
             };
-            let started = arbor.start_experiment(&ScopeId::parse(&experiment)?, choice).await?;
+            let started = arbor.start_experiment(&ScopeId::parse(&experiment)?, &ScopeId::parse(&run)?, choice).await?;
             if json {
                 return print_json(&started);
             }
             let how = if started.new_snapshot { "new snapshot" } else { "reusing the snapshot" };
-            println!("experiment {}: {how} of {}", started.experiment, started.frozen_at);
-            println!("run with: --experiment {} --frozen-at {} --run <RUN>", started.experiment, started.frozen_at);
+            println!("experiment {} run {}: {how} of {}", started.experiment, started.run, started.frozen_at);
+            println!(
+                "act as the run with: --experiment {} --run {} --frozen-at {}",
+                started.experiment, started.run, started.frozen_at
+            );
             Ok(())
         }
         ExperimentCommand::Snapshots { experiment } => {

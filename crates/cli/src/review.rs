@@ -43,9 +43,10 @@ pub(crate) enum ReviewCommand {
         scope: ScopeArgs,
     },
     /// Resolve a conflict — a candidate that would replace a current memory — in one of four
-    /// ways: --keep-both, --supersede, --reject, or a validity (--valid-to alone or with
-    /// --valid-from: the new fact held until then, before the current one began; --valid-from
-    /// alone: it took over then, and the current one holds until that instant).
+    /// ways: --keep-both, --supersede, --reject, or a validity: a --valid-to at or before the
+    /// current memory's start records the new fact as earlier history (with any --valid-from);
+    /// a --valid-from after that start, by now, has it take over then (the current one holds
+    /// until that instant; a --valid-to, if given, must lie ahead).
     Resolve {
         #[arg(value_name = "LEAF_ID")]
         id: String,
@@ -141,7 +142,9 @@ async fn decide(arbor: &arbor_app::Arbor, scope: &ScopeArgs, ids: &[String], con
     let chain = arbor.read_chain(&scope.context()?)?;
     // Every id is checked before any decision is written: a list with one bad id decides
     // nothing.
-    let ids: Vec<LeafId> = ids.iter().map(|id| LeafId::parse(id)).collect::<Result<_, _>>()?;
+    let mut ids: Vec<LeafId> = ids.iter().map(|id| LeafId::parse(id)).collect::<Result<_, _>>()?;
+    let mut seen = std::collections::BTreeSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
     let pending: std::collections::BTreeSet<LeafId> =
         arbor.pending_review(&chain).await?.into_iter().map(|item| item.leaf.id).collect();
     if let Some(id) = ids.iter().find(|id| !pending.contains(*id)) {

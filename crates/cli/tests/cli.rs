@@ -209,18 +209,44 @@ fn an_experiment_freezes_a_snapshot_and_settles_only_successful_runs() {
     let root = dir.path().join("store");
     let root = root.to_str().unwrap();
     assert!(arbor(&["--root", root, "init"]).status.success());
-    let unchosen = arbor(&["--root", root, "experiment", "start", "--experiment", "e1"]);
+    let unchosen = arbor(&["--root", root, "experiment", "start", "--experiment", "e1", "--run", "r1"]);
     assert_eq!(unchosen.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unchosen.stderr).contains("choose exactly one"));
-    let reuse_nothing = arbor(&["--root", root, "experiment", "start", "--experiment", "e1", "--latest-snapshot"]);
+    let reuse_nothing =
+        arbor(&["--root", root, "experiment", "start", "--experiment", "e1", "--run", "r1", "--latest-snapshot"]);
     assert_eq!(reuse_nothing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&reuse_nothing.stderr).contains("has no snapshot yet"));
 
-    let started = arbor(&["--root", root, "--json", "experiment", "start", "--experiment", "e1", "--new-snapshot"]);
+    let started = arbor(&[
+        "--root",
+        root,
+        "--json",
+        "experiment",
+        "start",
+        "--experiment",
+        "e1",
+        "--run",
+        "r1",
+        "--new-snapshot",
+    ]);
     assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
     let started: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
     let frozen_at = started["frozen_at"].as_str().unwrap().to_owned();
     assert_eq!(started["new_snapshot"], true);
+    let rerun = arbor(&[
+        "--root",
+        root,
+        "--json",
+        "experiment",
+        "start",
+        "--experiment",
+        "e1",
+        "--run",
+        "r2",
+        "--latest-snapshot",
+    ]);
+    let rerun: serde_json::Value = serde_json::from_slice(&rerun.stdout).unwrap();
+    assert_eq!((rerun["frozen_at"].as_str(), rerun["new_snapshot"].as_bool()), (Some(frozen_at.as_str()), Some(false)));
     for (run, text) in [("r1", "Batching halved the cerulean latency."), ("r2", "The mauve cache did nothing.")] {
         let events = dir.path().join(format!("{run}.jsonl"));
         std::fs::write(&events, format!("{{\"text\":\"{text}\",\"source\":{{\"type\":\"user_entry\"}}}}\n")).unwrap();
@@ -257,6 +283,20 @@ fn an_experiment_freezes_a_snapshot_and_settles_only_successful_runs() {
     ]);
     assert!(settled.status.success(), "{}", String::from_utf8_lossy(&settled.stderr));
     let settled: serde_json::Value = serde_json::from_slice(&settled.stdout).unwrap();
+    let stranger = arbor(&[
+        "--root",
+        root,
+        "experiment",
+        "settle",
+        "--experiment",
+        "e1",
+        "--frozen-at",
+        &frozen_at,
+        "--succeeded",
+        "r9=ci/1",
+    ]);
+    assert_eq!(stranger.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stranger.stderr).contains("run r9 was not started in experiment e1"));
     assert_eq!(settled["proposed"].as_array().unwrap().len(), 1, "{settled}");
     assert_eq!(settled["proposed"][0]["from_namespace"], "run:r1");
     assert_eq!(settled["not_settled"][0], serde_json::json!(["r2", "failed"]));
@@ -298,7 +338,8 @@ fn export_withholds_restricted_memories_unless_asked() {
         (first["text"].as_str(), first["status"].as_str()),
         (Some("The standup moved to nine thirty."), Some("active"))
     );
-    assert!(!dir.path().join("export.partial").exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 3, "store, events and the export, no temporary file: {left:?}");
 
     let everything = arbor(&["--root", root, "export", "--include-restricted", "--conversation", "c1"]);
     let everything = String::from_utf8_lossy(&everything.stdout).into_owned();

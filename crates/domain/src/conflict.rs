@@ -101,10 +101,27 @@ pub enum ConflictResolution {
     /// Both are true at different times: the new memory holds over `validity` and the current
     /// one's validity is trimmed where they meet (`plan_validity`).
     SetValidity { validity: Validity },
-    /// The new memory replaces the current one (a confirmation).
+    /// The new memory replaces the current one (a confirmation). When it claims to hold from
+    /// before the current one began, it holds from the current one's start (`takeover_start`)
+    /// and the current one never held in valid time (it stays readable by id, superseded) —
+    /// that is what saying the newcomer was right means; earlier history is untouched. To keep
+    /// both in time, set validity instead.
     Supersede,
     /// The new memory is wrong: rejected, and not proposed again.
     Reject,
+}
+
+/// When a memory confirmed over `replaced` (the current ones it supersedes, by when each held
+/// from) starts to hold: its own start, but never before the latest of theirs. A newcomer
+/// claiming to hold from earlier replaces the current memory entirely (that one never held),
+/// without reaching back over history the current one had already replaced.
+pub fn takeover_start(new: &Validity, new_observed: Timestamp, replaced: &[Timestamp]) -> Validity {
+    let own = new.valid_from.unwrap_or(new_observed);
+    let start = replaced.iter().copied().fold(own, Timestamp::max);
+    match new.valid_to {
+        Some(to) if to <= start => *new,
+        _ => Validity { valid_from: Some(start), valid_to: new.valid_to },
+    }
 }
 
 /// What setting validity does, decided against the current memory.
@@ -125,22 +142,53 @@ pub enum ValidityRefusal {
     )]
     StartsInFuture { from: Timestamp },
     #[error(
+        "valid_to {to} has passed: taking over from valid_from and ending then would leave no memory about this \
+         subject current now; leave valid_to out, or record the new fact as earlier history"
+    )]
+    EndsBeforeNow { to: Timestamp },
+    #[error(
         "the validity given overlaps the current memory's, which holds from {current_from}: give a valid_to at or before \
          it to record the new fact as earlier history, or a valid_from after it for the new fact to take over then"
     )]
     Overlaps { current_from: Timestamp },
+    #[error("the validity given overlaps an earlier version about this subject, valid {from} to {to}")]
+    OverlapsHistory { from: String, to: String },
 }
 
-/// Where `new` sits against the current memory, which holds from `current_from`. Two facts
-/// about one subject never hold at the same instant: either the new one ended by the time the
-/// current one began, or it begins after the current one did (and the current one ends there).
-/// A takeover must have begun by `now`: one starting later would leave neither fact current in
-/// between.
-pub fn plan_validity(new: &Validity, current_from: Timestamp, now: Timestamp) -> Result<ValidityPlan, ValidityRefusal> {
+/// Whether two half-open intervals share an instant (an empty interval shares none).
+fn share_an_instant(a: &Validity, b: &Validity) -> bool {
+    let empty = |v: &Validity| matches!((v.valid_from, v.valid_to), (Some(f), Some(t)) if f >= t);
+    let starts_before_end = |x: &Validity, y: &Validity| match (x.valid_from, y.valid_to) {
+        (Some(from), Some(to)) => from < to,
+        _ => true,
+    };
+    !empty(a) && !empty(b) && starts_before_end(a, b) && starts_before_end(b, a)
+}
+
+/// Where `new` sits against the current memory, which holds from `current_from`, and the
+/// earlier versions about the same subject (`history`, their validity). Two facts about one
+/// subject never hold at the same instant, and one always holds now: either the new one ended
+/// by the time the current one began (and meets no earlier version), or it begins after the
+/// current one did, by `now`, and still holds (the current one ends where it begins).
+pub fn plan_validity(
+    new: &Validity,
+    current_from: Timestamp,
+    history: &[Validity],
+    now: Timestamp,
+) -> Result<ValidityPlan, ValidityRefusal> {
     match (new.valid_from, new.valid_to) {
-        (_, Some(to)) if to <= current_from => Ok(ValidityPlan::EarlierHistory),
-        (Some(from), _) if from > now => Err(ValidityRefusal::StartsInFuture { from }),
-        (Some(from), _) if from > current_from => Ok(ValidityPlan::TakesOverAt { from }),
+        (_, Some(to)) if to <= current_from => match history.iter().find(|old| share_an_instant(new, old)) {
+            Some(old) => Err(ValidityRefusal::OverlapsHistory {
+                from: old.valid_from.map_or_else(|| "always".to_owned(), |t| t.to_string()),
+                to: old.valid_to.map_or_else(|| "now".to_owned(), |t| t.to_string()),
+            }),
+            None => Ok(ValidityPlan::EarlierHistory),
+        },
+        (Some(from), to) if from > current_from => match to {
+            _ if from > now => Err(ValidityRefusal::StartsInFuture { from }),
+            Some(to) if to <= now => Err(ValidityRefusal::EndsBeforeNow { to }),
+            _ => Ok(ValidityPlan::TakesOverAt { from }),
+        },
         _ => Err(ValidityRefusal::Overlaps { current_from }),
     }
 }
@@ -176,6 +224,16 @@ mod tests {
     }
 
     #[test]
+    fn a_takeover_never_reaches_back_past_what_it_replaces() {
+        let since = |from: i64| Validity::starting(ts(from));
+        assert_eq!(takeover_start(&since(50), ts(50), &[ts(100)]), since(100));
+        assert_eq!(takeover_start(&since(150), ts(150), &[ts(100)]), since(150));
+        assert_eq!(takeover_start(&Validity::ALWAYS, ts(70), &[]), since(70));
+        let bounded = Validity::new(Some(ts(10)), Some(ts(60))).unwrap();
+        assert_eq!(takeover_start(&bounded, ts(10), &[ts(100)]), bounded, "an interval over before: left as claimed");
+    }
+
+    #[test]
     fn sources_rank_by_who_said_it() {
         assert_eq!(SourceAuthority::of(&SourceRef::UserEntry), SourceAuthority::Stated);
         assert_eq!(SourceAuthority::of(&SourceRef::Import { origin: "x".into() }), SourceAuthority::Imported);
@@ -187,44 +245,57 @@ mod tests {
     fn validity_is_history_before_the_current_fact_or_a_takeover_after_its_start() {
         let window = |from: Option<i64>, to: Option<i64>| Validity::new(from.map(ts), to.map(ts)).unwrap();
         let now = ts(500);
-        assert_eq!(plan_validity(&window(Some(10), Some(100)), ts(100), now), Ok(ValidityPlan::EarlierHistory));
-        assert_eq!(plan_validity(&window(None, Some(90)), ts(100), now), Ok(ValidityPlan::EarlierHistory));
+        let plan = |new: Validity| plan_validity(&new, ts(100), &[], now);
+        assert_eq!(plan(window(Some(10), Some(100))), Ok(ValidityPlan::EarlierHistory));
+        assert_eq!(plan(window(None, Some(90))), Ok(ValidityPlan::EarlierHistory));
+        assert_eq!(plan(window(Some(150), None)), Ok(ValidityPlan::TakesOverAt { from: ts(150) }));
+        assert_eq!(plan(window(Some(150), Some(900))), Ok(ValidityPlan::TakesOverAt { from: ts(150) }));
+        assert_eq!(plan(window(Some(50), Some(150))), Err(ValidityRefusal::Overlaps { current_from: ts(100) }));
+        assert!(plan(window(None, None)).is_err());
+        assert!(plan(window(Some(100), None)).is_err(), "same start: they would overlap");
+        assert_eq!(plan(window(Some(600), None)), Err(ValidityRefusal::StartsInFuture { from: ts(600) }));
+        assert_eq!(plan(window(Some(150), Some(400))), Err(ValidityRefusal::EndsBeforeNow { to: ts(400) }));
+        // Earlier history must not meet an earlier version either.
+        let porto = window(Some(20), Some(100));
+        assert!(matches!(
+            plan_validity(&window(Some(10), Some(50)), ts(100), &[porto], now),
+            Err(ValidityRefusal::OverlapsHistory { .. })
+        ));
+        assert_eq!(plan_validity(&window(Some(5), Some(20)), ts(100), &[porto], now), Ok(ValidityPlan::EarlierHistory));
+        let never_held = Validity::stored(Some(ts(30)), Some(ts(30))).unwrap();
         assert_eq!(
-            plan_validity(&window(Some(150), None), ts(100), now),
-            Ok(ValidityPlan::TakesOverAt { from: ts(150) })
-        );
-        assert_eq!(
-            plan_validity(&window(Some(50), Some(150)), ts(100), now),
-            Err(ValidityRefusal::Overlaps { current_from: ts(100) })
-        );
-        assert!(plan_validity(&window(None, None), ts(100), now).is_err());
-        assert!(plan_validity(&window(Some(100), None), ts(100), now).is_err(), "same start: they would overlap");
-        assert_eq!(
-            plan_validity(&window(Some(600), None), ts(100), now),
-            Err(ValidityRefusal::StartsInFuture { from: ts(600) })
+            plan_validity(&window(Some(5), Some(90)), ts(100), &[never_held], now),
+            Ok(ValidityPlan::EarlierHistory)
         );
     }
 
     proptest! {
         #![proptest_config(proptest_config())]
 
-        /// Whatever validity a person sets, the two facts never hold at the same instant
-        /// afterwards: the plan either keeps the new one before the current one or ends the
-        /// current one where the new one starts.
+        /// Whatever validity a person sets, afterwards no two facts about the subject hold at
+        /// the same instant, and one of them holds now.
         #[test]
-        fn a_plan_never_leaves_two_facts_holding_at_once(
+        fn a_plan_leaves_exactly_one_fact_holding_at_any_instant_and_one_now(
             from in proptest::option::of(0i64..1000), len in 1i64..1000, open in any::<bool>(),
-            current_from in 0i64..1000, probe in 0i64..3000,
+            current_from in 0i64..1000, earlier in proptest::option::of((0i64..1000, 1i64..500)),
+            probe in 0i64..3000,
         ) {
+            let now = ts(1500);
             let to = if open { None } else { Some(from.unwrap_or(0) + len) };
             let new = Validity::new(from.map(ts), to.map(ts)).unwrap();
             let current = Validity::starting(ts(current_from));
-            if let Ok(plan) = plan_validity(&new, ts(current_from), ts(3000)) {
+            let history: Vec<Validity> = earlier
+                .map(|(start, len)| Validity::stored(Some(ts(start)), Some(ts((start + len).min(current_from).max(start)))).unwrap())
+                .into_iter()
+                .collect();
+            if let Ok(plan) = plan_validity(&new, ts(current_from), &history, now) {
                 let current = match plan {
                     ValidityPlan::EarlierHistory => current,
                     ValidityPlan::TakesOverAt { from } => current.ended_at(from),
                 };
-                prop_assert!(!(new.contains(ts(probe)) && current.contains(ts(probe))));
+                let holding = [&new, &current].into_iter().chain(&history).filter(|v| v.contains(ts(probe))).count();
+                prop_assert!(holding <= 1, "{holding} facts hold at {probe}");
+                prop_assert!(new.contains(now) || current.contains(now), "nothing holds now");
             }
         }
 

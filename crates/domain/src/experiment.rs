@@ -5,9 +5,10 @@
 //!   after which nothing new in the project and global layers is visible to its runs
 //!   (`TrustedContext::ExperimentRun::frozen_at`).
 //! - A rerun chooses explicitly between an existing snapshot and a new one (`SnapshotChoice`);
-//!   reusing names a snapshot that was taken, never an arbitrary instant.
-//! - Settlement proposes memories only from runs that succeeded *and* name their evidence
-//!   (`settling_runs`); what it proposes are candidates a person confirms — the best run's
+//!   reusing names a snapshot that was taken, never an arbitrary instant. Each run is bound to
+//!   its experiment and snapshot when it starts (`run_binding`).
+//! - Settlement proposes memories only from runs started in the experiment on that snapshot
+//!   that succeeded *and* name their evidence (`settling_runs`); what it proposes are candidates a person confirms — the best run's
 //!   temporary experience is never made current automatically.
 
 use std::collections::BTreeSet;
@@ -15,13 +16,18 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::id::ScopeId;
+use crate::model::ContentHash;
 use crate::promotion::MAX_PROMOTION_NOTE_BYTES;
 use crate::time::Timestamp;
 
 /// Audit action that records a snapshot taken at the event's instant.
 pub const SNAPSHOT_TAKEN: &str = "experiment.snapshot_taken";
-/// Audit action that records a rerun reusing the snapshot of the event's instant.
+/// Audit action that records a rerun reusing an earlier snapshot (at the rerun's instant; the
+/// run's binding names the snapshot).
 pub const SNAPSHOT_REUSED: &str = "experiment.snapshot_reused";
+/// Audit action, in the run's namespace, binding a run to its experiment and snapshot: its
+/// content hash is [`run_binding`].
+pub const RUN_BOUND: &str = "experiment.run_bound";
 /// Audit action of a settlement.
 pub const SETTLED: &str = "experiment.settled";
 
@@ -47,6 +53,12 @@ pub enum SnapshotRefusal {
     NoSnapshot { experiment: ScopeId },
     #[error("experiment {experiment} has no snapshot taken at {at}; its snapshots: {taken}")]
     Unknown { experiment: ScopeId, at: Timestamp, taken: String },
+}
+
+/// What a run's binding record hashes: the experiment, the run and the snapshot it reads. A
+/// settlement accepts only runs whose binding it can recompute.
+pub fn run_binding(experiment: &ScopeId, run: &ScopeId, frozen_at: Timestamp) -> ContentHash {
+    ContentHash::of(format!("experiment:{experiment}/run:{run}@{frozen_at}").as_bytes())
 }
 
 /// The instant the runs will read as of, and whether it is a new snapshot.

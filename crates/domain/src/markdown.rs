@@ -1,8 +1,10 @@
 //! The markdown documents bodies are stored as [000 §6, SPEC §7]: a YAML frontmatter block with
 //! the node's metadata as it was when the node was written, then the text.
 //!
-//! Bodies are immutable once written, so the frontmatter holds only what does not change; a
-//! leaf's status, validity end and parent live in the metadata store. Values are written as
+//! Bodies are immutable once written, so the frontmatter records the leaf as it was written; a
+//! leaf's status, validity end and parent live in the metadata store, which is authoritative
+//! for them — and for how a person settled a conflict candidate (keep both: its own lineage and
+//! no shared subject; set validity: its interval), which the frontmatter shows as proposed. Values are written as
 //! JSON scalars and arrays, which are valid YAML, so any YAML reader can read the files and
 //! this module can parse its own output exactly.
 

@@ -565,15 +565,18 @@ impl Branches {
 impl Arbor {
     /// Decay [001 §13.2]: what was read is reordered by fused score times the age factor of
     /// `DecayPolicy::rank_factor` (episodes and plans age; preferences, constraints and
-    /// procedures never by time alone; summaries not at all), relative to the question's
-    /// instant. A stable sort, and none at all when no kind decays (the default).
+    /// procedures never by time alone; summaries not at all), relative to the instant each
+    /// layer is read at (the question's, or a frozen layer's freeze). A stable sort, and none at all when no kind decays (the default).
     fn decay(&self, filter: &VisibilityFilter, ranked: &mut [(&Fused<NodeId>, Record)]) {
         if !self.policy.decay.decays_anything() {
             return;
         }
-        let as_of = filter.as_of.unwrap_or(filter.now);
         let decayed = |(candidate, record): &(&Fused<NodeId>, Record)| match record {
-            Record::Leaf(leaf) => candidate.score * self.policy.decay.rank_factor(leaf.kind, leaf.observed_at, as_of),
+            Record::Leaf(leaf) => {
+                // The instant the leaf's layer is read at: the question's, or its freeze.
+                let as_of = filter.layer(&leaf.namespace).map_or(filter.now, |layer| filter.effective_as_of(layer));
+                candidate.score * self.policy.decay.rank_factor(leaf.kind, leaf.observed_at, as_of)
+            }
             Record::Summary(_) => candidate.score,
         };
         ranked.sort_by(|a, b| decayed(b).total_cmp(&decayed(a)));
