@@ -705,6 +705,50 @@ pub async fn forgotten_text_is_retrievable_from_nowhere(ports: Ports) {
     arbor.run_jobs(None).await.unwrap();
     assert!(!ports.store.contains_text("periwinkle").await.unwrap());
     assert!(!pack_text(&ask(&arbor, &c1, "tell me everything about this chat").await).contains("periwinkle"));
+    // A memory promoted up the chain is forgotten with its copies: the words leave every layer.
+    let run = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r1"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    );
+    let learned = note(&arbor, &run, "The mulberry token rotates on Sundays.").await;
+    let promotion = Promotion {
+        id: learned.clone(),
+        reason: "every run needs it".into(),
+        evaluation: None,
+        operator: "dana".into(),
+    };
+    let copy = arbor.promote(&run, &promotion).await.unwrap();
+    arbor.confirm(&run, &copy.leaf_id).await.unwrap();
+    arbor.run_jobs(None).await.unwrap();
+    let sibling = chain(
+        &arbor,
+        TrustedContext::AutomationRun {
+            run: scope("r2"),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    );
+    assert!(
+        pack_text(&ask(&arbor, &sibling, "mulberry token").await).contains("mulberry"),
+        "the copy serves other runs"
+    );
+    let receipts = arbor.forget_with_copies(&run, &learned).await.unwrap();
+    assert_eq!(receipts.iter().map(|r| r.leaf_id.clone()).collect::<Vec<_>>(), [learned, copy.leaf_id]);
+    arbor.run_jobs(None).await.unwrap();
+    assert!(!pack_text(&ask(&arbor, &sibling, "mulberry token").await).contains("mulberry"));
+    for found in [
+        ports.store.contains_text("mulberry").await,
+        ports.index.contains_text("mulberry").await,
+        ports.bodies.contains_text("mulberry").await,
+    ] {
+        assert!(!found.unwrap());
+    }
     // The audit keeps the event, with ids and hashes only.
     let audit = arbor.audit_log(&c1, 100).await.unwrap();
     assert!(

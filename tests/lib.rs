@@ -56,10 +56,12 @@ pub enum Op {
         context: usize,
         items: Vec<(usize, usize)>,
     },
-    /// Forget the `nth` leaf this sequence created (if it is still there).
+    /// Forget the `nth` leaf this sequence created (if it is still there), and with
+    /// `with_copies` every copy promotion made of it.
     Forget {
         context: usize,
         nth: usize,
+        with_copies: bool,
     },
     RunJobs,
     /// Ask `query` as `context`, now or at an earlier instant, recording it or not.
@@ -185,7 +187,7 @@ pub fn operations(max_len: usize) -> impl Strategy<Value = Vec<Op>> {
             .prop_map(|(context, template, variant)| Op::Ingest { context, template, variant }),
         2 => (0..n, proptest::collection::vec((0..TEMPLATES.len(), 0..VARIANTS.len()), 2..6))
             .prop_map(|(context, items)| Op::IngestBatch { context, items }),
-        2 => (0..n, 0usize..64).prop_map(|(context, nth)| Op::Forget { context, nth }),
+        2 => (0..n, 0usize..64, any::<bool>()).prop_map(|(context, nth, with_copies)| Op::Forget { context, nth, with_copies }),
         2 => Just(Op::RunJobs),
         3 => (0..n, 0..QUERIES.len(), any::<bool>(), any::<bool>())
             .prop_map(|(context, query, past, record)| Op::Retrieve { context, query, past, record }),
@@ -263,6 +265,8 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
     let mut forgotten: Vec<String> = Vec::new();
     // Markers of statements that were promoted, so two leaves say them.
     let mut shared: BTreeSet<String> = BTreeSet::new();
+    // Leaves that are promotion copies (forgetting one with its copies leaves the original).
+    let mut copies: BTreeSet<LeafId> = BTreeSet::new();
     let mut observed = Observed::new();
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step} ({op:?})");
@@ -289,14 +293,20 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                     record_created(&mut created, report, &marker);
                 }
             }
-            Op::Forget { context, nth } => {
+            Op::Forget { context, nth, with_copies } => {
                 if created.is_empty() {
                     continue;
                 }
                 let (leaf, marker) = created[nth % created.len()].clone();
-                match arbor.forget(&chains[*context], &leaf).await {
-                    Ok(_) if shared.contains(&marker) => {}
-                    Ok(_) => forgotten.push(marker),
+                let forgot = match with_copies {
+                    true => arbor.forget_with_copies(&chains[*context], &leaf).await.map(|_| ()),
+                    false => arbor.forget(&chains[*context], &leaf).await.map(|_| ()),
+                };
+                match forgot {
+                    // An original forgotten with its copies: its words are nowhere any more.
+                    Ok(()) if *with_copies && !copies.contains(&leaf) => forgotten.push(marker),
+                    Ok(()) if shared.contains(&marker) => {}
+                    Ok(()) => forgotten.push(marker),
                     // Outside the chain, or already forgotten: refused, nothing changes.
                     Err(e) if e.is_not_found() || e.to_string().contains("tombstone") => {}
                     Err(e) => return Err(format!("{at}: forget failed: {e}")),
@@ -355,6 +365,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                     // other, so those words are no longer checked for absence.
                     Ok(receipt) => {
                         shared.insert(marker.clone());
+                        copies.insert(receipt.leaf_id.clone());
                         created.push((receipt.leaf_id, marker));
                     }
                     // Outside the chain, no path up it, not live, or already there: refused.

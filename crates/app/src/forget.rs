@@ -5,12 +5,12 @@
 use std::collections::BTreeSet;
 
 use arbor_domain::id::{LeafId, NodeId};
-use arbor_domain::lifecycle::LeafTransition;
-use arbor_domain::model::{ContentHash, TreeId};
+use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
+use arbor_domain::model::{ContentHash, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
-use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect};
+use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
 use crate::{AppError, AppResult, Arbor};
@@ -116,5 +116,53 @@ impl Arbor {
             });
         }
         Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// Forgets a leaf and every copy promotion made of it (and of those copies) that `chain`
+    /// can read: the words leave every layer a promotion carried them to. The copies are found
+    /// before anything is forgotten; each forget is complete on its own, so a failure part-way
+    /// leaves whole forgets behind, and running it again finishes the rest.
+    pub async fn forget_with_copies(&self, chain: &ReadChain, id: &LeafId) -> AppResult<Vec<ForgetReceipt>> {
+        let copies = self.promoted_copies(chain, id).await?;
+        let mut receipts = vec![self.forget(chain, id).await?];
+        for copy in copies {
+            match self.forget(chain, &copy).await {
+                Ok(receipt) => receipts.push(receipt),
+                // Forgotten meanwhile (or by an earlier, interrupted run): nothing left to do.
+                Err(AppError::Transition(_)) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(receipts)
+    }
+
+    /// Leaves readable through `chain` that promotion copied from `id`, transitively, oldest
+    /// first. A copy keeps its original's tree id in its own layer, so only that tree is read in
+    /// each namespace of the chain.
+    async fn promoted_copies(&self, chain: &ReadChain, id: &LeafId) -> AppResult<Vec<LeafId>> {
+        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let store = &self.ports.store;
+        let original = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        let mut copies: Vec<LeafId> = Vec::new();
+        let mut sources = vec![original.id.clone()];
+        let everything = TreeLeafQuery::default();
+        let mut in_tree = Vec::new();
+        for namespace in &scope {
+            in_tree.extend(store.tree_leaves(namespace, &original.tree_id, &everything).await?);
+        }
+        while let Some(source) = sources.pop() {
+            for leaf in &in_tree {
+                if let SourceRef::Promotion { from, .. } = &leaf.provenance.source
+                    && from == &source
+                    && leaf.status != LeafStatus::Tombstone
+                    && !copies.contains(&leaf.id)
+                {
+                    copies.push(leaf.id.clone());
+                    sources.push(leaf.id.clone());
+                }
+            }
+        }
+        copies.sort();
+        Ok(copies)
     }
 }

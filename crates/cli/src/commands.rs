@@ -240,6 +240,10 @@ fn print_body(body: Option<&str>) {
 pub(crate) struct ForgetArgs {
     /// The leaf to forget.
     id: String,
+    /// Also forget every copy promotion made of it in the layers above (project, global, …),
+    /// so its words leave every layer they were carried to.
+    #[arg(long)]
+    with_copies: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -247,15 +251,22 @@ pub(crate) struct ForgetArgs {
 pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<()> {
     let opened = store::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
-    let receipt = opened.arbor.forget(&chain, &LeafId::parse(&args.id)?).await?;
+    let id = LeafId::parse(&args.id)?;
+    let mut receipts = match args.with_copies {
+        true => opened.arbor.forget_with_copies(&chain, &id).await?,
+        false => vec![opened.arbor.forget(&chain, &id).await?],
+    };
+    let copies = receipts.split_off(1);
+    let receipt = receipts.remove(0);
     let jobs = opened.arbor.run_jobs(None).await?;
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
             receipt: &'a arbor_app::ForgetReceipt,
+            copies: &'a [arbor_app::ForgetReceipt],
             jobs: arbor_app::JobsReport,
         }
-        return print_json(&Output { receipt: &receipt, jobs });
+        return print_json(&Output { receipt: &receipt, copies: &copies, jobs });
     }
     println!("forgot {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
     println!("  index entries removed: {}", receipt.unindexed.len());
@@ -266,6 +277,9 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
         jobs.summaries_resealed
     );
     println!("  tombstone keeps:       fingerprint {}", receipt.fingerprint);
+    for copy in &copies {
+        println!("  and its promoted copy {} in {}", copy.leaf_id, copy.namespace);
+    }
     Ok(())
 }
 

@@ -45,6 +45,10 @@ pub(crate) struct StoreConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restricted_embedder: Option<EmbedderConfig>,
     pub reasoner: ReasonerConfig,
+    /// How ranking ages memories and when unused candidates are archived (`DecayPolicy`);
+    /// absent, nothing decays by time and candidates are archived after 90 days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decay: Option<arbor_domain::decay::DecayPolicy>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -111,6 +115,7 @@ impl StoreConfig {
             previous_embedder: None,
             restricted_embedder: None,
             reasoner: ReasonerConfig::Heuristic,
+            decay: None,
         }
     }
 
@@ -305,7 +310,8 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) ->
         ids: Arc::new(RandomIds),
     };
     let options = Options { owner: owner(), actor: actor.to_owned(), ..Options::default() };
-    let mut arbor = Arbor::new(ports, Policy::default(), options);
+    let policy = Policy { decay: config.decay.clone().unwrap_or_default(), ..Policy::default() };
+    let mut arbor = Arbor::new(ports, policy, options);
     if let Some(previous) = &config.previous_embedder {
         arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));
     }

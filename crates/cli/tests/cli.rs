@@ -393,6 +393,25 @@ fn jobs_archive_keeps_recent_candidates_and_restore_says_what_it_needs() {
 }
 
 #[test]
+fn the_store_config_opts_into_decay_and_a_bad_policy_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let config_path = dir.path().join("store").join("arbor.json");
+    let mut config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    config["decay"] = serde_json::json!({"half_life_days": {"event": 365, "task": 90}, "floor": 0.5});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let ok = arbor(&["--root", root, "retrieve", "anything", "--conversation", "c1"]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    config["decay"] = serde_json::json!({"half_life_days": {"gossip": 3}});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let bad = arbor(&["--root", root, "retrieve", "anything", "--conversation", "c1"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("gossip"), "{}", String::from_utf8_lossy(&bad.stderr));
+}
+
+#[test]
 fn audit_holds_ids_and_hashes_and_usage_counts_recorded_retrievals() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
