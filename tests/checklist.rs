@@ -90,6 +90,19 @@ fn conversation(arbor: &Arbor, conversation: &str, project: &str) -> ReadChain {
     )
 }
 
+/// Run `run` of automation a1 in project p1.
+fn automation_run(arbor: &Arbor, run: &str) -> ReadChain {
+    chain(
+        arbor,
+        TrustedContext::AutomationRun {
+            run: scope(run),
+            automation: scope("a1"),
+            conversation: None,
+            project: Some(scope("p1")),
+        },
+    )
+}
+
 fn only(arbor: &Arbor, namespace: &str) -> ReadChain {
     chain(arbor, TrustedContext::Only { namespace: Namespace::parse(namespace).expect("a valid namespace") })
 }
@@ -201,15 +214,7 @@ pub async fn a_conversation_reads_only_global_its_project_and_itself(ports: Port
 pub async fn an_automation_run_reads_only_what_its_binding_names(ports: Ports) {
     let (arbor, clock) = engine(ports);
     let world = populate(&arbor, &clock).await;
-    let run = chain(
-        &arbor,
-        TrustedContext::AutomationRun {
-            run: scope("r1"),
-            automation: scope("a1"),
-            conversation: None,
-            project: Some(scope("p1")),
-        },
-    );
+    let run = automation_run(&arbor, "r1");
     assert_eq!(readable_namespaces(&arbor, &run, &world).await, ["global", "project:p1", "automation:a1", "run:r1"]);
     // Bound to a conversation too, it reads that conversation and still nothing else.
     let bound = chain(
@@ -375,15 +380,7 @@ pub async fn global_and_project_memories_need_confirmation_and_promotion_a_reaso
 
     // Promotion walks run -> automation -> project, one layer at a time, each step a
     // candidate with its reason that a person confirms.
-    let run = chain(
-        &arbor,
-        TrustedContext::AutomationRun {
-            run: scope("r1"),
-            automation: scope("a1"),
-            conversation: None,
-            project: Some(scope("p1")),
-        },
-    );
+    let run = automation_run(&arbor, "r1");
     let learned = note(&arbor, &run, "Releases go out on the russet train.").await;
     let unreasoned = Promotion { id: learned.clone(), reason: "  ".into(), evaluation: None, operator: "dana".into() };
     assert_eq!(arbor.promote(&run, &unreasoned).await.unwrap_err().code(), "invalid", "a promotion needs a reason");
@@ -649,15 +646,7 @@ pub async fn a_run_shows_which_memories_it_actually_used(ports: Ports) {
     let project = only(&arbor, "project:p1");
     let runbook = note(&arbor, &project, "The deploy runbook says to drain the umber queue first.").await;
     minutes(&clock, 1);
-    let run = chain(
-        &arbor,
-        TrustedContext::AutomationRun {
-            run: scope("r1"),
-            automation: scope("a1"),
-            conversation: None,
-            project: Some(scope("p1")),
-        },
-    );
+    let run = automation_run(&arbor, "r1");
     let request = RetrieveRequest { record: true, ..RetrieveRequest::new("how do I drain the umber queue") };
     let pack = arbor.retrieve(&run, &request).await.unwrap();
     let id = pack.retrieval_id.clone().expect("a recorded retrieval has an id");
@@ -706,15 +695,7 @@ pub async fn forgotten_text_is_retrievable_from_nowhere(ports: Ports) {
     assert!(!ports.store.contains_text("periwinkle").await.unwrap());
     assert!(!pack_text(&ask(&arbor, &c1, "tell me everything about this chat").await).contains("periwinkle"));
     // A memory promoted up the chain is forgotten with its copies: the words leave every layer.
-    let run = chain(
-        &arbor,
-        TrustedContext::AutomationRun {
-            run: scope("r1"),
-            automation: scope("a1"),
-            conversation: None,
-            project: Some(scope("p1")),
-        },
-    );
+    let run = automation_run(&arbor, "r1");
     let learned = note(&arbor, &run, "The mulberry token rotates on Sundays.").await;
     let promotion = Promotion {
         id: learned.clone(),
@@ -725,15 +706,7 @@ pub async fn forgotten_text_is_retrievable_from_nowhere(ports: Ports) {
     let copy = arbor.promote(&run, &promotion).await.unwrap();
     arbor.confirm(&run, &copy.leaf_id).await.unwrap();
     arbor.run_jobs(None).await.unwrap();
-    let sibling = chain(
-        &arbor,
-        TrustedContext::AutomationRun {
-            run: scope("r2"),
-            automation: scope("a1"),
-            conversation: None,
-            project: Some(scope("p1")),
-        },
-    );
+    let sibling = automation_run(&arbor, "r2");
     assert!(
         pack_text(&ask(&arbor, &sibling, "mulberry token").await).contains("mulberry"),
         "the copy serves other runs"
