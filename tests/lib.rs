@@ -702,3 +702,13 @@ pub fn sqlite_ports() -> (Ports, tempfile::TempDir) {
     ports.bodies = Arc::new(arbor_ports::fs::FsBodyStore::open(dir.path()).expect("body store opens"));
     (ports, dir)
 }
+
+/// Ports on the embedded store with the LanceDB index: SQLite rows, bodies on disk, and the
+/// index in a dataset directory beside them, in a fresh temporary directory.
+#[cfg(feature = "lance")]
+pub async fn lance_ports() -> (Ports, tempfile::TempDir) {
+    let (mut ports, dir) = sqlite_ports();
+    let index = arbor_adapters_lance::LanceIndex::open(&dir.path().join("lance")).await.expect("the dataset opens");
+    ports.index = Arc::new(index);
+    (ports, dir)
+}

@@ -85,6 +85,27 @@ fn ensure_model() -> Result<()> {
     Ok(())
 }
 
+/// Installs `protoc` (Debian's `protobuf-compiler`, with the well-known types from
+/// `libprotobuf-dev`) if this machine has none: lancedb's `lance-encoding` build script needs
+/// it, and `--all-features` builds compile lancedb.
+fn ensure_protoc() -> Result<()> {
+    let present = Command::new("protoc").arg("--version").output().is_ok_and(|o| o.status.success());
+    if present {
+        return Ok(());
+    }
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0"));
+    if !root {
+        bail!("protoc is missing; install it (e.g. `sudo apt-get install protobuf-compiler libprotobuf-dev`)");
+    }
+    let mut update = Command::new("apt-get");
+    update.arg("update");
+    step("apt-get update", update)?;
+    let mut install = Command::new("apt-get");
+    install.args(["install", "-y", "--no-install-recommends", "protobuf-compiler", "libprotobuf-dev"]);
+    install.env("DEBIAN_FRONTEND", "noninteractive");
+    step("installing protoc (protobuf-compiler, libprotobuf-dev)", install)
+}
+
 fn ci() -> Result<()> {
     ensure_nextest()?;
     ensure_model()?;
@@ -93,7 +114,17 @@ fn ci() -> Result<()> {
     step("cargo fmt --check", fmt)?;
 
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--all-features", "--locked", "--", "-D", "warnings"]);
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--features",
+        WITHOUT_LANCE,
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     step("cargo clippy -D warnings", clippy)?;
 
     println!("\n==> tidy");
@@ -114,8 +145,17 @@ fn ci() -> Result<()> {
 pub(crate) const WORKSPACE_TESTS: &[&str] =
     &["--workspace", "--exclude", "arbor-tests", "--exclude", "arbor-adapters-postgres", "--locked"];
 
+/// Every feature of the workspace but LanceDB's: what `ci` lints and tests. LanceDB
+/// (datafusion, arrow; a cold debug build takes about 20 minutes here) is built only by
+/// `conformance --backend lance`.
+const WITHOUT_LANCE: &str = "arbor-cli/postgres,arbor-cli/local-embed,arbor-adapters-models/openai,\
+arbor-adapters-postgres/testing,arbor-adapters-sqlite/bench,arbor-ports/conformance,arbor-ports/fs,arbor-ports/mocks";
+
 /// Backends this build can run the conformance suite against.
-const BACKENDS: &[&str] = &["memory", "sqlite", "postgres"];
+const BACKENDS: &[&str] = &["memory", "sqlite", "postgres", "lance"];
+
+/// The backends `--backend all` (and so `ci`) runs: all but LanceDB, which is opt-in.
+const ALL_BACKENDS: &[&str] = &["memory", "sqlite", "postgres"];
 
 fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Result<()> {
     let mut suite = cargo();
@@ -131,6 +171,9 @@ fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Resul
 fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
+    if backend == "lance" {
+        properties.args(["--features", "lance"]);
+    }
     properties.env("ARBOR_SEQUENCES", std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into()));
     if let Some(url) = database {
         properties.env("ARBOR_TEST_DATABASE_URL", url);
@@ -140,14 +183,16 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
 
 fn conformance(args: &[String]) -> Result<()> {
     ensure_nextest()?;
+    if args.iter().any(|a| a == "lance") {
+        ensure_protoc()?;
+    }
     let backend = match args {
         [flag, value] if flag == "--backend" => value.as_str(),
         _ => bail!("usage: cargo xtask conformance --backend <{}|all>", BACKENDS.join("|")),
     };
     let selected: Vec<&str> = match backend {
-        "all" => BACKENDS.to_vec(),
+        "all" => ALL_BACKENDS.to_vec(),
         name if BACKENDS.contains(&name) => vec![name],
-        "lance" => bail!("the lance adapter is not implemented in this version; backends: {}", BACKENDS.join(", ")),
         other => bail!("unknown backend {other:?}; expected one of {} or all", BACKENDS.join(", ")),
     };
     for name in selected {
@@ -173,6 +218,14 @@ fn conformance(args: &[String]) -> Result<()> {
                 let cli = ["-p", "arbor-cli", "--features", "postgres", "--test", "postgres"];
                 run_suite("postgres: the arbor binary", &cli, Some(&url))?;
                 run_properties("postgres (checked against sqlite)", "postgres_backend", Some(&url))?;
+            }
+            "lance" => {
+                // LanceDB (datafusion, arrow) is compiled only here, in debug, behind the
+                // adapter's `lance` feature.
+                run_suite("lance", &["-p", "arbor-adapters-lance", "--features", "lance"], None)?;
+                let cli = ["-p", "arbor-cli", "--features", "lance", "--test", "lance"];
+                run_suite("lance: the arbor binary", &cli, None)?;
+                run_properties("lance", "lance_backend", None)?;
             }
             other => bail!("no conformance runner for {other}"),
         }

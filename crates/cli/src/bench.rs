@@ -232,6 +232,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         schema: (args.backend == Backend::Postgres)
             .then(|| args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id()))),
         embedder: args.embedder,
+        // The store's own index; the LanceDB index is not benchmarked yet.
+        index: crate::store::IndexBackend::Store,
     };
     if !args.reuse {
         crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;

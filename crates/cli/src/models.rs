@@ -484,7 +484,7 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
         );
     }
     let database = store::Database::open(root, &store_config).await?;
-    let documents = database.index().count().await?;
+    let documents = store::open_index(root, &store_config, &database).await?.count().await?;
     if documents > 0 {
         store_config.previous_embedder = Some(store_config.embedder.clone());
     }

@@ -45,11 +45,37 @@ pub(crate) struct StoreConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restricted_embedder: Option<EmbedderConfig>,
     pub reasoner: ReasonerConfig,
+    /// Where the search index lives: the store's own tables (default) or a LanceDB dataset in
+    /// `<root>/lance`.
+    #[serde(default, skip_serializing_if = "IndexBackend::is_default")]
+    pub index: IndexBackend,
     /// How ranking ages memories and when unused candidates are archived (`DecayPolicy`);
     /// absent, nothing decays by time and candidates are archived after 90 days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decay: Option<arbor_domain::decay::DecayPolicy>,
 }
+
+/// Where the search index (full text and vectors) lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum IndexBackend {
+    /// In the store's own database (SQLite FTS5 and vectors, or Postgres with pgvector).
+    #[default]
+    Store,
+    /// A LanceDB dataset in the store directory (`<root>/lance`), for large corpora; needs an
+    /// arbor built with `--features lance`.
+    Lance,
+}
+
+impl IndexBackend {
+    fn is_default(&self) -> bool {
+        *self == IndexBackend::Store
+    }
+}
+
+/// The directory of a store's LanceDB dataset.
+#[cfg(feature = "lance")]
+pub(crate) const LANCE_DIR: &str = "lance";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -92,11 +118,20 @@ pub(crate) struct InitOptions {
     /// else feature hashing.
     #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
     pub embedder: EmbedderChoice,
+    /// Where the search index lives: the store's own database, or a LanceDB dataset beside it.
+    #[arg(long, value_enum, default_value = "store")]
+    pub index: IndexBackend,
 }
 
 impl Default for InitOptions {
     fn default() -> InitOptions {
-        InitOptions { backend: Backend::Sqlite, database_url: None, schema: None, embedder: EmbedderChoice::Auto }
+        InitOptions {
+            backend: Backend::Sqlite,
+            database_url: None,
+            schema: None,
+            embedder: EmbedderChoice::Auto,
+            index: IndexBackend::Store,
+        }
     }
 }
 
@@ -115,6 +150,7 @@ impl StoreConfig {
             previous_embedder: None,
             restricted_embedder: None,
             reasoner: ReasonerConfig::Heuristic,
+            index: options.index,
             decay: None,
         }
     }
@@ -182,7 +218,9 @@ pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreCon
     }
     let config = StoreConfig::new(options, options.embedder.resolve()?);
     // The database first, then the marker: a directory with arbor.json always has a database.
-    Database::open(root, &config).await.with_context(|| format!("creating the database for {}", root.display()))?;
+    let database =
+        Database::open(root, &config).await.with_context(|| format!("creating the database for {}", root.display()))?;
+    open_index(root, &config, &database).await?;
     std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
         .with_context(|| format!("creating {}", root.display()))?;
     save_config(root, &config)?;
@@ -233,6 +271,30 @@ impl Database {
             Database::Sqlite(db) => Arc::new(SqliteIndex::new(db.clone())),
             #[cfg(feature = "postgres")]
             Database::Postgres(db) => Arc::new(arbor_adapters_postgres::PgIndex::new(db.clone())),
+        }
+    }
+}
+
+/// The search index `config` names for the store at `root`.
+pub(crate) async fn open_index(
+    root: &Path,
+    config: &StoreConfig,
+    database: &Database,
+) -> Result<Arc<dyn arbor_ports::SearchIndex>> {
+    match config.index {
+        IndexBackend::Store => Ok(database.index()),
+        #[cfg(feature = "lance")]
+        IndexBackend::Lance => {
+            let dir = root.join(LANCE_DIR);
+            let index = arbor_adapters_lance::LanceIndex::open(&dir)
+                .await
+                .with_context(|| format!("opening the LanceDB index in {}", dir.display()))?;
+            Ok(Arc::new(index))
+        }
+        #[cfg(not(feature = "lance"))]
+        IndexBackend::Lance => {
+            let _ = root;
+            bail!("this store's index is LanceDB, and this arbor was built without it: rebuild with `--features lance`")
         }
     }
 }
@@ -302,7 +364,7 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) ->
     let database = Database::open(root, &config).await?;
     let ports = Ports {
         store: database.store(),
-        index: database.index(),
+        index: open_index(root, &config, &database).await?,
         bodies: Arc::new(FsBodyStore::open(root)?),
         embedder: wrap(config.embedder.build()?),
         reasoner: config.reasoner.build()?,

@@ -1,0 +1,528 @@
+//! [`LanceIndex`]: the search-index port on LanceDB. One `docs` table holds every node's filter
+//! columns, its text and its analyzed terms (full text, LanceDB's inverted index over terms
+//! Arbor's own analyzer produced, so every backend searches the same words); one
+//! `vectors_<embedder>_<dims>` table per embedder holds the filter columns again with the
+//! vectors, so a vector search filters inside the query too. Every search is pre-filtered by
+//! [`predicate`](crate::filter::predicate).
+//!
+//! Removing really removes: deleted rows are compacted out of the data files, the inverted
+//! index is rebuilt without them, and every older version of the dataset is pruned, so no file
+//! under the dataset directory keeps a removed document's words.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arbor_domain::id::NodeId;
+use arbor_domain::text::{index_tokens, query_terms};
+use arbor_domain::visibility::NodeFacts;
+use arbor_ports::rows::{node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
+use arbor_ports::{
+    EmbedderId, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
+};
+use arrow_array::types::Float32Type;
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, Float32Array, Int64Array, RecordBatch, RecordBatchIterator, StringArray,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use async_trait::async_trait;
+use futures::TryStreamExt;
+use lancedb::index::Index;
+use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::table::{CompactionOptions, Duration, OptimizeAction};
+use lancedb::{Connection, DistanceType, Table};
+use tokio::sync::Mutex;
+
+use crate::filter::{literal, predicate};
+
+const BACKEND: &str = "lance";
+const DOCS: &str = "docs";
+const VECTORS_PREFIX: &str = "vectors_";
+/// How many documents a term's document frequency is counted up to, for `Rarest` term
+/// selection: beyond this a term is common, and common terms tie by the term itself.
+const DOCUMENT_FREQUENCY_CAP: usize = 10_000;
+
+fn lance_error(error: lancedb::Error) -> Error {
+    Error::backend(BACKEND, error)
+}
+
+fn arrow_error(error: arrow_schema::ArrowError) -> Error {
+    Error::backend(BACKEND, error)
+}
+
+/// The search index on a LanceDB dataset directory.
+#[derive(Clone)]
+pub struct LanceIndex {
+    db: Connection,
+    dir: PathBuf,
+    /// One writer at a time in this process: LanceDB commits are optimistic, and the index's
+    /// read-modify-write steps (replace a document's vectors, rebuild after a removal) must not
+    /// interleave.
+    writes: Arc<Mutex<()>>,
+}
+
+impl std::fmt::Debug for LanceIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LanceIndex").field("dir", &self.dir).finish()
+    }
+}
+
+impl LanceIndex {
+    /// Opens (or starts) the index in `dir`, a directory LanceDB owns.
+    pub async fn open(dir: &Path) -> Result<LanceIndex> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::backend(BACKEND, e))?;
+        let uri = dir.to_str().ok_or_else(|| Error::invalid("lance directory", "the path is not UTF-8"))?;
+        let db = lancedb::connect(uri).execute().await.map_err(lance_error)?;
+        Ok(LanceIndex { db, dir: dir.to_owned(), writes: Arc::new(Mutex::new(())) })
+    }
+
+    /// The dataset directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Table>> {
+        let names = self.table_names().await?;
+        if !names.iter().any(|n| n == name) {
+            return Ok(None);
+        }
+        self.db.open_table(name).execute().await.map(Some).map_err(lance_error)
+    }
+
+    async fn table_names(&self) -> Result<Vec<String>> {
+        #[allow(deprecated)]
+        let names = self.db.table_names().execute().await.map_err(lance_error)?;
+        Ok(names)
+    }
+
+    async fn vector_tables(&self) -> Result<Vec<Table>> {
+        let mut tables = Vec::new();
+        for name in self.table_names().await?.into_iter().filter(|n| n.starts_with(VECTORS_PREFIX)) {
+            tables.push(self.db.open_table(name).execute().await.map_err(lance_error)?);
+        }
+        Ok(tables)
+    }
+
+    async fn table_or_create(&self, name: &str, schema: SchemaRef) -> Result<Table> {
+        match self.table(name).await? {
+            Some(table) => Ok(table),
+            None => self.db.create_empty_table(name, schema).execute().await.map_err(lance_error),
+        }
+    }
+
+    /// Builds the inverted index over `terms` (replacing any): whitespace-separated terms as
+    /// Arbor's analyzer wrote them, taken as they are.
+    async fn build_text_index(table: &Table) -> Result<()> {
+        let params = FtsIndexBuilder::default()
+            .base_tokenizer("whitespace".to_owned())
+            .lower_case(false)
+            .stem(false)
+            .remove_stop_words(false)
+            .ascii_folding(false)
+            .with_position(false)
+            .max_token_length(None);
+        table.create_index(&["terms"], Index::FTS(params)).replace(true).execute().await.map_err(lance_error)
+    }
+
+    async fn has_text_index(table: &Table) -> Result<bool> {
+        let indices = table.list_indices().await.map_err(lance_error)?;
+        Ok(indices.iter().any(|i| i.columns.iter().any(|c| c == "terms")))
+    }
+
+    /// Rewrites the data files without deleted rows, rebuilds the inverted index if asked, and
+    /// prunes every older version: nothing removed stays on disk.
+    async fn purge(table: &Table, rebuild_text_index: bool) -> Result<()> {
+        let options = CompactionOptions {
+            materialize_deletions: true,
+            materialize_deletions_threshold: 0.0,
+            ..CompactionOptions::default()
+        };
+        table.optimize(OptimizeAction::Compact { options, remap_options: None }).await.map_err(lance_error)?;
+        if rebuild_text_index && table.count_rows(None).await.map_err(lance_error)? > 0 {
+            Self::build_text_index(table).await?;
+        }
+        table
+            .optimize(OptimizeAction::Prune {
+                older_than: Some(Duration::zero()),
+                delete_unverified: Some(true),
+                error_if_tagged_old_versions: Some(false),
+            })
+            .await
+            .map_err(lance_error)?;
+        Ok(())
+    }
+
+    /// Whether any file under the dataset directory holds `needle`'s bytes.
+    pub fn files_contain(&self, needle: &str) -> Result<bool> {
+        fn walk(dir: &Path, needle: &[u8]) -> std::io::Result<bool> {
+            for entry in std::fs::read_dir(dir)? {
+                let path = entry?.path();
+                if path.is_dir() {
+                    if walk(&path, needle)? {
+                        return Ok(true);
+                    }
+                } else if std::fs::read(&path)?.windows(needle.len()).any(|w| w == needle) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        if needle.is_empty() || !self.dir.exists() {
+            return Ok(false);
+        }
+        walk(&self.dir, needle.as_bytes()).map_err(|e| Error::backend(BACKEND, e))
+    }
+}
+
+/// The name of the table holding `embedder`'s vectors.
+fn vector_table_name(embedder: &EmbedderId) -> String {
+    let name: String =
+        embedder.name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    format!("{VECTORS_PREFIX}{name}_{}", embedder.dimensions)
+}
+
+fn fact_fields() -> Vec<Field> {
+    vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("namespace", DataType::Utf8, false),
+        Field::new("node_kind", DataType::Utf8, false),
+        Field::new("category", DataType::Utf8, false),
+        Field::new("tree_id", DataType::Utf8, false),
+        Field::new("kind", DataType::Utf8, true),
+        Field::new("state", DataType::Utf8, false),
+        Field::new("valid_from", DataType::Int64, true),
+        Field::new("valid_to", DataType::Int64, true),
+        Field::new("known_from", DataType::Int64, true),
+        Field::new("known_until", DataType::Int64, true),
+        Field::new("expires_at", DataType::Int64, true),
+        Field::new("sensitivity", DataType::Int64, false),
+        Field::new("time_start", DataType::Int64, false),
+        Field::new("time_end", DataType::Int64, false),
+    ]
+}
+
+fn docs_schema() -> SchemaRef {
+    let mut fields = fact_fields();
+    fields.push(Field::new("text", DataType::Utf8, false));
+    fields.push(Field::new("terms", DataType::Utf8, false));
+    Arc::new(Schema::new(fields))
+}
+
+fn vector_field(dimensions: u32) -> Field {
+    Field::new(
+        "vector",
+        DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), dimensions as i32),
+        false,
+    )
+}
+
+fn vectors_schema(dimensions: u32) -> SchemaRef {
+    let mut fields = fact_fields();
+    fields.push(vector_field(dimensions));
+    Arc::new(Schema::new(fields))
+}
+
+/// The filter columns of `rows`, in `fact_fields` order.
+fn fact_columns(rows: &[(&NodeId, &NodeFacts)]) -> Result<Vec<ArrayRef>> {
+    let strings = |f: &dyn Fn(&NodeId, &NodeFacts) -> String| -> ArrayRef {
+        Arc::new(StringArray::from(rows.iter().map(|(id, facts)| f(id, facts)).collect::<Vec<_>>()))
+    };
+    let times = |f: &dyn Fn(&NodeFacts) -> Result<Option<i64>>| -> Result<ArrayRef> {
+        let values: Vec<Option<i64>> = rows.iter().map(|(_, facts)| f(facts)).collect::<Result<_>>()?;
+        Ok(Arc::new(Int64Array::from(values)))
+    };
+    Ok(vec![
+        strings(&|id, _| node_to_str(id)),
+        strings(&|_, facts| facts.namespace.to_string()),
+        strings(&|_, facts| facts.node.as_str().to_owned()),
+        strings(&|_, facts| facts.category.as_str().to_owned()),
+        strings(&|_, facts| facts.tree_id.to_string()),
+        Arc::new(StringArray::from(rows.iter().map(|(_, facts)| facts.kind.map(|k| k.as_str())).collect::<Vec<_>>())),
+        strings(&|_, facts| facts.state.as_str().to_owned()),
+        times(&|facts| opt_ts(facts.validity.valid_from))?,
+        times(&|facts| opt_ts(facts.validity.valid_to))?,
+        times(&|facts| opt_ts(facts.known.known_from))?,
+        times(&|facts| opt_ts(facts.known.known_until))?,
+        times(&|facts| opt_ts(facts.expires_at))?,
+        times(&|facts| Ok(Some(sensitivity_code(facts.sensitivity))))?,
+        times(&|facts| ts(facts.time_start).map(Some))?,
+        times(&|facts| ts(facts.time_end).map(Some))?,
+    ])
+}
+
+fn docs_batch(docs: &[&IndexDoc]) -> Result<RecordBatch> {
+    let rows: Vec<(&NodeId, &NodeFacts)> = docs.iter().map(|d| (&d.id, &d.facts)).collect();
+    let mut columns = fact_columns(&rows)?;
+    columns.push(Arc::new(StringArray::from(docs.iter().map(|d| d.text.as_str()).collect::<Vec<_>>())));
+    columns.push(Arc::new(StringArray::from(docs.iter().map(|d| index_tokens(&d.text).join(" ")).collect::<Vec<_>>())));
+    RecordBatch::try_new(docs_schema(), columns).map_err(arrow_error)
+}
+
+fn vectors_batch(docs: &[&IndexDoc], dimensions: u32) -> Result<RecordBatch> {
+    let rows: Vec<(&NodeId, &NodeFacts)> = docs.iter().map(|d| (&d.id, &d.facts)).collect();
+    let mut columns = fact_columns(&rows)?;
+    let vectors = docs.iter().map(|d| {
+        let values = d.embedding.as_ref().map(|e| e.values.clone()).unwrap_or_default();
+        Some(values.into_iter().map(Some).collect::<Vec<_>>())
+    });
+    let list = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(vectors, dimensions as i32);
+    columns.push(Arc::new(list));
+    RecordBatch::try_new(vectors_schema(dimensions), columns).map_err(arrow_error)
+}
+
+fn reader(batch: RecordBatch) -> Box<dyn arrow_array::RecordBatchReader + Send> {
+    let schema = batch.schema();
+    Box::new(RecordBatchIterator::new(vec![Ok(batch)], schema))
+}
+
+/// `id IN (…)` for `ids`.
+fn ids_predicate(ids: &[NodeId]) -> String {
+    let quoted: Vec<String> = ids.iter().map(|id| literal(&node_to_str(id))).collect();
+    format!("id IN ({})", quoted.join(", "))
+}
+
+/// The SQL expressions that set a row's filter columns to `facts`.
+fn fact_updates(facts: &NodeFacts) -> Result<Vec<(&'static str, String)>> {
+    let int = |value: Option<i64>| value.map_or_else(|| "NULL".to_owned(), |v| format!("CAST({v} AS BIGINT)"));
+    Ok(vec![
+        ("namespace", literal(&facts.namespace.to_string())),
+        ("node_kind", literal(facts.node.as_str())),
+        ("category", literal(facts.category.as_str())),
+        ("tree_id", literal(facts.tree_id.as_str())),
+        ("kind", facts.kind.map_or_else(|| "CAST(NULL AS string)".to_owned(), |k| literal(k.as_str()))),
+        ("state", literal(facts.state.as_str())),
+        ("valid_from", int(opt_ts(facts.validity.valid_from)?)),
+        ("valid_to", int(opt_ts(facts.validity.valid_to)?)),
+        ("known_from", int(opt_ts(facts.known.known_from)?)),
+        ("known_until", int(opt_ts(facts.known.known_until)?)),
+        ("expires_at", int(opt_ts(facts.expires_at)?)),
+        ("sensitivity", int(Some(sensitivity_code(facts.sensitivity)))),
+        ("time_start", int(Some(ts(facts.time_start)?))),
+        ("time_end", int(Some(ts(facts.time_end)?))),
+    ])
+}
+
+/// (id, namespace, score) of every row of `batches`, reading the score from `score_column`
+/// through `score`.
+fn hits(batches: &[RecordBatch], score_column: &str, score: impl Fn(f32) -> f32) -> Result<Vec<Hit>> {
+    let mut out = Vec::new();
+    for batch in batches {
+        let column = |name: &str| {
+            batch
+                .column_by_name(name)
+                .ok_or_else(|| Error::backend(BACKEND, format!("a search result has no `{name}` column")))
+        };
+        let ids = column("id")?.as_any().downcast_ref::<StringArray>().cloned();
+        let namespaces = column("namespace")?.as_any().downcast_ref::<StringArray>().cloned();
+        let scores = column(score_column)?.as_any().downcast_ref::<Float32Array>().cloned();
+        let (Some(ids), Some(namespaces), Some(scores)) = (ids, namespaces, scores) else {
+            return Err(Error::backend(BACKEND, "a search result column has an unexpected type"));
+        };
+        for row in 0..batch.num_rows() {
+            let namespace = arbor_domain::namespace::Namespace::parse(namespaces.value(row))
+                .map_err(|e| Error::backend(BACKEND, format!("stored namespace: {e}")))?;
+            out.push(Hit { id: node_from_str(ids.value(row))?, namespace, score: score(scores.value(row)) });
+        }
+    }
+    // Best first; equal scores by id, so every run orders ties the same way.
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| node_to_str(&a.id).cmp(&node_to_str(&b.id))));
+    Ok(out)
+}
+
+impl LanceIndex {
+    /// How many documents hold `term` (counted up to [`DOCUMENT_FREQUENCY_CAP`]).
+    async fn document_frequency(docs: &Table, term: &str) -> Result<usize> {
+        let batches: Vec<RecordBatch> = docs
+            .query()
+            .full_text_search(FullTextSearchQuery::new(term.to_owned()))
+            .select(Select::columns(&["id"]))
+            .limit(DOCUMENT_FREQUENCY_CAP)
+            .execute()
+            .await
+            .map_err(lance_error)?
+            .try_collect()
+            .await
+            .map_err(lance_error)?;
+        Ok(batches.iter().map(RecordBatch::num_rows).sum())
+    }
+}
+
+#[async_trait]
+impl SearchIndex for LanceIndex {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    fn capabilities(&self) -> IndexCapabilities {
+        IndexCapabilities { full_text: true, vectors: true }
+    }
+
+    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let _writing = self.writes.lock().await;
+        // The last document per id wins, as if upserted one after another.
+        let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
+        for doc in &docs {
+            latest.insert(node_to_str(&doc.id), doc);
+        }
+        let docs: Vec<&IndexDoc> = latest.into_values().collect();
+        let table = self.table_or_create(DOCS, docs_schema()).await?;
+        let mut merge = table.merge_insert(&["id"]);
+        merge.when_matched_update_all(None).when_not_matched_insert_all();
+        merge.execute(reader(docs_batch(&docs)?)).await.map_err(lance_error)?;
+        if !Self::has_text_index(&table).await? {
+            Self::build_text_index(&table).await?;
+        }
+        // A document's vector lives in its embedder's table only: any other is dropped.
+        let ids: Vec<NodeId> = docs.iter().map(|d| d.id.clone()).collect();
+        for vectors in self.vector_tables().await? {
+            vectors.delete(ids_predicate(&ids).as_str()).await.map_err(lance_error)?;
+        }
+        let mut by_embedder: BTreeMap<EmbedderId, Vec<&IndexDoc>> = BTreeMap::new();
+        for doc in docs.iter().filter(|d| d.embedding.is_some()) {
+            let embedder = doc.embedding.as_ref().map(|e| e.embedder.clone()).expect("filtered");
+            if doc.embedding.as_ref().is_some_and(|e| e.values.len() != embedder.dimensions as usize) {
+                return Err(Error::invalid("embedding", format!("{} has a vector of the wrong length", doc.id)));
+            }
+            by_embedder.entry(embedder).or_default().push(doc);
+        }
+        for (embedder, group) in by_embedder {
+            let vectors =
+                self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
+            vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
+        }
+        Ok(())
+    }
+
+    async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
+        if updates.is_empty() {
+            return Ok(());
+        }
+        let _writing = self.writes.lock().await;
+        let mut tables: Vec<Table> = self.table(DOCS).await?.into_iter().collect();
+        tables.extend(self.vector_tables().await?);
+        for (id, facts) in &updates {
+            let assignments = fact_updates(facts)?;
+            for table in &tables {
+                let mut update = table.update().only_if(format!("id = {}", literal(&node_to_str(id))));
+                for (column, value) in &assignments {
+                    update = update.column(*column, value.clone());
+                }
+                update.execute().await.map_err(lance_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn remove(&self, ids: &[NodeId]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let _writing = self.writes.lock().await;
+        let condition = ids_predicate(ids);
+        if let Some(docs) = self.table(DOCS).await? {
+            docs.delete(condition.as_str()).await.map_err(lance_error)?;
+            Self::purge(&docs, true).await?;
+        }
+        for vectors in self.vector_tables().await? {
+            vectors.delete(condition.as_str()).await.map_err(lance_error)?;
+            Self::purge(&vectors, false).await?;
+        }
+        Ok(())
+    }
+
+    async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
+        let Some(docs) = self.table(DOCS).await? else {
+            return Ok(Vec::new());
+        };
+        let mut terms = query_terms(&query.text);
+        if let TermSelection::Rarest(n) = query.terms {
+            let mut counted = Vec::with_capacity(terms.len());
+            for term in terms {
+                let held_by = Self::document_frequency(&docs, &term).await?;
+                if held_by > 0 {
+                    counted.push((held_by, term));
+                }
+            }
+            counted.sort();
+            terms = counted.into_iter().take(n).map(|(_, term)| term).collect();
+        }
+        if terms.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let search = FullTextSearchQuery::new(terms.join(" "));
+        let batches: Vec<RecordBatch> = docs
+            .query()
+            .full_text_search(search)
+            .only_if(predicate(&query.filter)?)
+            .select(Select::columns(&["id", "namespace"]))
+            .limit(query.limit)
+            .execute()
+            .await
+            .map_err(lance_error)?
+            .try_collect()
+            .await
+            .map_err(lance_error)?;
+        hits(&batches, "_score", |score| score)
+    }
+
+    async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
+        let embedder = &query.embedding.embedder;
+        if query.embedding.values.len() != embedder.dimensions as usize {
+            return Err(Error::invalid("embedding", "the query vector's length is not its embedder's dimension"));
+        }
+        let Some(vectors) = self.table(&vector_table_name(embedder)).await? else {
+            return Ok(Vec::new());
+        };
+        if query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let batches: Vec<RecordBatch> = vectors
+            .query()
+            .nearest_to(query.embedding.values.as_slice())
+            .map_err(lance_error)?
+            .column("vector")
+            .distance_type(DistanceType::Cosine)
+            .only_if(predicate(&query.filter)?)
+            .select(Select::columns(&["id", "namespace"]))
+            .limit(query.limit)
+            .execute()
+            .await
+            .map_err(lance_error)?
+            .try_collect()
+            .await
+            .map_err(lance_error)?;
+        // Cosine distance is 1 - similarity.
+        hits(&batches, "_distance", |distance| 1.0 - distance)
+    }
+
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        if let Some(docs) = self.table(DOCS).await? {
+            let held =
+                docs.count_rows(Some(format!("strpos(text, {}) > 0", literal(needle)))).await.map_err(lance_error)?;
+            if held > 0 {
+                return Ok(true);
+            }
+        }
+        // Older versions and index files too: anything the dataset keeps on disk.
+        self.files_contain(needle)
+    }
+
+    async fn count(&self) -> Result<usize> {
+        match self.table(DOCS).await? {
+            Some(docs) => docs.count_rows(None).await.map_err(lance_error),
+            None => Ok(0),
+        }
+    }
+
+    async fn clear(&self) -> Result<()> {
+        let _writing = self.writes.lock().await;
+        for name in self.table_names().await? {
+            self.db.drop_table(&name, &[]).await.map_err(lance_error)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,18 @@
+//! The cross-crate property test and the seed 001 checklist on the embedded store with the
+//! LanceDB index: SQLite rows and bodies on disk, vectors and full text in a LanceDB dataset,
+//! a fresh directory per sequence.
+
+use arbor_tests::{check_sequence, lance_ports, operations, sequences};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: sequences(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
+        let result = check_sequence(lance_ports, &ops);
+        prop_assert!(result.is_ok(), "{}", result.unwrap_err());
+    }
+}
+
+arbor_tests::seed_001_checklist!(lance_ports);
