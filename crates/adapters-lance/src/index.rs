@@ -271,6 +271,11 @@ fn vectors_batch(docs: &[&IndexDoc], dimensions: u32) -> Result<RecordBatch> {
     RecordBatch::try_new(vectors_schema(dimensions), columns).map_err(arrow_error)
 }
 
+/// Runs `query` and gathers its result batches.
+async fn collect(query: impl ExecutableQuery) -> Result<Vec<RecordBatch>> {
+    query.execute().await.map_err(lance_error)?.try_collect().await.map_err(lance_error)
+}
+
 fn reader(batch: RecordBatch) -> Box<dyn arrow_array::RecordBatchReader + Send> {
     let schema = batch.schema();
     Box::new(RecordBatchIterator::new(vec![Ok(batch)], schema))
@@ -333,18 +338,12 @@ fn hits(batches: &[RecordBatch], score_column: &str, score: impl Fn(f32) -> f32)
 impl LanceIndex {
     /// How many documents hold `term` (counted up to [`DOCUMENT_FREQUENCY_CAP`]).
     async fn document_frequency(docs: &Table, term: &str) -> Result<usize> {
-        let batches: Vec<RecordBatch> = docs
+        let holding = docs
             .query()
             .full_text_search(FullTextSearchQuery::new(term.to_owned()))
             .select(Select::columns(&["id"]))
-            .limit(DOCUMENT_FREQUENCY_CAP)
-            .execute()
-            .await
-            .map_err(lance_error)?
-            .try_collect()
-            .await
-            .map_err(lance_error)?;
-        Ok(batches.iter().map(RecordBatch::num_rows).sum())
+            .limit(DOCUMENT_FREQUENCY_CAP);
+        Ok(collect(holding).await?.iter().map(RecordBatch::num_rows).sum())
     }
 }
 
@@ -454,19 +453,13 @@ impl SearchIndex for LanceIndex {
             return Ok(Vec::new());
         }
         let search = FullTextSearchQuery::new(terms.join(" "));
-        let batches: Vec<RecordBatch> = docs
+        let batches = docs
             .query()
             .full_text_search(search)
             .only_if(predicate(&query.filter)?)
             .select(Select::columns(&["id", "namespace"]))
-            .limit(query.limit)
-            .execute()
-            .await
-            .map_err(lance_error)?
-            .try_collect()
-            .await
-            .map_err(lance_error)?;
-        hits(&batches, "_score", |score| score)
+            .limit(query.limit);
+        hits(&collect(batches).await?, "_score", |score| score)
     }
 
     async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
@@ -480,7 +473,7 @@ impl SearchIndex for LanceIndex {
         if query.limit == 0 {
             return Ok(Vec::new());
         }
-        let batches: Vec<RecordBatch> = vectors
+        let nearest = vectors
             .query()
             .nearest_to(query.embedding.values.as_slice())
             .map_err(lance_error)?
@@ -488,15 +481,9 @@ impl SearchIndex for LanceIndex {
             .distance_type(DistanceType::Cosine)
             .only_if(predicate(&query.filter)?)
             .select(Select::columns(&["id", "namespace"]))
-            .limit(query.limit)
-            .execute()
-            .await
-            .map_err(lance_error)?
-            .try_collect()
-            .await
-            .map_err(lance_error)?;
+            .limit(query.limit);
         // Cosine distance is 1 - similarity.
-        hits(&batches, "_distance", |distance| 1.0 - distance)
+        hits(&collect(nearest).await?, "_distance", |distance| 1.0 - distance)
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {

@@ -65,8 +65,6 @@ fn forgotten_words_leave_every_file_of_the_lance_dataset_and_a_rebuild_answers_a
     let id = found["evidence"][0]["node_id"]["id"].as_str().unwrap().to_owned();
     assert!(any_file_holds(&root.join("lance"), "quokkaberry"), "the words are in the dataset before the forget");
 
-    let before = evidence(&json(&arbor(&root, &["--json", "retrieve", "ferry", "--conversation", "c1"])));
-    assert!(!before.is_empty());
     arbor(&root, &["forget", &id, "--conversation", "c1"]);
     assert!(!any_file_holds(&root.join("lance"), "quokkaberry"), "a file of the Lance dataset keeps forgotten words");
     assert!(!any_file_holds(&root, "quokkaberry"), "a file of the store keeps forgotten words");
@@ -74,6 +72,8 @@ fn forgotten_words_leave_every_file_of_the_lance_dataset_and_a_rebuild_answers_a
     assert!(evidence(&after).iter().all(|e| e != &id));
 
     // Rebuilt from the authoritative store, the index answers with the same memories.
+    let before = evidence(&json(&arbor(&root, &["--json", "retrieve", "ferry", "--conversation", "c1"])));
+    assert!(!before.is_empty());
     arbor(&root, &["jobs", "reindex"]);
     let rebuilt = evidence(&json(&arbor(&root, &["--json", "retrieve", "ferry", "--conversation", "c1"])));
     assert_eq!(rebuilt, before);
