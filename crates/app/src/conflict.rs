@@ -74,8 +74,7 @@ impl Arbor {
                     "conflict.kept_both",
                 ),
                 Some(validity) => {
-                    let current_from =
-                        ClaimView::new(&current.validity, current.observed_at, &current.provenance.source).holds_from;
+                    let current_from = ClaimView::of_leaf(&current).holds_from;
                     // Earlier versions about the subject: the new fact may not hold when they did.
                     let history: Vec<Validity> = match &candidate.subject {
                         Some(subject) => {

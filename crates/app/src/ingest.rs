@@ -387,10 +387,8 @@ impl Arbor {
         // A replacement that is older or less authoritative than the current memory is a
         // conflict: it waits for a person instead of overwriting [001 §11.1].
         if let Some(current) = replaced_record.as_ref().filter(|old| old.status == LeafStatus::Active)
-            && let Some(cause) = conflict_between(
-                &ClaimView::new(&validity, observed_at, &event.source),
-                &ClaimView::new(&current.validity, current.observed_at, &current.provenance.source),
-            )
+            && let Some(cause) =
+                conflict_between(&ClaimView::new(&validity, observed_at, &event.source), &ClaimView::of_leaf(current))
         {
             approval = Approval { status: LeafStatus::Candidate, reason: cause.reason() };
         }

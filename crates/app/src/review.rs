@@ -56,9 +56,9 @@ impl Arbor {
         for tree in store.trees(&scope).await? {
             for leaf in store.tree_leaves(&tree.namespace, &tree.tree_id, &waiting).await? {
                 let would_supersede = self.replaced_on_confirmation(&leaf).await?;
-                let claim = |l: &LeafRecord| ClaimView::new(&l.validity, l.observed_at, &l.provenance.source);
-                let conflict =
-                    would_supersede.first().and_then(|current| conflict_between(&claim(&leaf), &claim(current)));
+                let conflict = would_supersede
+                    .first()
+                    .and_then(|current| conflict_between(&ClaimView::of_leaf(&leaf), &ClaimView::of_leaf(current)));
                 items.push(ReviewItem { leaf, would_supersede, conflict });
             }
         }
@@ -192,8 +192,7 @@ impl Arbor {
                 LeafTransition::Confirm => {
                     let mut confirmed = leaf.confirmed(now)?;
                     let replaced = self.replaced_on_confirmation(&confirmed).await?;
-                    let claim = |l: &LeafRecord| ClaimView::new(&l.validity, l.observed_at, &l.provenance.source);
-                    let held_from: Vec<_> = replaced.iter().map(|old| claim(old).holds_from).collect();
+                    let held_from: Vec<_> = replaced.iter().map(|old| ClaimView::of_leaf(old).holds_from).collect();
                     confirmed.validity = takeover_start(&confirmed.validity, confirmed.observed_at, &held_from);
                     let valid_from = confirmed.validity.valid_from.unwrap_or(now);
                     (confirmed, replaced.into_iter().map(|old| (old, valid_from)).collect(), "leaf.confirmed")

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::SourceRef;
+use crate::model::{LeafRecord, SourceRef};
 use crate::time::{Timestamp, Validity};
 
 /// How far a source is trusted to replace what another source said, lowest first.
@@ -51,6 +51,11 @@ pub struct ClaimView {
 impl ClaimView {
     pub fn new(validity: &Validity, observed_at: Timestamp, source: &SourceRef) -> ClaimView {
         ClaimView { holds_from: validity.valid_from.unwrap_or(observed_at), authority: SourceAuthority::of(source) }
+    }
+
+    /// What a stored leaf claims.
+    pub fn of_leaf(leaf: &LeafRecord) -> ClaimView {
+        ClaimView::new(&leaf.validity, leaf.observed_at, &leaf.provenance.source)
     }
 }
 
