@@ -3,7 +3,9 @@
 //! as JSON. With `--backend postgres` every size runs on SQLite and on a throwaway Postgres
 //! (durable settings) in the same run, with their ratio, followed by concurrent ingest from
 //! several `arbor ingest` processes into one Postgres store, checked for lost or duplicated
-//! leaves.
+//! leaves. With `--lance` every size also runs on SQLite with a LanceDB index, side by side
+//! with SQLite's own index (retrieval p50/p95, ingest, and rebuilding the index from the
+//! store), with their ratio.
 //!
 //! Stores are kept until every size has run: ext4 skips inodes freed in the last half
 //! minute when it allocates new ones, so deleting one run's ten thousand files right before
@@ -18,7 +20,7 @@ use serde_json::Value;
 use crate::postgres::{Durability, Server};
 use crate::{cargo, step, tidy};
 
-const USAGE: &str = "usage: cargo xtask bench [--backend sqlite|postgres] [--sizes 10000,100000] [--queries 1000] \
+const USAGE: &str = "usage: cargo xtask bench [--backend sqlite|postgres] [--lance] [--sizes 10000,100000] [--queries 1000] \
                      [--embedders hashing,local] [--processes 4] [--per-process 5000] [--keep]";
 
 struct Options {
@@ -27,6 +29,8 @@ struct Options {
     keep: bool,
     /// Also run every size on Postgres, and the concurrent ingest.
     postgres: bool,
+    /// Also run every size on SQLite with the LanceDB index.
+    lance: bool,
     /// Each size runs once per embedder: `hashing` (no model) and/or `local` (all-MiniLM-L6-v2).
     embedders: Vec<String>,
     processes: usize,
@@ -39,6 +43,7 @@ fn parse(args: &[String]) -> Result<Options> {
         queries: 1_000,
         keep: false,
         postgres: false,
+        lance: false,
         embedders: vec!["hashing".to_owned()],
         processes: 4,
         per_process: 5_000,
@@ -59,6 +64,7 @@ fn parse(args: &[String]) -> Result<Options> {
                     value("--queries")?.parse().with_context(|| format!("--queries: a count\n{USAGE}"))?;
             }
             "--keep" => options.keep = true,
+            "--lance" => options.lance = true,
             "--embedders" => {
                 options.embedders = value("--embedders")?.split(',').map(|e| e.trim().to_owned()).collect();
                 if let Some(bad) = options.embedders.iter().find(|e| !matches!(e.as_str(), "hashing" | "local")) {
@@ -107,9 +113,10 @@ pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     let root = tidy::workspace_root();
+    let features = if options.lance { "postgres,lance" } else { "postgres" };
     let mut build = cargo();
-    build.args(["build", "--release", "--locked", "--bin", "arbor", "--features", "postgres"]);
-    step("cargo build --release --bin arbor --features postgres", build)?;
+    build.args(["build", "--release", "--locked", "--bin", "arbor", "--features", features]);
+    step(&format!("cargo build --release --bin arbor --features {features}"), build)?;
     let target = target_dir(&root)?;
     let arbor = target.join("release").join("arbor");
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
@@ -119,23 +126,27 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
 
     let mut reports = Vec::new();
     for &size in &options.sizes {
-        let mut backends = vec![("sqlite", None)];
-        if let Some(server) = &server {
-            backends.push(("postgres", Some(server.url.as_str())));
+        // (rows, index, server)
+        let mut backends = vec![("sqlite", "store", None)];
+        if options.lance {
+            backends.push(("sqlite", "lance", None));
         }
-        for ((backend, url), embedder) in
+        if let Some(server) = &server {
+            backends.push(("postgres", "store", Some(server.url.as_str())));
+        }
+        for ((backend, index, url), embedder) in
             backends.into_iter().flat_map(|b| options.embedders.iter().map(move |e| (b, e)))
         {
             println!(
-                "\n==> arbor bench --backend {backend} --embedder {embedder} --leaves {size} --queries {}",
+                "\n==> arbor bench --backend {backend} --index {index} --embedder {embedder} --leaves {size} --queries {}",
                 options.queries
             );
             let mut command = Command::new(&arbor);
             command
-                .args(["bench", "--json", "--backend", backend, "--leaves", &size.to_string()])
+                .args(["bench", "--json", "--backend", backend, "--index", index, "--leaves", &size.to_string()])
                 .args(["--queries", &options.queries.to_string(), "--embedder", embedder])
                 .arg("--dir")
-                .arg(stores.join(format!("{backend}-{embedder}-{size}")));
+                .arg(stores.join(format!("{backend}-{index}-{embedder}-{size}")));
             if let Some(url) = url {
                 command.args(["--database-url", url, "--schema", &format!("bench_{embedder}_{size}")]);
             }
@@ -159,6 +170,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     println!("\n{}", embedder_table(&reports));
     if options.postgres {
         println!("\n{}", ratios(&reports));
+    }
+    if options.lance {
+        println!("\n{}", index_ratios(&reports));
     }
     if let Some(concurrent) = &concurrent {
         println!("\n{}", concurrent_table(concurrent));
@@ -326,7 +340,7 @@ fn ratios(reports: &[Value]) -> String {
         "|  leaves | ingest/s pg/sqlite | seal s pg/sqlite | retrieve p50 pg/sqlite | retrieve p95 pg/sqlite |\n\
          |--------:|-------------------:|-----------------:|-----------------------:|-----------------------:|",
     );
-    for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite") {
+    for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite" && r["index"] != "lance") {
         let Some(pg) = reports.iter().find(|r| {
             r["backend"] == "postgres" && r["events"] == sqlite["events"] && r["embedder"] == sqlite["embedder"]
         }) else {
@@ -345,6 +359,44 @@ fn ratios(reports: &[Value]) -> String {
     out
 }
 
+/// LanceDB index / SQLite index for each size and embedder, from the runs side by side.
+fn index_ratios(reports: &[Value]) -> String {
+    let mut out = String::from(
+        "|  leaves |               embedder | retrieve p50 lance/sqlite | retrieve p95 lance/sqlite | index build lance/sqlite | ingest/s lance/sqlite |\n\
+         |--------:|-----------------------:|--------------------------:|--------------------------:|-------------------------:|----------------------:|",
+    );
+    for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite" && r["index"] == "store") {
+        let Some(lance) = reports.iter().find(|r| {
+            r["backend"] == "sqlite"
+                && r["index"] == "lance"
+                && r["events"] == sqlite["events"]
+                && r["embedder"] == sqlite["embedder"]
+        }) else {
+            continue;
+        };
+        let ratio = |path: &[&str]| number(lance, path) / number(sqlite, path);
+        out.push_str(&format!(
+            "\n| {:>7} | {:>22} | {:>25.2} | {:>25.2} | {:>24.2} | {:>21.2} |",
+            number(sqlite, &["leaves"]),
+            sqlite["embedder"].as_str().unwrap_or("?"),
+            ratio(&["retrieve", "p50_ms"]),
+            ratio(&["retrieve", "p95_ms"]),
+            ratio(&["index_build_seconds"]),
+            ratio(&["ingest_leaves_per_second"]),
+        ));
+    }
+    out
+}
+
+/// Where a run's rows and index lived: `sqlite`, `postgres`, or `sqlite+lance`.
+fn stores_label(report: &Value) -> String {
+    let backend = report["backend"].as_str().unwrap_or("?");
+    match report["index"].as_str() {
+        Some("lance") => format!("{backend}+lance"),
+        _ => backend.to_owned(),
+    }
+}
+
 fn number(report: &Value, path: &[&str]) -> f64 {
     path.iter().fold(report, |value, key| &value[*key]).as_f64().unwrap_or(f64::NAN)
 }
@@ -357,12 +409,13 @@ fn row(r: &Value) -> String {
         format!("{:.digits$} / {:.digits$}", number(r, a), number(r, b))
     };
     format!(
-        "| {:>7} | {:>8} | {:>22} | {:>8.0} | {:>6.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
+        "| {:>7} | {:>12} | {:>22} | {:>8.0} | {:>6.1} | {:>13.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
         number(r, &["leaves"]),
-        r["backend"].as_str().unwrap_or("?"),
+        stores_label(r),
         r["embedder"].as_str().unwrap_or("?"),
         number(r, &["ingest_leaves_per_second"]),
         number(r, &["seal_seconds"]),
+        number(r, &["index_build_seconds"]),
         pair(&["retrieve", "p50_ms"], &["retrieve", "p95_ms"], 2),
         pair(&["floor_text", "p50_ms"], &["floor_text", "p95_ms"], 2),
         pair(&["floor_vector", "p50_ms"], &["floor_vector", "p95_ms"], 2),
@@ -373,8 +426,8 @@ fn row(r: &Value) -> String {
 
 fn table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |  backend |               embedder | ingest/s | seal s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
-         |--------:|---------:|-----------------------:|---------:|-------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
+        "|  leaves |       stores |               embedder | ingest/s | seal s | index build s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
+         |--------:|-------------:|-----------------------:|---------:|-------:|--------------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
     );
     for report in reports {
         out.push('\n');
@@ -382,7 +435,8 @@ fn table(reports: &[Value]) -> String {
     }
     out.push_str(
         "\n\nretrieve: Arbor's whole retrieval (scope, filters, both searches, fusion, store check, \
-         verified bodies, pack), query embedding excluded.\nfloor: the same queries straight to FTS5 \
+         verified bodies, pack), query embedding excluded.\nindex build: rebuilding the whole index from \
+         the store (`arbor jobs reindex`: every body read and embedded again, the index built and optimized).\nfloor: the same queries straight to FTS5 \
          (BM25, top 50) plus the vector index (top 50), no filter; ratio = retrieve / floor.",
     );
     out
@@ -392,8 +446,8 @@ fn table(reports: &[Value]) -> String {
 /// included, and broad questions answered summary-first, with the body files each hydrates.
 fn questions_table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |  backend |               embedder | exact ms p50/p95, embedding excluded | exact ms p50/p95, included | broad ms p50/p95 | files hydrated per broad question mean/max | summaries in a broad pack |\n\
-         |--------:|---------:|-----------------------:|-------------------------------------:|---------------------------:|-----------------:|-------------------------------------------:|--------------------------:|",
+        "|  leaves |       stores |               embedder | exact ms p50/p95, embedding excluded | exact ms p50/p95, included | broad ms p50/p95 | files hydrated per broad question mean/max | summaries in a broad pack |\n\
+         |--------:|-------------:|-----------------------:|-------------------------------------:|---------------------------:|-----------------:|-------------------------------------------:|--------------------------:|",
     );
     for r in reports {
         let pair = |path: &[&str]| {
@@ -401,9 +455,9 @@ fn questions_table(reports: &[Value]) -> String {
             format!("{:.2} / {:.2}", at("p50_ms"), at("p95_ms"))
         };
         out.push_str(&format!(
-            "\n| {:>7} | {:>8} | {:>22} | {:>36} | {:>26} | {:>16} | {:>42} | {:>25.1} |",
+            "\n| {:>7} | {:>12} | {:>22} | {:>36} | {:>26} | {:>16} | {:>42} | {:>25.1} |",
             number(r, &["leaves"]),
-            r["backend"].as_str().unwrap_or("?"),
+            stores_label(r),
             r["embedder"].as_str().unwrap_or("?"),
             pair(&["retrieve"]),
             pair(&["retrieve_with_embedding"]),

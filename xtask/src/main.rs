@@ -109,22 +109,14 @@ fn ensure_protoc() -> Result<()> {
 fn ci() -> Result<()> {
     ensure_nextest()?;
     ensure_model()?;
+    // LanceDB's build (lance-encoding) compiles protobuf definitions.
+    ensure_protoc()?;
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("cargo fmt --check", fmt)?;
 
     let mut clippy = cargo();
-    clippy.args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--features",
-        WITHOUT_LANCE,
-        "--locked",
-        "--",
-        "-D",
-        "warnings",
-    ]);
+    clippy.args(["clippy", "--workspace", "--all-targets", "--all-features", "--locked", "--", "-D", "warnings"]);
     step("cargo clippy -D warnings", clippy)?;
 
     println!("\n==> tidy");
@@ -145,17 +137,17 @@ fn ci() -> Result<()> {
 pub(crate) const WORKSPACE_TESTS: &[&str] =
     &["--workspace", "--exclude", "arbor-tests", "--exclude", "arbor-adapters-postgres", "--locked"];
 
-/// Every feature of the workspace but LanceDB's: what `ci` lints and tests. LanceDB
-/// (datafusion, arrow; a cold debug build takes about 20 minutes here) is built only by
-/// `conformance --backend lance`.
-const WITHOUT_LANCE: &str = "arbor-cli/postgres,arbor-cli/local-embed,arbor-adapters-models/openai,\
-arbor-adapters-postgres/testing,arbor-adapters-sqlite/bench,arbor-ports/conformance,arbor-ports/fs,arbor-ports/mocks";
-
 /// Backends this build can run the conformance suite against.
 const BACKENDS: &[&str] = &["memory", "sqlite", "postgres", "lance"];
 
-/// The backends `--backend all` (and so `ci`) runs: all but LanceDB, which is opt-in.
-const ALL_BACKENDS: &[&str] = &["memory", "sqlite", "postgres"];
+/// The tests `conformance --backend lance` runs: the adapter's search-index suite, the
+/// binary's LanceDB test, and the property sequences with the checklist on SQLite + Lance.
+const LANCE_TESTS: &str = "package(arbor-adapters-lance) | (package(arbor-cli) & binary(lance)) | (package(arbor-tests) & binary(lance_backend))";
+
+/// How many random operation sequences each backend's property test runs (at least 256 in CI).
+fn sequences() -> String {
+    std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into())
+}
 
 fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Result<()> {
     let mut suite = cargo();
@@ -171,10 +163,7 @@ fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Resul
 fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
-    if backend == "lance" {
-        properties.args(["--features", "lance"]);
-    }
-    properties.env("ARBOR_SEQUENCES", std::env::var("ARBOR_SEQUENCES").unwrap_or_else(|_| "256".into()));
+    properties.env("ARBOR_SEQUENCES", sequences());
     if let Some(url) = database {
         properties.env("ARBOR_TEST_DATABASE_URL", url);
     }
@@ -183,7 +172,7 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
 
 fn conformance(args: &[String]) -> Result<()> {
     ensure_nextest()?;
-    if args.iter().any(|a| a == "lance") {
+    if args.iter().any(|a| a == "lance" || a == "all") {
         ensure_protoc()?;
     }
     let backend = match args {
@@ -191,7 +180,7 @@ fn conformance(args: &[String]) -> Result<()> {
         _ => bail!("usage: cargo xtask conformance --backend <{}|all>", BACKENDS.join("|")),
     };
     let selected: Vec<&str> = match backend {
-        "all" => ALL_BACKENDS.to_vec(),
+        "all" => BACKENDS.to_vec(),
         name if BACKENDS.contains(&name) => vec![name],
         other => bail!("unknown backend {other:?}; expected one of {} or all", BACKENDS.join(", ")),
     };
@@ -221,11 +210,18 @@ fn conformance(args: &[String]) -> Result<()> {
             }
             "lance" => {
                 // LanceDB (datafusion, arrow) is compiled only here, in debug, behind the
-                // adapter's `lance` feature.
-                run_suite("lance", &["-p", "arbor-adapters-lance", "--features", "lance"], None)?;
-                let cli = ["-p", "arbor-cli", "--features", "lance", "--test", "lance"];
-                run_suite("lance: the arbor binary", &cli, None)?;
-                run_properties("lance", "lance_backend", None)?;
+                // adapter's `lance` feature. One invocation builds all three test binaries,
+                // so the lance chain is compiled once, with one feature set.
+                let mut lance = cargo();
+                lance
+                    .args(["nextest", "run", "--locked", "--no-fail-fast"])
+                    .args(["-p", "arbor-adapters-lance", "-p", "arbor-cli", "-p", "arbor-tests"])
+                    .args(["--features", "arbor-adapters-lance/lance,arbor-cli/lance,arbor-tests/lance"])
+                    // Only these targets: every test binary of these packages would link lancedb.
+                    .args(["--lib", "--test", "conformance", "--test", "lance", "--test", "lance_backend"])
+                    .args(["-E", LANCE_TESTS]);
+                lance.env("ARBOR_SEQUENCES", sequences());
+                step("conformance suite, the arbor binary, property sequences and the checklist: lance", lance)?;
             }
             other => bail!("no conformance runner for {other}"),
         }

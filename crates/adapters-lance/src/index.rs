@@ -5,6 +5,12 @@
 //! vectors, so a vector search filters inside the query too. Every search is pre-filtered by
 //! [`predicate`](crate::filter::predicate).
 //!
+//! Writes land as new fragments; every [`MAINTAIN_EVERY_WRITES`] writes (and on
+//! [`optimize`](SearchIndex::optimize)) the index compacts them, folds them into the inverted
+//! index, and gives a vector table that has grown past [`ANN_MIN_ROWS`] an IVF-PQ index, whose
+//! candidates are re-ranked by exact distance. Rows not yet in an index are searched exactly,
+//! so maintenance changes speed, never what is admitted.
+//!
 //! Removing really removes: deleted rows are compacted out of the data files, the inverted
 //! index is rebuilt without them, and every older version of the dataset is pruned, so no file
 //! under the dataset directory keeps a removed document's words.
@@ -19,6 +25,7 @@ use arbor_domain::visibility::NodeFacts;
 use arbor_ports::rows::{node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use arbor_ports::{
     EmbedderId, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
+    rarest_terms,
 };
 use arrow_array::types::Float32Type;
 use arrow_array::{
@@ -29,8 +36,9 @@ use async_trait::async_trait;
 use futures::TryStreamExt;
 use lancedb::index::Index;
 use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::vector::IvfPqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
-use lancedb::table::{CompactionOptions, Duration, OptimizeAction};
+use lancedb::table::{CompactionOptions, Duration, OptimizeAction, OptimizeOptions};
 use lancedb::{Connection, DistanceType, Table};
 use tokio::sync::Mutex;
 
@@ -42,6 +50,17 @@ const VECTORS_PREFIX: &str = "vectors_";
 /// How many documents a term's document frequency is counted up to, for `Rarest` term
 /// selection: beyond this a term is common, and common terms tie by the term itself.
 const DOCUMENT_FREQUENCY_CAP: usize = 10_000;
+/// Upserts and fact changes between two automatic maintenance passes: each write is a new
+/// fragment (and a new version), and searches slow down as they pile up.
+pub const MAINTAIN_EVERY_WRITES: usize = 64;
+/// How many rows a vector table holds, by default, before it is given an approximate (IVF-PQ)
+/// index; below this an exact scan is about as fast and needs no training.
+pub const ANN_MIN_ROWS: usize = 50_000;
+/// Candidates per wanted hit an approximate search re-ranks by exact distance.
+const ANN_REFINE_FACTOR: u32 = 10;
+/// Rows per data file compaction aims for: fragments this large are left as they are, so
+/// maintenance does not rewrite the whole table each time.
+const TARGET_ROWS_PER_FRAGMENT: usize = 1 << 17;
 
 fn lance_error(error: lancedb::Error) -> Error {
     Error::backend(BACKEND, error)
@@ -58,8 +77,10 @@ pub struct LanceIndex {
     dir: PathBuf,
     /// One writer at a time in this process: LanceDB commits are optimistic, and the index's
     /// read-modify-write steps (replace a document's vectors, rebuild after a removal) must not
-    /// interleave.
-    writes: Arc<Mutex<()>>,
+    /// interleave. Holds the writes since the last maintenance pass.
+    writes: Arc<Mutex<usize>>,
+    /// Rows a vector table holds before maintenance gives it an approximate index.
+    ann_min_rows: usize,
 }
 
 impl std::fmt::Debug for LanceIndex {
@@ -74,7 +95,22 @@ impl LanceIndex {
         std::fs::create_dir_all(dir).map_err(|e| Error::backend(BACKEND, e))?;
         let uri = dir.to_str().ok_or_else(|| Error::invalid("lance directory", "the path is not UTF-8"))?;
         let db = lancedb::connect(uri).execute().await.map_err(lance_error)?;
-        Ok(LanceIndex { db, dir: dir.to_owned(), writes: Arc::new(Mutex::new(())) })
+        Ok(LanceIndex { db, dir: dir.to_owned(), writes: Arc::new(Mutex::new(0)), ann_min_rows: ANN_MIN_ROWS })
+    }
+
+    /// Gives vector tables their approximate index once they hold `rows` rows (default
+    /// [`ANN_MIN_ROWS`]); training needs at least 256.
+    pub fn with_ann_min_rows(mut self, rows: usize) -> LanceIndex {
+        self.ann_min_rows = rows.max(256);
+        self
+    }
+
+    /// Whether `embedder`'s vectors have their approximate index yet.
+    pub async fn has_ann_index(&self, embedder: &EmbedderId) -> Result<bool> {
+        match self.table(&vector_table_name(embedder)).await? {
+            Some(vectors) => Self::has_index_on(&vectors, "vector").await,
+            None => Ok(false),
+        }
     }
 
     /// The dataset directory.
@@ -125,9 +161,56 @@ impl LanceIndex {
         table.create_index(&["terms"], Index::FTS(params)).replace(true).execute().await.map_err(lance_error)
     }
 
-    async fn has_text_index(table: &Table) -> Result<bool> {
+    async fn has_index_on(table: &Table, column: &str) -> Result<bool> {
         let indices = table.list_indices().await.map_err(lance_error)?;
-        Ok(indices.iter().any(|i| i.columns.iter().any(|c| c == "terms")))
+        Ok(indices.iter().any(|i| i.columns.iter().any(|c| c == column)))
+    }
+
+    /// Counts one write, and runs a maintenance pass when enough have piled up.
+    async fn wrote(&self, since_maintenance: &mut usize) -> Result<()> {
+        *since_maintenance += 1;
+        if *since_maintenance >= MAINTAIN_EVERY_WRITES {
+            self.maintain().await?;
+            *since_maintenance = 0;
+        }
+        Ok(())
+    }
+
+    /// Compacts every table's small fragments, folds new rows into the indices, gives large
+    /// vector tables an approximate index, and prunes versions older than a minute (younger
+    /// ones may still be read by a search under way). Call with the write lock held.
+    async fn maintain(&self) -> Result<()> {
+        let Some(docs) = self.table(DOCS).await? else {
+            return Ok(());
+        };
+        Self::compact_and_reindex(&docs).await?;
+        for vectors in self.vector_tables().await? {
+            if !Self::has_index_on(&vectors, "vector").await?
+                && vectors.count_rows(None).await.map_err(lance_error)? >= self.ann_min_rows
+            {
+                let ivf_pq = IvfPqIndexBuilder::default().distance_type(DistanceType::Cosine);
+                vectors.create_index(&["vector"], Index::IvfPq(ivf_pq)).execute().await.map_err(lance_error)?;
+            }
+            Self::compact_and_reindex(&vectors).await?;
+        }
+        Ok(())
+    }
+
+    async fn compact_and_reindex(table: &Table) -> Result<()> {
+        let options =
+            CompactionOptions { target_rows_per_fragment: TARGET_ROWS_PER_FRAGMENT, ..CompactionOptions::default() };
+        table.optimize(OptimizeAction::Compact { options, remap_options: None }).await.map_err(lance_error)?;
+        table.optimize(OptimizeAction::Index(OptimizeOptions::default())).await.map_err(lance_error)?;
+        let a_minute = Duration::try_minutes(1).expect("a minute is a valid duration");
+        table
+            .optimize(OptimizeAction::Prune {
+                older_than: Some(a_minute),
+                delete_unverified: Some(false),
+                error_if_tagged_old_versions: Some(false),
+            })
+            .await
+            .map_err(lance_error)?;
+        Ok(())
     }
 
     /// Rewrites the data files without deleted rows, rebuilds the inverted index if asked, and
@@ -271,6 +354,28 @@ fn vectors_batch(docs: &[&IndexDoc], dimensions: u32) -> Result<RecordBatch> {
     RecordBatch::try_new(vectors_schema(dimensions), columns).map_err(arrow_error)
 }
 
+/// `batch` (rows of a table, every column) with its filter columns set to each row's facts in
+/// `facts` (by id); every row's id must be there.
+fn with_facts(batch: &RecordBatch, facts: &BTreeMap<String, &NodeFacts>) -> Result<RecordBatch> {
+    let ids = batch
+        .column_by_name("id")
+        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+        .ok_or_else(|| Error::backend(BACKEND, "a stored row has no string `id` column"))?;
+    let mut ids_and_facts = Vec::with_capacity(batch.num_rows());
+    for row in 0..batch.num_rows() {
+        let id = node_from_str(ids.value(row))?;
+        let facts = facts
+            .get(ids.value(row))
+            .copied()
+            .ok_or_else(|| Error::backend(BACKEND, format!("{id} was read for a fact change it is not part of")))?;
+        ids_and_facts.push((id, facts));
+    }
+    let rows: Vec<(&NodeId, &NodeFacts)> = ids_and_facts.iter().map(|(id, facts)| (id, *facts)).collect();
+    let mut columns = fact_columns(&rows)?;
+    columns.extend(batch.columns()[columns.len()..].iter().cloned());
+    RecordBatch::try_new(batch.schema(), columns).map_err(arrow_error)
+}
+
 /// Runs `query` and gathers its result batches.
 async fn collect(query: impl ExecutableQuery) -> Result<Vec<RecordBatch>> {
     query.execute().await.map_err(lance_error)?.try_collect().await.map_err(lance_error)
@@ -285,27 +390,6 @@ fn reader(batch: RecordBatch) -> Box<dyn arrow_array::RecordBatchReader + Send> 
 fn ids_predicate(ids: &[NodeId]) -> String {
     let quoted: Vec<String> = ids.iter().map(|id| literal(&node_to_str(id))).collect();
     format!("id IN ({})", quoted.join(", "))
-}
-
-/// The SQL expressions that set a row's filter columns to `facts`.
-fn fact_updates(facts: &NodeFacts) -> Result<Vec<(&'static str, String)>> {
-    let int = |value: Option<i64>| value.map_or_else(|| "NULL".to_owned(), |v| format!("CAST({v} AS BIGINT)"));
-    Ok(vec![
-        ("namespace", literal(&facts.namespace.to_string())),
-        ("node_kind", literal(facts.node.as_str())),
-        ("category", literal(facts.category.as_str())),
-        ("tree_id", literal(facts.tree_id.as_str())),
-        ("kind", facts.kind.map_or_else(|| "CAST(NULL AS string)".to_owned(), |k| literal(k.as_str()))),
-        ("state", literal(facts.state.as_str())),
-        ("valid_from", int(opt_ts(facts.validity.valid_from)?)),
-        ("valid_to", int(opt_ts(facts.validity.valid_to)?)),
-        ("known_from", int(opt_ts(facts.known.known_from)?)),
-        ("known_until", int(opt_ts(facts.known.known_until)?)),
-        ("expires_at", int(opt_ts(facts.expires_at)?)),
-        ("sensitivity", int(Some(sensitivity_code(facts.sensitivity)))),
-        ("time_start", int(Some(ts(facts.time_start)?))),
-        ("time_end", int(Some(ts(facts.time_end)?))),
-    ])
 }
 
 /// (id, namespace, score) of every row of `batches`, reading the score from `score_column`
@@ -361,7 +445,7 @@ impl SearchIndex for LanceIndex {
         if docs.is_empty() {
             return Ok(());
         }
-        let _writing = self.writes.lock().await;
+        let mut writes = self.writes.lock().await;
         // The last document per id wins, as if upserted one after another.
         let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
         for doc in &docs {
@@ -372,7 +456,7 @@ impl SearchIndex for LanceIndex {
         let mut merge = table.merge_insert(&["id"]);
         merge.when_matched_update_all(None).when_not_matched_insert_all();
         merge.execute(reader(docs_batch(&docs)?)).await.map_err(lance_error)?;
-        if !Self::has_text_index(&table).await? {
+        if !Self::has_index_on(&table, "terms").await? {
             Self::build_text_index(&table).await?;
         }
         // A document's vector lives in its embedder's table only: any other is dropped.
@@ -393,34 +477,42 @@ impl SearchIndex for LanceIndex {
                 self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
             vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
         }
-        Ok(())
+        self.wrote(&mut writes).await
     }
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
         if updates.is_empty() {
             return Ok(());
         }
-        let _writing = self.writes.lock().await;
+        let mut writes = self.writes.lock().await;
+        // The last facts per id win, as if set one after another.
+        let latest: BTreeMap<String, &NodeFacts> = updates.iter().map(|(id, facts)| (node_to_str(id), facts)).collect();
+        let ids: Vec<NodeId> = updates.iter().map(|(id, _)| id.clone()).collect();
         let mut tables: Vec<Table> = self.table(DOCS).await?.into_iter().collect();
         tables.extend(self.vector_tables().await?);
-        for (id, facts) in &updates {
-            let assignments = fact_updates(facts)?;
-            for table in &tables {
-                let mut update = table.update().only_if(format!("id = {}", literal(&node_to_str(id))));
-                for (column, value) in &assignments {
-                    update = update.column(*column, value.clone());
-                }
-                update.execute().await.map_err(lance_error)?;
-            }
+        // Each table's rows for these ids, read, given their new facts and merged back: one
+        // new version per table, however many ids change.
+        for table in &tables {
+            let rows = collect(table.query().only_if(ids_predicate(&ids))).await?;
+            let rewritten: Vec<RecordBatch> =
+                rows.iter().filter(|b| b.num_rows() > 0).map(|b| with_facts(b, &latest)).collect::<Result<_>>()?;
+            let Some(first) = rewritten.first() else {
+                continue;
+            };
+            let schema = first.schema();
+            let source = RecordBatchIterator::new(rewritten.into_iter().map(Ok), schema);
+            let mut merge = table.merge_insert(&["id"]);
+            merge.when_matched_update_all(None);
+            merge.execute(Box::new(source)).await.map_err(lance_error)?;
         }
-        Ok(())
+        self.wrote(&mut writes).await
     }
 
     async fn remove(&self, ids: &[NodeId]) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
-        let _writing = self.writes.lock().await;
+        let _writes = self.writes.lock().await;
         let condition = ids_predicate(ids);
         if let Some(docs) = self.table(DOCS).await? {
             docs.delete(condition.as_str()).await.map_err(lance_error)?;
@@ -441,13 +533,9 @@ impl SearchIndex for LanceIndex {
         if let TermSelection::Rarest(n) = query.terms {
             let mut counted = Vec::with_capacity(terms.len());
             for term in terms {
-                let held_by = Self::document_frequency(&docs, &term).await?;
-                if held_by > 0 {
-                    counted.push((held_by, term));
-                }
+                counted.push((Self::document_frequency(&docs, &term).await? as u64, term));
             }
-            counted.sort();
-            terms = counted.into_iter().take(n).map(|(_, term)| term).collect();
+            terms = rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect();
         }
         if terms.is_empty() || query.limit == 0 {
             return Ok(Vec::new());
@@ -479,6 +567,9 @@ impl SearchIndex for LanceIndex {
             .map_err(lance_error)?
             .column("vector")
             .distance_type(DistanceType::Cosine)
+            // Used only once the table has its approximate index: the candidates are re-ranked
+            // by exact distance, so scores are exact cosine either way.
+            .refine_factor(ANN_REFINE_FACTOR)
             .only_if(predicate(&query.filter)?)
             .select(Select::columns(&["id", "namespace"]))
             .limit(query.limit);
@@ -506,10 +597,18 @@ impl SearchIndex for LanceIndex {
     }
 
     async fn clear(&self) -> Result<()> {
-        let _writing = self.writes.lock().await;
+        let mut writes = self.writes.lock().await;
         for name in self.table_names().await? {
             self.db.drop_table(&name, &[]).await.map_err(lance_error)?;
         }
+        *writes = 0;
+        Ok(())
+    }
+
+    async fn optimize(&self) -> Result<()> {
+        let mut writes = self.writes.lock().await;
+        self.maintain().await?;
+        *writes = 0;
         Ok(())
     }
 }

@@ -12,4 +12,4 @@ mod filter;
 mod index;
 
 #[cfg(feature = "lance")]
-pub use index::LanceIndex;
+pub use index::{ANN_MIN_ROWS, LanceIndex, MAINTAIN_EVERY_WRITES};

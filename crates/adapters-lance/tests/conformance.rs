@@ -85,3 +85,81 @@ mod forget {
         assert_eq!(index.count().await.unwrap(), 1);
     }
 }
+
+mod approximate {
+    use super::*;
+    use arbor_domain::id::NodeId;
+    use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+    use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
+    use arbor_ports::conformance::fixtures::{Rng, conversation, leaf, scope, tree_id, ts};
+    use arbor_ports::{EmbedderId, Embedding, IndexDoc, VectorQuery};
+
+    const DIMENSIONS: u32 = 32;
+
+    fn embedder() -> EmbedderId {
+        EmbedderId { name: "test".into(), dimensions: DIMENSIONS }
+    }
+
+    fn unit(values: Vec<f32>) -> Vec<f32> {
+        let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+        values.into_iter().map(|v| v / norm).collect()
+    }
+
+    fn doc(conversation_id: &str, id: &str, rng: &mut Rng) -> IndexDoc {
+        let record = leaf(&conversation(conversation_id), &tree_id("topic"), id, "a note", 1);
+        let values = unit((0..DIMENSIONS).map(|_| rng.below(1000) as f32 - 500.0).collect());
+        IndexDoc {
+            id: NodeId::Leaf(record.id.clone()),
+            facts: NodeFacts::of_leaf(&record),
+            text: format!("note {id}"),
+            embedding: Some(Embedding { embedder: embedder(), values }),
+        }
+    }
+
+    fn nearest_to(doc: &IndexDoc, limit: usize) -> VectorQuery {
+        let context = TrustedContext::Conversation { conversation: scope("c1"), project: None, agent: None };
+        let chain = ReadChain::resolve(&context, &ReadChainPolicy::default()).expect("chain resolves");
+        VectorQuery {
+            filter: VisibilityFilter::for_chain(&chain, ts(100)),
+            embedding: doc.embedding.clone().expect("every doc here has a vector"),
+            limit,
+        }
+    }
+
+    /// Past its threshold a vector table gets an IVF-PQ index; searches through it still
+    /// find a document's own vector first with its exact score, never cross the filter, and
+    /// still see rows written after the index was trained.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn approximate_search_keeps_the_filter_and_exact_scores() {
+        let (index, _dir) = index().await;
+        let index = index.with_ann_min_rows(512);
+        let mut rng = Rng::new(0xA22);
+        let mine: Vec<IndexDoc> = (0..400).map(|i| doc("c1", &format!("leaf-a{i}"), &mut rng)).collect();
+        let others: Vec<IndexDoc> = (0..400).map(|i| doc("c2", &format!("leaf-b{i}"), &mut rng)).collect();
+        index.upsert(mine.iter().chain(&others).cloned().collect()).await.unwrap();
+        assert!(!index.has_ann_index(&embedder()).await.unwrap());
+        index.optimize().await.unwrap();
+        assert!(index.has_ann_index(&embedder()).await.unwrap(), "800 rows are past the threshold of 512");
+
+        for wanted in mine.iter().step_by(40) {
+            let hits = index.search_vector(&nearest_to(wanted, 10)).await.unwrap();
+            assert_eq!(hits.first().map(|h| &h.id), Some(&wanted.id), "its own vector is nearest");
+            assert!(hits[0].score > 0.999, "re-ranked by exact distance: {}", hits[0].score);
+            let ours: Vec<&NodeId> = mine.iter().map(|d| &d.id).collect();
+            assert!(hits.iter().all(|h| ours.contains(&&h.id)), "a hit from outside the chain: {hits:?}");
+        }
+        for outside in others.iter().step_by(40) {
+            let hits = index.search_vector(&nearest_to(outside, 10)).await.unwrap();
+            assert!(hits.iter().all(|h| h.id != outside.id), "the filter was crossed");
+            assert_eq!(hits.len(), 10, "the chain's own documents still answer");
+        }
+        // Written after training: searched exactly until the next pass folds it in.
+        let late = doc("c1", "leaf-late", &mut rng);
+        index.upsert(vec![late.clone()]).await.unwrap();
+        let hits = index.search_vector(&nearest_to(&late, 5)).await.unwrap();
+        assert_eq!(hits.first().map(|h| &h.id), Some(&late.id));
+        index.optimize().await.unwrap();
+        let hits = index.search_vector(&nearest_to(&late, 5)).await.unwrap();
+        assert_eq!(hits.first().map(|h| &h.id), Some(&late.id));
+    }
+}

@@ -23,6 +23,7 @@ use arbor_domain::visibility::NodeFacts;
 use arbor_ports::rows::{corrupt, node_from_str, node_to_str, opt_ts, sensitivity_code, term_id, term_lexeme, ts};
 use arbor_ports::{
     Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
+    rarest_terms,
 };
 use async_trait::async_trait;
 use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
@@ -359,15 +360,10 @@ impl SearchIndex for PgIndex {
         let mut chosen: Vec<(i64, String)> =
             lexemes.iter().map(|l| (counts.get(l).copied().unwrap_or(0), l.clone())).collect();
         if let TermSelection::Rarest(n) = query.terms {
-            // Rarest first, ties by the term itself; terms no document holds are passed over.
-            let mut ranked: Vec<(i64, &String, String)> = terms
-                .iter()
-                .zip(chosen)
-                .filter(|(_, (docs, _))| *docs > 0)
-                .map(|(term, (docs, lexeme))| (docs, term, lexeme))
-                .collect();
-            ranked.sort();
-            chosen = ranked.into_iter().take(n).map(|(docs, _, lexeme)| (docs, lexeme)).collect();
+            // Ties by the term itself, carrying its lexeme along.
+            let counted = terms.iter().zip(chosen).map(|(term, (docs, lexeme))| (docs.unsigned_abs(), (term, lexeme)));
+            chosen =
+                rarest_terms(n, counted).into_iter().map(|(docs, (_, lexeme))| (docs.cast_signed(), lexeme)).collect();
         }
         if chosen.is_empty() || total_docs == 0 {
             return Ok(Vec::new());

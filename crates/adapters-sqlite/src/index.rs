@@ -21,6 +21,7 @@ use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
 use arbor_ports::{
     Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
+    rarest_terms,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -96,12 +97,9 @@ fn match_expression(conn: &Connection, terms: &[String], selection: TermSelectio
         for term in terms {
             let docs: Option<i64> =
                 stmt.query_row([term_id(term).cast_signed()], |r| r.get(0)).optional().map_err(sql_error)?;
-            if let Some(docs) = docs {
-                counted.push((docs, term));
-            }
+            counted.push((docs.unwrap_or(0).unsigned_abs(), term));
         }
-        counted.sort();
-        chosen = counted.into_iter().take(n).map(|(_, term)| term).collect();
+        chosen = rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect();
     }
     if chosen.is_empty() {
         return Ok(None);

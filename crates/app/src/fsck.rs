@@ -283,7 +283,10 @@ impl Arbor {
     /// Drops the search index and rebuilds it from the authoritative rows and verified bodies.
     pub async fn rebuild_index(&self) -> AppResult<usize> {
         self.ports.index.clear().await?;
-        self.reembed().await
+        let indexed = self.reembed().await?;
+        // A bulk load: the index builds its search structures now, not on the first questions.
+        self.ports.index.optimize().await?;
+        Ok(indexed)
     }
 
     /// Re-projects every live node into the index in place, with the configured embedder's

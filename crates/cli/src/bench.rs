@@ -1,5 +1,6 @@
 //! `arbor bench`: builds a store of synthetic memories on a backend (SQLite by default, or
-//! Postgres) and measures ingest throughput, sealing, retrieval latency (query embedding
+//! Postgres), with the store's own index or a LanceDB one, and measures ingest throughput,
+//! sealing, rebuilding the index from the store, retrieval latency (query embedding
 //! excluded, then included), broad questions answered summary-first (latency and body files
 //! hydrated per question), peak memory and — on SQLite, side by side in the same run — the
 //! same queries issued straight to FTS5 and to the vector index with no policy layer (the
@@ -23,7 +24,7 @@ use arbor_ports::{Embedder, Embedding, HeuristicReasoner, RandomIds, SystemClock
 use serde::Serialize;
 
 use crate::models::EmbedderChoice;
-use crate::store::{Backend, Database, InitOptions};
+use crate::store::{Backend, Database, IndexBackend, InitOptions};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -46,6 +47,9 @@ pub(crate) struct Args {
     /// Where the rows live.
     #[arg(long, value_enum, default_value = "sqlite")]
     backend: Backend,
+    /// Where the search index lives: the store's own, or LanceDB (needs `--features lance`).
+    #[arg(long, value_enum, default_value = "store")]
+    index: IndexBackend,
     /// The Postgres server for `--backend postgres` (else ARBOR_DATABASE_URL).
     #[arg(long, value_name = "URL")]
     database_url: Option<String>,
@@ -91,6 +95,7 @@ impl Latency {
 #[derive(Debug, Serialize)]
 pub(crate) struct Report {
     pub backend: Backend,
+    pub index: IndexBackend,
     pub embedder: String,
     pub embedding: Option<EmbedThroughput>,
     pub leaves: usize,
@@ -99,6 +104,9 @@ pub(crate) struct Report {
     pub ingest_seconds: f64,
     pub ingest_leaves_per_second: f64,
     pub seal_seconds: f64,
+    /// Rebuilding the whole index from the store (`arbor jobs reindex`): every body read and
+    /// embedded again, the index built and optimized.
+    pub index_build_seconds: f64,
     pub summaries: usize,
     pub trees: usize,
     pub queries: usize,
@@ -108,7 +116,7 @@ pub(crate) struct Report {
     pub retrieve_with_embedding: Latency,
     /// Broad questions ("what do we know about …"), summary-first, query embedding included.
     pub broad: BroadQuestions,
-    /// The floor (SQLite only: FTS5 and the vector scan with no policy layer).
+    /// The floor (the SQLite index only: FTS5 and the vector scan with no policy layer).
     pub floor_text: Option<Latency>,
     pub floor_vector: Option<Latency>,
     pub floor: Option<Latency>,
@@ -232,24 +240,22 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         schema: (args.backend == Backend::Postgres)
             .then(|| args.schema.clone().unwrap_or_else(|| format!("arbor_bench_{stamp}_{}", std::process::id()))),
         embedder: args.embedder,
-        // The store's own index; the LanceDB index is not benchmarked yet.
-        index: crate::store::IndexBackend::Store,
+        index: args.index,
     };
     if !args.reuse {
         crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     }
     let config = crate::store::StoreConfig::load(&root)?;
     let database = Database::open(&root, &config).await?;
-    let floor_index = match &database {
-        Database::Sqlite(db) => Some(SqliteIndex::new(db.clone())),
-        #[cfg(feature = "postgres")]
-        Database::Postgres(_) => None,
+    let floor_index = match (&database, config.index) {
+        (Database::Sqlite(db), IndexBackend::Store) => Some(SqliteIndex::new(db.clone())),
+        _ => None,
     };
     let embedder = config.embedder.build()?;
     let embedding = embed_throughput(&embedder, args.embed_sentences).await?;
     let ports = Ports {
         store: database.store(),
-        index: database.index(),
+        index: crate::store::open_index(&root, &config, &database).await?,
         bodies: Arc::new(FsBodyStore::open(&root)?),
         embedder: embedder.clone(),
         reasoner: Arc::new(HeuristicReasoner),
@@ -286,6 +292,9 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let began = Instant::now();
     arbor.run_jobs(None).await?;
     let seal_seconds = began.elapsed().as_secs_f64();
+    let began = Instant::now();
+    arbor.rebuild_index().await?;
+    let index_build_seconds = began.elapsed().as_secs_f64();
     let counts = arbor.ports().store.counts().await?;
     let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
 
@@ -338,6 +347,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let floor = floor_index.is_some().then(|| Latency::of(floor));
     let report = Report {
         backend: args.backend,
+        index: config.index,
         embedder: embedder.id().to_string(),
         embedding,
         leaves,
@@ -346,6 +356,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         ingest_seconds,
         ingest_leaves_per_second: leaves as f64 / ingest_seconds,
         seal_seconds,
+        index_build_seconds,
         summaries: counts.summaries_current,
         trees: counts.trees,
         queries: args.queries,

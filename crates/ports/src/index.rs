@@ -134,4 +134,23 @@ pub trait SearchIndex: Send + Sync + fmt::Debug {
 
     /// Drops every document, before a rebuild from the authoritative store.
     async fn clear(&self) -> Result<()>;
+
+    /// Folds recent writes into the index's search structures (an index that builds them in
+    /// the background, or only past a size, does it now), so searches after a bulk load run
+    /// at full speed. Never changes what a search returns. Indexes that keep their
+    /// structures current on every write have nothing to do.
+    async fn optimize(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// `TermSelection::Rarest(n)` over counted terms: the `n` terms the fewest documents hold,
+/// rarest first with ties broken by the term; terms no document holds are passed over.
+/// `counted` is (documents holding it, term); the term's own order breaks ties, so a
+/// backend can carry its stored form along with it (as `(term, lexeme)`).
+pub fn rarest_terms<T: Ord>(n: usize, counted: impl IntoIterator<Item = (u64, T)>) -> Vec<(u64, T)> {
+    let mut held: Vec<(u64, T)> = counted.into_iter().filter(|(documents, _)| *documents > 0).collect();
+    held.sort();
+    held.truncate(n);
+    held
 }

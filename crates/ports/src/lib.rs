@@ -35,6 +35,7 @@ pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
 pub use index::{
     EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery,
+    rarest_terms,
 };
 pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,

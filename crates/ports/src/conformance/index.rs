@@ -382,6 +382,67 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
     }
 }
 
+/// Optimizing folds many small writes into the index's search structures and changes no
+/// answer; neither do the passes an index runs by itself after many writes (80 upserts and
+/// some fact changes, one at a time, are enough to set them off).
+pub async fn optimize_changes_no_answer(index: &dyn SearchIndex) {
+    let words = ["harbour", "ledger", "orchid", "granite", "lantern", "meadow"];
+    let namespaces = [conversation("c1"), conversation("c2"), project("p1")];
+    let mut rng = Rng::new(0x0971);
+    let mut docs = Vec::new();
+    for i in 0..80 {
+        let text = format!("{} {} note {i}", rng.pick(&words), rng.pick(&words));
+        let vector: Vec<f32> = (0..4).map(|_| rng.below(100) as f32 + 1.0).collect();
+        let d = doc(rng.pick(&namespaces), &format!("leaf-{i}"), &text, Some(vector));
+        index.upsert(vec![d.clone()]).await.unwrap();
+        docs.push(d);
+    }
+    for d in docs.iter().step_by(7) {
+        let mut superseded = d.facts.clone();
+        superseded.state = NodeState::Superseded;
+        index.set_facts(vec![(d.id.clone(), superseded)]).await.unwrap();
+    }
+    let mut queries = Vec::new();
+    for word in words {
+        queries.push(TextQuery { limit: 100, ..text_query(word) });
+    }
+    let vector_query = |values: &[f32]| VectorQuery {
+        filter: conversation_filter(),
+        embedding: Embedding { embedder: embedder("test", 4), values: unit(values) },
+        limit: 100,
+    };
+    let vectors = [vector_query(&[1.0, 0.0, 0.0, 0.0]), vector_query(&[3.0, 1.0, 4.0, 1.0])];
+    let answers = || async {
+        let mut answers: Vec<Vec<String>> = Vec::new();
+        if index.capabilities().full_text {
+            for query in &queries {
+                let mut found = ids(&index.search_text(query).await.unwrap());
+                found.sort();
+                answers.push(found);
+            }
+        }
+        if index.capabilities().vectors {
+            for query in &vectors {
+                answers.push(ids(&index.search_vector(query).await.unwrap()));
+            }
+        }
+        answers
+    };
+    let before = answers().await;
+    // What was answered was right: the chain's current documents only.
+    let admitted =
+        |d: &IndexDoc| conversation_filter().admits(&d.facts) && !docs.iter().step_by(7).any(|s| s.id == d.id);
+    if index.capabilities().full_text {
+        let mut expected: Vec<String> =
+            docs.iter().filter(|d| admitted(d) && d.text.contains(words[0])).map(|d| d.id.to_string()).collect();
+        expected.sort();
+        assert_eq!(before[0], expected, "text search before optimizing");
+    }
+    index.optimize().await.unwrap();
+    assert_eq!(answers().await, before, "optimizing changed an answer");
+    assert_eq!(index.count().await.unwrap(), docs.len());
+}
+
 /// Clearing drops everything.
 pub async fn clear_empties_the_index(index: &dyn SearchIndex) {
     let ns = conversation("c1");

@@ -159,11 +159,6 @@ impl SearchIndex for InMemorySearchIndex {
 /// The `n` terms of `terms` the fewest stored documents hold (over the whole index), ties by
 /// term; terms no document holds are passed over.
 fn rarest(stored: &BTreeMap<NodeId, Stored>, terms: &BTreeSet<String>, n: usize) -> BTreeSet<String> {
-    let mut counted: Vec<(usize, &String)> = terms
-        .iter()
-        .map(|term| (stored.values().filter(|s| s.tokens.contains(term)).count(), term))
-        .filter(|(docs, _)| *docs > 0)
-        .collect();
-    counted.sort();
-    counted.into_iter().take(n).map(|(_, term)| term.clone()).collect()
+    let counted = terms.iter().map(|term| (stored.values().filter(|s| s.tokens.contains(term)).count() as u64, term));
+    crate::index::rarest_terms(n, counted).into_iter().map(|(_, term)| term.clone()).collect()
 }
