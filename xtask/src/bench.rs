@@ -3,9 +3,9 @@
 //! as JSON. With `--backend postgres` every size runs on SQLite and on a throwaway Postgres
 //! (durable settings) in the same run, with their ratio, followed by concurrent ingest from
 //! several `arbor ingest` processes into one Postgres store, checked for lost or duplicated
-//! leaves. With `--lance` every size also runs on SQLite with a LanceDB index, side by side
-//! with SQLite's own index (retrieval p50/p95, ingest, and rebuilding the index from the
-//! store), with their ratio.
+//! leaves. With `--lance` every size also runs with a LanceDB index over the very store the
+//! SQLite run built, side by side with SQLite's own index (retrieval p50/p95, and rebuilding
+//! the index from the store), with their ratio.
 //!
 //! Stores are kept until every size has run: ext4 skips inodes freed in the last half
 //! minute when it allocates new ones, so deleting one run's ten thousand files right before
@@ -144,9 +144,14 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             let mut command = Command::new(&arbor);
             command
                 .args(["bench", "--json", "--backend", backend, "--index", index, "--leaves", &size.to_string()])
-                .args(["--queries", &options.queries.to_string(), "--embedder", embedder])
-                .arg("--dir")
-                .arg(stores.join(format!("{backend}-{index}-{embedder}-{size}")));
+                .args(["--queries", &options.queries.to_string(), "--embedder", embedder]);
+            if index == "lance" {
+                // The same rows as the SQLite-index run just built: only the index is built
+                // anew (from the store, timed), so both indexes answer over identical stores.
+                command.arg("--reuse").arg("--dir").arg(stores.join(format!("{backend}-store-{embedder}-{size}")));
+            } else {
+                command.arg("--dir").arg(stores.join(format!("{backend}-{index}-{embedder}-{size}")));
+            }
             if let Some(url) = url {
                 command.args(["--database-url", url, "--schema", &format!("bench_{embedder}_{size}")]);
             }
@@ -362,8 +367,8 @@ fn ratios(reports: &[Value]) -> String {
 /// LanceDB index / SQLite index for each size and embedder, from the runs side by side.
 fn index_ratios(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |               embedder | retrieve p50 lance/sqlite | retrieve p95 lance/sqlite | index build lance/sqlite | ingest/s lance/sqlite |\n\
-         |--------:|-----------------------:|--------------------------:|--------------------------:|-------------------------:|----------------------:|",
+        "|  leaves |               embedder | retrieve p50 lance/sqlite | retrieve p95 lance/sqlite | index build lance/sqlite |\n\
+         |--------:|-----------------------:|--------------------------:|--------------------------:|-------------------------:|",
     );
     for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite" && r["index"] == "store") {
         let Some(lance) = reports.iter().find(|r| {
@@ -376,13 +381,12 @@ fn index_ratios(reports: &[Value]) -> String {
         };
         let ratio = |path: &[&str]| number(lance, path) / number(sqlite, path);
         out.push_str(&format!(
-            "\n| {:>7} | {:>22} | {:>25.2} | {:>25.2} | {:>24.2} | {:>21.2} |",
+            "\n| {:>7} | {:>22} | {:>25.2} | {:>25.2} | {:>24.2} |",
             number(sqlite, &["leaves"]),
             sqlite["embedder"].as_str().unwrap_or("?"),
             ratio(&["retrieve", "p50_ms"]),
             ratio(&["retrieve", "p95_ms"]),
             ratio(&["index_build_seconds"]),
-            ratio(&["ingest_leaves_per_second"]),
         ));
     }
     out
@@ -394,6 +398,14 @@ fn stores_label(report: &Value) -> String {
     match report["index"].as_str() {
         Some("lance") => format!("{backend}+lance"),
         _ => backend.to_owned(),
+    }
+}
+
+/// A figure a run may not have (a reused store was not ingested): `-` when it has none.
+fn optional(report: &Value, path: &[&str], digits: usize) -> String {
+    match path.iter().fold(report, |value, key| &value[*key]).as_f64() {
+        Some(value) => format!("{value:.digits$}"),
+        None => "-".to_owned(),
     }
 }
 
@@ -409,11 +421,11 @@ fn row(r: &Value) -> String {
         format!("{:.digits$} / {:.digits$}", number(r, a), number(r, b))
     };
     format!(
-        "| {:>7} | {:>12} | {:>22} | {:>8.0} | {:>6.1} | {:>13.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
+        "| {:>7} | {:>12} | {:>22} | {:>8} | {:>6.1} | {:>13.1} | {:>19} | {:>18} | {:>20} | {:>13} | {:>7.0} |",
         number(r, &["leaves"]),
         stores_label(r),
         r["embedder"].as_str().unwrap_or("?"),
-        number(r, &["ingest_leaves_per_second"]),
+        optional(r, &["ingest_leaves_per_second"], 0),
         number(r, &["seal_seconds"]),
         number(r, &["index_build_seconds"]),
         pair(&["retrieve", "p50_ms"], &["retrieve", "p95_ms"], 2),

@@ -41,7 +41,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Time queries against the store already in --dir (built by an earlier run) instead of
-    /// building one.
+    /// building one; with a different --index, the store is switched to it and the index
+    /// built from the store's rows.
     #[arg(long, requires = "dir", hide = true)]
     reuse: bool,
     /// Where the rows live.
@@ -102,7 +103,8 @@ pub(crate) struct Report {
     pub events: usize,
     pub batch: usize,
     pub ingest_seconds: f64,
-    pub ingest_leaves_per_second: f64,
+    /// None when the store was reused, not built.
+    pub ingest_leaves_per_second: Option<f64>,
     pub seal_seconds: f64,
     /// Rebuilding the whole index from the store (`arbor jobs reindex`): every body read and
     /// embedded again, the index built and optimized.
@@ -245,7 +247,12 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     if !args.reuse {
         crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     }
-    let config = crate::store::StoreConfig::load(&root)?;
+    let mut config = crate::store::StoreConfig::load(&root)?;
+    if args.reuse && config.index != args.index {
+        // The rows stay; the index is built from them below, and that is what is timed.
+        config.index = args.index;
+        crate::store::save_config(&root, &config)?;
+    }
     let database = Database::open(&root, &config).await?;
     let floor_index = match (&database, config.index) {
         (Database::Sqlite(db), IndexBackend::Store) => Some(SqliteIndex::new(db.clone())),
@@ -354,7 +361,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         events: args.leaves,
         batch: args.batch,
         ingest_seconds,
-        ingest_leaves_per_second: leaves as f64 / ingest_seconds,
+        ingest_leaves_per_second: (!args.reuse).then(|| leaves as f64 / ingest_seconds),
         seal_seconds,
         index_build_seconds,
         summaries: counts.summaries_current,
