@@ -59,7 +59,8 @@ pub const ANN_MIN_ROWS: usize = 50_000;
 /// Candidates per wanted hit an approximate search re-ranks by exact distance.
 const ANN_REFINE_FACTOR: u32 = 10;
 /// Rows per data file compaction aims for: fragments this large are left as they are, so
-/// maintenance does not rewrite the whole table each time.
+/// past this size maintenance rewrites only what was written since (below it, the whole
+/// small table).
 const TARGET_ROWS_PER_FRAGMENT: usize = 1 << 17;
 
 fn lance_error(error: lancedb::Error) -> Error {
@@ -166,32 +167,38 @@ impl LanceIndex {
         Ok(indices.iter().any(|i| i.columns.iter().any(|c| c == column)))
     }
 
-    /// Counts one write, and runs a maintenance pass when enough have piled up.
-    async fn wrote(&self, since_maintenance: &mut usize) -> Result<()> {
+    /// Counts one (committed) write, and runs a maintenance pass when enough have piled up.
+    /// A pass that fails is logged, not returned: the write it follows has committed, and
+    /// the next pass (or [`optimize`](SearchIndex::optimize), which does return errors)
+    /// tries again; searches stay correct without it, only slower.
+    async fn wrote(&self, since_maintenance: &mut usize) {
         *since_maintenance += 1;
         if *since_maintenance >= MAINTAIN_EVERY_WRITES {
-            self.maintain().await?;
             *since_maintenance = 0;
+            if let Err(error) = self.maintain().await {
+                tracing::warn!(%error, dir = %self.dir.display(), "LanceDB index maintenance failed; retried later");
+            }
         }
-        Ok(())
     }
 
     /// Compacts every table's small fragments, folds new rows into the indices, gives large
     /// vector tables an approximate index, and prunes versions older than a minute (younger
-    /// ones may still be read by a search under way). Call with the write lock held.
+    /// ones may still be read by a search under way; a removal prunes them all, as it must).
+    /// Call with the write lock held.
     async fn maintain(&self) -> Result<()> {
         let Some(docs) = self.table(DOCS).await? else {
             return Ok(());
         };
         Self::compact_and_reindex(&docs).await?;
         for vectors in self.vector_tables().await? {
+            // Compacted first, so the new index is not rewritten for the compaction at once.
+            Self::compact_and_reindex(&vectors).await?;
             if !Self::has_index_on(&vectors, "vector").await?
                 && vectors.count_rows(None).await.map_err(lance_error)? >= self.ann_min_rows
             {
                 let ivf_pq = IvfPqIndexBuilder::default().distance_type(DistanceType::Cosine);
                 vectors.create_index(&["vector"], Index::IvfPq(ivf_pq)).execute().await.map_err(lance_error)?;
             }
-            Self::compact_and_reindex(&vectors).await?;
         }
         Ok(())
     }
@@ -214,7 +221,7 @@ impl LanceIndex {
     }
 
     /// Rewrites the data files without deleted rows, rebuilds the inverted index if asked, and
-    /// prunes every older version: nothing removed stays on disk.
+    /// prunes every older version: nothing removed stays on disk. For a table with rows left.
     async fn purge(table: &Table, rebuild_text_index: bool) -> Result<()> {
         let options = CompactionOptions {
             materialize_deletions: true,
@@ -222,7 +229,7 @@ impl LanceIndex {
             ..CompactionOptions::default()
         };
         table.optimize(OptimizeAction::Compact { options, remap_options: None }).await.map_err(lance_error)?;
-        if rebuild_text_index && table.count_rows(None).await.map_err(lance_error)? > 0 {
+        if rebuild_text_index {
             Self::build_text_index(table).await?;
         }
         table
@@ -371,9 +378,20 @@ fn with_facts(batch: &RecordBatch, facts: &BTreeMap<String, &NodeFacts>) -> Resu
         ids_and_facts.push((id, facts));
     }
     let rows: Vec<(&NodeId, &NodeFacts)> = ids_and_facts.iter().map(|(id, facts)| (id, *facts)).collect();
-    let mut columns = fact_columns(&rows)?;
-    columns.extend(batch.columns()[columns.len()..].iter().cloned());
-    RecordBatch::try_new(batch.schema(), columns).map_err(arrow_error)
+    let fresh = fact_columns(&rows)?;
+    let fact_names: Vec<String> = fact_fields().iter().map(|f| f.name().clone()).collect();
+    // Column by column, by name: a filter column gets its new values, the rest are kept.
+    let schema = batch.schema();
+    let columns: Vec<ArrayRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, field)| match fact_names.iter().position(|name| name == field.name()) {
+            Some(fact) => fresh[fact].clone(),
+            None => batch.column(i).clone(),
+        })
+        .collect();
+    RecordBatch::try_new(schema, columns).map_err(arrow_error)
 }
 
 /// Runs `query` and gathers its result batches.
@@ -477,7 +495,8 @@ impl SearchIndex for LanceIndex {
                 self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
             vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
         }
-        self.wrote(&mut writes).await
+        self.wrote(&mut writes).await;
+        Ok(())
     }
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
@@ -505,7 +524,8 @@ impl SearchIndex for LanceIndex {
             merge.when_matched_update_all(None);
             merge.execute(Box::new(source)).await.map_err(lance_error)?;
         }
-        self.wrote(&mut writes).await
+        self.wrote(&mut writes).await;
+        Ok(())
     }
 
     async fn remove(&self, ids: &[NodeId]) -> Result<()> {
@@ -514,13 +534,17 @@ impl SearchIndex for LanceIndex {
         }
         let _writes = self.writes.lock().await;
         let condition = ids_predicate(ids);
-        if let Some(docs) = self.table(DOCS).await? {
-            docs.delete(condition.as_str()).await.map_err(lance_error)?;
-            Self::purge(&docs, true).await?;
-        }
-        for vectors in self.vector_tables().await? {
-            vectors.delete(condition.as_str()).await.map_err(lance_error)?;
-            Self::purge(&vectors, false).await?;
+        let mut tables: Vec<(Table, bool)> = self.table(DOCS).await?.into_iter().map(|t| (t, true)).collect();
+        tables.extend(self.vector_tables().await?.into_iter().map(|t| (t, false)));
+        for (table, has_text_index) in tables {
+            table.delete(condition.as_str()).await.map_err(lance_error)?;
+            if table.count_rows(None).await.map_err(lance_error)? == 0 {
+                // An emptied table is dropped whole: an index over no rows would still be a
+                // file, and could keep the removed words.
+                self.db.drop_table(table.name(), &[]).await.map_err(lance_error)?;
+            } else {
+                Self::purge(&table, has_text_index).await?;
+            }
         }
         Ok(())
     }

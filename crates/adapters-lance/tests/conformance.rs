@@ -84,6 +84,22 @@ mod forget {
         assert!(index.files_contain("harbour").unwrap(), "the kept document is still on disk");
         assert_eq!(index.count().await.unwrap(), 1);
     }
+
+    /// Removing the only document leaves no index file behind that could hold its words.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn removing_the_last_document_leaves_no_words_either() {
+        let (index, _dir) = index().await;
+        let secret = "archaeopteryx-moonwort";
+        index.upsert(vec![doc("leaf-1", &format!("the only note says {secret}"), [1.0, 0.0, 0.0])]).await.unwrap();
+        assert!(index.files_contain(secret).unwrap(), "the words are on disk before the removal");
+        index.remove(&[NodeId::Leaf(LeafId::parse("leaf-1").unwrap())]).await.unwrap();
+        assert!(!index.files_contain(secret).unwrap(), "the last document's words are still on disk");
+        assert!(!index.contains_text("archaeopteryx").await.unwrap());
+        assert_eq!(index.count().await.unwrap(), 0);
+        // And the emptied index takes documents again.
+        index.upsert(vec![doc("leaf-2", "a fresh start", [0.0, 1.0, 0.0])]).await.unwrap();
+        assert_eq!(index.count().await.unwrap(), 1);
+    }
 }
 
 mod approximate {

@@ -107,7 +107,9 @@ pub struct IndexCapabilities {
 ///   with [`tokenize`](arbor_domain::text::tokenize).
 /// - **Ranking.** Text hits are ordered by relevance (BM25 or equivalent: every query term
 ///   counts, rarer terms more); vector hits by cosine similarity, most similar first; results
-///   are returned best first with equal scores ordered by id. Which of several equally scored
+///   are returned best first with equal scores ordered by id. A backend may answer vector
+///   queries approximately past a size it documents (and may then miss a near neighbour),
+///   never admitting what the filter refuses. Which of several equally scored
 ///   documents make a cut-off may differ between backends, but is the same on every run.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
@@ -137,8 +139,10 @@ pub trait SearchIndex: Send + Sync + fmt::Debug {
 
     /// Folds recent writes into the index's search structures (an index that builds them in
     /// the background, or only past a size, does it now), so searches after a bulk load run
-    /// at full speed. Never changes what a search returns. Indexes that keep their
-    /// structures current on every write have nothing to do.
+    /// at full speed. Never changes what the filter admits nor which documents a text search
+    /// matches; an index whose vector search turns approximate past a size may rank near
+    /// neighbours differently after it. Indexes that keep their structures current on every
+    /// write have nothing to do.
     async fn optimize(&self) -> Result<()> {
         Ok(())
     }
