@@ -367,8 +367,8 @@ fn ratios(reports: &[Value]) -> String {
 /// LanceDB index / SQLite index for each size and embedder, from the runs side by side.
 fn index_ratios(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |               embedder | retrieve p50 lance/sqlite | retrieve p95 lance/sqlite | index build lance/sqlite |\n\
-         |--------:|-----------------------:|--------------------------:|--------------------------:|-------------------------:|",
+        "|  leaves |               embedder | retrieve p50 lance/sqlite | retrieve p95 lance/sqlite | index build lance/sqlite | identical packs | evidence overlap |\n\
+         |--------:|-----------------------:|--------------------------:|--------------------------:|-------------------------:|----------------:|-----------------:|",
     );
     for sqlite in reports.iter().filter(|r| r["backend"] == "sqlite" && r["index"] == "store") {
         let Some(lance) = reports.iter().find(|r| {
@@ -380,16 +380,58 @@ fn index_ratios(reports: &[Value]) -> String {
             continue;
         };
         let ratio = |path: &[&str]| number(lance, path) / number(sqlite, path);
+        let agreement = Agreement::of(&sqlite["answers"], &lance["answers"]);
         out.push_str(&format!(
-            "\n| {:>7} | {:>22} | {:>25.2} | {:>25.2} | {:>24.2} |",
+            "\n| {:>7} | {:>22} | {:>25.2} | {:>25.2} | {:>24.2} | {:>14.1}% | {:>15.1}% |",
             number(sqlite, &["leaves"]),
             sqlite["embedder"].as_str().unwrap_or("?"),
             ratio(&["retrieve", "p50_ms"]),
             ratio(&["retrieve", "p95_ms"]),
             ratio(&["index_build_seconds"]),
+            agreement.identical * 100.0,
+            agreement.overlap * 100.0,
         ));
     }
+    out.push_str(
+        "\n\nidentical packs: questions whose evidence was the same nodes in the same order under both \
+         indexes.\nevidence overlap: shared evidence over the larger of the two packs, averaged over questions.",
+    );
     out
+}
+
+/// How alike two runs' answers to the same questions were (each answer: evidence node ids in
+/// pack order). Differences come from the vector search turning approximate (IVF-PQ) and from
+/// the two full-text engines scoring ties differently.
+struct Agreement {
+    /// Share of questions answered with the same nodes in the same order.
+    identical: f64,
+    /// Mean over questions of shared nodes / the larger pack (1 when both are empty).
+    overlap: f64,
+}
+
+impl Agreement {
+    fn of(left: &Value, right: &Value) -> Agreement {
+        let ids = |answer: &Value| -> Vec<String> {
+            answer.as_array().into_iter().flatten().filter_map(|id| id.as_str().map(str::to_owned)).collect()
+        };
+        let (left, right) =
+            (left.as_array().cloned().unwrap_or_default(), right.as_array().cloned().unwrap_or_default());
+        let questions = left.len().min(right.len());
+        if questions == 0 {
+            return Agreement { identical: f64::NAN, overlap: f64::NAN };
+        }
+        let (mut identical, mut overlap) = (0usize, 0.0);
+        for (a, b) in left.iter().zip(&right) {
+            let (a, b) = (ids(a), ids(b));
+            identical += usize::from(a == b);
+            let shared = a.iter().filter(|id| b.contains(id)).count();
+            overlap += match a.len().max(b.len()) {
+                0 => 1.0,
+                larger => shared as f64 / larger as f64,
+            };
+        }
+        Agreement { identical: identical as f64 / questions as f64, overlap: overlap / questions as f64 }
+    }
 }
 
 /// Where a run's rows and index lived: `sqlite`, `postgres`, or `sqlite+lance`.
@@ -498,4 +540,21 @@ fn embedder_table(reports: &[Value]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agreement_counts_identical_packs_and_shared_evidence() {
+        let sqlite = serde_json::json!([["a", "b"], ["c", "d"], [], ["e"]]);
+        let lance = serde_json::json!([["a", "b"], ["d", "x"], [], ["e", "f"]]);
+        let agreement = Agreement::of(&sqlite, &lance);
+        // Identical: the first and the empty third; order matters, so ["c","d"] vs ["d","x"] is not.
+        assert_eq!(agreement.identical, 0.5);
+        // Overlaps: 2/2, 1/2, 1 (both empty), 1/2.
+        assert_eq!(agreement.overlap, (1.0 + 0.5 + 1.0 + 0.5) / 4.0);
+        assert!(Agreement::of(&serde_json::json!([]), &lance).overlap.is_nan(), "no questions, no figure");
+    }
 }

@@ -125,6 +125,9 @@ pub(crate) struct Report {
     pub ratio_p50: Option<f64>,
     pub ratio_p95: Option<f64>,
     pub mean_evidence: f64,
+    /// The evidence each timed exact question got, node ids in pack order: two runs over the
+    /// same store (the SQLite index and the LanceDB index) are compared by what they answered.
+    pub answers: Vec<Vec<String>>,
     pub peak_rss_mib: f64,
 }
 
@@ -310,6 +313,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let embeddings = embedder.embed(&queries).await?;
     let mut retrieve = Vec::new();
     let mut evidence = 0usize;
+    let mut answers = Vec::with_capacity(args.queries);
     for (i, (query, embedding)) in queries.iter().zip(&embeddings).enumerate() {
         let mut request = RetrieveRequest::new(query.clone());
         request.mode = RetrieveMode::ExactEvidence;
@@ -319,6 +323,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         if i >= 20 {
             retrieve.push(ms(began));
             evidence += pack.evidence.len();
+            answers.push(pack.evidence.iter().map(|item| item.node_id.to_string()).collect());
         }
     }
     let (mut floor_text, mut floor_vector, mut floor) = (Vec::new(), Vec::new(), Vec::new());
@@ -376,6 +381,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         floor_vector: floor_index.is_some().then(|| Latency::of(floor_vector)),
         floor,
         mean_evidence: evidence as f64 / args.queries as f64,
+        answers,
         peak_rss_mib: peak_rss_mib(),
     };
     if json {
