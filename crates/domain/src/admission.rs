@@ -9,9 +9,19 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::lifecycle::LeafStatus;
-use crate::model::{Actor, Confidence, MemoryKind};
+use crate::model::{Actor, Confidence, MemoryKind, SourceRef};
 use crate::namespace::NamespaceKind;
 use crate::sensitivity::{SecretGuard, SecretKind, Sensitivity};
+
+/// Whether a memory is a person's own entry ("remember this"): said by the user *and* typed
+/// into Arbor as a memory. It is the only kind of memory admission and approval take on trust
+/// (active at once, even in project or global). Both halves are needed because both are
+/// claims an event makes about itself: a `user_entry` source from an assistant, a tool, the
+/// system or an integration is still that speaker's statement, and a user's words quoted from a
+/// conversation (`message`) are an inference about what to keep, not a request to keep it.
+pub fn is_manual_entry(actor: Actor, source: &SourceRef) -> bool {
+    actor == Actor::User && matches!(source, SourceRef::UserEntry)
+}
 
 /// Thresholds for admission.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -32,7 +42,7 @@ pub struct AdmissionInput<'a> {
     pub text: &'a str,
     /// The reasoner's admission confidence.
     pub confidence: Confidence,
-    /// A person typed this in as a memory (source `user_entry`).
+    /// A person typed this in as a memory ([`is_manual_entry`]).
     pub manual: bool,
     /// Sensitivity the caller declared, if any.
     pub declared: Option<Sensitivity>,

@@ -10,7 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{LeafRecord, SourceRef};
+use crate::admission::is_manual_entry;
+use crate::model::{Actor, LeafRecord, SourceRef};
 use crate::time::{Timestamp, Validity};
 
 /// How far a source is trusted to replace what another source said, lowest first.
@@ -26,9 +27,13 @@ pub enum SourceAuthority {
 }
 
 impl SourceAuthority {
-    pub fn of(source: &SourceRef) -> SourceAuthority {
+    /// How much weight a memory carries, by who said it and through what. Only a person's own
+    /// entry ([`is_manual_entry`]) is `Stated`: an assistant or tool claiming the `user_entry`
+    /// source ranks as what it is, an observation.
+    pub fn of(actor: Actor, source: &SourceRef) -> SourceAuthority {
         match source {
-            SourceRef::UserEntry => SourceAuthority::Stated,
+            SourceRef::UserEntry if is_manual_entry(actor, source) => SourceAuthority::Stated,
+            SourceRef::UserEntry => SourceAuthority::Observed,
             SourceRef::Import { .. } | SourceRef::Integration { .. } => SourceAuthority::Imported,
             SourceRef::Message { .. }
             | SourceRef::Task { .. }
@@ -49,13 +54,16 @@ pub struct ClaimView {
 }
 
 impl ClaimView {
-    pub fn new(validity: &Validity, observed_at: Timestamp, source: &SourceRef) -> ClaimView {
-        ClaimView { holds_from: validity.valid_from.unwrap_or(observed_at), authority: SourceAuthority::of(source) }
+    pub fn new(validity: &Validity, observed_at: Timestamp, actor: Actor, source: &SourceRef) -> ClaimView {
+        ClaimView {
+            holds_from: validity.valid_from.unwrap_or(observed_at),
+            authority: SourceAuthority::of(actor, source),
+        }
     }
 
     /// What a stored leaf claims.
     pub fn of_leaf(leaf: &LeafRecord) -> ClaimView {
-        ClaimView::new(&leaf.validity, leaf.observed_at, &leaf.provenance.source)
+        ClaimView::new(&leaf.validity, leaf.observed_at, leaf.provenance.actor, &leaf.provenance.source)
     }
 }
 
@@ -240,10 +248,20 @@ mod tests {
 
     #[test]
     fn sources_rank_by_who_said_it() {
-        assert_eq!(SourceAuthority::of(&SourceRef::UserEntry), SourceAuthority::Stated);
-        assert_eq!(SourceAuthority::of(&SourceRef::Import { origin: "x".into() }), SourceAuthority::Imported);
+        assert_eq!(SourceAuthority::of(Actor::User, &SourceRef::UserEntry), SourceAuthority::Stated);
+        assert_eq!(
+            SourceAuthority::of(Actor::User, &SourceRef::Import { origin: "x".into() }),
+            SourceAuthority::Imported
+        );
         let message = SourceRef::Message { conversation: None, message_id: "m1".into() };
-        assert_eq!(SourceAuthority::of(&message), SourceAuthority::Observed);
+        assert_eq!(SourceAuthority::of(Actor::User, &message), SourceAuthority::Observed);
+        for agent in [Actor::Assistant, Actor::Tool, Actor::System, Actor::Integration] {
+            assert_eq!(
+                SourceAuthority::of(agent, &SourceRef::UserEntry),
+                SourceAuthority::Observed,
+                "{agent:?} claiming a person's entry"
+            );
+        }
     }
 
     #[test]

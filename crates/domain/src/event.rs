@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::entity::EntityType;
 use crate::model::{Actor, Category, Label, MemoryKind, SourceRef, SubjectKey};
 use crate::sensitivity::Sensitivity;
-use crate::time::{Timestamp, Validity};
+use crate::time::{STORABLE_RANGE, Timestamp, Validity, is_storable};
 
 /// The largest event text accepted, in bytes. Memories are small; whole documents and long
 /// tool outputs are not memories [001 §2.3].
@@ -104,6 +104,8 @@ pub enum EventError {
     BadEntityName,
     #[error("field `source` may not be a promotion: only `arbor promote` writes those")]
     ReservedSource,
+    #[error("field `{field}` ({at}) is outside the range of instants Arbor stores ({range})", range = STORABLE_RANGE)]
+    TimeOutOfRange { field: &'static str, at: Timestamp },
 }
 
 impl Event {
@@ -139,6 +141,16 @@ impl Event {
             }
             if value.chars().any(char::is_control) {
                 return Err(EventError::ControlCharacter { field });
+            }
+        }
+        for (field, at) in [
+            ("observed_at", self.observed_at),
+            ("hints.valid_from", self.hints.valid_from),
+            ("hints.valid_to", self.hints.valid_to),
+            ("hints.expires_at", self.hints.expires_at),
+        ] {
+            if let Some(at) = at.filter(|at| !is_storable(*at)) {
+                return Err(EventError::TimeOutOfRange { field, at });
             }
         }
         if let Err(e) = Validity::new(self.hints.valid_from, self.hints.valid_to) {
@@ -235,5 +247,14 @@ mod tests {
         event.hints.valid_from = Some(Timestamp::from_second(10).unwrap());
         event.hints.valid_to = Some(Timestamp::from_second(5).unwrap());
         assert!(event.validate().unwrap_err().to_string().contains("must be after"));
+        event.hints = EventHints::default();
+        for far in ["1500-01-01T00:00:00Z", "2300-01-01T00:00:00Z", "0001-01-01T00:00:00Z"] {
+            event.observed_at = Some(far.parse().unwrap());
+            let error = event.validate().unwrap_err();
+            assert!(matches!(error, EventError::TimeOutOfRange { field: "observed_at", .. }), "{far}: {error}");
+            assert!(
+                error.to_string().ends_with("is outside the range of instants Arbor stores (1678-01-01 to 2261-12-31)")
+            );
+        }
     }
 }

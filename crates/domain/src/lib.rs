@@ -21,9 +21,10 @@
 //! | retrieval budgets per layer and in total | [`budget`] |
 //! | rank fusion | [`ranking`] |
 //! | chunking and fingerprints | [`text`] |
-//! | inbound events | [`event`] |
+//! | inbound events, and cutting a stream of them so one bad event costs only itself | [`event`], [`event_stream`] |
 //! | typed, path-safe ids and the body layout on disk | [`id`], [`paths`] |
 //! | body documents (frontmatter + markdown) | [`markdown`] |
+//! | rebuilding rows from body documents: never more visible than written | [`recovery`] |
 
 pub mod admission;
 pub mod budget;
@@ -32,6 +33,7 @@ pub mod decay;
 pub mod decision;
 pub mod entity;
 pub mod event;
+pub mod event_stream;
 pub mod experiment;
 pub mod id;
 pub mod lifecycle;
@@ -42,6 +44,7 @@ pub mod paths;
 pub mod promotion;
 pub mod ranking;
 pub mod read_chain;
+pub mod recovery;
 pub mod seal;
 pub mod sensitivity;
 pub mod supersession;

@@ -12,10 +12,21 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::entity::EntityType;
 use crate::model::{LeafRecord, SummaryRecord};
 
+/// What a leaf's document records about where it was filed, beyond the leaf's own row: the
+/// tree's title and the entity it is about, so the rows can be rebuilt from the documents
+/// alone (`arbor fsck --rebuild-from-bodies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filing<'a> {
+    pub tree_title: &'a str,
+    /// The primary entity's name and type, when the leaf has one.
+    pub entity: Option<(&'a str, EntityType)>,
+}
+
 /// Renders a leaf body document.
-pub fn render_leaf(leaf: &LeafRecord, body: &str) -> String {
+pub fn render_leaf(leaf: &LeafRecord, body: &str, filing: Filing<'_>) -> String {
     let mut meta: Vec<(&str, Value)> = vec![
         ("id", json!(leaf.id)),
         ("lineage", json!(leaf.lineage)),
@@ -51,6 +62,24 @@ pub fn render_leaf(leaf: &LeafRecord, body: &str) -> String {
     }
     if let Some(old) = &leaf.supersedes {
         meta.push(("supersedes", json!(old)));
+    }
+    // Enough to rebuild the row from this document alone. `status` is the status the leaf was
+    // written with; the store holds what a person decided since.
+    meta.push(("status", json!(leaf.status)));
+    meta.push(("actor", json!(leaf.provenance.actor)));
+    meta.push(("provenance", json!(leaf.provenance.source)));
+    meta.push(("policy_version", json!(leaf.provenance.policy_version)));
+    meta.push(("fingerprint", json!(leaf.fingerprint)));
+    if let Some(expires) = leaf.expires_at {
+        meta.push(("expires_at", json!(expires)));
+    }
+    if !leaf.entities.secondary.is_empty() {
+        meta.push(("secondary_entities", json!(leaf.entities.secondary)));
+    }
+    meta.push(("tree_title", json!(filing.tree_title)));
+    if let Some((name, entity_type)) = filing.entity {
+        meta.push(("entity_name", json!(name)));
+        meta.push(("entity_type", json!(entity_type)));
     }
     document(&meta, &format!("# {}\n\n{}\n", one_line(&leaf.title), body.trim_end()))
 }

@@ -403,11 +403,6 @@ pub enum SourceRef {
 }
 
 impl SourceRef {
-    /// Whether a person created this memory directly (as opposed to it being inferred).
-    pub fn is_manual(&self) -> bool {
-        matches!(self, SourceRef::UserEntry)
-    }
-
     /// A short reference for packs and listings, e.g. `message:D1:3`.
     pub fn short(&self) -> String {
         match self {

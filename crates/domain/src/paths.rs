@@ -47,6 +47,12 @@ impl BodyPath {
         )
     }
 
+    /// The directory holding one tree's bodies (its name carries the tree id, and so the slug
+    /// of what the tree is about).
+    pub fn tree_dir(namespace: &Namespace, category: Category, tree: &TreeId) -> String {
+        format!("{MEMORY_DIR}/{}/{}/{}", namespace.path_segment(), category.as_str(), tree)
+    }
+
     /// The directory holding one namespace's bodies.
     pub fn namespace_dir(namespace: &Namespace) -> String {
         format!("{MEMORY_DIR}/{}", namespace.path_segment())

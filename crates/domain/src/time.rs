@@ -13,6 +13,25 @@ use serde::{Deserialize, Serialize};
 /// An instant, UTC, nanosecond precision. Re-exported so every crate names the same type.
 pub type Timestamp = jiff::Timestamp;
 
+/// The earliest instant Arbor stores: 1678-01-01T00:00:00Z. Stores keep instants as signed
+/// 64-bit nanoseconds since the Unix epoch (1677-09-21 to 2262-04-11); the range is cut to
+/// whole years inside that, so it reads as a rule rather than an overflow.
+pub const EARLIEST_STORABLE_SECOND: i64 = -9_214_560_000;
+/// The first instant after the range Arbor stores: 2262-01-01T00:00:00Z.
+pub const END_OF_STORABLE_SECOND: i64 = 9_214_646_400;
+
+/// Whether every store can hold `at` ([`EARLIEST_STORABLE_SECOND`] up to, not including,
+/// [`END_OF_STORABLE_SECOND`]). Inbound instants outside it are refused when an event is
+/// validated, so no store ever meets one.
+pub fn is_storable(at: Timestamp) -> bool {
+    const NANOS: i128 = 1_000_000_000;
+    let range = i128::from(EARLIEST_STORABLE_SECOND) * NANOS..i128::from(END_OF_STORABLE_SECOND) * NANOS;
+    range.contains(&at.as_nanosecond())
+}
+
+/// The storable range as people read it, for error messages.
+pub const STORABLE_RANGE: &str = "1678-01-01 to 2261-12-31";
+
 /// A validity interval in valid time: `[valid_from, valid_to)`, either end open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Validity {
@@ -129,6 +148,20 @@ mod tests {
     use super::*;
     use crate::testkit::{proptest_config, timestamp};
     use proptest::prelude::*;
+
+    #[test]
+    fn the_storable_range_is_whole_years_inside_i64_nanoseconds() {
+        let first = Timestamp::from_second(EARLIEST_STORABLE_SECOND).unwrap();
+        let end = Timestamp::from_second(END_OF_STORABLE_SECOND).unwrap();
+        assert_eq!(first.to_string(), "1678-01-01T00:00:00Z");
+        assert_eq!(end.to_string(), "2262-01-01T00:00:00Z");
+        assert!(is_storable(first) && !is_storable(end));
+        assert!(!is_storable(first - jiff::SignedDuration::from_nanos(1)));
+        assert!(is_storable(end - jiff::SignedDuration::from_nanos(1)));
+        for at in [first, end - jiff::SignedDuration::from_nanos(1)] {
+            assert!(i64::try_from(at.as_nanosecond()).is_ok(), "{at} fits a store's i64 nanoseconds");
+        }
+    }
 
     fn ts(s: i64) -> Timestamp {
         Timestamp::from_second(s).unwrap()
