@@ -47,6 +47,16 @@ pub trait BodyStore: Send + Sync + fmt::Debug {
     /// Every document whose path starts with `prefix`, sorted.
     async fn list(&self, prefix: &str) -> Result<Vec<BodyPath>>;
 
+    /// A document as stored, whatever its hash: for looking at files no row vouches for
+    /// (`fsck`'s orphans, rebuilding rows from bodies). Everything else reads with
+    /// [`get`](Self::get). A missing body is [`Error::NotFound`].
+    async fn read_unverified(&self, path: &BodyPath) -> Result<Vec<u8>>;
+
+    /// Removes what holding documents under `prefix` left behind once they are all gone (on a
+    /// filesystem, the empty directories, whose names carry tree ids). Documents are never
+    /// touched; a store with nothing of the kind does nothing.
+    async fn prune_empty(&self, prefix: &str) -> Result<()>;
+
     async fn contains_text(&self, needle: &str) -> Result<bool>;
 }
 

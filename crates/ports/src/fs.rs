@@ -87,8 +87,17 @@ impl FsBodyStore {
         let dir = target.parent().ok_or_else(|| Error::invalid("body path", "has no directory"))?;
         self.ensure_dir(dir)?;
         let temp = self.temp_path(target);
+        let create = || match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            // Another process removed the (empty) directory after its tree was dissolved, since
+            // this one last saw it: make it again.
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                fs::create_dir_all(dir)?;
+                OpenOptions::new().write(true).create_new(true).open(&temp)
+            }
+            other => other,
+        };
         let result = (|| {
-            let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+            let mut file = create()?;
             file.write_all(contents)?;
             if sync {
                 file.sync_all()?;
@@ -122,6 +131,33 @@ impl FsBodyStore {
             }
         }
         Ok(())
+    }
+
+    /// Removes `dir` and every directory below it that holds no file, deepest first. A
+    /// directory that holds a file (or gains one meanwhile) stays.
+    fn remove_empty_below(&self, dir: &Path) -> Result<bool> {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => return Ok(true),
+            Err(error) => return Err(io_error(dir, error)),
+        };
+        let mut empty = true;
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(dir, e))?;
+            let path = entry.path();
+            let is_dir = entry.file_type().map_err(|e| io_error(&path, e))?.is_dir();
+            empty &= is_dir && self.remove_empty_below(&path)?;
+        }
+        if !empty {
+            return Ok(false);
+        }
+        match fs::remove_dir(dir) {
+            Ok(()) => Ok(true),
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(true),
+            // Someone wrote into it meanwhile (ENOTEMPTY): it stays.
+            Err(error) if error.kind() == ErrorKind::DirectoryNotEmpty => Ok(false),
+            Err(error) => Err(io_error(dir, error)),
+        }
     }
 
     /// Every file under `memory/`, including temporary ones, for `fsck`.
@@ -210,6 +246,36 @@ impl BodyStore for FsBodyStore {
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    async fn read_unverified(&self, path: &BodyPath) -> Result<Vec<u8>> {
+        let file = self.file_path(path);
+        match fs::read(&file) {
+            Ok(bytes) => Ok(bytes),
+            Err(error) if error.kind() == ErrorKind::NotFound => Err(Error::not_found("body", path)),
+            Err(error) => Err(io_error(&file, error)),
+        }
+    }
+
+    async fn prune_empty(&self, prefix: &str) -> Result<()> {
+        // Only below the memory root, and only paths made of valid segments.
+        let mut dir = self.root.clone();
+        for segment in prefix.split('/').filter(|s| !s.is_empty()) {
+            if segment == "." || segment == ".." || segment.contains('\\') {
+                return Err(Error::invalid("body path prefix", format!("{prefix:?} is not a plain relative path")));
+            }
+            dir.push(segment);
+        }
+        if !dir.starts_with(self.root.join(arbor_domain::paths::MEMORY_DIR)) {
+            return Err(Error::invalid("body path prefix", format!("{prefix:?} is not under the memory directory")));
+        }
+        self.remove_empty_below(&dir)?;
+        // Forget the directories this process thought existed: a later write re-creates them.
+        self.known_dirs.lock().unwrap_or_else(|e| e.into_inner()).retain(|known| !known.starts_with(&dir));
+        if let Some(parent) = dir.parent() {
+            Self::sync_dir(parent).or_else(|e| if parent.exists() { Err(e) } else { Ok(()) })?;
+        }
+        Ok(())
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {

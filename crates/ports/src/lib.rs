@@ -11,6 +11,9 @@
 //! | [`Embedder`] | text to vectors | [`HashingEmbedder`] |
 //! | [`Reasoner`] | admission, entities, duplicates, summaries | [`HeuristicReasoner`] |
 //! | [`Clock`], [`IdSource`] | time and fresh ids | [`SystemClock`], [`RandomIds`] (and [`ManualClock`], [`SequentialIds`] for tests) |
+//!
+//! For tests of failure, `faults` (feature `faults`) wraps the store, index and body ports so a
+//! chosen call fails, fails after taking effect, or crashes the simulated process.
 
 mod bodies;
 mod error;
@@ -28,6 +31,8 @@ mod system;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "faults")]
+pub mod faults;
 
 pub use bodies::{BodyStore, BodyStoreExt};
 pub use error::{BoxError, Error, Result};
@@ -43,8 +48,8 @@ pub use models::{
 };
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, JobKind, LeafExpect, LeafPosition,
-    MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
+    AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, IntegrityReport, Job, JobClaim, JobKind,
+    JobLease, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

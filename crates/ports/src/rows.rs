@@ -28,8 +28,12 @@ pub fn corrupt(what: &'static str, id: &str, detail: impl std::fmt::Display) -> 
 
 /// Nanoseconds since the epoch, as the SQL backends store instants.
 pub fn ts(at: Timestamp) -> Result<i64> {
+    if !arbor_domain::time::is_storable(at) {
+        let range = arbor_domain::time::STORABLE_RANGE;
+        return Err(Error::invalid("timestamp", format!("{at} is outside the range Arbor stores ({range})")));
+    }
     i64::try_from(at.as_nanosecond())
-        .map_err(|_| Error::invalid("timestamp", format!("{at} is outside the range the store can hold (1678-2261)")))
+        .map_err(|_| Error::invalid("timestamp", format!("{at} does not fit in 64-bit nanoseconds")))
 }
 
 pub fn opt_ts(at: Option<Timestamp>) -> Result<Option<i64>> {
@@ -39,6 +43,11 @@ pub fn opt_ts(at: Option<Timestamp>) -> Result<Option<i64>> {
 pub fn from_ts(nanos: i64) -> Timestamp {
     // Every i64 nanosecond count is a valid timestamp.
     Timestamp::from_nanosecond(i128::from(nanos)).unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+/// A job kind as stored ([`JobKind::as_str`]).
+pub fn job_kind(stored: &str) -> Option<JobKind> {
+    [JobKind::Seal, JobKind::Index, JobKind::Purge].into_iter().find(|kind| kind.as_str() == stored)
 }
 
 pub fn sensitivity_code(s: Sensitivity) -> i64 {
@@ -528,12 +537,7 @@ impl JobRow {
         let nodes: Vec<String> = json("job", &raw, &self.nodes)?;
         Ok(Job {
             id: JobId::parse(&raw).map_err(|e| bad(&e))?,
-            kind: match self.kind.as_str() {
-                "seal" => JobKind::Seal,
-                "index" => JobKind::Index,
-                "purge" => JobKind::Purge,
-                other => return Err(bad(&format!("unknown job kind {other:?}"))),
-            },
+            kind: job_kind(&self.kind).ok_or_else(|| bad(&format!("unknown job kind {:?}", self.kind)))?,
             namespace: Namespace::parse(&self.namespace).map_err(|e| bad(&e))?,
             tree: self.tree_id.map(|t| TreeId::parse(&t).map_err(|e| bad(&e))).transpose()?,
             nodes: nodes.iter().map(|n| node_from_str(n)).collect::<Result<_>>()?,

@@ -132,6 +132,53 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
 
     /// The latest access records of `node` (newest first), if its namespace is in `scope`.
     async fn access_records(&self, scope: &[Namespace], node: &NodeId, limit: usize) -> Result<Vec<AccessRecord>>;
+
+    /// Every job currently leased (whatever its lease's end), with the worker holding it: so a
+    /// runner can give back the leases of workers that are gone, and say who holds the rest.
+    async fn job_leases(&self) -> Result<Vec<JobLease>>;
+
+    /// Checks the stored data itself rather than what it means: the engine's own consistency
+    /// check (SQLite's `integrity_check`; nothing for engines that guard their pages
+    /// themselves), and every row of every table decoded, each one that does not decode named.
+    /// Reads everything: for `fsck`, not for every command.
+    async fn check_integrity(&self) -> Result<IntegrityReport>;
+}
+
+/// A job's lease: which worker claimed it and until when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JobLease {
+    pub id: JobId,
+    pub kind: JobKind,
+    pub namespace: Namespace,
+    /// The worker holding it: `<host>/<pid>` for the `arbor` binary.
+    pub worker: String,
+    pub until: Timestamp,
+}
+
+/// What [`MetadataStore::check_integrity`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IntegrityReport {
+    /// The engine's own complaints, as it words them; empty when it found nothing.
+    pub engine: Vec<String>,
+    /// Rows that exist but do not decode.
+    pub damaged_rows: Vec<DamagedRow>,
+}
+
+impl IntegrityReport {
+    pub fn is_clean(&self) -> bool {
+        self.engine.is_empty() && self.damaged_rows.is_empty()
+    }
+}
+
+/// One stored row that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DamagedRow {
+    /// The table (or collection) it is in: `leaves`, `summaries`, `trees`, …
+    pub table: String,
+    /// Its key as stored (an id, or `namespace/tree`), or its position when even that is
+    /// unreadable.
+    pub key: String,
+    pub detail: String,
 }
 
 /// Where a leaf sits in its tree's timeline.
@@ -231,7 +278,9 @@ pub struct SummaryExpect {
 pub enum Change {
     /// Insert an entity. `AlreadyExists` if its id, or its slug in its namespace, is taken.
     InsertEntity(Entity),
-    /// Create a tree unless one with this (namespace, tree id) exists; never overwrites.
+    /// Create a tree unless one with this (namespace, tree id) exists; never overwrites. The
+    /// tree is held until the commit (a server backend locks its row), so it cannot be
+    /// dissolved under a write filing leaves in it.
     EnsureTree(TreeRecord),
     /// Insert a leaf. `AlreadyExists` if the id is taken, or a live leaf of the same tree has
     /// the same fingerprint.
@@ -287,6 +336,43 @@ pub enum Change {
     /// The announced bodies are now referenced by committed rows, or were removed.
     ClearBodyIntent {
         id: JobId,
+    },
+    /// Delete a tree nothing is left in, after its last memory was forgotten: the tree row,
+    /// its leaves (every one a tombstone), its summaries (every one purged or retired) and its
+    /// pending seal jobs, so no row keeps its id or title (which name what it was about).
+    /// `Conflict` if a leaf of it is not a tombstone, a summary of it is still readable, or a
+    /// purge job of it is still pending (its bodies would outlive the rows that name them).
+    /// A no-op if the tree does not exist.
+    DissolveTree {
+        namespace: Namespace,
+        tree: TreeId,
+    },
+    /// `Conflict` unless the entity exists, and (on a server backend) keep it from being
+    /// deleted until the commit: a write that files leaves under an entity it matched expects
+    /// it still to be there, since forgetting its last memory may have deleted it meanwhile.
+    ExpectEntity {
+        namespace: Namespace,
+        id: EntityId,
+    },
+    /// Delete an entity and the words it is known by, unless something still refers to it: a
+    /// tree of its namespace naming it, or a leaf that is not a tombstone linking it (as its
+    /// primary or a secondary entity). Then, and when it does not exist, a no-op.
+    DeleteEntityIfUnused {
+        namespace: Namespace,
+        id: EntityId,
+    },
+    /// Give back a job's lease if `worker` still holds it (a no-op otherwise): for the leases
+    /// of workers known to be gone, so their jobs run now rather than when the lease ends.
+    ReleaseLease {
+        id: JobId,
+        worker: String,
+    },
+    /// Put a claimed job back to run at `retry_at`, lease cleared and attempts unchanged: for a
+    /// job that lost a race with another writer (a conflict), which is not a failure of the job.
+    /// A no-op if the job is gone.
+    DeferJob {
+        id: JobId,
+        retry_at: Timestamp,
     },
 }
 
@@ -409,5 +495,9 @@ pub struct StoreCounts {
     pub summaries_retired: usize,
     pub jobs_pending: usize,
     pub jobs_dead: usize,
+    /// When the soonest pending job that nobody holds comes due (a job put back after a lost
+    /// race, or waiting out a retry), if there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs_next_due: Option<Timestamp>,
     pub audit_events: usize,
 }

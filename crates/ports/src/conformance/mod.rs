@@ -95,6 +95,10 @@ macro_rules! metadata_store_conformance {
                 counts_reflect_contents,
                 body_intents_round_trip,
                 tree_summaries_lists_every_status,
+                dissolving_a_tree_removes_every_row_of_it,
+                an_entity_goes_with_its_last_reference,
+                leases_are_listed_released_and_deferred,
+                a_sound_store_checks_clean,
             ]
         );
     };

@@ -807,3 +807,160 @@ pub async fn tree_summaries_lists_every_status(store: &dyn MetadataStore) {
     listed.sort_by(|a, b| a.id.cmp(&b.id));
     assert_eq!(listed, vec![current, retired]);
 }
+
+/// A tree whose every leaf is a tombstone and every summary purged dissolves whole — its row,
+/// leaves, summaries and seal jobs — and a tree with anything live (or a pending purge) does
+/// not, leaving no trace of the attempt.
+pub async fn dissolving_a_tree_removes_every_row_of_it(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let gone = seed_tree(store, &ns, "quentin").await;
+    let kept = seed_tree(store, &ns, "maren").await;
+    let leaf_gone = leaf(&ns, &gone, "leaf-q1", "Quentin keeps bees", 1);
+    let leaf_kept = leaf(&ns, &kept, "leaf-m1", "Maren plays the oboe", 2);
+    let summary = sealed_summary(&ns, &gone, "sum-q1", vec![leaf_gone.node_id()], "about Quentin");
+    let mut seal = job(&ns, "job-seal-q", "seal:c1:quentin", 0);
+    seal.tree = Some(gone.clone());
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertLeaf(leaf_gone.clone()))
+                .with(Change::InsertLeaf(leaf_kept.clone()))
+                .with(Change::InsertSummary(summary.clone()))
+                .with(Change::Enqueue(seal)),
+        )
+        .await
+        .unwrap();
+    let dissolve = |tree: &TreeId| Change::DissolveTree { namespace: ns.clone(), tree: tree.clone() };
+    let refused = store.commit(ChangeSet::new().with(dissolve(&gone))).await.unwrap_err();
+    assert!(refused.is_conflict(), "a live leaf keeps its tree: {refused}");
+    let expect = SummaryExpect { status: SummaryStatus::Current, parent: None };
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::UpdateLeaf {
+                    expect: LeafExpect::status(LeafStatus::Active),
+                    record: leaf_gone.tombstone(ts(5)),
+                })
+                .with(Change::UpdateSummary { expect, record: summary.purged(ts(5)) }),
+        )
+        .await
+        .unwrap();
+    let mut purge = job(&ns, "job-purge-q", "purge:leaf-q1", 0);
+    purge.kind = crate::store::JobKind::Purge;
+    purge.tree = Some(gone.clone());
+    purge.nodes = vec![leaf_gone.node_id()];
+    store.commit(ChangeSet::new().with(Change::Enqueue(purge.clone()))).await.unwrap();
+    let refused = store.commit(ChangeSet::new().with(dissolve(&gone))).await.unwrap_err();
+    assert!(refused.is_conflict(), "a pending purge keeps its tree: {refused}");
+    store.commit(ChangeSet::new().with(Change::CompleteJob { id: purge.id })).await.unwrap();
+    store.commit(ChangeSet::new().with(dissolve(&gone))).await.expect("an emptied tree dissolves");
+    let scope = [ns.clone()];
+    assert_eq!(store.tree(&ns, &gone).await.unwrap(), None);
+    assert_eq!(store.leaf(&scope, &leaf_gone.id).await.unwrap(), None);
+    assert_eq!(store.summary(&scope, &summary.id).await.unwrap(), None);
+    assert!(store.tree_leaves(&ns, &gone, &TreeLeafQuery::default()).await.unwrap().is_empty());
+    assert_eq!(store.counts().await.unwrap().jobs_pending, 0, "its seal job went with it");
+    assert!(store.tree(&ns, &kept).await.unwrap().is_some(), "another tree is untouched");
+    assert_eq!(store.leaf(&scope, &leaf_kept.id).await.unwrap(), Some(leaf_kept));
+    store.commit(ChangeSet::new().with(dissolve(&gone))).await.expect("dissolving a tree that is gone is a no-op");
+}
+
+/// An entity goes with its last reference, and not before: a tree naming it, or a leaf that is
+/// not a tombstone linking it, keeps it (and its words). `ExpectEntity` fails once it is gone.
+pub async fn an_entity_goes_with_its_last_reference(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let person = entity(&ns, "ent-quentin", "Quentin Blackwood");
+    let t = tree_id("quentin-blackwood");
+    let mut owned = tree(&ns, &t);
+    owned.entity = Some(person.id.clone());
+    let other = tree_id("topic");
+    let mut linking = leaf(&ns, &other, "leaf-link", "met someone at the market", 1);
+    linking.entities.secondary = vec![person.id.clone()];
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertEntity(person.clone()))
+                .with(Change::EnsureTree(owned))
+                .with(Change::EnsureTree(tree(&ns, &other)))
+                .with(Change::InsertLeaf(linking.clone())),
+        )
+        .await
+        .unwrap();
+    let expect = || Change::ExpectEntity { namespace: ns.clone(), id: person.id.clone() };
+    let delete = || Change::DeleteEntityIfUnused { namespace: ns.clone(), id: person.id.clone() };
+    store.commit(ChangeSet::new().with(expect())).await.expect("it exists");
+    store.commit(ChangeSet::new().with(delete())).await.unwrap();
+    assert!(store.entity(&ns, &person.id).await.unwrap().is_some(), "its tree still names it");
+    store.commit(ChangeSet::new().with(Change::DissolveTree { namespace: ns.clone(), tree: t })).await.unwrap();
+    store.commit(ChangeSet::new().with(delete())).await.unwrap();
+    assert!(store.entity(&ns, &person.id).await.unwrap().is_some(), "a live leaf still links it");
+    store
+        .commit(ChangeSet::new().with(Change::UpdateLeaf {
+            expect: LeafExpect::status(LeafStatus::Active),
+            record: linking.tombstone(ts(3)),
+        }))
+        .await
+        .unwrap();
+    store.commit(ChangeSet::new().with(delete())).await.unwrap();
+    assert_eq!(store.entity(&ns, &person.id).await.unwrap(), None, "nothing refers to it now");
+    let query = EntityQuery { terms: vec!["quentin".into()], limit: 5 };
+    assert!(store.find_entities(&ns, &query).await.unwrap().is_empty(), "its words went with it");
+    assert!(!store.contains_text("Blackwood").await.unwrap());
+    let gone = store.commit(ChangeSet::new().with(expect())).await.unwrap_err();
+    assert!(gone.is_conflict(), "{gone}");
+    store.commit(ChangeSet::new().with(delete())).await.expect("deleting what is gone is a no-op");
+}
+
+/// Leases are listed with their worker; a lease is given back only by naming the worker that
+/// holds it; a deferred job runs later with its attempts unchanged.
+pub async fn leases_are_listed_released_and_deferred(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::Enqueue(job(&ns, "job-1", "seal:a", 0)))
+                .with(Change::Enqueue(job(&ns, "job-2", "seal:b", 0))),
+        )
+        .await
+        .unwrap();
+    assert!(store.job_leases().await.unwrap().is_empty());
+    let claim = JobClaim { worker: "host/1".into(), now: ts(10), lease_until: ts(310), limit: 10 };
+    assert_eq!(store.claim_jobs(&claim).await.unwrap().len(), 2);
+    let leases = store.job_leases().await.unwrap();
+    assert_eq!(leases.len(), 2);
+    assert!(leases.iter().all(|l| l.worker == "host/1" && l.until == ts(310)), "{leases:?}");
+    let release = |worker: &str| Change::ReleaseLease { id: job(&ns, "job-1", "", 0).id, worker: worker.into() };
+    store.commit(ChangeSet::new().with(release("host/2"))).await.unwrap();
+    assert_eq!(store.job_leases().await.unwrap().len(), 2, "only the holder's name gives a lease back");
+    store.commit(ChangeSet::new().with(release("host/1"))).await.unwrap();
+    let again = JobClaim { worker: "host/3".into(), now: ts(11), lease_until: ts(311), limit: 10 };
+    let claimed = store.claim_jobs(&again).await.unwrap();
+    assert_eq!(claimed.iter().map(|j| j.id.to_string()).collect::<Vec<_>>(), vec!["job-1"], "claimable at once");
+    store
+        .commit(ChangeSet::new().with(Change::DeferJob { id: job(&ns, "job-1", "", 0).id, retry_at: ts(100) }))
+        .await
+        .unwrap();
+    let early = JobClaim { worker: "host/3".into(), now: ts(50), lease_until: ts(350), limit: 10 };
+    assert!(store.claim_jobs(&early).await.unwrap().is_empty(), "not before it is due");
+    let due = JobClaim { worker: "host/3".into(), now: ts(100), lease_until: ts(400), limit: 10 };
+    let deferred = store.claim_jobs(&due).await.unwrap();
+    assert_eq!(deferred.len(), 1);
+    assert_eq!(deferred[0].attempts, 0, "losing a race is not a failed attempt");
+}
+
+/// A store that holds only what it wrote checks clean.
+pub async fn a_sound_store_checks_clean(store: &dyn MetadataStore) {
+    let ns = conversation("c1");
+    let t = seed_tree(store, &ns, "topic").await;
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::InsertEntity(entity(&ns, "ent-a", "Alice")))
+                .with(Change::InsertLeaf(leaf(&ns, &t, "leaf-1", "Alice likes tea", 1)))
+                .with(Change::Enqueue(job(&ns, "job-1", "seal:a", 0))),
+        )
+        .await
+        .unwrap();
+    let report = store.check_integrity().await.unwrap();
+    assert!(report.is_clean(), "{report:?}");
+}

@@ -65,6 +65,15 @@ impl BodyStore for InMemoryBodyStore {
         Ok(self.lock().keys().filter(|p| p.as_str().starts_with(prefix)).cloned().collect())
     }
 
+    async fn read_unverified(&self, path: &BodyPath) -> Result<Vec<u8>> {
+        self.lock().get(path).cloned().ok_or_else(|| Error::not_found("body", path))
+    }
+
+    async fn prune_empty(&self, _prefix: &str) -> Result<()> {
+        // Paths are keys: nothing outlives the documents.
+        Ok(())
+    }
+
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         let needle = needle.as_bytes();
         Ok(self.lock().values().any(|bytes| !needle.is_empty() && bytes.windows(needle.len()).any(|w| w == needle)))

@@ -286,6 +286,102 @@ impl State {
                     undo.push(Undo::Intent(id, Some(old)));
                 }
             }
+            Change::DissolveTree { namespace, tree } => {
+                let key = (namespace.clone(), tree.clone());
+                let Some(record) = self.trees.get(&key).cloned() else { return Ok(()) };
+                let in_tree = |ns: &Namespace, t: &TreeId| ns == &namespace && t == &tree;
+                if let Some(live) = self
+                    .leaves
+                    .values()
+                    .find(|l| in_tree(&l.namespace, &l.tree_id) && l.status != LeafStatus::Tombstone)
+                {
+                    return Err(conflict(
+                        "tree",
+                        &tree,
+                        "only tombstones",
+                        format!("leaf {} {}", live.id, live.status),
+                    ));
+                }
+                if let Some(readable) = self.summaries.values().find(|s| {
+                    in_tree(&s.namespace, &s.tree_id)
+                        && matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale)
+                }) {
+                    return Err(conflict("tree", &tree, "no readable summary", format!("summary {}", readable.id)));
+                }
+                if let Some(purge) = self.jobs.values().find(|row| {
+                    row.job.kind == crate::store::JobKind::Purge
+                        && row.job.namespace == namespace
+                        && row.job.tree.as_ref() == Some(&tree)
+                }) {
+                    return Err(conflict("tree", &tree, "no pending purge", format!("job {}", purge.job.id)));
+                }
+                let leaves: Vec<LeafId> =
+                    self.leaves.values().filter(|l| in_tree(&l.namespace, &l.tree_id)).map(|l| l.id.clone()).collect();
+                for id in leaves {
+                    let old = self.leaves.remove(&id);
+                    undo.push(Undo::Leaf(id, old));
+                }
+                let summaries: Vec<SummaryId> = self
+                    .summaries
+                    .values()
+                    .filter(|s| in_tree(&s.namespace, &s.tree_id))
+                    .map(|s| s.id.clone())
+                    .collect();
+                for id in summaries {
+                    let old = self.summaries.remove(&id);
+                    undo.push(Undo::Summary(id, old));
+                }
+                let seals: Vec<JobId> = self
+                    .jobs
+                    .values()
+                    .filter(|row| row.job.namespace == namespace && row.job.tree.as_ref() == Some(&tree))
+                    .map(|row| row.job.id.clone())
+                    .collect();
+                for id in seals {
+                    let old = self.jobs.remove(&id);
+                    undo.push(Undo::Job(id, old));
+                }
+                self.trees.remove(&key);
+                undo.push(Undo::Tree(key, Some(record)));
+            }
+            Change::ExpectEntity { namespace, id } => {
+                if self.entities.get(&id).is_none_or(|e| e.namespace != namespace) {
+                    return Err(conflict("entity", &id, "present", "gone"));
+                }
+            }
+            Change::DeleteEntityIfUnused { namespace, id } => {
+                let Some(entity) = self.entities.get(&id).filter(|e| e.namespace == namespace).cloned() else {
+                    return Ok(());
+                };
+                let named_by_tree =
+                    self.trees.values().any(|t| t.namespace == namespace && t.entity.as_ref() == Some(&id));
+                let linked = self.leaves.values().any(|l| {
+                    l.namespace == namespace
+                        && l.status != LeafStatus::Tombstone
+                        && (l.entities.primary.as_ref() == Some(&id) || l.entities.secondary.contains(&id))
+                });
+                if !named_by_tree && !linked {
+                    self.entities.remove(&id);
+                    undo.push(Undo::Entity(id, Some(entity)));
+                }
+            }
+            Change::ReleaseLease { id, worker } => {
+                if let Some(row) = self.jobs.get(&id).cloned()
+                    && row.lease.as_ref().is_some_and(|(holder, _)| holder == &worker)
+                {
+                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
+                    self.jobs.insert(id, JobRow { lease: None, ..row });
+                }
+            }
+            Change::DeferJob { id, retry_at } => {
+                if let Some(row) = self.jobs.get(&id).cloned() {
+                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
+                    let mut updated = row;
+                    updated.lease = None;
+                    updated.job.run_after = retry_at;
+                    self.jobs.insert(id, updated);
+                }
+            }
         }
         Ok(())
     }
@@ -540,6 +636,29 @@ impl MetadataStore for InMemoryMetadataStore {
             .collect())
     }
 
+    async fn job_leases(&self) -> Result<Vec<crate::store::JobLease>> {
+        let state = self.lock();
+        Ok(state
+            .jobs
+            .values()
+            .filter_map(|row| {
+                let (worker, until) = row.lease.as_ref()?;
+                Some(crate::store::JobLease {
+                    id: row.job.id.clone(),
+                    kind: row.job.kind,
+                    namespace: row.job.namespace.clone(),
+                    worker: worker.clone(),
+                    until: *until,
+                })
+            })
+            .collect())
+    }
+
+    async fn check_integrity(&self) -> Result<crate::store::IntegrityReport> {
+        // Typed values in memory: nothing can fail to decode.
+        Ok(crate::store::IntegrityReport::default())
+    }
+
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         let state = self.lock();
         let leaf_has = |l: &LeafRecord| {
@@ -580,6 +699,7 @@ impl MetadataStore for InMemoryMetadataStore {
             summaries_retired: summaries(SummaryStatus::Retired),
             jobs_pending: state.jobs.values().filter(|r| !r.dead).count(),
             jobs_dead: state.jobs.values().filter(|r| r.dead).count(),
+            jobs_next_due: state.jobs.values().filter(|r| !r.dead && r.lease.is_none()).map(|r| r.job.run_after).min(),
             audit_events: state.audit.len(),
         })
     }
