@@ -19,8 +19,9 @@ use arbor_ports::rows::{
     subject_hash, to_json, ts,
 };
 use arbor_ports::{
-    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, EntityQuery, Error, Job, JobClaim,
-    LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts, TreeLeafQuery,
+    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
+    IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
+    TreeLeafQuery,
 };
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
@@ -178,6 +179,16 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             .bind(row.root_stale)
             .execute(&mut *conn)
             .await?;
+            // Held until the commit: a dissolve (which locks the row for update) waits for this
+            // write, or has already removed the tree, and then this write plans again.
+            let held = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR SHARE")
+                .bind(tree.namespace.to_string())
+                .bind(tree.tree_id.as_str())
+                .fetch_optional(&mut *conn)
+                .await?;
+            if held.is_none() {
+                return Err(conflict("tree", &tree.tree_id, "present", "dissolved meanwhile"));
+            }
         }
         Change::InsertLeaf(leaf) => insert_leaf(conn, leaf).await?,
         Change::UpdateLeaf { expect, record } => {
@@ -351,6 +362,57 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             .execute(&mut *conn)
             .await?;
         }
+        Change::DissolveTree { namespace, tree } => dissolve_tree(conn, namespace, tree).await?,
+        Change::ExpectEntity { namespace, id } => {
+            let held = sqlx::query("SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR SHARE")
+                .bind(id.as_str())
+                .bind(namespace.to_string())
+                .fetch_optional(&mut *conn)
+                .await?;
+            if held.is_none() {
+                return Err(conflict("entity", id, "present", "gone"));
+            }
+        }
+        Change::DeleteEntityIfUnused { namespace, id } => {
+            // Lock first, then look: each statement reads what has committed by then, so a
+            // write that held the entity (ExpectEntity) and committed a leaf is seen.
+            let locked = sqlx::query("SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR UPDATE")
+                .bind(id.as_str())
+                .bind(namespace.to_string())
+                .fetch_optional(&mut *conn)
+                .await?;
+            if locked.is_some() {
+                let quoted = format!("\"{}\"", id.as_str());
+                sqlx::query(
+                    "WITH gone AS (
+                         DELETE FROM entities WHERE id = $1 AND namespace = $2
+                           AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = $2 AND entity = $1)
+                           AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = $2 AND status <> 'tombstone'
+                                             AND (entity_primary = $1 OR strpos(entities_secondary, $3) > 0))
+                         RETURNING id)
+                     DELETE FROM entity_terms WHERE namespace = $2 AND entity_id IN (SELECT id FROM gone)",
+                )
+                .bind(id.as_str())
+                .bind(namespace.to_string())
+                .bind(quoted)
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+        Change::ReleaseLease { id, worker } => {
+            sqlx::query("UPDATE jobs SET lease_worker = NULL, lease_until = NULL WHERE id = $1 AND lease_worker = $2")
+                .bind(id.as_str())
+                .bind(worker)
+                .execute(&mut *conn)
+                .await?;
+        }
+        Change::DeferJob { id, retry_at } => {
+            sqlx::query("UPDATE jobs SET lease_worker = NULL, lease_until = NULL, run_after = $1 WHERE id = $2")
+                .bind(ts(*retry_at)?)
+                .bind(id.as_str())
+                .execute(&mut *conn)
+                .await?;
+        }
         Change::Audit(event) => {
             sqlx::query(
                 "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version)
@@ -366,6 +428,57 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             .execute(&mut *conn)
             .await?;
         }
+    }
+    Ok(())
+}
+
+/// [`Change::DissolveTree`]: the tree row locked first, then the preconditions (read after the
+/// lock, so a write that held the tree and committed is seen), then every row of the tree.
+async fn dissolve_tree(
+    conn: &mut PgConnection,
+    namespace: &Namespace,
+    tree: &TreeId,
+) -> std::result::Result<(), Failure> {
+    let ns = namespace.to_string();
+    let locked = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR UPDATE")
+        .bind(&ns)
+        .bind(tree.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
+    if locked.is_none() {
+        return Ok(());
+    }
+    let first =
+        |sql: &'static str| sqlx::query_scalar::<_, String>(sql).bind(ns.clone()).bind(tree.as_str().to_owned());
+    if let Some(live) = first(
+        "SELECT id || ' ' || status FROM leaves WHERE namespace = $1 AND tree_id = $2 AND status <> 'tombstone' LIMIT 1",
+    )
+    .fetch_optional(&mut *conn)
+    .await?
+    {
+        return Err(conflict("tree", tree, "only tombstones", format!("leaf {live}")));
+    }
+    if let Some(readable) = first(
+        "SELECT id FROM summaries WHERE namespace = $1 AND tree_id = $2 AND status IN ('current', 'stale') LIMIT 1",
+    )
+    .fetch_optional(&mut *conn)
+    .await?
+    {
+        return Err(conflict("tree", tree, "no readable summary", format!("summary {readable}")));
+    }
+    if let Some(purge) = first("SELECT id FROM jobs WHERE namespace = $1 AND tree_id = $2 AND kind = 'purge' LIMIT 1")
+        .fetch_optional(&mut *conn)
+        .await?
+    {
+        return Err(conflict("tree", tree, "no pending purge", format!("job {purge}")));
+    }
+    for sql in [
+        "DELETE FROM leaves WHERE namespace = $1 AND tree_id = $2",
+        "DELETE FROM summaries WHERE namespace = $1 AND tree_id = $2",
+        "DELETE FROM jobs WHERE namespace = $1 AND tree_id = $2",
+        "DELETE FROM trees WHERE namespace = $1 AND tree_id = $2",
+    ] {
+        sqlx::query(sql).bind(&ns).bind(tree.as_str()).execute(&mut *conn).await?;
     }
     Ok(())
 }
@@ -771,6 +884,63 @@ impl MetadataStore for PgStore {
         Ok(found)
     }
 
+    async fn job_leases(&self) -> Result<Vec<JobLease>> {
+        let rows = sqlx::query(
+            "SELECT id, kind, namespace, lease_worker, lease_until FROM jobs
+             WHERE lease_worker IS NOT NULL AND lease_until IS NOT NULL ORDER BY lease_until, id",
+        )
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.get(0);
+                let bad = |e: &dyn std::fmt::Display| corrupt("job", &id, e);
+                let kind: String = row.get(1);
+                let namespace: String = row.get(2);
+                Ok(JobLease {
+                    id: JobId::parse(&id).map_err(|e| bad(&e))?,
+                    kind: arbor_ports::rows::job_kind(&kind)
+                        .ok_or_else(|| bad(&format!("unknown job kind {kind:?}")))?,
+                    namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                    worker: row.get(3),
+                    until: from_ts(row.get(4)),
+                })
+            })
+            .collect()
+    }
+
+    /// Postgres checks its own pages (checksums, when the cluster has them): what is left to
+    /// check here is that every row decodes.
+    async fn check_integrity(&self) -> Result<IntegrityReport> {
+        let mut report = IntegrityReport::default();
+        let tables: [(&str, String, &str, fn(&PgRow) -> Result<()>); 5] = [
+            ("leaves", leaf_columns(), "id", |row| leaf_row(row)?.into_record().map(drop)),
+            ("summaries", summary_columns(), "id", |row| summary_row(row)?.into_record().map(drop)),
+            ("trees", columns(&TreeRow::COLUMNS, ""), "namespace || '/' || tree_id", |row| {
+                tree_row(row)?.into_record().map(drop)
+            }),
+            ("entities", columns(&EntityRow::COLUMNS, ""), "id", |row| entity_row(row)?.into_record().map(drop)),
+            ("jobs", columns(&JobRow::COLUMNS, ""), "id", |row| job_row(row)?.into_record().map(drop)),
+        ];
+        for (table, table_columns, key, decode) in tables {
+            // The key last: the decoders read the columns by name.
+            let sql = format!("SELECT {table_columns}, {key} AS arbor_row_key FROM {table}");
+            let rows = sqlx::query(&sql).fetch_all(self.db.pool()).await.map_err(sql_error)?;
+            for row in &rows {
+                if let Err(error) = decode(row) {
+                    let shown: String = row.try_get("arbor_row_key").unwrap_or_else(|_| "?".to_owned());
+                    report.damaged_rows.push(DamagedRow {
+                        table: table.to_owned(),
+                        key: shown,
+                        detail: error.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(report)
+    }
+
     async fn counts(&self) -> Result<StoreCounts> {
         let rows = sqlx::query("SELECT status, COUNT(*) FROM leaves GROUP BY status")
             .fetch_all(self.db.pool())
@@ -795,6 +965,13 @@ impl MetadataStore for PgStore {
             summaries_retired: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'").await?,
             jobs_pending: self.count("SELECT COUNT(*) FROM jobs WHERE NOT dead").await?,
             jobs_dead: self.count("SELECT COUNT(*) FROM jobs WHERE dead").await?,
+            jobs_next_due: sqlx::query_scalar::<_, Option<i64>>(
+                "SELECT MIN(run_after) FROM jobs WHERE NOT dead AND lease_until IS NULL",
+            )
+            .fetch_one(self.db.pool())
+            .await
+            .map_err(sql_error)?
+            .map(from_ts),
             audit_events: self.count("SELECT COUNT(*) FROM audit").await?,
         })
     }

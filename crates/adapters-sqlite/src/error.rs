@@ -6,7 +6,8 @@ use rusqlite::ErrorCode;
 pub(crate) const BACKEND: &str = "sqlite";
 
 /// Maps a rusqlite error: constraint violations become `AlreadyExists` (naming what was
-/// duplicated), lock timeouts `Unavailable`, anything else `Backend`.
+/// duplicated), a damaged file `Integrity`, lock timeouts `Unavailable`, anything else
+/// `Backend`.
 pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
     if let rusqlite::Error::SqliteFailure(failure, message) = &error {
         match failure.code {
@@ -29,8 +30,20 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
                 };
                 return Error::AlreadyExists { what, id: message };
             }
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => {
+                return Error::Integrity {
+                    what: "database",
+                    id: "sqlite".to_owned(),
+                    detail: format!("the SQLite file is damaged ({error})"),
+                };
+            }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                return Error::Unavailable { backend: BACKEND, source: Box::new(error) };
+                // Only after the busy timeout: writers wait for each other's lock first.
+                let busy = format!(
+                    "the database is busy: another process kept its write lock for longer than {} s ({error})",
+                    crate::config::DEFAULT_BUSY_TIMEOUT.as_secs()
+                );
+                return Error::Unavailable { backend: BACKEND, source: busy.into() };
             }
             _ => {}
         }

@@ -30,7 +30,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use arbor_ports::rows::{term_id, term_lexeme};
 
 use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
-use crate::config::SqliteDatabase;
+use crate::config::{SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, corrupt, sql_error};
 use crate::filter::placeholders;
 use crate::mirror::{Candidate, Mirror};
@@ -343,7 +343,7 @@ impl SearchIndex for SqliteIndex {
         let mut applied = Vec::with_capacity(docs.len());
         {
             let mut conn = self.db.lock();
-            let tx = conn.transaction().map_err(sql_error)?;
+            let tx = write_transaction(&mut conn)?;
             let mut seq = reserve_seqs(&tx, docs.len())?;
             let sets: Vec<String> = FACT_COLUMNS.iter().chain(["seq"].iter()).map(|c| format!("{c} = ?")).collect();
             let mut update = tx
@@ -413,7 +413,7 @@ impl SearchIndex for SqliteIndex {
         let mut changed = Vec::new();
         {
             let mut conn = self.db.lock();
-            let tx = conn.transaction().map_err(sql_error)?;
+            let tx = write_transaction(&mut conn)?;
             for (node, facts) in &updates {
                 let Some(rowid) = Self::rowid_of(&tx, &node_to_str(node))? else { continue };
                 let mut values = facts_values(facts)?;
@@ -442,7 +442,7 @@ impl SearchIndex for SqliteIndex {
         let mut removed = Vec::new();
         {
             let mut conn = self.db.lock();
-            let tx = conn.transaction().map_err(sql_error)?;
+            let tx = write_transaction(&mut conn)?;
             for node in ids {
                 let node = node_to_str(node);
                 let Some(rowid) = Self::rowid_of(&tx, &node)? else { continue };
@@ -557,7 +557,7 @@ impl SearchIndex for SqliteIndex {
     async fn clear(&self) -> Result<()> {
         {
             let mut conn = self.db.lock();
-            let tx = conn.transaction().map_err(sql_error)?;
+            let tx = write_transaction(&mut conn)?;
             tx.execute_batch(
                 "DELETE FROM index_fts;
                  DELETE FROM index_terms;

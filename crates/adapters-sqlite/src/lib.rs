@@ -15,7 +15,7 @@ mod mirror;
 mod schema;
 mod store;
 
-pub use config::{SqliteConfig, SqliteDatabase};
+pub use config::{DEFAULT_BUSY_TIMEOUT, OpenMode, SqliteConfig, SqliteDatabase, damage_marker};
 pub use index::SqliteIndex;
 pub use schema::SCHEMA_VERSION;
 pub use store::SqliteStore;

@@ -12,8 +12,9 @@ use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::memory::entity_words;
 use arbor_ports::{
-    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, EntityQuery, Error, Job, JobClaim,
-    LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts, TreeLeafQuery,
+    AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
+    IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
+    TreeLeafQuery,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -24,7 +25,7 @@ use crate::codec::{
     job_from_row, job_values, leaf_from_row, leaf_values, node_from_str, node_to_str, opt_ts, subject_hash,
     summary_from_row, summary_values, to_json, tree_from_row, tree_values, ts,
 };
-use crate::config::SqliteDatabase;
+use crate::config::{SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, sql_error};
 use crate::filter::{leaf_visibility_sql, placeholders};
 
@@ -73,6 +74,7 @@ fn insert_summary(tx: &Transaction<'_>, summary: &SummaryRecord) -> Result<()> {
 /// Whether a change removes words, so the log must be truncated after the commit.
 fn scrubs(change: &Change) -> bool {
     match change {
+        Change::DissolveTree { .. } | Change::DeleteEntityIfUnused { .. } => true,
         Change::UpdateLeaf { record, .. } => record.status == LeafStatus::Tombstone,
         Change::UpdateSummary { record, .. } => {
             matches!(record.status, SummaryStatus::Purged | SummaryStatus::Retired)
@@ -268,6 +270,50 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 tx.execute("DELETE FROM access WHERE retrieval = ?", [&id]).map_err(sql_error)?;
             }
         }
+        Change::DissolveTree { namespace, tree } => dissolve_tree(tx, &namespace, &tree)?,
+        Change::ExpectEntity { namespace, id } => {
+            let present: bool = tx
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM entities WHERE id = ? AND namespace = ?)",
+                    params![id.as_str(), namespace.to_string()],
+                    |r| r.get(0),
+                )
+                .map_err(sql_error)?;
+            if !present {
+                return Err(conflict("entity", &id, "present", "gone"));
+            }
+        }
+        Change::DeleteEntityIfUnused { namespace, id } => {
+            tx.execute(
+                "DELETE FROM entities WHERE id = ?1 AND namespace = ?2
+                   AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = ?2 AND entity = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = ?2 AND status <> 'tombstone'
+                                     AND (entity_primary = ?1 OR instr(entities_secondary, ?3) > 0))",
+                params![id.as_str(), namespace.to_string(), format!("\"{}\"", id.as_str())],
+            )
+            .map_err(sql_error)?;
+            // The words it was known by go with it (and stay while it does).
+            tx.execute(
+                "DELETE FROM entity_terms WHERE entity_id = ?1 AND namespace = ?2
+                   AND NOT EXISTS (SELECT 1 FROM entities WHERE id = ?1)",
+                params![id.as_str(), namespace.to_string()],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::ReleaseLease { id, worker } => {
+            tx.execute(
+                "UPDATE jobs SET lease_worker = NULL, lease_until = NULL WHERE id = ? AND lease_worker = ?",
+                params![id.as_str(), worker],
+            )
+            .map_err(sql_error)?;
+        }
+        Change::DeferJob { id, retry_at } => {
+            tx.execute(
+                "UPDATE jobs SET lease_worker = NULL, lease_until = NULL, run_after = ? WHERE id = ?",
+                params![ts(retry_at)?, id.as_str()],
+            )
+            .map_err(sql_error)?;
+        }
         Change::Audit(event) => {
             tx.execute(
                 "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version)
@@ -284,6 +330,46 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             )
             .map_err(sql_error)?;
         }
+    }
+    Ok(())
+}
+
+/// [`Change::DissolveTree`]: the preconditions, then every row of the tree.
+fn dissolve_tree(tx: &Transaction<'_>, namespace: &Namespace, tree: &TreeId) -> Result<()> {
+    let ns = namespace.to_string();
+    let exists: bool = tx
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM trees WHERE namespace = ? AND tree_id = ?)",
+            params![ns, tree.as_str()],
+            |r| r.get(0),
+        )
+        .map_err(sql_error)?;
+    if !exists {
+        return Ok(());
+    }
+    let first = |sql: &str| -> Result<Option<String>> {
+        tx.query_row(sql, params![ns, tree.as_str()], |r| r.get(0)).optional().map_err(sql_error)
+    };
+    if let Some(live) = first(
+        "SELECT id || ' ' || status FROM leaves WHERE namespace = ? AND tree_id = ? AND status <> 'tombstone' LIMIT 1",
+    )? {
+        return Err(conflict("tree", tree, "only tombstones", format!("leaf {live}")));
+    }
+    if let Some(readable) = first(
+        "SELECT id FROM summaries WHERE namespace = ? AND tree_id = ? AND status IN ('current', 'stale') LIMIT 1",
+    )? {
+        return Err(conflict("tree", tree, "no readable summary", format!("summary {readable}")));
+    }
+    if let Some(purge) = first("SELECT id FROM jobs WHERE namespace = ? AND tree_id = ? AND kind = 'purge' LIMIT 1")? {
+        return Err(conflict("tree", tree, "no pending purge", format!("job {purge}")));
+    }
+    for sql in [
+        "DELETE FROM leaves WHERE namespace = ? AND tree_id = ?",
+        "DELETE FROM summaries WHERE namespace = ? AND tree_id = ?",
+        "DELETE FROM jobs WHERE namespace = ? AND tree_id = ?",
+        "DELETE FROM trees WHERE namespace = ? AND tree_id = ?",
+    ] {
+        tx.execute(sql, params![ns, tree.as_str()]).map_err(sql_error)?;
     }
     Ok(())
 }
@@ -322,13 +408,21 @@ impl MetadataStore for SqliteStore {
 
     async fn commit(&self, changes: ChangeSet) -> Result<()> {
         let scrubbing = changes.changes.iter().any(scrubs);
-        {
+        let committed = (|| {
             let mut conn = self.db.lock();
-            let tx = conn.transaction().map_err(sql_error)?;
+            let tx = write_transaction(&mut conn)?;
             for change in changes.changes {
                 apply(&tx, change)?;
             }
-            tx.commit().map_err(sql_error)?;
+            tx.commit().map_err(sql_error)
+        })();
+        if let Err(error) = committed {
+            // SQLite found the file damaged while writing: no process writes into it again
+            // until it is repaired.
+            if let Error::Integrity { what: "database", detail, .. } = &error {
+                self.db.record_damage(detail);
+            }
+            return Err(error);
         }
         if scrubbing {
             // Best effort: if another process holds an old snapshot the log keeps old pages
@@ -525,7 +619,7 @@ impl MetadataStore for SqliteStore {
 
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
         let mut conn = self.db.lock();
-        let tx = conn.transaction().map_err(sql_error)?;
+        let tx = write_transaction(&mut conn)?;
         let now = ts(claim.now)?;
         let mut jobs = Vec::new();
         {
@@ -734,6 +828,112 @@ impl MetadataStore for SqliteStore {
         Ok(in_rows || self.db.files_contain(needle.as_bytes())?)
     }
 
+    async fn job_leases(&self) -> Result<Vec<JobLease>> {
+        let conn = self.db.lock();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT id, kind, namespace, lease_worker, lease_until FROM jobs
+                 WHERE lease_worker IS NOT NULL AND lease_until IS NOT NULL ORDER BY lease_until, id",
+            )
+            .map_err(sql_error)?;
+        let mut rows = stmt.query([]).map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let id: String = row.get(0).map_err(sql_error)?;
+            let bad = |e: &dyn std::fmt::Display| crate::error::corrupt("job", &id, e);
+            let kind: String = row.get(1).map_err(sql_error)?;
+            let namespace: String = row.get(2).map_err(sql_error)?;
+            out.push(JobLease {
+                id: JobId::parse(&id).map_err(|e| bad(&e))?,
+                kind: arbor_ports::rows::job_kind(&kind).ok_or_else(|| bad(&format!("unknown job kind {kind:?}")))?,
+                namespace: Namespace::parse(&namespace).map_err(|e| bad(&e))?,
+                worker: row.get(3).map_err(sql_error)?,
+                until: from_ts(row.get(4).map_err(sql_error)?),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn check_integrity(&self) -> Result<IntegrityReport> {
+        let conn = self.db.lock();
+        let mut report = IntegrityReport::default();
+        // A file too damaged for the check to run is itself the finding.
+        let engine = (|| -> rusqlite::Result<Vec<String>> {
+            let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+            let lines = stmt.query_map([], |row| row.get::<_, String>(0))?;
+            lines.collect()
+        })();
+        match engine {
+            Ok(lines) => report.engine.extend(lines.into_iter().filter(|line| line != "ok")),
+            Err(error) => report.engine.push(format!("the integrity check could not run: {error}")),
+        }
+        if !report.engine.is_empty() {
+            // The rows of a file that fails the check are not worth decoding one by one.
+            drop(conn);
+            self.db.record_damage(&report.engine.join("; "));
+            return Ok(report);
+        }
+        // Every row decoded as the store reads it; a row that does not is named by its key.
+        fn scan(
+            conn: &rusqlite::Connection,
+            report: &mut IntegrityReport,
+            table: &str,
+            columns: &str,
+            key: &str,
+            decode: &dyn Fn(&Row<'_>) -> Result<()>,
+        ) -> Result<()> {
+            // The key last: the decoders read the columns from index 0.
+            let sql = format!("SELECT {columns}, {key} FROM {table}");
+            let key_column = columns.split(", ").count();
+            let mut stmt = conn.prepare(&sql).map_err(sql_error)?;
+            let mut rows = stmt.query([]).map_err(sql_error)?;
+            let mut position = 0usize;
+            loop {
+                let row = match rows.next() {
+                    Ok(Some(row)) => row,
+                    Ok(None) => break,
+                    Err(error) => {
+                        // The engine could not even step past this row: report it and stop.
+                        report.damaged_rows.push(DamagedRow {
+                            table: table.to_owned(),
+                            key: format!("row {}", position + 1),
+                            detail: error.to_string(),
+                        });
+                        break;
+                    }
+                };
+                position += 1;
+                let shown = row.get::<_, String>(key_column).unwrap_or_else(|_| format!("row {position}"));
+                if let Err(error) = decode(row) {
+                    report.damaged_rows.push(DamagedRow {
+                        table: table.to_owned(),
+                        key: shown,
+                        detail: error.to_string(),
+                    });
+                }
+            }
+            Ok(())
+        }
+        scan(&conn, &mut report, "leaves", LEAF_COLUMNS, "id", &|r| leaf_from_row(r).map(drop))?;
+        scan(&conn, &mut report, "summaries", SUMMARY_COLUMNS, "id", &|r| summary_from_row(r).map(drop))?;
+        scan(&conn, &mut report, "trees", TREE_COLUMNS, "namespace || '/' || tree_id", &|r| {
+            tree_from_row(r).map(drop)
+        })?;
+        scan(&conn, &mut report, "entities", ENTITY_COLUMNS, "id", &|r| entity_from_row(r).map(drop))?;
+        scan(&conn, &mut report, "jobs", JOB_COLUMNS, "id", &|r| job_from_row(r).map(drop))?;
+        drop(conn);
+        // A file that fails the engine's check takes no more writes, in any process, until a
+        // check passes again (after it is restored from a backup, say).
+        if !report.engine.is_empty() {
+            self.db.record_damage(&report.engine.join("; "));
+        } else if self.db.is_marked_damaged()
+            && let Err(error) = self.db.clear_damage()
+        {
+            tracing::warn!(%error, "the database checked sound, but its damage mark could not be removed");
+        }
+        Ok(report)
+    }
+
     async fn counts(&self) -> Result<StoreCounts> {
         let conn = self.db.lock();
         let count = |sql: &str| -> Result<usize> {
@@ -765,6 +965,12 @@ impl MetadataStore for SqliteStore {
             summaries_retired: count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'")?,
             jobs_pending: count("SELECT COUNT(*) FROM jobs WHERE dead = 0")?,
             jobs_dead: count("SELECT COUNT(*) FROM jobs WHERE dead = 1")?,
+            jobs_next_due: conn
+                .query_row("SELECT MIN(run_after) FROM jobs WHERE dead = 0 AND lease_until IS NULL", [], |r| {
+                    r.get::<_, Option<i64>>(0)
+                })
+                .map_err(sql_error)?
+                .map(from_ts),
             audit_events: count("SELECT COUNT(*) FROM audit")?,
         })
     }
