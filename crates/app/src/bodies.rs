@@ -75,7 +75,23 @@ impl Arbor {
 
     /// Removes bodies whose rows will never be committed, then their intent. Failures are left
     /// for recovery, which repeats exactly this.
+    ///
+    /// A commit that reported an error may still have landed (a connection lost while the
+    /// server committed): its rows then refer to these bodies, and the same commit cleared
+    /// the intent. So the intent is looked up first, and bodies are removed only while it is
+    /// still there; when that cannot be told, they are left for recovery to decide.
     async fn abandon(&self, written: WrittenBodies) {
+        match self.ports.store.body_intents().await {
+            Ok(intents) if !intents.iter().any(|i| i.id == written.intent) => {
+                tracing::warn!(intent = %written.intent, "a commit reported failure but landed; its bodies stay");
+                return;
+            }
+            Ok(_) => {}
+            Err(error) => {
+                tracing::warn!(%error, "could not tell whether a failed commit landed; recovery will clean up");
+                return;
+            }
+        }
         for path in &written.paths {
             if let Err(error) = self.ports.bodies.delete(path).await {
                 tracing::warn!(path = %path, %error, "could not remove an uncommitted body; recovery will");

@@ -255,13 +255,21 @@ impl Arbor {
         }
     }
 
-    /// A verified body document, or `None` if the file is gone.
+    /// The verified body document of a node whose row says it has content. A missing file is
+    /// damage, reported as such (the content is lost, not forgotten).
     async fn body_if_present(&self, path: &str, sha256: &ContentHash) -> AppResult<Option<String>> {
         let path = arbor_domain::paths::BodyPath::parse(path)
             .map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
         match self.ports.bodies.get_string(&path, sha256).await {
             Ok(text) => Ok(Some(text)),
-            Err(Error::NotFound { .. }) => Ok(None),
+            Err(Error::NotFound { .. }) => Err(Error::Integrity {
+                what: "body",
+                id: path.to_string(),
+                detail: "the file is missing, though its row says it holds this memory's words (damage, not a forget; \
+                         see `arbor fsck`)"
+                    .to_owned(),
+            }
+            .into()),
             Err(other) => Err(other.into()),
         }
     }

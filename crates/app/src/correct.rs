@@ -3,7 +3,7 @@
 //! that saw an older version gets a precondition failure and nothing is written. Restoring an
 //! old version is a correction too: its text, as a new version.
 
-use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput};
+use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput, is_manual_entry};
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
@@ -128,7 +128,7 @@ impl Arbor {
                 kind: old.kind,
                 sensitivity,
                 actor: correction.actor,
-                manual: correction.source.is_manual(),
+                manual: is_manual_entry(correction.actor, &correction.source),
             });
             let mut record = LeafRecord { sensitivity, ..self.corrected_record(&old, correction, now) };
             if approval.status == LeafStatus::Candidate {
@@ -215,7 +215,7 @@ impl Arbor {
             text: &correction.text,
             // An explicit correction of a known memory is not a guess about what to remember.
             confidence: Confidence::saturating(1.0),
-            manual: correction.source.is_manual(),
+            manual: is_manual_entry(correction.actor, &correction.source),
             declared: Some(old.sensitivity.max(correction.at_least)),
             suggested,
         });

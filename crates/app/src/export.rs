@@ -51,6 +51,9 @@ pub struct Export {
     pub memories: Vec<ExportedMemory>,
     /// Restricted memories in scope that were withheld.
     pub withheld_restricted: usize,
+    /// What could not be read (a damaged row, a missing or altered body), each with why; the
+    /// export went on past them (`arbor fsck` says more).
+    pub unreadable: Vec<(String, String)>,
 }
 
 impl Arbor {
@@ -65,9 +68,16 @@ impl Arbor {
             statuses.push(LeafStatus::Superseded);
         }
         let query = TreeLeafQuery { statuses, ..TreeLeafQuery::default() };
-        let mut export = Export { memories: Vec::new(), withheld_restricted: 0 };
+        let mut export = Export { memories: Vec::new(), withheld_restricted: 0, unreadable: Vec::new() };
         for tree in store.trees(&scope).await? {
-            for leaf in store.tree_leaves(&tree.namespace, &tree.tree_id, &query).await? {
+            let leaves = match store.tree_leaves(&tree.namespace, &tree.tree_id, &query).await {
+                Ok(leaves) => leaves,
+                Err(error) => {
+                    export.unreadable.push((format!("{}/{}", tree.namespace, tree.tree_id), error.to_string()));
+                    continue;
+                }
+            };
+            for leaf in leaves {
                 // What this chain could open by id: frozen layers show what they froze.
                 if !filter.opens_by_id(&NodeFacts::of_leaf(&leaf)) {
                     continue;
@@ -76,7 +86,13 @@ impl Arbor {
                     export.withheld_restricted += 1;
                     continue;
                 }
-                let text = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
+                let text = match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
+                    Ok(text) => text,
+                    Err(error) => {
+                        export.unreadable.push((leaf.id.to_string(), error.to_string()));
+                        continue;
+                    }
+                };
                 export.memories.push(ExportedMemory {
                     text,
                     id: leaf.id,

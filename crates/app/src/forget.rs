@@ -1,13 +1,21 @@
-//! Forget [001 §13.3, 002 §4.3]: retrieval stops at once; the leaf's words leave the row, the
-//! body file, the index and every summary that may have quoted them; a content-free tombstone
-//! with ids and hashes remains; summaries are re-sealed without it; a receipt says what went.
+//! Forget [001 §13.3, 002 §4.3]: retrieval stops at once; the memory's words leave the rows,
+//! the body files, the index and every summary that may have quoted them; content-free
+//! tombstones with ids and hashes remain; summaries are re-sealed without it; a receipt says
+//! what went.
+//!
+//! A memory is its whole lineage: forgetting it forgets every version (the corrections and the
+//! text they replaced), since each one says much the same thing; `--only-this-version` is the
+//! exception. When nothing is left in the tree the memory lived in, the tree itself goes — its
+//! row, title and directory name what it was about — and so does its entity when nothing else
+//! refers to it. The audit log keeps the proof: ids and fingerprints, no words.
 
 use std::collections::BTreeSet;
 
 use arbor_domain::id::{LeafId, NodeId};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
-use arbor_domain::model::{ContentHash, SourceRef, TreeId};
+use arbor_domain::model::{ContentHash, LeafRecord, SourceRef, SummaryStatus, TreeId};
 use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
@@ -24,6 +32,9 @@ pub struct ForgetReceipt {
     /// Hashes kept on the tombstone, so the forget can be verified later.
     pub fingerprint: ContentHash,
     pub body_sha256: ContentHash,
+    /// Every version forgotten: `leaf_id` and, unless only that version was asked for, the
+    /// rest of its lineage (oldest first).
+    pub versions: Vec<LeafId>,
     /// Nodes whose index entries were removed.
     pub unindexed: Vec<NodeId>,
     /// Summaries (and the root) whose words were purged because they may have quoted the leaf.
@@ -32,40 +43,71 @@ pub struct ForgetReceipt {
     pub bodies_deleted: usize,
     /// Whether re-sealing the tree without the leaf is queued.
     pub reseal_queued: bool,
+    /// Whether the tree was removed because nothing was left in it (and with it its entity,
+    /// when nothing else refers to that).
+    pub tree_dissolved: bool,
+}
+
+/// Which versions of a memory a forget takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForgetScope {
+    /// Every version of the memory (its lineage): the default.
+    WholeMemory,
+    /// Only the named version; the others stay as they are.
+    OnlyThisVersion,
 }
 
 impl Arbor {
-    /// Forgets a leaf readable through `chain`. A leaf outside the chain is reported as not
-    /// found, exactly like a leaf that does not exist.
+    /// Forgets a memory readable through `chain`: every version of it. A leaf outside the chain
+    /// is reported as not found, exactly like a leaf that does not exist.
     pub async fn forget(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ForgetReceipt> {
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        self.forget_scoped(chain, id, ForgetScope::WholeMemory).await
+    }
+
+    /// Forgets the versions of a memory `scope` names.
+    pub async fn forget_scoped(&self, chain: &ReadChain, id: &LeafId, scope: ForgetScope) -> AppResult<ForgetReceipt> {
+        let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
         let mut last_conflict = String::new();
         for _ in 0..self.options.max_write_attempts {
-            let leaf = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            let leaf = self.ports.store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             leaf.status.apply(LeafTransition::Forget)?;
-            let now = self.now();
             let namespace = leaf.namespace.clone();
+            let mut versions = match scope {
+                ForgetScope::OnlyThisVersion => vec![leaf.clone()],
+                ForgetScope::WholeMemory => self.lineage(&leaf).await?,
+            };
+            versions.sort_by_key(|v| (v.version, v.id.clone()));
+            let now = self.now();
             let mut changes = ChangeSet::new();
-            changes.push(Change::UpdateLeaf { expect: LeafExpect::status(leaf.status), record: leaf.tombstone(now) });
             let mut touched = BTreeSet::new();
-            let mut inline =
-                self.invalidate_above(&mut changes, &mut touched, &leaf, StaleCause::Forgotten, now).await?;
+            let mut inline = Vec::new();
+            for version in &versions {
+                changes.push(Change::UpdateLeaf {
+                    expect: LeafExpect::status(version.status),
+                    record: version.tombstone(now),
+                });
+                inline.extend(
+                    self.invalidate_above(&mut changes, &mut touched, version, StaleCause::Forgotten, now).await?,
+                );
+                let own = self.unproject_jobs(now, &namespace, &version.tree_id, version.node_id());
+                for job in &own {
+                    changes.push(Change::Enqueue(job.clone()));
+                }
+                inline.extend(own);
+                // The questions that found it may quote it: their records go too.
+                changes.push(Change::DropRetrievalsOf { node: version.node_id() });
+                changes.push(Change::Audit(self.audit(
+                    now,
+                    "leaf.forgotten",
+                    &namespace,
+                    version.node_id(),
+                    &version.fingerprint,
+                )));
+            }
             let purged_summaries: Vec<NodeId> =
                 inline.iter().filter(|job| job.kind == JobKind::Purge).flat_map(|job| job.nodes.clone()).collect();
-            let own = self.unproject_jobs(now, &namespace, &leaf.tree_id, leaf.node_id());
-            for job in &own {
-                changes.push(Change::Enqueue(job.clone()));
-            }
-            inline.extend(own);
-            // The questions that found it may quote it: their records go too.
-            changes.push(Change::DropRetrievalsOf { node: leaf.node_id() });
-            changes.push(Change::Audit(self.audit(
-                now,
-                "leaf.forgotten",
-                &namespace,
-                leaf.node_id(),
-                &leaf.fingerprint,
-            )));
+            let purged_summaries: Vec<NodeId> =
+                purged_summaries.into_iter().filter(|node| matches!(node, NodeId::Summary(_))).collect();
             match self.ports.store.commit(changes).await {
                 Ok(()) => {}
                 Err(error) if error.is_conflict() => {
@@ -78,6 +120,7 @@ impl Arbor {
             // if this fails, and the runner finishes the purge.
             let mut bodies_deleted = 0;
             let mut unindexed = Vec::new();
+            let mut all_done = true;
             for job in &inline {
                 let mut done = Ok(());
                 for node in &job.nodes {
@@ -99,23 +142,103 @@ impl Arbor {
                         self.ports.store.commit(complete).await?;
                     }
                     Err(error) => {
-                        tracing::warn!(job = %job.id, %error, "forget: purge step deferred to the job runner")
+                        all_done = false;
+                        tracing::warn!(job = %job.id, %error, "forget: purge step deferred to the job runner");
                     }
                 }
             }
+            // Only once every word is gone from bodies and index may the rows that name the
+            // tree go; otherwise the runner finishes the purge and the tree stays for now.
+            let tree_dissolved = all_done && self.dissolve_if_empty(&namespace, &leaf.tree_id).await?;
             return Ok(ForgetReceipt {
                 leaf_id: leaf.id.clone(),
                 namespace,
                 tree_id: leaf.tree_id.clone(),
                 fingerprint: leaf.fingerprint.clone(),
                 body_sha256: leaf.body_sha256.clone(),
+                versions: versions.iter().map(|v| v.id.clone()).collect(),
                 unindexed,
                 purged_summaries,
                 bodies_deleted,
-                reseal_queued: true,
+                reseal_queued: !tree_dissolved,
+                tree_dissolved,
             });
         }
         Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+    }
+
+    /// Every version of `leaf`'s memory that is not forgotten yet: the leaves of its tree with
+    /// its lineage, `leaf` among them.
+    async fn lineage(&self, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
+        let everything = TreeLeafQuery::default();
+        let mut versions: Vec<LeafRecord> = self
+            .ports
+            .store
+            .tree_leaves(&leaf.namespace, &leaf.tree_id, &everything)
+            .await?
+            .into_iter()
+            .filter(|l| l.lineage == leaf.lineage && l.status != LeafStatus::Tombstone)
+            .collect();
+        if !versions.iter().any(|v| v.id == leaf.id) {
+            versions.push(leaf.clone());
+        }
+        Ok(versions)
+    }
+
+    /// Removes a tree nothing is left in — every leaf a tombstone, every summary purged or
+    /// retired — with its rows, its directory and (when nothing else refers to it) its entity,
+    /// so no byte of the store names what it was about. Bodies still on disk are deleted first;
+    /// the store refuses the dissolve if the tree took a new memory meanwhile. Returns whether
+    /// the tree is gone.
+    pub(crate) async fn dissolve_if_empty(&self, namespace: &Namespace, tree_id: &TreeId) -> AppResult<bool> {
+        let store = &self.ports.store;
+        let Some(tree) = store.tree(namespace, tree_id).await? else { return Ok(false) };
+        let leaves = store.tree_leaves(namespace, tree_id, &TreeLeafQuery::default()).await?;
+        if leaves.iter().any(|l| l.status != LeafStatus::Tombstone) {
+            return Ok(false);
+        }
+        let summaries = store.tree_summaries(namespace, tree_id).await?;
+        if summaries.iter().any(|s| matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale)) {
+            return Ok(false);
+        }
+        let paths = leaves.iter().map(|l| &l.body_path).chain(summaries.iter().map(|s| &s.body_path));
+        for path in paths {
+            let path = BodyPath::parse(path).map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+            self.ports.bodies.delete(&path).await?;
+        }
+        let now = self.now();
+        let mut changes =
+            ChangeSet::new().with(Change::DissolveTree { namespace: namespace.clone(), tree: tree_id.clone() });
+        // The tree's own entity, and any its tombstones linked: each goes unless something else
+        // (another tree, a live leaf) still refers to it; the store decides that atomically.
+        let mut entities: BTreeSet<_> = tree.entity.iter().cloned().collect();
+        for leaf in &leaves {
+            entities.extend(leaf.entities.primary.iter().cloned());
+            entities.extend(leaf.entities.secondary.iter().cloned());
+        }
+        for entity in entities {
+            changes.push(Change::DeleteEntityIfUnused { namespace: namespace.clone(), id: entity });
+        }
+        changes.push(Change::Audit(arbor_ports::AuditEvent {
+            at: now,
+            action: "tree.dissolved".to_owned(),
+            namespace: namespace.clone(),
+            node: None,
+            content_sha256: None,
+            actor: self.options.actor.clone(),
+            policy_version: arbor_domain::model::POLICY_VERSION.to_owned(),
+        }));
+        match store.commit(changes).await {
+            Ok(()) => {}
+            // A write filed something in the tree meanwhile: it stays, rightly.
+            Err(error) if error.is_conflict() => return Ok(false),
+            Err(error) => return Err(error.into()),
+        }
+        let directory = BodyPath::tree_dir(namespace, tree_id.category(), tree_id);
+        if let Err(error) = self.ports.bodies.prune_empty(&directory).await {
+            tracing::warn!(%error, "could not remove the directory of a dissolved tree; fsck will report it");
+        }
+        Ok(true)
     }
 
     /// Forgets a leaf and every copy promotion made of it (and of those copies) that `chain`
@@ -123,13 +246,25 @@ impl Arbor {
     /// before anything is forgotten; each forget is complete on its own, so a failure part-way
     /// leaves whole forgets behind, and running it again finishes the rest.
     pub async fn forget_with_copies(&self, chain: &ReadChain, id: &LeafId) -> AppResult<Vec<ForgetReceipt>> {
+        self.forget_with_copies_scoped(chain, id, ForgetScope::WholeMemory).await
+    }
+
+    /// [`forget_with_copies`](Self::forget_with_copies) for the versions `scope` names.
+    pub async fn forget_with_copies_scoped(
+        &self,
+        chain: &ReadChain,
+        id: &LeafId,
+        scope: ForgetScope,
+    ) -> AppResult<Vec<ForgetReceipt>> {
         let copies = self.promoted_copies(chain, id).await?;
-        let mut receipts = vec![self.forget(chain, id).await?];
+        let mut receipts = vec![self.forget_scoped(chain, id, scope).await?];
         for copy in copies {
-            match self.forget(chain, &copy).await {
+            match self.forget_scoped(chain, &copy, scope).await {
                 Ok(receipt) => receipts.push(receipt),
-                // Forgotten meanwhile (or by an earlier, interrupted run): nothing left to do.
+                // Forgotten meanwhile (or by an earlier, interrupted run, or with its lineage):
+                // nothing left to do.
                 Err(AppError::Transition(_)) => {}
+                Err(error) if error.is_not_found() => {}
                 Err(other) => return Err(other),
             }
         }

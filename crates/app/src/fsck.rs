@@ -1,41 +1,60 @@
-//! `fsck`: checks that rows, bodies and the index agree, and repairs what can be repaired
-//! without guessing.
+//! `fsck`: checks that the stored data is sound and that rows, bodies and the index agree, and
+//! repairs what can be repaired without guessing. One damaged row or tree is reported and the
+//! check goes on past it.
 //!
+//! - the store's own check (SQLite's `integrity_check`) and every row decoded;
 //! - every leaf with content and every readable summary has its body, byte for byte (a
 //!   mismatch is a hand edit or damage, reported, never silently accepted);
 //! - forgotten leaves and purged or retired summaries have no body left;
-//! - no body file exists that no row refers to (an orphan), and no body intent is pending;
+//! - no body file exists that no row refers to, and no body intent is pending;
 //! - parent links point at summaries of the same tree that list the child; each root pointer
 //!   names a current root;
-//! - the index holds as many documents as the store has readable nodes, and no job is dead.
+//! - the index holds as many documents as the store has readable nodes, no job is dead, and no
+//!   job is leased by a worker that is gone.
 //!
-//! Repairs: orphan and leftover bodies are deleted; pending intents of dead writers are
-//! recovered; a broken root is queued for a fresh seal; a drifted index is rebuilt.
+//! Repairs delete only what is provably garbage: the body of a forgotten leaf or a purged
+//! summary, a summary body of a tree that was sealed anew without it, the bodies of a writer
+//! that died before committing. A leaf's body that no row refers to is a memory the database
+//! lost, and is kept: `arbor fsck --rebuild-from-bodies` restores its row. A file that is not an
+//! Arbor body is left alone. Every finding that is not repaired says what would repair it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbor_domain::id::{NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::markdown;
 use arbor_domain::model::{ContentHash, SummaryRole, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_ports::{BodyIntent, Change, ChangeSet, Error, JobKind};
 use serde::Serialize;
 
-use crate::{AppResult, Arbor};
+use crate::{AppResult, Arbor, ProcessState};
 
 /// What `fsck` found wrong, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
+    /// The database failed its engine's own consistency check.
+    DamagedDatabase,
+    /// A stored row does not decode.
+    DamagedRow,
+    /// A tree whose rows could not be read (see the damaged rows).
+    UnreadableTree,
     /// A body a row refers to is missing.
     MissingBody,
     /// A body's bytes no longer match the hash on its row: edited by hand, or damaged.
     EditedBody,
     /// A forgotten leaf or retired summary still has a body on disk.
     LeftoverBody,
-    /// A body no row refers to.
+    /// A body no row refers to, which is provably garbage (its memory was forgotten, or its
+    /// tree was sealed anew without it).
     OrphanBody,
+    /// A leaf's body no row refers to: a memory the database lost, which
+    /// `--rebuild-from-bodies` restores.
+    RecoverableBody,
+    /// A file under `memory/` that is not an Arbor body document.
+    ForeignFile,
     /// A write announced bodies and never committed them.
     PendingIntent,
     /// A parent link that does not match its parent's children.
@@ -46,6 +65,8 @@ pub enum FindingKind {
     IndexDrift,
     /// A job failed too often and was set aside.
     DeadJob,
+    /// A job leased by a worker that is gone (killed mid-job).
+    StaleLease,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,6 +76,30 @@ pub struct Finding {
     pub subject: String,
     pub detail: String,
     pub repaired: bool,
+    /// What would repair it, when `--repair` does not (or did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+}
+
+impl Finding {
+    fn new(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
+        Finding { kind, subject: subject.into(), detail: detail.into(), repaired: false, remedy: None }
+    }
+
+    fn repaired(mut self, repaired: bool) -> Finding {
+        self.repaired = repaired;
+        if repaired {
+            self.remedy = None;
+        }
+        self
+    }
+
+    fn remedy(mut self, remedy: impl Into<String>) -> Finding {
+        if !self.repaired {
+            self.remedy = Some(remedy.into());
+        }
+        self
+    }
 }
 
 /// The outcome of an `fsck` run.
@@ -74,20 +119,66 @@ impl FsckReport {
     pub fn is_clean(&self) -> bool {
         self.findings.iter().all(|f| f.repaired)
     }
+
+    /// Whether the stored data itself is damaged (as opposed to rows, bodies and index
+    /// disagreeing): writers should not go on writing into it.
+    pub fn is_damaged(&self) -> bool {
+        self.findings.iter().any(|f| matches!(f.kind, FindingKind::DamagedDatabase | FindingKind::DamagedRow))
+    }
 }
+
+/// Whether the findings so far say the stored data itself is damaged (then nothing is
+/// rebuilt from it).
+fn report_damaged(findings: &[Finding]) -> bool {
+    findings
+        .iter()
+        .any(|f| matches!(f.kind, FindingKind::DamagedDatabase | FindingKind::DamagedRow | FindingKind::UnreadableTree))
+}
+
+const REBUILD: &str =
+    "restore the database from a backup, or rebuild the rows from the markdown with `arbor fsck --rebuild-from-bodies`";
 
 impl Arbor {
     /// Checks the whole store; repairs when `repair` is set. `is_dead` tells whether the writer
     /// of a pending body intent is gone (see [`Arbor::recover`]).
     pub async fn fsck(&self, repair: bool, is_dead: &(dyn Fn(&BodyIntent) -> bool + Sync)) -> AppResult<FsckReport> {
         let store = &self.ports.store;
-        let bodies = &self.ports.bodies;
         let mut report = FsckReport::default();
         let mut findings = Vec::new();
         let mut referenced: BTreeSet<String> = BTreeSet::new();
         let mut readable_nodes = 0usize;
 
-        let intents = store.body_intents().await?;
+        match store.check_integrity().await {
+            Ok(integrity) => {
+                for complaint in integrity.engine {
+                    findings
+                        .push(Finding::new(FindingKind::DamagedDatabase, store.backend(), complaint).remedy(REBUILD));
+                }
+                for row in integrity.damaged_rows {
+                    findings.push(
+                        Finding::new(FindingKind::DamagedRow, format!("{} {}", row.table, row.key), row.detail)
+                            .remedy(REBUILD),
+                    );
+                }
+            }
+            Err(error) => findings.push(
+                Finding::new(
+                    FindingKind::DamagedDatabase,
+                    store.backend(),
+                    format!("the check could not run: {error}"),
+                )
+                .remedy(REBUILD),
+            ),
+        }
+
+        let intents = match store.body_intents().await {
+            Ok(intents) => intents,
+            Err(error) => {
+                findings
+                    .push(Finding::new(FindingKind::UnreadableTree, "body intents", error.to_string()).remedy(REBUILD));
+                Vec::new()
+            }
+        };
         let in_progress: BTreeSet<String> = intents
             .iter()
             .filter(|i| i.owner != self.options.owner && !is_dead(i))
@@ -97,29 +188,64 @@ impl Arbor {
             let recovered = if repair { Some(self.recover(is_dead).await?) } else { None };
             for intent in &intents {
                 let writer_alive = intent.owner != self.options.owner && !is_dead(intent);
-                findings.push(Finding {
-                    kind: FindingKind::PendingIntent,
-                    subject: intent.id.to_string(),
-                    detail: format!(
-                        "{} bodies announced by {} at {} were never committed{}",
-                        intent.paths.len(),
-                        intent.owner,
-                        intent.created_at,
-                        if writer_alive { " (the writer is still running)" } else { "" }
-                    ),
-                    repaired: recovered.is_some() && !writer_alive,
-                });
+                let detail = format!(
+                    "{} bodies announced by {} at {} were never committed{}",
+                    intent.paths.len(),
+                    intent.owner,
+                    intent.created_at,
+                    if writer_alive { " (the writer is still running)" } else { "" }
+                );
+                findings.push(
+                    Finding::new(FindingKind::PendingIntent, intent.id.to_string(), detail)
+                        .repaired(recovered.is_some() && !writer_alive)
+                        .remedy(if writer_alive {
+                            "wait for the writer to finish"
+                        } else {
+                            "run `arbor fsck --repair`"
+                        }),
+                );
             }
         }
 
-        let namespaces = store.namespaces().await?;
+        // Every tree, each on its own: one that cannot be read is reported, and the rest checked.
+        let mut known_trees: BTreeSet<(Namespace, String)> = BTreeSet::new();
+        let namespaces = match store.namespaces().await {
+            Ok(namespaces) => namespaces,
+            Err(error) => {
+                findings.push(Finding::new(FindingKind::UnreadableTree, "trees", error.to_string()).remedy(REBUILD));
+                Vec::new()
+            }
+        };
         report.namespaces = namespaces.len();
         for namespace in &namespaces {
-            let scope = std::slice::from_ref(namespace);
-            for tree in store.trees(scope).await? {
+            let trees = match store.trees(std::slice::from_ref(namespace)).await {
+                Ok(trees) => trees,
+                Err(error) => {
+                    findings.push(
+                        Finding::new(FindingKind::UnreadableTree, namespace.to_string(), error.to_string())
+                            .remedy(REBUILD),
+                    );
+                    continue;
+                }
+            };
+            for tree in trees {
                 report.trees += 1;
-                let leaves = store.tree_leaves(namespace, &tree.tree_id, &Default::default()).await?;
-                let summaries = store.tree_summaries(namespace, &tree.tree_id).await?;
+                known_trees.insert((namespace.clone(), tree.tree_id.to_string()));
+                let read = async {
+                    let leaves = store.tree_leaves(namespace, &tree.tree_id, &Default::default()).await?;
+                    let summaries = store.tree_summaries(namespace, &tree.tree_id).await?;
+                    Ok::<_, Error>((leaves, summaries))
+                };
+                let (leaves, summaries) = match read.await {
+                    Ok(rows) => rows,
+                    Err(error) => {
+                        let subject = format!("{namespace}/{}", tree.tree_id);
+                        findings.push(
+                            Finding::new(FindingKind::UnreadableTree, subject, error.to_string()).remedy(REBUILD),
+                        );
+                        continue;
+                    }
+                };
                 report.leaves += leaves.len();
                 report.summaries += summaries.len();
                 let children: BTreeMap<&SummaryId, BTreeSet<&NodeId>> =
@@ -135,12 +261,14 @@ impl Arbor {
                         && live
                         && !children.get(parent).is_some_and(|c| c.contains(&leaf.node_id()))
                     {
-                        findings.push(Finding {
-                            kind: FindingKind::BrokenParent,
-                            subject: leaf.id.to_string(),
-                            detail: format!("its parent {parent} does not list it as a child"),
-                            repaired: false,
-                        });
+                        findings.push(
+                            Finding::new(
+                                FindingKind::BrokenParent,
+                                leaf.id.to_string(),
+                                format!("its parent {parent} does not list it as a child"),
+                            )
+                            .remedy(REBUILD),
+                        );
                     }
                 }
                 for summary in &summaries {
@@ -172,64 +300,165 @@ impl Arbor {
                             )));
                             store.commit(changes).await?;
                         }
-                        findings.push(Finding {
-                            kind: FindingKind::BrokenRoot,
-                            subject: format!("{namespace}/{}", tree.tree_id),
-                            detail: format!("root {root} is not a current root summary of this tree"),
-                            repaired: repair,
-                        });
+                        findings.push(
+                            Finding::new(
+                                FindingKind::BrokenRoot,
+                                format!("{namespace}/{}", tree.tree_id),
+                                format!("root {root} is not a current root summary of this tree"),
+                            )
+                            .repaired(repair)
+                            .remedy("run `arbor fsck --repair` (a fresh root is sealed)"),
+                        );
                     }
                 }
             }
         }
 
-        // Bodies nothing refers to.
-        let on_disk = bodies.list(arbor_domain::paths::MEMORY_DIR).await?;
+        // Bodies nothing refers to: garbage only when that can be shown.
+        let on_disk = self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await?;
         report.bodies = on_disk.len();
         for path in on_disk {
             if referenced.contains(path.as_str()) || in_progress.contains(path.as_str()) {
                 continue;
             }
-            let repaired = repair && bodies.delete(&path).await?;
-            findings.push(Finding {
-                kind: FindingKind::OrphanBody,
-                subject: path.to_string(),
-                detail: "no leaf or summary refers to this file".to_owned(),
-                repaired,
-            });
+            findings.push(self.check_orphan(&path, &known_trees, repair).await?);
         }
 
-        // The index against the store.
+        // The index against the store (when the store can still be counted).
         report.index_documents = self.ports.index.count().await?;
-        let counts = store.counts().await?;
-        if report.index_documents != readable_nodes && counts.jobs_pending == 0 {
+        let Ok(counts) = store.counts().await else {
+            findings.sort_by(|a, b| (a.kind, &a.subject).cmp(&(b.kind, &b.subject)));
+            report.findings = findings;
+            return Ok(report);
+        };
+        if report.index_documents != readable_nodes && counts.jobs_pending == 0 && !report_damaged(&findings) {
             let repaired = if repair {
                 self.rebuild_index().await?;
                 true
             } else {
                 false
             };
-            findings.push(Finding {
-                kind: FindingKind::IndexDrift,
-                subject: "index".to_owned(),
-                detail: format!(
-                    "the index holds {} documents; the store has {readable_nodes} readable nodes",
-                    report.index_documents
-                ),
-                repaired,
-            });
+            findings.push(
+                Finding::new(
+                    FindingKind::IndexDrift,
+                    "index",
+                    format!(
+                        "the index holds {} documents; the store has {readable_nodes} readable nodes",
+                        report.index_documents
+                    ),
+                )
+                .repaired(repaired)
+                .remedy("run `arbor fsck --repair` or `arbor jobs reindex`"),
+            );
         }
         if counts.jobs_dead > 0 {
-            findings.push(Finding {
-                kind: FindingKind::DeadJob,
-                subject: "jobs".to_owned(),
-                detail: format!("{} jobs failed too often and were set aside", counts.jobs_dead),
-                repaired: false,
-            });
+            findings.push(
+                Finding::new(
+                    FindingKind::DeadJob,
+                    "jobs",
+                    format!("{} jobs failed too often and were set aside", counts.jobs_dead),
+                )
+                .remedy("see why with `arbor --json fsck` and the log of `arbor -v jobs run`; fix the cause (a missing body, a model that is down), then run `arbor jobs reindex`"),
+            );
+        }
+        let now = self.now();
+        for lease in store.job_leases().await.unwrap_or_default() {
+            if lease.until > now && self.process_state(&lease.worker) == ProcessState::Gone {
+                let repaired = repair && self.reclaim_dead_leases().await? > 0;
+                findings.push(
+                    Finding::new(
+                        FindingKind::StaleLease,
+                        lease.id.to_string(),
+                        format!(
+                            "{} job leased until {} by {}, which is no longer running",
+                            lease.kind.as_str(),
+                            lease.until,
+                            lease.worker
+                        ),
+                    )
+                    .repaired(repaired)
+                    .remedy("run `arbor jobs run` (it takes the lease back) or `arbor fsck --repair`"),
+                );
+            }
         }
         findings.sort_by(|a, b| (a.kind, &a.subject).cmp(&(b.kind, &b.subject)));
         report.findings = findings;
         Ok(report)
+    }
+
+    /// What a body no row refers to is, and whether it may go.
+    async fn check_orphan(
+        &self,
+        path: &BodyPath,
+        known_trees: &BTreeSet<(Namespace, String)>,
+        repair: bool,
+    ) -> AppResult<Finding> {
+        let subject = path.to_string();
+        let bytes = match self.ports.bodies.read_unverified(path).await {
+            Ok(bytes) => bytes,
+            Err(Error::NotFound { .. }) => {
+                return Ok(Finding::new(FindingKind::OrphanBody, subject, "gone while fsck ran").repaired(true));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let Ok(document) = std::str::from_utf8(&bytes).map_err(drop).and_then(|t| markdown::parse(t).map_err(drop))
+        else {
+            return Ok(Finding::new(FindingKind::ForeignFile, subject, "not an Arbor body document; left alone")
+                .remedy("move it out of memory/ if it is yours, or delete it"));
+        };
+        let id = document.meta.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let namespace = document.meta.get("namespace").and_then(|v| v.as_str()).and_then(|n| Namespace::parse(n).ok());
+        let tree = document.meta.get("tree").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let scope: Vec<Namespace> = namespace.iter().cloned().collect();
+        let store = &self.ports.store;
+        if let Ok(leaf_id) = arbor_domain::id::LeafId::parse(&id) {
+            // The body of a forgotten leaf must go; that of a leaf the store does not have is a
+            // memory it lost.
+            let forgotten = match store.leaf(&scope, &leaf_id).await {
+                Ok(Some(leaf)) => leaf.status == LeafStatus::Tombstone,
+                Ok(None) | Err(_) => false,
+            };
+            if forgotten {
+                let repaired = repair && self.ports.bodies.delete(path).await?;
+                return Ok(Finding::new(FindingKind::OrphanBody, subject, format!("{leaf_id} was forgotten"))
+                    .repaired(repaired)
+                    .remedy("run `arbor fsck --repair`"));
+            }
+            return Ok(match arbor_domain::recovery::leaf_from_document(path, &bytes) {
+                Ok(_) => Finding::new(
+                    FindingKind::RecoverableBody,
+                    subject,
+                    format!("the memory {leaf_id} has a body but no row; kept"),
+                )
+                .remedy("rebuild its row with `arbor fsck --rebuild-from-bodies`"),
+                Err(why) => Finding::new(FindingKind::ForeignFile, subject, format!("{why}; left alone"))
+                    .remedy("move it out of memory/ if it is yours, or delete it"),
+            });
+        }
+        if let Ok(summary_id) = SummaryId::parse(&id) {
+            let purged = match store.summary(&scope, &summary_id).await {
+                Ok(Some(summary)) => matches!(summary.status, SummaryStatus::Purged | SummaryStatus::Retired),
+                Ok(None) | Err(_) => false,
+            };
+            // A summary is derived from its leaves: when its tree is in the store, sealed anew
+            // without it, the file is a leftover; when the tree is not, it waits for a rebuild.
+            let tree_known = namespace.as_ref().is_some_and(|ns| known_trees.contains(&(ns.clone(), tree.clone())));
+            if purged || tree_known {
+                let repaired = repair && self.ports.bodies.delete(path).await?;
+                let why = if purged { "it was purged or replaced" } else { "its tree was sealed without it" };
+                return Ok(Finding::new(FindingKind::OrphanBody, subject, format!("summary {summary_id}: {why}"))
+                    .repaired(repaired)
+                    .remedy("run `arbor fsck --repair`"));
+            }
+            return Ok(Finding::new(
+                FindingKind::RecoverableBody,
+                subject,
+                format!("summary {summary_id} of a tree the store does not have; kept"),
+            )
+            .remedy("`arbor fsck --rebuild-from-bodies` restores the tree's leaves and seals it anew"));
+        }
+        Ok(Finding::new(FindingKind::ForeignFile, subject, "its frontmatter names no leaf or summary; left alone")
+            .remedy("move it out of memory/ if it is yours, or delete it"))
     }
 
     /// Checks one node's body: present and intact if `live`, gone otherwise.
@@ -243,37 +472,38 @@ impl Arbor {
         repair: bool,
     ) -> AppResult<()> {
         let Ok(path) = BodyPath::parse(path) else {
-            findings.push(Finding {
-                kind: FindingKind::MissingBody,
-                subject: node.to_string(),
-                detail: format!("its body path {path:?} is not a valid path"),
-                repaired: false,
-            });
+            findings.push(
+                Finding::new(
+                    FindingKind::MissingBody,
+                    node.to_string(),
+                    format!("its body path {path:?} is not a valid path"),
+                )
+                .remedy(REBUILD),
+            );
             return Ok(());
         };
+        let lost = "its words are lost unless the file comes back from a backup; `arbor forget` the memory to clear it";
         match (self.ports.bodies.get(&path, sha256).await, live) {
             (Ok(_), true) => {}
             (Err(Error::NotFound { .. }), false) => {}
-            (Err(Error::NotFound { .. }), true) => findings.push(Finding {
-                kind: FindingKind::MissingBody,
-                subject: node.to_string(),
-                detail: format!("{path} is missing"),
-                repaired: false,
-            }),
-            (Err(Error::Integrity { detail, .. }), true) => findings.push(Finding {
-                kind: FindingKind::EditedBody,
-                subject: node.to_string(),
-                detail: format!("{path}: {detail}"),
-                repaired: false,
-            }),
+            (Err(Error::NotFound { .. }), true) => findings.push(
+                Finding::new(FindingKind::MissingBody, node.to_string(), format!("{path} is missing")).remedy(lost),
+            ),
+            (Err(Error::Integrity { detail, .. }), true) => findings.push(
+                Finding::new(FindingKind::EditedBody, node.to_string(), format!("{path}: {detail}"))
+                    .remedy("put the file back as it was, or record the edit as a new version with `arbor correct`"),
+            ),
             (Ok(_) | Err(Error::Integrity { .. }), false) => {
                 let repaired = repair && self.ports.bodies.delete(&path).await?;
-                findings.push(Finding {
-                    kind: FindingKind::LeftoverBody,
-                    subject: node.to_string(),
-                    detail: format!("{path} should have been deleted with the content it held"),
-                    repaired,
-                });
+                findings.push(
+                    Finding::new(
+                        FindingKind::LeftoverBody,
+                        node.to_string(),
+                        format!("{path} should have been deleted with the content it held"),
+                    )
+                    .repaired(repaired)
+                    .remedy("run `arbor fsck --repair`"),
+                );
             }
             (Err(other), _) => return Err(other.into()),
         }
@@ -281,9 +511,51 @@ impl Arbor {
     }
 
     /// Drops the search index and rebuilds it from the authoritative rows and verified bodies.
+    ///
+    /// Crash-safe: before anything is dropped, one index job per tree naming every node to
+    /// index is committed, so a rebuild killed part-way leaves the rest queued for the job
+    /// runner rather than an index that silently lacks it. Each tree's job is completed once
+    /// that tree is indexed.
     pub async fn rebuild_index(&self) -> AppResult<usize> {
+        let store = &self.ports.store;
+        let now = self.now();
+        let mut planned = Vec::new();
+        let mut changes = ChangeSet::new();
+        for namespace in store.namespaces().await? {
+            for tree in store.trees(std::slice::from_ref(&namespace)).await? {
+                let leaves = store.tree_leaves(&namespace, &tree.tree_id, &Default::default()).await?;
+                let summaries = store.tree_summaries(&namespace, &tree.tree_id).await?;
+                let nodes: Vec<NodeId> = leaves
+                    .iter()
+                    .filter(|l| l.status != LeafStatus::Tombstone)
+                    .map(|l| l.node_id())
+                    .chain(
+                        summaries
+                            .iter()
+                            .filter(|s| matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale))
+                            .map(|s| s.node_id()),
+                    )
+                    .collect();
+                if nodes.is_empty() {
+                    continue;
+                }
+                let job = self.job(now, JobKind::Index, &namespace, None, nodes);
+                changes.push(Change::Enqueue(job.clone()));
+                planned.push((namespace.clone(), tree.tree_id.clone(), job));
+                if changes.len() >= 256 {
+                    store.commit(std::mem::take(&mut changes)).await?;
+                }
+            }
+        }
+        if !changes.is_empty() {
+            store.commit(changes).await?;
+        }
         self.ports.index.clear().await?;
-        let indexed = self.reembed().await?;
+        let mut indexed = 0;
+        for (namespace, tree, job) in planned {
+            indexed += self.reindex_tree(&namespace, &tree).await?;
+            store.commit(ChangeSet::new().with(Change::CompleteJob { id: job.id })).await?;
+        }
         // A bulk load: the index builds its search structures now, not on the first questions.
         self.ports.index.optimize().await?;
         Ok(indexed)
@@ -313,7 +585,16 @@ impl Arbor {
             if leaf.status == LeafStatus::Tombstone {
                 continue;
             }
-            let body = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
+            // A damaged body (missing, edited) is left out of the index, not a reason to leave
+            // every other node out: `fsck` reports it.
+            let body = match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
+                Ok(body) => body,
+                Err(crate::AppError::Port(error @ (Error::NotFound { .. } | Error::Integrity { .. }))) => {
+                    tracing::warn!(leaf = %leaf.id, %error, "not indexed: its body cannot be read");
+                    continue;
+                }
+                Err(other) => return Err(other),
+            };
             items.push(Projectable {
                 node: leaf.node_id(),
                 facts: NodeFacts::of_leaf(&leaf),

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput};
+use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
@@ -275,7 +275,7 @@ impl Arbor {
         let admission = self.policy.admission.decide(AdmissionInput {
             text,
             confidence: assessment.admission,
-            manual: event.source.is_manual(),
+            manual: is_manual_entry(event.actor, &event.source),
             declared: event.hints.sensitivity,
             suggested: assessment.sensitivity,
         });
@@ -375,7 +375,7 @@ impl Arbor {
             kind: assessment.kind,
             sensitivity,
             actor: event.actor,
-            manual: event.source.is_manual(),
+            manual: is_manual_entry(event.actor, &event.source),
         });
         let id = self.new_leaf_id(now);
         let (lineage, version) = match &replaced_record {
@@ -387,8 +387,10 @@ impl Arbor {
         // A replacement that is older or less authoritative than the current memory is a
         // conflict: it waits for a person instead of overwriting [001 §11.1].
         if let Some(current) = replaced_record.as_ref().filter(|old| old.status == LeafStatus::Active)
-            && let Some(cause) =
-                conflict_between(&ClaimView::new(&validity, observed_at, &event.source), &ClaimView::of_leaf(current))
+            && let Some(cause) = conflict_between(
+                &ClaimView::new(&validity, observed_at, event.actor, &event.source),
+                &ClaimView::of_leaf(current),
+            )
         {
             approval = Approval { status: LeafStatus::Candidate, reason: cause.reason() };
         }
@@ -633,10 +635,31 @@ impl Arbor {
             return Ok(());
         }
         let mut documents = Vec::with_capacity(plan.leaves.len());
+        let mut known_entities: BTreeMap<EntityId, Option<Entity>> =
+            plan.new_entities.values().map(|e| (e.id.clone(), Some(e.clone()))).collect();
         for planned in &plan.leaves {
-            let path = BodyPath::parse(&planned.record.body_path)
-                .map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
-            documents.push((path, markdown::render_leaf(&planned.record, &planned.text).into_bytes()));
+            let record = &planned.record;
+            let path =
+                BodyPath::parse(&record.body_path).map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
+            // What the document records of its filing, so the rows can be rebuilt from it.
+            let entity = match &record.entities.primary {
+                Some(id) => {
+                    if !known_entities.contains_key(id) {
+                        let stored = self.ports.store.entity(&record.namespace, id).await?;
+                        known_entities.insert(id.clone(), stored);
+                    }
+                    known_entities.get(id).cloned().flatten()
+                }
+                None => None,
+            };
+            let tree_title = plan
+                .trees
+                .get(&(record.namespace.clone(), record.tree_id.clone()))
+                .map(|t| t.title.as_str())
+                .unwrap_or("Uncategorized");
+            let filing =
+                markdown::Filing { tree_title, entity: entity.as_ref().map(|e| (e.name.as_str(), e.entity_type)) };
+            documents.push((path, markdown::render_leaf(record, &planned.text, filing).into_bytes()));
         }
         let phase = std::time::Instant::now();
         let written = self.write_bodies(documents).await?;
@@ -676,6 +699,19 @@ impl Arbor {
         }
         for tree in plan.trees.values() {
             changes.push(Change::EnsureTree(tree.clone()));
+        }
+        // Entities the batch files leaves under without creating them must still be there at
+        // the commit (forgetting a tree's last memory deletes an entity nothing refers to).
+        let mut matched = BTreeSet::new();
+        for planned in &plan.leaves {
+            let links = &planned.record.entities;
+            for entity in links.primary.iter().chain(&links.secondary) {
+                let created = plan.new_entities.values().any(|e| &e.id == entity);
+                if !created && matched.insert(entity.clone()) {
+                    changes
+                        .push(Change::ExpectEntity { namespace: planned.record.namespace.clone(), id: entity.clone() });
+                }
+            }
         }
         let mut grown: BTreeSet<(Namespace, TreeId)> = BTreeSet::new();
         let mut to_index = Vec::with_capacity(plan.leaves.len() + plan.superseded.len());

@@ -6,16 +6,34 @@ use arbor_ports::{Change, ChangeSet, Job, JobClaim, JobKind};
 use serde::Serialize;
 
 use crate::projection::Projection;
-use crate::{AppError, AppResult, Arbor};
+use crate::{AppError, AppResult, Arbor, ProcessState};
 
 /// How many jobs are claimed at a time.
 const CLAIM_BATCH: usize = 64;
+
+/// How many times a job that lost a race (a conflict: another writer changed what it works
+/// on) is run again at once before it is put back for later.
+const RACE_RETRIES: u32 = 3;
+
+/// How long a job put back after losing races waits before it is claimable again.
+const DEFER_SECONDS: i64 = 2;
 
 /// What a run of the job runner did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct JobsReport {
     pub completed: usize,
     pub failed: usize,
+    /// Jobs that kept losing races with other writers and were put back to run again shortly
+    /// (not failures: their attempts are not counted).
+    pub deferred: usize,
+    /// Leases of workers that are gone (killed mid-job), given back so their jobs ran now.
+    pub leases_reclaimed: usize,
+    /// Jobs still leased by other workers when this run ended: who holds each, and until
+    /// when.
+    pub held_elsewhere: Vec<arbor_ports::JobLease>,
+    /// When the soonest job left waiting (put back after a lost race, or retrying) comes due.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_due: Option<Timestamp>,
     pub seals: usize,
     pub summaries_sealed: usize,
     pub summaries_resealed: usize,
@@ -28,7 +46,7 @@ pub struct JobsReport {
 impl Arbor {
     /// Runs jobs until none are runnable (or `max_jobs` have run).
     pub async fn run_jobs(&self, max_jobs: Option<usize>) -> AppResult<JobsReport> {
-        let mut report = JobsReport::default();
+        let mut report = JobsReport { leases_reclaimed: self.reclaim_dead_leases().await?, ..JobsReport::default() };
         let limit = max_jobs.unwrap_or(usize::MAX);
         while report.completed + report.failed < limit {
             let now = self.now();
@@ -43,7 +61,23 @@ impl Arbor {
                 break;
             }
             for job in jobs {
-                match self.run_job(&job, &mut report).await {
+                let mut outcome = self.run_job(&job, &mut report).await;
+                let mut races = 0;
+                while races < RACE_RETRIES && outcome.as_ref().is_err_and(lost_a_race) {
+                    races += 1;
+                    outcome = self.run_job(&job, &mut report).await;
+                }
+                if outcome.as_ref().is_err_and(lost_a_race) {
+                    tracing::debug!(job = %job.id, kind = job.kind.as_str(), "job kept losing races; put back");
+                    let retry_at = lease_end(self.now(), DEFER_SECONDS);
+                    self.ports
+                        .store
+                        .commit(ChangeSet::new().with(Change::DeferJob { id: job.id.clone(), retry_at }))
+                        .await?;
+                    report.deferred += 1;
+                    continue;
+                }
+                match outcome {
                     Ok(()) => {
                         self.ports
                             .store
@@ -63,7 +97,39 @@ impl Arbor {
                 }
             }
         }
+        report.held_elsewhere = self
+            .ports
+            .store
+            .job_leases()
+            .await?
+            .into_iter()
+            .filter(|lease| lease.worker != self.options.worker && lease.until > self.now())
+            .collect();
+        report.next_due = self.ports.store.counts().await?.jobs_next_due;
         Ok(report)
+    }
+
+    /// Gives back the leases of workers known to be gone (a runner killed mid-job), so their
+    /// jobs run now instead of when the lease would have ended. A worker that may be alive
+    /// (on another host, or when that cannot be told) keeps its lease until it ends.
+    pub(crate) async fn reclaim_dead_leases(&self) -> AppResult<usize> {
+        let now = self.now();
+        let mut changes = ChangeSet::new();
+        for lease in self.ports.store.job_leases().await? {
+            let expired = lease.until <= now;
+            if !expired
+                && lease.worker != self.options.worker
+                && self.process_state(&lease.worker) == ProcessState::Gone
+            {
+                tracing::info!(job = %lease.id, worker = %lease.worker, "reclaiming the lease of a worker that is gone");
+                changes.push(Change::ReleaseLease { id: lease.id, worker: lease.worker });
+            }
+        }
+        let reclaimed = changes.len();
+        if reclaimed > 0 {
+            self.ports.store.commit(changes).await?;
+        }
+        Ok(reclaimed)
     }
 
     async fn run_job(&self, job: &Job, report: &mut JobsReport) -> AppResult<()> {
@@ -122,6 +188,16 @@ impl Arbor {
                 Err(error) => tracing::warn!(job = %job.id, %error, "inline job failed; left for the runner"),
             }
         }
+    }
+}
+
+/// Whether a job failed only because another writer changed what it works on meanwhile: worth
+/// running again, and no failure of the job.
+fn lost_a_race(error: &AppError) -> bool {
+    match error {
+        AppError::Port(port) => port.is_conflict(),
+        AppError::Contention { .. } => true,
+        _ => false,
     }
 }
 

@@ -22,6 +22,7 @@ mod ingest;
 mod jobs;
 mod projection;
 mod promote;
+mod rebuild;
 mod retrieve;
 mod review;
 mod sealing;
@@ -46,6 +47,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
+pub use arbor_ports::JobLease;
 pub use audit::Usage;
 pub use bodies::RecoveryReport;
 pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
@@ -54,11 +56,12 @@ pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};
 pub use experiment::{ExperimentStart, Settlement};
 pub use export::{Export, ExportOptions, ExportedMemory};
-pub use forget::ForgetReceipt;
+pub use forget::{ForgetReceipt, ForgetScope};
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
+pub use rebuild::{RebuildReport, UnreadableBody};
 pub use retrieve::{
     Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest,
     SkippedItem, Understood, UnderstoodTime,
@@ -146,6 +149,21 @@ impl Default for Options {
     }
 }
 
+/// What can be told about the process an owner string names (`<host>/<pid>`, as recorded on
+/// body intents and job leases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessState {
+    Alive,
+    /// It ended (on this host, its pid is gone): what it held may be taken back at once.
+    Gone,
+    /// Another host, or a platform where it cannot be told: wait for its lease to end.
+    Unknown,
+}
+
+/// Tells the [`ProcessState`] of an owner string; the composition root knows how on its
+/// platform.
+pub type Liveness = Arc<dyn Fn(&str) -> ProcessState + Send + Sync>;
+
 /// Counts of times a configured model's answer could not be used and the deterministic path
 /// was taken instead.
 #[derive(Debug, Default)]
@@ -166,6 +184,18 @@ pub struct Arbor {
     policy: Policy,
     options: Options,
     fallbacks: Fallbacks,
+    /// How to tell whether another process is still running; without it, none is known gone.
+    liveness: Option<LivenessCheck>,
+}
+
+/// A [`Liveness`] function, shown in debug output by name only.
+#[derive(Clone)]
+struct LivenessCheck(Liveness);
+
+impl std::fmt::Debug for LivenessCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LivenessCheck")
+    }
 }
 
 impl Arbor {
@@ -177,7 +207,24 @@ impl Arbor {
             policy,
             options,
             fallbacks: Fallbacks::default(),
+            liveness: None,
         }
+    }
+
+    /// The same engine, telling with `liveness` whether the processes named on job leases are
+    /// still running: the leases of those that are gone are taken back at once.
+    pub fn with_liveness(mut self, liveness: Liveness) -> Arbor {
+        self.liveness = Some(LivenessCheck(liveness));
+        self
+    }
+
+    /// What is known about the process `owner` names: this one is alive; others as the
+    /// configured [`Liveness`] tells, or unknown.
+    pub(crate) fn process_state(&self, owner: &str) -> ProcessState {
+        if owner == self.options.worker || owner == self.options.owner {
+            return ProcessState::Alive;
+        }
+        self.liveness.as_ref().map(|check| (check.0)(owner)).unwrap_or(ProcessState::Unknown)
     }
 
     /// The same engine embedding restricted text with `local` when the configured embedder is

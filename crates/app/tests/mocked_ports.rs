@@ -10,8 +10,8 @@ use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
 use arbor_ports::memory::{InMemoryBodyStore, InMemorySearchIndex};
 use arbor_ports::{
-    BodyStore, Change, ChangeSet, Error, HashingEmbedder, HeuristicReasoner, ManualClock, MockMetadataStore,
-    MockReasoner, SequentialIds,
+    BodyIntent, BodyStore, Change, ChangeSet, Error, HashingEmbedder, HeuristicReasoner, ManualClock,
+    MockMetadataStore, MockReasoner, SequentialIds,
 };
 
 fn chain() -> ReadChain {
@@ -31,7 +31,7 @@ fn describe(changes: &ChangeSet) -> &'static str {
     }
 }
 
-/// A store whose reads see an empty namespace, that accepts body intents and fails every
+/// A store whose reads see an empty namespace, that keeps body intents and fails every
 /// commit of rows as `fail` says.
 fn store(fail: fn() -> Error, log: Log) -> MockMetadataStore {
     let mut store = MockMetadataStore::new();
@@ -41,10 +41,24 @@ fn store(fail: fn() -> Error, log: Log) -> MockMetadataStore {
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
     store.expect_leaf().returning(|_, _| Ok(None));
+    // Abandoning bodies first asks whether the failed commit landed (it cleared the intent).
+    let intents = Arc::new(std::sync::Mutex::new(Vec::<BodyIntent>::new()));
+    let listed = intents.clone();
+    store.expect_body_intents().returning(move || Ok(listed.lock().unwrap().clone()));
     store.expect_commit().returning(move |changes| {
         let kind = describe(&changes);
         log.lock().unwrap().push(kind);
-        if kind == "rows" { Err(fail()) } else { Ok(()) }
+        if kind == "rows" {
+            return Err(fail());
+        }
+        for change in changes.changes {
+            match change {
+                Change::AddBodyIntent(intent) => intents.lock().unwrap().push(intent),
+                Change::ClearBodyIntent { id } => intents.lock().unwrap().retain(|i| i.id != id),
+                _ => {}
+            }
+        }
+        Ok(())
     });
     store
 }
@@ -72,6 +86,28 @@ async fn a_failed_commit_leaves_no_body_behind() {
     assert!(matches!(error, AppError::Port(Error::Backend { .. })), "{error:?}");
     assert_eq!(*log.lock().unwrap(), vec!["announce bodies", "rows", "abandon bodies"]);
     assert!(bodies.list("").await.unwrap().is_empty(), "the body written before the commit was removed");
+}
+
+/// A commit that reported failure but landed (the acknowledgement was lost): its rows refer to
+/// the bodies, and the same commit cleared the intent, so the bodies stay.
+#[tokio::test]
+async fn a_commit_that_landed_despite_its_error_keeps_its_bodies() {
+    let bodies = Arc::new(InMemoryBodyStore::new());
+    let mut store = MockMetadataStore::new();
+    store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
+    store.expect_entity_by_slug().returning(|_, _| Ok(None));
+    store.expect_tree().returning(|_, _| Ok(None));
+    store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
+    store.expect_leaf().returning(|_, _| Ok(None));
+    store.expect_body_intents().returning(|| Ok(Vec::new()));
+    store.expect_commit().returning(|changes| match describe(&changes) {
+        "rows" => Err(Error::Unavailable { backend: "mock", source: "connection reset during COMMIT".into() }),
+        _ => Ok(()),
+    });
+    let arbor = arbor(store, bodies.clone());
+    let error = arbor.ingest(&chain(), Event::user_message("I prefer tea over coffee.")).await.unwrap_err();
+    assert!(matches!(error, AppError::Port(Error::Unavailable { .. })), "{error:?}");
+    assert_eq!(bodies.list("").await.unwrap().len(), 1, "the body its rows may refer to is kept for recovery to judge");
 }
 
 #[tokio::test]

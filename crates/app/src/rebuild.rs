@@ -1,0 +1,179 @@
+//! Rebuilding a lost database from the markdown bodies (`arbor fsck --rebuild-from-bodies`):
+//! every leaf document read back ([`arbor_domain::recovery::leaf_from_document`]), settled by
+//! the recovery rule (never more visible than written, [`arbor_domain::recovery::settle`]),
+//! and committed tree by tree with its tree and entity rows; then every tree is indexed and
+//! sealed anew. Summary documents are derived: those of restored trees are replaced by the new
+//! seal, and those of trees nothing was restored for are left where they are.
+
+use std::collections::BTreeMap;
+
+use arbor_domain::entity::{Entity, EntitySlug};
+use arbor_domain::id::EntityId;
+use arbor_domain::model::{TreeId, TreeRecord};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
+use arbor_domain::recovery::{RecoveredLeaf, leaf_from_document, settle};
+use arbor_ports::{Change, ChangeSet, JobKind};
+use serde::Serialize;
+
+use crate::{AppError, AppResult, Arbor};
+
+/// What a rebuild restored, and what it could not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RebuildReport {
+    pub leaves: usize,
+    /// Of those, how many came back current, and how many wait for a person again.
+    pub active: usize,
+    pub candidates: usize,
+    pub trees: usize,
+    pub entities: usize,
+    /// Summary documents of restored trees, replaced by sealing them anew.
+    pub summaries_replaced: usize,
+    /// Documents that could not be read back as leaves, with why (left where they are).
+    pub unreadable: Vec<UnreadableBody>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnreadableBody {
+    pub path: String,
+    pub reason: String,
+}
+
+impl Arbor {
+    /// Re-creates the rows of a store whose database lost them from its leaf documents. The
+    /// database must hold no tree: this is for a lost or replaced database, not a merge.
+    pub async fn rebuild_from_bodies(&self) -> AppResult<RebuildReport> {
+        let store = &self.ports.store;
+        let present = store.namespaces().await?;
+        if !present.is_empty() {
+            return Err(AppError::InvalidRequest(format!(
+                "the database already holds memories (in {} namespaces); rebuilding from bodies re-creates a lost \
+                 database, so it starts from an empty one",
+                present.len()
+            )));
+        }
+        let mut report = RebuildReport::default();
+        let mut recovered = Vec::new();
+        let mut summary_documents: Vec<BodyPath> = Vec::new();
+        for path in self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await? {
+            if path.as_str().contains("/summaries/") {
+                summary_documents.push(path);
+                continue;
+            }
+            let outcome = match self.ports.bodies.read_unverified(&path).await {
+                Ok(bytes) => leaf_from_document(&path, &bytes).map_err(|e| e.to_string()),
+                Err(error) => Err(error.to_string()),
+            };
+            match outcome {
+                Ok(leaf) => recovered.push(leaf),
+                Err(reason) => report.unreadable.push(UnreadableBody { path: path.to_string(), reason }),
+            }
+        }
+        let settled = settle(recovered);
+        let mut trees: BTreeMap<(Namespace, TreeId), Vec<RecoveredLeaf>> = BTreeMap::new();
+        for leaf in settled {
+            trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
+        }
+        // Entities by id, with the slug their tree is filed by.
+        let mut entities: BTreeMap<(Namespace, EntityId), Entity> = BTreeMap::new();
+        for ((namespace, tree_id), leaves) in &trees {
+            for leaf in leaves {
+                let Some(found) = &leaf.entity else { continue };
+                let key = (namespace.clone(), found.id.clone());
+                let slug =
+                    arbor_domain::recovery::entity_slug(tree_id).unwrap_or_else(|| EntitySlug::from_name(&found.name));
+                let created_at = leaf.record.created_at;
+                let entry = entities.entry(key).or_insert_with(|| Entity {
+                    id: found.id.clone(),
+                    namespace: namespace.clone(),
+                    entity_type: found.entity_type,
+                    slug,
+                    name: found.name.clone(),
+                    aliases: Vec::new(),
+                    created_at,
+                });
+                entry.created_at = entry.created_at.min(created_at);
+            }
+        }
+        let now = self.now();
+        let mut inserted_entities = std::collections::BTreeSet::new();
+        for ((namespace, tree_id), mut leaves) in trees {
+            leaves.sort_by_key(|l| (l.record.created_at, l.record.id.clone()));
+            let owner = leaves.iter().find_map(|l| l.entity.as_ref().map(|e| e.id.clone()));
+            let title =
+                leaves.iter().rev().map(|l| l.tree_title.clone()).next().unwrap_or_else(|| "Uncategorized".into());
+            let created_at = leaves.iter().map(|l| l.record.created_at).min().unwrap_or(now);
+            let mut changes = ChangeSet::new();
+            for leaf in &leaves {
+                for id in leaf.record.entities.primary.iter().chain(&leaf.record.entities.secondary) {
+                    let key = (namespace.clone(), id.clone());
+                    if let Some(entity) = entities.get(&key)
+                        && inserted_entities.insert(key)
+                    {
+                        changes.push(Change::InsertEntity(entity.clone()));
+                        report.entities += 1;
+                    }
+                }
+            }
+            changes.push(Change::EnsureTree(TreeRecord {
+                namespace: namespace.clone(),
+                tree_id: tree_id.clone(),
+                entity: owner,
+                title,
+                created_at,
+                root: None,
+                root_stale: false,
+            }));
+            let mut nodes = Vec::with_capacity(leaves.len());
+            for leaf in leaves {
+                let mut record = leaf.record;
+                // Links to entities no document names cannot be restored.
+                record.entities.secondary.retain(|id| entities.contains_key(&(namespace.clone(), id.clone())));
+                report.leaves += 1;
+                match record.status {
+                    arbor_domain::lifecycle::LeafStatus::Active => report.active += 1,
+                    arbor_domain::lifecycle::LeafStatus::Candidate => report.candidates += 1,
+                    _ => {}
+                }
+                nodes.push(record.node_id());
+                changes.push(Change::Audit(self.audit(
+                    now,
+                    "leaf.recovered",
+                    &namespace,
+                    record.node_id(),
+                    &record.body_sha256,
+                )));
+                changes.push(Change::InsertLeaf(record));
+            }
+            changes.push(Change::Enqueue(self.job(now, JobKind::Index, &namespace, None, nodes)));
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, &namespace, Some(&tree_id), Vec::new())));
+            store.commit(changes).await?;
+            report.trees += 1;
+        }
+        // The restored trees are sealed anew: their old summary documents describe rows that no
+        // longer exist. Those of trees nothing came back for stay.
+        let restored = store.namespaces().await?;
+        for path in summary_documents {
+            let of_restored_tree = match self.ports.bodies.read_unverified(&path).await {
+                Ok(bytes) => {
+                    let document = std::str::from_utf8(&bytes).ok().and_then(|t| arbor_domain::markdown::parse(t).ok());
+                    let field = |name: &str| {
+                        document.as_ref().and_then(|d| d.meta.get(name)).and_then(|v| v.as_str()).map(str::to_owned)
+                    };
+                    match (field("namespace").and_then(|n| Namespace::parse(&n).ok()), field("tree")) {
+                        (Some(ns), Some(tree)) if restored.contains(&ns) => match TreeId::parse(&tree) {
+                            Ok(tree) => store.tree(&ns, &tree).await?.is_some(),
+                            Err(_) => false,
+                        },
+                        _ => false,
+                    }
+                }
+                Err(_) => false,
+            };
+            if of_restored_tree && self.ports.bodies.delete(&path).await? {
+                report.summaries_replaced += 1;
+            }
+        }
+        Ok(report)
+    }
+}
