@@ -256,7 +256,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         config.index = args.index;
         crate::store::save_config(&root, &config)?;
     }
-    let database = Database::open(&root, &config).await?;
+    let database = Database::open(&root, &config, arbor_adapters_sqlite::OpenMode::Existing).await?;
     let floor_index = match (&database, config.index) {
         (Database::Sqlite(db), IndexBackend::Store) => Some(SqliteIndex::new(db.clone())),
         _ => None,
@@ -385,9 +385,9 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         peak_rss_mib: peak_rss_mib(),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::output::print_raw(&(serde_json::to_string_pretty(&report)? + "\n"));
     } else {
-        println!("{report:#?}");
+        crate::output::outln!("{report:#?}");
     }
     Ok(())
 }

@@ -15,30 +15,45 @@ use crate::scope::ScopeArgs;
 use crate::{render, store};
 
 pub(crate) fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    crate::output::print_raw(&(serde_json::to_string_pretty(value)? + "\n"));
     Ok(())
 }
 
 pub(crate) async fn init(root: &Path, options: &store::InitOptions, json: bool) -> Result<()> {
-    let (config, created) = store::init(root, options).await?;
+    let (config, initialized) = store::init(root, options).await?;
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
             root: String,
             created: bool,
+            database_recreated: bool,
             config: &'a store::StoreConfig,
         }
-        return print_json(&Output { root: root.display().to_string(), created, config: &config });
+        return print_json(&Output {
+            root: root.display().to_string(),
+            created: initialized == store::Initialized::Created,
+            database_recreated: initialized == store::Initialized::DatabaseRecreated,
+            config: &config,
+        });
     }
-    if created {
+    if initialized == store::Initialized::DatabaseRecreated {
+        crate::output::outln!(
+            "{} is an Arbor store whose database was missing or empty; it held no memories, so a new database was made",
+            root.display()
+        );
+    } else if initialized == store::Initialized::Created {
         match &config.postgres {
             Some(pg) => {
-                println!("created an Arbor store at {} (rows in Postgres, schema {})", root.display(), pg.schema)
+                crate::output::outln!(
+                    "created an Arbor store at {} (rows in Postgres, schema {})",
+                    root.display(),
+                    pg.schema
+                )
             }
-            None => println!("created an Arbor store at {}", root.display()),
+            None => crate::output::outln!("created an Arbor store at {}", root.display()),
         }
     } else {
-        println!("{} is already an Arbor store", root.display());
+        crate::output::outln!("{} is already an Arbor store", root.display());
     }
     Ok(())
 }
@@ -94,7 +109,8 @@ pub(crate) struct RetrieveArgs {
 }
 
 pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    // Only a recorded retrieval writes.
+    let opened = if args.record { store::open(root).await? } else { store::open_for_reading(root).await? };
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let mut request = RetrieveRequest::new(args.query);
     request.mode = match args.mode {
@@ -128,7 +144,7 @@ pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Res
     if json {
         return print_json(&pack);
     }
-    print!("{}", render::pack(&pack));
+    crate::output::out!("{}", render::pack(&pack));
     Ok(())
 }
 
@@ -148,7 +164,7 @@ pub(crate) struct BrowseArgs {
 }
 
 pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     match args.tree {
         None => {
@@ -156,7 +172,7 @@ pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<
             if json {
                 return print_json(&trees);
             }
-            print!("{}", render::trees(&trees));
+            crate::output::out!("{}", render::trees(&trees));
         }
         Some(tree) => {
             let outline =
@@ -164,7 +180,7 @@ pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<
             if json {
                 return print_json(&outline);
             }
-            print!("{}", render::outline(&outline));
+            crate::output::out!("{}", render::outline(&outline));
         }
     }
     Ok(())
@@ -188,7 +204,7 @@ pub(crate) struct ShowRetrievalArgs {
 
 pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: bool) -> Result<()> {
     let id = RetrievalId::parse(&args.id)?;
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     // The same answer for an id that does not exist and one recorded in another scope.
     let Some(explanation) = opened.arbor.show_retrieval(&chain, &id).await? else {
@@ -197,12 +213,12 @@ pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: b
     if json {
         return print_json(&explanation);
     }
-    print!("{}", render::retrieval(&explanation));
+    crate::output::out!("{}", render::retrieval(&explanation));
     Ok(())
 }
 
 pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let view = opened.arbor.show(&chain, &args.id, Disclosure::Everything).await?;
     if json {
@@ -210,19 +226,24 @@ pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> 
     }
     match &view {
         NodeView::Leaf { record, body } => {
-            println!("leaf {} ({}, {}, v{})", record.id, record.status, record.kind, record.version.get());
-            println!("{} · {} · source {}", record.namespace, record.tree_id, record.provenance.source.short());
+            crate::output::outln!("leaf {} ({}, {}, v{})", record.id, record.status, record.kind, record.version.get());
+            crate::output::outln!(
+                "{} · {} · source {}",
+                record.namespace,
+                record.tree_id,
+                record.provenance.source.short()
+            );
             print_body(body.as_deref());
         }
         NodeView::Summary { record, body } => {
-            println!(
+            crate::output::outln!(
                 "summary {} (L{}, {}, {} children)",
                 record.id,
                 record.level(),
                 record.status.as_str(),
                 record.children.len()
             );
-            println!("{} · {}", record.namespace, record.tree_id);
+            crate::output::outln!("{} · {}", record.namespace, record.tree_id);
             print_body(body.as_deref());
         }
     }
@@ -231,8 +252,8 @@ pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> 
 
 fn print_body(body: Option<&str>) {
     match body {
-        Some(body) => println!("\n{body}"),
-        None => println!("\n(no body: its content was forgotten or replaced)"),
+        Some(body) => crate::output::outln!("\n{body}"),
+        None => crate::output::outln!("\n(no body: its content was forgotten or replaced)"),
     }
 }
 
@@ -244,6 +265,10 @@ pub(crate) struct ForgetArgs {
     /// so its words leave every layer they were carried to.
     #[arg(long)]
     with_copies: bool,
+    /// Forget only this version, keeping the memory's other versions (by default every
+    /// version goes: the corrections and the text they replaced).
+    #[arg(long)]
+    only_this_version: bool,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -252,9 +277,14 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     let opened = store::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let id = LeafId::parse(&args.id)?;
+    let scope = if args.only_this_version {
+        arbor_app::ForgetScope::OnlyThisVersion
+    } else {
+        arbor_app::ForgetScope::WholeMemory
+    };
     let mut receipts = match args.with_copies {
-        true => opened.arbor.forget_with_copies(&chain, &id).await?,
-        false => vec![opened.arbor.forget(&chain, &id).await?],
+        true => opened.arbor.forget_with_copies_scoped(&chain, &id, scope).await?,
+        false => vec![opened.arbor.forget_scoped(&chain, &id, scope).await?],
     };
     let copies = receipts.split_off(1);
     let receipt = receipts.remove(0);
@@ -268,17 +298,22 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
         }
         return print_json(&Output { receipt: &receipt, copies: &copies, jobs });
     }
-    println!("forgot {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
-    println!("  index entries removed: {}", receipt.unindexed.len());
-    println!("  body files deleted:    {}", receipt.bodies_deleted);
-    println!(
+    crate::output::outln!("forgot {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
+    crate::output::outln!("  versions forgotten:    {}", receipt.versions.len());
+    crate::output::outln!("  index entries removed: {}", receipt.unindexed.len());
+    crate::output::outln!("  body files deleted:    {}", receipt.bodies_deleted);
+    crate::output::outln!(
         "  summaries purged:      {} (re-sealed without it: {})",
         receipt.purged_summaries.len(),
         jobs.summaries_resealed
     );
-    println!("  tombstone keeps:       fingerprint {}", receipt.fingerprint);
+    if receipt.tree_dissolved {
+        crate::output::outln!("  tree removed:          nothing else was in it");
+    } else {
+        crate::output::outln!("  tombstone keeps:       fingerprint {}", receipt.fingerprint);
+    }
     for copy in &copies {
-        println!("  and its promoted copy {} in {}", copy.leaf_id, copy.namespace);
+        crate::output::outln!("  and its promoted copy {} in {}", copy.leaf_id, copy.namespace);
     }
     Ok(())
 }
@@ -303,11 +338,11 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
     let opened = store::open(root).await?;
     match command {
         JobsCommand::Run { max } => {
-            let report = opened.arbor.run_jobs(max).await?;
+            let report = run_jobs_to_the_end(&opened.arbor, max).await?;
             if json {
                 return print_json(&report);
             }
-            println!(
+            crate::output::outln!(
                 "{} jobs completed ({} seals: {} summaries sealed, {} re-sealed, {} roots; {} indexed, {} unindexed, {} bodies purged), {} failed",
                 report.completed,
                 report.seals,
@@ -319,6 +354,27 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
                 report.bodies_purged,
                 report.failed
             );
+            if report.leases_reclaimed > 0 {
+                crate::output::outln!(
+                    "took back {} jobs leased by runners that are no longer running",
+                    report.leases_reclaimed
+                );
+            }
+            if report.deferred > 0 {
+                crate::output::outln!(
+                    "{} jobs kept meeting other writers and were put back; they run on the next `arbor jobs run`",
+                    report.deferred
+                );
+            }
+            for lease in &report.held_elsewhere {
+                crate::output::outln!(
+                    "{} job {} is being run by {} (leased until {})",
+                    lease.kind.as_str(),
+                    lease.id,
+                    lease.worker,
+                    lease.until
+                );
+            }
             if report.failed > 0 {
                 bail!("{} jobs failed; they will be retried (see `arbor fsck`)", report.failed);
             }
@@ -332,9 +388,9 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
             if json {
                 return print_json(&serde_json::json!({ "indexed": indexed, "embedder": config.embedder }));
             }
-            println!("re-embedded {indexed} documents with {}", config.embedder.describe());
+            crate::output::outln!("re-embedded {indexed} documents with {}", config.embedder.describe());
             if let Some(previous) = previous {
-                println!("no longer searching vectors from {}", previous.describe());
+                crate::output::outln!("no longer searching vectors from {}", previous.describe());
             }
         }
         JobsCommand::Archive => {
@@ -342,9 +398,9 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
             if json {
                 return print_json(&serde_json::json!({ "archived": archived }));
             }
-            println!("archived {} unused candidates", archived.len());
+            crate::output::outln!("archived {} unused candidates", archived.len());
             for id in archived {
-                println!("  {id}");
+                crate::output::outln!("  {id}");
             }
         }
         JobsCommand::Reindex => {
@@ -352,10 +408,43 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
             if json {
                 return print_json(&serde_json::json!({ "indexed": indexed }));
             }
-            println!("rebuilt the index: {indexed} documents");
+            crate::output::outln!("rebuilt the index: {indexed} documents");
         }
     }
     Ok(())
+}
+
+/// Runs jobs until none is left to run now, and then the ones that lost races with other
+/// writers (put back for a moment, not failed) once they come due: "until none are left"
+/// means that, not "until another process got in the way". Jobs that failed wait for their
+/// retry, which `arbor jobs run` later (or a server's runner) takes.
+pub(crate) async fn run_jobs_to_the_end(arbor: &arbor_app::Arbor, max: Option<usize>) -> Result<arbor_app::JobsReport> {
+    let mut total = arbor.run_jobs(max).await?;
+    for _ in 0..10 {
+        if max.is_some_and(|m| total.completed + total.failed >= m) {
+            break;
+        }
+        // Only a job due within moments is waited for: one put back after a race (here or in
+        // another process), not one backing off from real failures.
+        let wait = total.next_due.map(|due| due.duration_since(arbor_domain::time::Timestamp::now()));
+        let Some(wait) = wait.filter(|w| *w <= jiff::SignedDuration::from_secs(3)) else { break };
+        tokio::time::sleep(wait.unsigned_abs() + std::time::Duration::from_millis(50)).await;
+        let more = arbor.run_jobs(max.map(|m| m.saturating_sub(total.completed + total.failed))).await?;
+        total.completed += more.completed;
+        total.failed += more.failed;
+        total.seals += more.seals;
+        total.summaries_sealed += more.summaries_sealed;
+        total.summaries_resealed += more.summaries_resealed;
+        total.roots_refreshed += more.roots_refreshed;
+        total.indexed += more.indexed;
+        total.unindexed += more.unindexed;
+        total.bodies_purged += more.bodies_purged;
+        total.leases_reclaimed += more.leases_reclaimed;
+        total.deferred = more.deferred;
+        total.held_elsewhere = more.held_elsewhere;
+        total.next_due = more.next_due;
+    }
+    Ok(total)
 }
 
 #[derive(Debug, clap::Args)]
@@ -363,27 +452,98 @@ pub(crate) struct FsckArgs {
     /// Repair what can be repaired without guessing.
     #[arg(long)]
     repair: bool,
+    /// Re-create the rows of a database that lost them (missing, emptied or damaged) from the
+    /// markdown bodies: every memory comes back, never more visible than it was written (a
+    /// suggestion waits for a person again); the trees are sealed anew. A damaged SQLite file is
+    /// moved aside first, never deleted.
+    #[arg(long, conflicts_with = "repair")]
+    rebuild_from_bodies: bool,
 }
 
 /// Returns whether the store is clean.
 pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool> {
-    let opened = store::open(root).await?;
+    if args.rebuild_from_bodies {
+        return rebuild_from_bodies(root, json).await;
+    }
+    let opened = store::open_for_check(root, args.repair).await?;
     let report = opened.arbor.fsck(args.repair, &store::writer_is_dead).await?;
     if json {
         print_json(&report)?;
     } else {
-        print!("{}", render::fsck(&report));
+        crate::output::out!("{}", render::fsck(&report));
     }
     Ok(report.is_clean())
 }
 
+/// `arbor fsck --rebuild-from-bodies`.
+async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
+    let config = store::StoreConfig::load(root)?;
+    let mut moved_aside = None;
+    if config.backend == store::Backend::Sqlite && store::marked_damaged(root) {
+        moved_aside = Some(store::move_damaged_database_aside(root)?);
+    }
+    let opened = match store::open_for_rebuild(root).await {
+        Ok(opened) => opened,
+        // A file too damaged to open at all: set aside, like one that failed its check.
+        Err(error) if config.backend == store::Backend::Sqlite && moved_aside.is_none() => {
+            let text = format!("{error:#}");
+            if !text.contains("damaged") {
+                return Err(error);
+            }
+            moved_aside = Some(store::move_damaged_database_aside(root)?);
+            store::open_for_rebuild(root).await?
+        }
+        Err(error) => return Err(error),
+    };
+    let report = opened.arbor.rebuild_from_bodies().await?;
+    let jobs = opened.arbor.run_jobs(None).await?;
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            rebuilt: &'a arbor_app::RebuildReport,
+            damaged_database_moved_to: Option<String>,
+            jobs: arbor_app::JobsReport,
+        }
+        print_json(&Output {
+            rebuilt: &report,
+            damaged_database_moved_to: moved_aside.map(|p| p.display().to_string()),
+            jobs,
+        })?;
+        return Ok(report.unreadable.is_empty());
+    }
+    if let Some(aside) = &moved_aside {
+        crate::output::outln!("the damaged database was moved to {}", aside.display());
+    }
+    crate::output::outln!(
+        "rebuilt {} memories from their bodies ({} current, {} waiting for a person again) in {} trees, {} entities",
+        report.leaves,
+        report.active,
+        report.candidates,
+        report.trees,
+        report.entities
+    );
+    crate::output::outln!(
+        "sealed anew: {} summaries; {} old summary files replaced; {} indexed",
+        jobs.summaries_sealed,
+        report.summaries_replaced,
+        jobs.indexed
+    );
+    for unreadable in &report.unreadable {
+        crate::output::outln!("  not restored: {}: {}", unreadable.path, unreadable.reason);
+    }
+    if report.candidates > 0 {
+        crate::output::outln!("review them with `arbor review list` (with the scope they belong to)");
+    }
+    Ok(report.unreadable.is_empty())
+}
+
 pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let stats = opened.arbor.stats().await?;
     if json {
         return print_json(&stats);
     }
-    print!("{}", render::stats(&opened.root, &stats));
+    crate::output::out!("{}", render::stats(&opened.root, &stats));
     Ok(())
 }
 
@@ -398,7 +558,7 @@ pub(crate) struct AuditArgs {
 
 /// `arbor audit`: the state changes in scope — who, what, when, ids and hashes, never content.
 pub(crate) async fn audit(root: &Path, args: AuditArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let events = opened.arbor.audit_log(&chain, args.limit).await?;
     if json {
@@ -407,7 +567,15 @@ pub(crate) async fn audit(root: &Path, args: AuditArgs, json: bool) -> Result<()
     for event in &events {
         let node = event.node.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".to_owned());
         let hash = event.content_sha256.as_ref().map(ToString::to_string).unwrap_or_default();
-        println!("{}  {:<18} {:<30} {}  by {}  {}", event.at, event.action, node, event.namespace, event.actor, hash);
+        crate::output::outln!(
+            "{}  {:<18} {:<30} {}  by {}  {}",
+            event.at,
+            event.action,
+            node,
+            event.namespace,
+            event.actor,
+            hash
+        );
     }
     Ok(())
 }
@@ -425,20 +593,22 @@ pub(crate) struct UsageArgs {
 
 /// `arbor usage`: how recorded retrievals (`retrieve --record`) used one memory.
 pub(crate) async fn usage(root: &Path, args: UsageArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let usage = opened.arbor.usage(&chain, &args.id, args.limit).await?;
     if json {
         return print_json(&usage);
     }
     let last = usage.last_used.map(|t| t.to_string()).unwrap_or_else(|| "never".to_owned());
-    println!(
+    crate::output::outln!(
         "{}: considered by {} recorded retrievals, in the context of {}; last used {last}",
-        usage.node, usage.retrievals, usage.entered_context
+        usage.node,
+        usage.retrievals,
+        usage.entered_context
     );
     for record in &usage.records {
         let fate = if record.entered_context { "in context" } else { "considered" };
-        println!("  {}  {}  {fate}  ({})", record.at, record.retrieval, record.namespace);
+        crate::output::outln!("  {}  {}  {fate}  ({})", record.at, record.retrieval, record.namespace);
     }
     Ok(())
 }
@@ -468,7 +638,7 @@ fn print_correction(verb: &str, receipt: &arbor_app::CorrectionReceipt, json: bo
     if json {
         return print_json(receipt);
     }
-    println!(
+    crate::output::outln!(
         "{verb}: {} v{} replaces {} v{} in {} / {}",
         receipt.leaf_id,
         receipt.version,
@@ -516,7 +686,13 @@ pub(crate) async fn restore(root: &Path, args: RestoreArgs, json: bool) -> Resul
         if json {
             return print_json(&receipt);
         }
-        println!("restored {} as {} in {} / {}", receipt.leaf_id, receipt.status, receipt.namespace, receipt.tree_id);
+        crate::output::outln!(
+            "restored {} as {} in {} / {}",
+            receipt.leaf_id,
+            receipt.status,
+            receipt.namespace,
+            receipt.tree_id
+        );
         return Ok(());
     };
     let receipt = opened.arbor.restore(&chain, &id, version(current_version)?).await?;
@@ -558,7 +734,7 @@ pub(crate) async fn promote(root: &Path, args: PromoteArgs, json: bool) -> Resul
         if json {
             return print_json(&archived);
         }
-        println!("rolled back: {} is {} in {}", archived.id, archived.status, archived.namespace);
+        crate::output::outln!("rolled back: {} is {} in {}", archived.id, archived.status, archived.namespace);
         return Ok(());
     }
     let operator = args.operator.or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "operator".to_owned());
@@ -575,9 +751,13 @@ pub(crate) async fn promote(root: &Path, args: PromoteArgs, json: bool) -> Resul
         return print_json(&Output { promotion: &receipt, confirmation: confirmed });
     }
     let status = confirmed.as_ref().map(|c| c.status).unwrap_or(receipt.status);
-    println!(
+    crate::output::outln!(
         "promoted {} ({}) to {} as {} ({})",
-        receipt.from, receipt.from_namespace, receipt.namespace, receipt.leaf_id, status
+        receipt.from,
+        receipt.from_namespace,
+        receipt.namespace,
+        receipt.leaf_id,
+        status
     );
     Ok(())
 }
@@ -600,7 +780,7 @@ pub(crate) struct ExportArgs {
 /// `arbor export`: the memories in scope as JSON Lines, one memory per line with its words
 /// and metadata. What was withheld is said on standard error.
 pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = store::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let options =
         arbor_app::ExportOptions { include_restricted: args.include_restricted, include_history: args.history };
@@ -621,12 +801,21 @@ pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
             partial.as_file().sync_all()?;
             partial.persist(path).with_context(|| format!("replacing {}", path.display()))?;
         }
-        None => std::io::Write::write_all(&mut std::io::stdout().lock(), lines.as_bytes())?,
+        None => crate::output::print_raw(&lines),
     }
-    eprint!("exported {} memories", export.memories.len());
+    crate::output::err!("exported {} memories", export.memories.len());
     if export.withheld_restricted > 0 {
-        eprint!("; {} restricted withheld (--include-restricted to include them)", export.withheld_restricted);
+        crate::output::err!(
+            "; {} restricted withheld (--include-restricted to include them)",
+            export.withheld_restricted
+        );
     }
-    eprintln!();
+    crate::output::errln!();
+    if !export.unreadable.is_empty() {
+        for (what, why) in &export.unreadable {
+            crate::output::errln!("not exported: {what}: {why}");
+        }
+        bail!("{} memories or trees could not be read and were left out; see `arbor fsck`", export.unreadable.len());
+    }
     Ok(())
 }

@@ -214,12 +214,12 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
         results,
     );
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::output::print_raw(&(serde_json::to_string_pretty(&report)? + "\n"));
     } else {
-        print!("{}", render(&report));
+        crate::output::out!("{}", render(&report));
     }
     if args.dir.is_some() {
-        eprintln!("store kept at {}", root.display());
+        crate::output::errln!("store kept at {}", root.display());
     }
     Ok(())
 }

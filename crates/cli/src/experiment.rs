@@ -76,10 +76,17 @@ pub(crate) async fn run(root: &Path, command: ExperimentCommand, json: bool) -> 
                 return print_json(&started);
             }
             let how = if started.new_snapshot { "new snapshot" } else { "reusing the snapshot" };
-            println!("experiment {} run {}: {how} of {}", started.experiment, started.run, started.frozen_at);
-            println!(
+            crate::output::outln!(
+                "experiment {} run {}: {how} of {}",
+                started.experiment,
+                started.run,
+                started.frozen_at
+            );
+            crate::output::outln!(
                 "act as the run with: --experiment {} --run {} --frozen-at {}",
-                started.experiment, started.run, started.frozen_at
+                started.experiment,
+                started.run,
+                started.frozen_at
             );
             Ok(())
         }
@@ -89,10 +96,10 @@ pub(crate) async fn run(root: &Path, command: ExperimentCommand, json: bool) -> 
                 return print_json(&taken);
             }
             if taken.is_empty() {
-                println!("experiment {experiment} has no snapshot yet");
+                crate::output::outln!("experiment {experiment} has no snapshot yet");
             }
             for at in taken {
-                println!("{at}");
+                crate::output::outln!("{at}");
             }
             Ok(())
         }
@@ -104,21 +111,29 @@ pub(crate) async fn run(root: &Path, command: ExperimentCommand, json: bool) -> 
             if json {
                 return print_json(&settled);
             }
-            println!("experiment {} settled (snapshot {})", settled.experiment, settled.frozen_at);
+            crate::output::outln!("experiment {} settled (snapshot {})", settled.experiment, settled.frozen_at);
             for proposed in &settled.proposed {
-                println!("  proposed {} (from {} in {})", proposed.leaf_id, proposed.from, proposed.from_namespace);
+                crate::output::outln!(
+                    "  proposed {} (from {} in {})",
+                    proposed.leaf_id,
+                    proposed.from,
+                    proposed.from_namespace
+                );
             }
             for id in &settled.already_held {
-                println!("  already held {id}");
+                crate::output::outln!("  already held {id}");
             }
             for id in &settled.kept_in_run {
-                println!("  kept in its run (restricted) {id}");
+                crate::output::outln!("  kept in its run (restricted) {id}");
             }
             for (run, why) in &settled.not_settled {
-                println!("  run {run} settles nothing: {}", why.reason());
+                crate::output::outln!("  run {run} settles nothing: {}", why.reason());
             }
             if !settled.proposed.is_empty() {
-                println!("confirm with `arbor review confirm <LEAF_ID> --namespace experiment:{}`", settled.experiment);
+                crate::output::outln!(
+                    "confirm with `arbor review confirm <LEAF_ID> --namespace experiment:{}`",
+                    settled.experiment
+                );
             }
             Ok(())
         }

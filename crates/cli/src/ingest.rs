@@ -1,17 +1,21 @@
-//! `arbor ingest`: events from a file or stdin — one JSON object, a JSON array, or JSON lines —
-//! ingested in batches, with a result for every event. A line that is not a valid event is
-//! reported with its line number and the field at fault, and leaves no trace; the others are
-//! stored.
+//! `arbor ingest`: events from a file or stdin — JSON lines, pretty-printed objects, or one JSON
+//! array — streamed in batches, with a result for every event. Each event is judged on its own
+//! ([`arbor_domain::event_stream`]): one that is not valid is reported with its line number and
+//! why, and leaves no trace; the others are stored. Input is read a line at a time by a
+//! thread of its own, a line is never held beyond [`MAX_EVENT_BYTES`], and a batch is committed
+//! as soon as it is full, so memory follows the batch, not the input.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use arbor_app::{Arbor, IngestOutcome, IngestReport};
+use arbor_app::{AppError, Arbor, IngestOutcome, IngestReport};
 use arbor_domain::event::Event;
+use arbor_domain::event_stream::{EventFramer, Framed, MAX_EVENT_BYTES, not_utf8};
 use arbor_domain::read_chain::ReadChain;
 use serde::Serialize;
 
+use crate::output::outln;
 use crate::scope::ScopeArgs;
 
 #[derive(Debug, clap::Args)]
@@ -28,16 +32,10 @@ pub(crate) struct Args {
     defer_jobs: bool,
 }
 
-/// Where one event came from, for messages.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Origin {
-    /// 1-based line (JSONL) or element (JSON array) number.
-    pub line: usize,
-}
-
 /// The result for one input event.
 #[derive(Debug, Serialize)]
 pub(crate) struct EventResult {
+    /// 1-based: the line the event starts on (its element number in a JSON array).
     pub line: usize,
     #[serde(flatten)]
     pub result: EventOutcome,
@@ -73,102 +71,143 @@ impl Totals {
     }
 }
 
-/// Splits input into events: a JSON array, a single JSON object (possibly pretty-printed), or
-/// JSON lines. Each entry is the event or why it is not one.
-pub(crate) fn parse_events(bytes: &[u8]) -> Vec<(Origin, Result<Event, String>)> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            // Report the line holding the first invalid byte; nothing is ingested from input
-            // that is not text.
-            let line = bytes[..error.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
-            return vec![(Origin { line }, Err(format!("the input is not valid UTF-8 ({error})")))];
-        }
-    };
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('[') {
-        return match serde_json::from_str::<Vec<serde_json::Value>>(text) {
-            Ok(values) => values
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| {
-                    let origin = Origin { line: i + 1 };
-                    let event = serde_json::from_value::<Event>(value).map_err(|e| e.to_string());
-                    (origin, event)
-                })
-                .collect(),
-            Err(error) => vec![(Origin { line: error.line() }, Err(format!("the JSON array does not parse: {error}")))],
+/// Frames a whole input held in memory (the bundled sample, tests).
+pub(crate) fn parse_events(bytes: &[u8]) -> Vec<Framed> {
+    arbor_domain::event_stream::frame_all(bytes)
+}
+
+/// One line as read: its bytes, or how long it was when it was too long to keep.
+enum Line {
+    Text(Vec<u8>),
+    TooLong(usize),
+}
+
+/// Reads the next line (without its `\n` or `\r\n`), keeping at most `max` bytes of it; a
+/// longer line is consumed to its end and reported by length. `None` at the end of input.
+fn read_line(reader: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> {
+    let mut kept = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
         };
-    }
-    // One pretty-printed object: its first line is not a JSON value on its own.
-    let first_line = trimmed.lines().next().unwrap_or_default();
-    if trimmed.starts_with('{') && serde_json::from_str::<serde_json::Value>(first_line).is_err() {
-        let event = serde_json::from_str::<Event>(text).map_err(|e| e.to_string());
-        return vec![(Origin { line: 1 }, event)];
-    }
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| {
-            let origin = Origin { line: i + 1 };
-            let event = serde_json::from_str::<Event>(line).map_err(|e| e.to_string());
-            (origin, event)
-        })
-        .collect()
-}
-
-fn read_input(file: &Option<PathBuf>) -> Result<Vec<u8>> {
-    match file {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+        if available.is_empty() {
+            return Ok(match total {
+                0 => None,
+                _ if total > max => Some(Line::TooLong(total)),
+                _ => Some(Line::Text(strip_cr(kept))),
+            });
         }
-        _ => {
-            let mut bytes = Vec::new();
-            std::io::stdin().read_to_end(&mut bytes).context("reading stdin")?;
-            Ok(bytes)
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        total += chunk.len();
+        if total <= max {
+            kept.extend_from_slice(chunk);
+        }
+        let consumed = done.unwrap_or(available.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            return Ok(Some(if total > max { Line::TooLong(total) } else { Line::Text(strip_cr(kept)) }));
         }
     }
 }
 
-/// Ingests `events` in batches, returning a result per event and totals. `on_batch` sees each
-/// batch's results as soon as the batch is committed: what it is shown is acknowledged.
-pub(crate) async fn ingest_events(
+fn strip_cr(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    line
+}
+
+/// Reads `input` a line at a time on the calling thread and sends what the framer makes of it,
+/// in order; stops early if the receiver is gone. A read error ends the stream with one
+/// error item after the last line read.
+fn frame_stream(input: impl BufRead, sender: tokio::sync::mpsc::Sender<Framed>) {
+    let mut input = input;
+    let mut framer = EventFramer::new();
+    let mut number = 0usize;
+    let send_all = |items: Vec<Framed>| items.into_iter().all(|item| sender.blocking_send(item).is_ok());
+    loop {
+        let line = match read_line(&mut input, MAX_EVENT_BYTES) {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                let _ = send_all(framer.finish());
+                let _ = sender.blocking_send(Framed {
+                    position: number + 1,
+                    event: Err(format!("the input could not be read past line {number}: {error}")),
+                });
+                return;
+            }
+        };
+        number += 1;
+        let items = match line {
+            Line::Text(bytes) => match std::str::from_utf8(&bytes) {
+                Ok(text) => framer.push_line(number, text),
+                Err(error) => framer.push_unreadable(number, not_utf8(&error)),
+            },
+            Line::TooLong(length) => framer.push_unreadable(
+                number,
+                format!("the line is {length} bytes; an event is at most {MAX_EVENT_BYTES} bytes of JSON"),
+            ),
+        };
+        if !send_all(items) {
+            return;
+        }
+    }
+    let _ = send_all(framer.finish());
+}
+
+/// Whether an error of a whole batch is about the store (stop: nothing further can be
+/// written) rather than about one of its events (retry them one by one).
+fn is_storage_failure(error: &AppError) -> bool {
+    !matches!(
+        error,
+        AppError::InvalidEvent(_) | AppError::InvalidRequest(_) | AppError::Port(arbor_ports::Error::Invalid { .. })
+    )
+}
+
+/// Ingests framed events as they arrive, `batch` at a time, returning a result per event and
+/// totals. `on_batch` sees each batch's results as soon as it is committed: what it is shown
+/// is acknowledged. A batch the store refuses as a whole is tried again event by event, so one
+/// event the store cannot take fails alone; a store that cannot take any stops the ingest,
+/// after saying which lines were stored.
+pub(crate) async fn ingest_stream(
     arbor: &Arbor,
     chain: &ReadChain,
-    events: Vec<(Origin, Result<Event, String>)>,
+    events: &mut tokio::sync::mpsc::Receiver<Framed>,
     batch: usize,
-    progress: bool,
-    on_batch: &mut dyn FnMut(&[EventResult]),
+    keep_results: bool,
+    on_batch: &mut dyn FnMut(&[EventResult], &Totals),
 ) -> Result<(Vec<EventResult>, Totals)> {
-    let mut totals = Totals { events: events.len(), ..Totals::default() };
-    let bar = progress.then(|| {
-        let bar = indicatif::ProgressBar::new(events.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} events {per_sec} {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut results = Vec::with_capacity(events.len());
-    for chunk in events.chunks(batch) {
-        let first = results.len();
-        let mut valid = Vec::new();
+    let mut totals = Totals::default();
+    let mut kept = Vec::new();
+    loop {
+        let mut chunk = Vec::with_capacity(batch);
+        if events.recv_many(&mut chunk, batch).await == 0 {
+            break;
+        }
+        totals.events += chunk.len();
+        let mut results = Vec::with_capacity(chunk.len());
+        let mut valid: Vec<Event> = Vec::new();
         let mut lines = Vec::new();
-        for (origin, event) in chunk {
-            match event {
+        for framed in chunk {
+            match framed.event {
                 Ok(event) => {
-                    valid.push(event.clone());
-                    lines.push(origin.line);
+                    valid.push(event);
+                    lines.push(framed.position);
                 }
                 Err(error) => {
                     totals.failed += 1;
-                    results
-                        .push(EventResult { line: origin.line, result: EventOutcome::Failed { error: error.clone() } });
+                    results.push(EventResult { line: framed.position, result: EventOutcome::Failed { error } });
                 }
             }
         }
-        let outcomes = arbor.ingest_batch(chain, valid).await.context("ingesting a batch")?;
-        for (line, outcome) in lines.into_iter().zip(outcomes) {
+        let mut record = |line: usize, outcome: Result<IngestReport, AppError>, totals: &mut Totals| {
             let result = match outcome {
                 Ok(report) => {
                     totals.add(&report);
@@ -180,18 +219,58 @@ pub(crate) async fn ingest_events(
                 }
             };
             results.push(EventResult { line, result });
+        };
+        match arbor.ingest_batch(chain, valid.clone()).await {
+            Ok(outcomes) => {
+                for (line, outcome) in lines.into_iter().zip(outcomes) {
+                    record(line, outcome, &mut totals);
+                }
+            }
+            Err(whole) => {
+                tracing::debug!(error = %whole, "a batch was refused whole; trying its events one by one");
+                for (event, line) in valid.into_iter().zip(lines) {
+                    match arbor.ingest_batch(chain, vec![event]).await {
+                        Ok(mut outcome) => {
+                            let outcome = outcome.pop().unwrap_or_else(|| {
+                                Err(AppError::InvalidRequest("the store returned no result for the event".into()))
+                            });
+                            record(line, outcome, &mut totals);
+                        }
+                        Err(error) if is_storage_failure(&error) => {
+                            results.sort_by_key(|r| r.line);
+                            on_batch(&results, &totals);
+                            return Err(anyhow::Error::new(error).context(format!(
+                                "stopped at line {line}: the store took no more events; the lines reported above \
+                                 were stored, and nothing from line {line} on"
+                            )));
+                        }
+                        Err(error) => record(line, Err(error), &mut totals),
+                    }
+                }
+            }
         }
-        results[first..].sort_by_key(|r| r.line);
-        on_batch(&results[first..]);
-        if let Some(bar) = &bar {
-            bar.inc(chunk.len() as u64);
+        results.sort_by_key(|r| r.line);
+        on_batch(&results, &totals);
+        if keep_results {
+            kept.extend(results);
         }
     }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
+    Ok((kept, totals))
+}
+
+/// Ingests events already in memory (the bundled sample).
+pub(crate) async fn ingest_events(
+    arbor: &Arbor,
+    chain: &ReadChain,
+    events: Vec<Framed>,
+    batch: usize,
+) -> Result<(Vec<EventResult>, Totals)> {
+    let (sender, mut receiver) = tokio::sync::mpsc::channel(events.len().max(1));
+    for event in events {
+        sender.send(event).await.context("queueing events")?;
     }
-    results.sort_by_key(|r| r.line);
-    Ok((results, totals))
+    drop(sender);
+    ingest_stream(arbor, chain, &mut receiver, batch, true, &mut |_, _| {}).await
 }
 
 #[derive(Serialize)]
@@ -199,6 +278,9 @@ struct Output<'a> {
     results: &'a [EventResult],
     totals: &'a Totals,
     jobs: Option<arbor_app::JobsReport>,
+    /// Why the jobs after the ingest could not run (they are still queued), if they failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jobs_error: Option<String>,
     /// Reasoner answers that could not be used (the deterministic reasoner decided instead).
     reasoner_fallbacks: u64,
 }
@@ -208,40 +290,76 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
     let opened = crate::store::open(root).await?;
     let arbor = &opened.arbor;
     let chain = arbor.read_chain(&args.scope.context()?)?;
-    let bytes = read_input(&args.file)?;
-    let events = parse_events(&bytes);
-    let progress = !json && std::io::stderr().is_terminal() && events.len() > usize::from(args.batch);
+    let batch = usize::from(args.batch);
+    let input: Box<dyn BufRead + Send> = match &args.file {
+        Some(path) if path.as_os_str() != "-" => {
+            let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                anyhow::bail!("{} is a directory, not a file of events", path.display());
+            }
+            Box::new(std::io::BufReader::with_capacity(256 * 1024, file))
+        }
+        _ => Box::new(std::io::BufReader::with_capacity(256 * 1024, std::io::stdin())),
+    };
+    // At most two batches wait between the reader and the writer.
+    let (sender, mut receiver) = tokio::sync::mpsc::channel(2 * batch);
+    let reader = std::thread::spawn(move || frame_stream(input, sender));
+    let progress = (!json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos} events {per_sec}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar
+    });
     // Text output streams: each event's line is printed once its batch is committed.
-    let mut print_batch = |batch: &[EventResult]| {
+    let mut print_batch = |results: &[EventResult], totals: &Totals| {
+        if let Some(bar) = &progress {
+            bar.set_position(totals.events as u64);
+        }
         if json {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        for result in batch {
-            let _ = match &result.result {
-                EventOutcome::Ingested { report } => crate::render::ingest_lines(report)
-                    .into_iter()
-                    .try_for_each(|line| writeln!(out, "line {:<5} {line}", result.line)),
-                EventOutcome::Failed { error } => writeln!(out, "line {:<5} error: {error}", result.line),
-            };
+        for result in results {
+            match &result.result {
+                EventOutcome::Ingested { report } => {
+                    for line in crate::render::ingest_lines(report) {
+                        outln!("line {:<5} {line}", result.line);
+                    }
+                }
+                EventOutcome::Failed { error } => outln!("line {:<5} error: {error}", result.line),
+            }
         }
-        let _ = out.flush();
     };
-    let (results, totals) =
-        ingest_events(arbor, &chain, events, usize::from(args.batch), progress, &mut print_batch).await?;
-    let jobs = if args.defer_jobs { None } else { Some(arbor.run_jobs(None).await?) };
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Output {
-                results: &results,
-                totals: &totals,
-                jobs,
-                reasoner_fallbacks: arbor.reasoner_fallbacks(),
-            })?
-        );
+    let ingested = ingest_stream(arbor, &chain, &mut receiver, batch, json, &mut print_batch).await;
+    // The reader stops once nothing receives what it sends.
+    drop(receiver);
+    let _ = reader.join();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let (results, totals) = ingested?;
+    // The events are stored: jobs that cannot run now (a busy store) are left queued, and the
+    // ingest still succeeded.
+    let (jobs, jobs_error) = if args.defer_jobs {
+        (None, None)
     } else {
-        println!(
+        match arbor.run_jobs(None).await {
+            Ok(jobs) => (Some(jobs), None),
+            Err(error) => (None, Some(format!("{error:#}"))),
+        }
+    };
+    if json {
+        let output = Output {
+            results: &results,
+            totals: &totals,
+            jobs,
+            jobs_error,
+            reasoner_fallbacks: arbor.reasoner_fallbacks(),
+        };
+        crate::output::print_raw(&(serde_json::to_string_pretty(&output)? + "\n"));
+    } else {
+        outln!(
             "\n{} events into {}: {} created, {} superseding, {} duplicates, {} not admitted, {} failed",
             totals.events,
             chain.write_namespace(),
@@ -252,14 +370,19 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
             totals.failed
         );
         if let Some(jobs) = jobs {
-            println!(
+            outln!(
                 "jobs: {} completed, {} summaries sealed, {} failed",
-                jobs.completed, jobs.summaries_sealed, jobs.failed
+                jobs.completed,
+                jobs.summaries_sealed,
+                jobs.failed
             );
+        }
+        if let Some(error) = jobs_error {
+            outln!("jobs: not run now ({error}); they stay queued for `arbor jobs run`");
         }
         let fallbacks = arbor.reasoner_fallbacks();
         if fallbacks > 0 {
-            println!(
+            outln!(
                 "reasoner: {fallbacks} answers from {} were unusable; the deterministic reasoner decided those \
                  steps (run with -v for why)",
                 arbor.ports().reasoner.id()
@@ -274,7 +397,7 @@ mod tests {
     use super::*;
 
     fn errors(input: &[u8]) -> Vec<(usize, String)> {
-        parse_events(input).into_iter().filter_map(|(origin, r)| r.err().map(|e| (origin.line, e))).collect()
+        parse_events(input).into_iter().filter_map(|framed| framed.event.err().map(|e| (framed.position, e))).collect()
     }
 
     #[test]
@@ -294,12 +417,23 @@ mod tests {
         let pretty = b"{\n  \"text\": \"pretty\"\n}\n";
         let parsed = parse_events(pretty);
         assert_eq!(parsed.len(), 1);
-        assert!(parsed[0].1.is_ok());
+        assert!(parsed[0].event.is_ok());
         let utf8 = errors(b"{\"text\":\"a\"}\n{\"text\":\"\xff\"}\n");
         assert_eq!(utf8[0].0, 2);
-        assert!(utf8[0].1.starts_with("the input is not valid UTF-8"), "{}", utf8[0].1);
+        assert!(utf8[0].1.starts_with("the line is not valid UTF-8"), "{}", utf8[0].1);
         let array = errors(b"[{\"text\":\"a\"}, {\"nope\":1}]");
         assert_eq!(array[0].0, 2);
         assert!(array[0].1.starts_with("unknown field `nope`"), "{}", array[0].1);
+    }
+
+    #[test]
+    fn long_lines_are_measured_not_kept() {
+        let mut input = vec![b'x'; 5000];
+        input.extend_from_slice(b"\nshort\r\nlast");
+        let mut reader = std::io::BufReader::with_capacity(64, input.as_slice());
+        assert!(matches!(read_line(&mut reader, 1000).unwrap(), Some(Line::TooLong(5000))));
+        assert!(matches!(read_line(&mut reader, 1000).unwrap(), Some(Line::Text(t)) if t == b"short"));
+        assert!(matches!(read_line(&mut reader, 1000).unwrap(), Some(Line::Text(t)) if t == b"last"));
+        assert!(read_line(&mut reader, 1000).unwrap().is_none());
     }
 }

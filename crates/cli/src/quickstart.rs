@@ -55,7 +55,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         EmbedderChoice::Auto if cfg!(feature = "local-embed") => match models::locate_or_install_default() {
             Ok(_) => EmbedderChoice::Local,
             Err(error) => {
-                eprintln!("note: using the hashing embedder instead of the local model: {error:#}");
+                crate::output::errln!("note: using the hashing embedder instead of the local model: {error:#}");
                 EmbedderChoice::Hashing
             }
         },
@@ -76,15 +76,14 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let chain = arbor.read_chain(&context)?;
     let events = parse_events(SAMPLE.as_bytes());
     let count = events.len();
-    let (results, _) =
-        ingest_events(arbor, &chain, events, 256, false, &mut |_| {}).await.context("ingesting the sample")?;
+    let (results, _) = ingest_events(arbor, &chain, events, 256).await.context("ingesting the sample")?;
     let mut ingest = Vec::new();
     for result in results {
         match result.result {
             EventOutcome::Ingested { report } => {
                 if !json {
                     for line in render::ingest_lines(&report) {
-                        println!("{line}");
+                        crate::output::outln!("{line}");
                     }
                 }
                 ingest.extend(report.chunks);
@@ -101,17 +100,19 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     let shown_root = if args.deterministic { "<store>".to_owned() } else { root.display().to_string() };
     if json {
         let output = Output { root: shown_root, events: count, ingest, jobs, counts, packs: packs.iter().collect() };
-        println!("{}", serde_json::to_string_pretty(&output)?);
+        crate::output::print_raw(&(serde_json::to_string_pretty(&output)? + "\n"));
         return Ok(());
     }
     let embedder = embedder_line(&opened.config.embedder, args.deterministic);
     print_summary(arbor, &shown_root, count, &jobs, &counts, &embedder);
     for pack in &packs {
-        println!("\n{}", "─".repeat(78));
-        print!("{}", render::pack(pack));
+        crate::output::outln!("\n{}", "─".repeat(78));
+        crate::output::out!("{}", render::pack(pack));
     }
-    println!("\n{}", "─".repeat(78));
-    println!("Explore it: arbor --root {shown_root} browse --conversation quickstart --project lumen-platform");
+    crate::output::outln!("\n{}", "─".repeat(78));
+    crate::output::outln!(
+        "Explore it: arbor --root {shown_root} browse --conversation quickstart --project lumen-platform"
+    );
     Ok(())
 }
 
@@ -126,7 +127,7 @@ fn print_summary(
     let leaves: usize = counts.leaves_by_status.iter().map(|(_, n)| n).sum();
     let by_status: Vec<String> = counts.leaves_by_status.iter().map(|(status, n)| format!("{n} {status}")).collect();
     let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    println!(
+    crate::output::outln!(
         "\n{} -> {} ({}) in {}, {}; jobs sealed {} and refreshed {}",
         count(events, "event", "events"),
         count(leaves, "leaf", "leaves"),
@@ -136,7 +137,7 @@ fn print_summary(
         count(jobs.summaries_sealed, "summary", "summaries"),
         count(jobs.roots_refreshed, "root", "roots"),
     );
-    println!(
+    crate::output::outln!(
         "store: {root} (SQLite + markdown under memory/); reasoner: {}\nembedder: {} = {embedder}",
         arbor.ports().reasoner.id(),
         arbor.ports().embedder.id(),

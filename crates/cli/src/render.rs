@@ -220,6 +220,9 @@ pub(crate) fn fsck(report: &FsckReport) -> String {
             serde_json::to_value(finding.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
         let repaired = if finding.repaired { " (repaired)" } else { "" };
         let _ = writeln!(out, "  {kind}: {}: {}{repaired}", finding.subject, finding.detail);
+        if let Some(remedy) = &finding.remedy {
+            let _ = writeln!(out, "      to fix: {remedy}");
+        }
     }
     let _ = writeln!(
         out,
@@ -227,7 +230,10 @@ pub(crate) fn fsck(report: &FsckReport) -> String {
         match (report.findings.is_empty(), report.is_clean()) {
             (true, _) => "clean",
             (false, true) => "clean after repairs",
-            (false, false) => "NOT clean: run `arbor fsck --repair` to fix what can be fixed",
+            (false, false) if report.is_damaged() => {
+                "NOT clean: the database itself is damaged; writes are refused until it is restored or rebuilt"
+            }
+            (false, false) => "NOT clean: `arbor fsck --repair` fixes what can be fixed; the rest says how above",
         }
     );
     out

@@ -88,18 +88,29 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
                 return print_json(&items);
             }
             if items.is_empty() {
-                println!("nothing to review");
+                crate::output::outln!("nothing to review");
             }
             for item in &items {
                 let leaf = &item.leaf;
-                println!("{}  {} · {} · {} · {}", leaf.id, leaf.namespace, leaf.tree_id, leaf.kind, leaf.sensitivity);
-                println!("    {}", leaf.summary);
-                println!("    source {} ({:?})", leaf.provenance.source.short(), leaf.provenance.actor);
+                crate::output::outln!(
+                    "{}  {} · {} · {} · {}",
+                    leaf.id,
+                    leaf.namespace,
+                    leaf.tree_id,
+                    leaf.kind,
+                    leaf.sensitivity
+                );
+                crate::output::outln!("    {}", leaf.summary);
+                crate::output::outln!("    source {} ({:?})", leaf.provenance.source.short(), leaf.provenance.actor);
                 for old in &item.would_supersede {
-                    println!("    would supersede {}: {}", old.id, old.summary);
+                    crate::output::outln!("    would supersede {}: {}", old.id, old.summary);
                 }
                 if let Some(cause) = item.conflict {
-                    println!("    {} — resolve it with `arbor review resolve {}`", cause.reason(), leaf.id);
+                    crate::output::outln!(
+                        "    {} — resolve it with `arbor review resolve {}`",
+                        cause.reason(),
+                        leaf.id
+                    );
                 }
             }
             Ok(())
@@ -110,7 +121,12 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
             if json {
                 return print_json(&receipt);
             }
-            println!("edited {id}: now candidate {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
+            crate::output::outln!(
+                "edited {id}: now candidate {} in {} / {}",
+                receipt.leaf_id,
+                receipt.namespace,
+                receipt.tree_id
+            );
             Ok(())
         }
         ReviewCommand::Resolve { id, keep_both, supersede, reject, valid_from, valid_to, scope } => {
@@ -168,12 +184,12 @@ fn print_receipts(receipts: &[arbor_app::ReviewReceipt], json: bool) -> Result<(
         return print_json(&receipts);
     }
     for receipt in receipts {
-        print!("{} {} in {} / {}", receipt.status, receipt.leaf_id, receipt.namespace, receipt.tree_id);
+        crate::output::out!("{} {} in {} / {}", receipt.status, receipt.leaf_id, receipt.namespace, receipt.tree_id);
         if receipt.superseded.is_empty() {
-            println!();
+            crate::output::outln!();
         } else {
             let old: Vec<String> = receipt.superseded.iter().map(ToString::to_string).collect();
-            println!(" (superseded {})", old.join(", "));
+            crate::output::outln!(" (superseded {})", old.join(", "));
         }
     }
     Ok(())

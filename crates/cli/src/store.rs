@@ -10,8 +10,8 @@ use std::sync::Arc;
 use arbor_adapters_models::CoalescingEmbedder;
 
 use anyhow::{Context, Result, bail};
-use arbor_adapters_sqlite::{SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
-use arbor_app::{Arbor, Options, Policy, Ports};
+use arbor_adapters_sqlite::{OpenMode, SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
+use arbor_app::{Arbor, Options, Policy, Ports, ProcessState};
 use arbor_domain::time::Timestamp;
 use arbor_ports::fs::FsBodyStore;
 use arbor_ports::{BodyIntent, RandomIds, SystemClock};
@@ -197,12 +197,31 @@ pub(crate) fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
 }
 
+/// What `init` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Initialized {
+    Created,
+    AlreadyAStore,
+    /// The store's SQLite database was missing or empty and the store held no memories, so
+    /// a new one was made.
+    DatabaseRecreated,
+}
+
 /// Creates a store at `root`. Idempotent on an existing store (whatever `options` say);
-/// refuses a directory that holds something else.
-pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreConfig, bool)> {
+/// refuses a directory that holds something else. A store whose SQLite database is gone (or
+/// empty) gets a new one only if no body holds a memory; otherwise it is refused, since a new
+/// database would hide them.
+pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreConfig, Initialized)> {
     if root.join(CONFIG_FILE).exists() {
         let config = StoreConfig::load(root)?;
-        return Ok((config, false));
+        if config.backend == Backend::Sqlite && !sqlite_database_present(root) {
+            if let Some(bodies) = first_body(root) {
+                bail!(lost_database(root, &bodies));
+            }
+            Database::open(root, &config, OpenMode::Create).await?;
+            return Ok((config, Initialized::DatabaseRecreated));
+        }
+        return Ok((config, Initialized::AlreadyAStore));
     }
     if root.exists() {
         let mut entries = std::fs::read_dir(root).with_context(|| format!("reading {}", root.display()))?;
@@ -218,13 +237,73 @@ pub(crate) async fn init(root: &Path, options: &InitOptions) -> Result<(StoreCon
     }
     let config = StoreConfig::new(options, options.embedder.resolve()?);
     // The database first, then the marker: a directory with arbor.json always has a database.
-    let database =
-        Database::open(root, &config).await.with_context(|| format!("creating the database for {}", root.display()))?;
+    let database = Database::open(root, &config, OpenMode::Create)
+        .await
+        .with_context(|| format!("creating the database for {}", root.display()))?;
     open_index(root, &config, &database).await?;
     std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
         .with_context(|| format!("creating {}", root.display()))?;
     save_config(root, &config)?;
-    Ok((config, true))
+    Ok((config, Initialized::Created))
+}
+
+/// Whether the store's SQLite file exists and holds something (a truncated file is no
+/// database).
+fn sqlite_database_present(root: &Path) -> bool {
+    std::fs::metadata(root.join(DATABASE_FILE)).is_ok_and(|m| m.len() > 0)
+}
+
+/// A body document under `<root>/memory`, if there is any: found without listing them all.
+pub(crate) fn first_body(root: &Path) -> Option<PathBuf> {
+    fn walk(dir: &Path, depth: usize) -> Option<PathBuf> {
+        if depth > 8 {
+            return None;
+        }
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().ok()?;
+            if kind.is_dir() {
+                if let Some(found) = walk(&path, depth + 1) {
+                    return Some(found);
+                }
+            } else if path.extension().is_some_and(|e| e == "md") {
+                return Some(path);
+            }
+        }
+        None
+    }
+    walk(&root.join(arbor_domain::paths::MEMORY_DIR), 0)
+}
+
+/// A body the store's rows do not account for because the rows are gone: bodies on disk, yet
+/// no tree and no write in flight. Looked at in this order, so a write in progress in another
+/// process never looks like a loss: a body seen first belongs to a write whose intent is still
+/// pending or whose rows (and tree) have committed by the time the store is read. Asked twice,
+/// so a tree dissolving meanwhile (its bodies go first, then its rows) does not either.
+async fn rows_lost(root: &Path, store: &dyn arbor_ports::MetadataStore) -> Result<Option<PathBuf>> {
+    for _ in 0..2 {
+        let Some(body) = first_body(root) else { return Ok(None) };
+        if !store.body_intents().await?.is_empty() || !store.namespaces().await?.is_empty() {
+            return Ok(None);
+        }
+        if first_body(root).is_none() {
+            return Ok(None);
+        }
+        let _ = body;
+    }
+    Ok(first_body(root))
+}
+
+/// Why a store whose database lost its rows is refused, and what to do.
+fn lost_database(root: &Path, body: &Path) -> String {
+    format!(
+        "the database of the store at {} is missing or holds no memories, but memory/ still holds their bodies \
+         (e.g. {}). Nothing was changed. Rebuild the rows from the markdown with `arbor --root {} fsck \
+         --rebuild-from-bodies`, or put back the database from a backup.",
+        root.display(),
+        body.strip_prefix(root).unwrap_or(body).display(),
+        root.display()
+    )
 }
 
 /// Writes `arbor.json` whole or not at all (a temporary file renamed over it).
@@ -244,14 +323,44 @@ pub(crate) enum Database {
 }
 
 impl Database {
-    /// Opens (creating and migrating if needed) the database `config` names for the store at
-    /// `root`.
-    pub(crate) async fn open(root: &Path, config: &StoreConfig) -> Result<Database> {
+    /// Opens the database `config` names for the store at `root`: creating it only in
+    /// [`OpenMode::Create`] (a missing or empty database of an existing store is refused, never
+    /// silently made anew), migrating it unless [`OpenMode::ReadOnly`].
+    pub(crate) async fn open(root: &Path, config: &StoreConfig, mode: OpenMode) -> Result<Database> {
         match config.backend {
             Backend::Sqlite => {
-                std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
-                let db = SqliteDatabase::open(&SqliteConfig::new(root.join(DATABASE_FILE)))
-                    .with_context(|| format!("opening the database in {}", root.display()))?;
+                if mode == OpenMode::Create {
+                    std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+                }
+                let path = root.join(DATABASE_FILE);
+                let db = match SqliteDatabase::open(&SqliteConfig::new(&path).with_mode(mode)) {
+                    Ok(db) => db,
+                    Err(arbor_ports::Error::NotFound { what: "database file" | "database", .. }) => {
+                        match first_body(root) {
+                            Some(body) => bail!(lost_database(root, &body)),
+                            None => bail!(
+                                "the database of the store at {} is missing or empty, and it holds no memories: \
+                                 `arbor --root {} init` makes a new one",
+                                root.display(),
+                                root.display()
+                            ),
+                        }
+                    }
+                    Err(error @ arbor_ports::Error::Integrity { what: "database", .. }) => {
+                        return Err(error).with_context(|| {
+                            format!(
+                                "the database in {} is damaged: restore it from a backup, or rebuild it from the \
+                                 markdown with `arbor --root {} fsck --rebuild-from-bodies` (which sets the damaged \
+                                 file aside); commands that only read still work",
+                                root.display(),
+                                root.display()
+                            )
+                        });
+                    }
+                    Err(error) => {
+                        return Err(error).with_context(|| format!("opening the database in {}", root.display()));
+                    }
+                };
                 Ok(Database::Sqlite(Arc::new(db)))
             }
             Backend::Postgres => open_postgres(config).await,
@@ -331,10 +440,30 @@ pub(crate) struct Opened {
     pub config: StoreConfig,
 }
 
-/// Opens the store at `root` with the adapters its configuration names, and cleans up after
-/// any writer that died mid-write.
+/// Opens the store at `root` with the adapters its configuration names, for a command that
+/// writes, and cleans up after any writer that died mid-write.
 pub(crate) async fn open(root: &Path) -> Result<Opened> {
     open_with(root, Embedders::OneCallerAtATime, &person()).await
+}
+
+/// Opens the store at `root` for a command that only reads: nothing is written (no migration,
+/// no clean-up), so a store on a read-only filesystem, or one marked damaged, can be read.
+pub(crate) async fn open_for_reading(root: &Path) -> Result<Opened> {
+    open_in(root, Embedders::OneCallerAtATime, &person(), OpenMode::ReadOnly, Guard::EmptiedDatabase).await
+}
+
+/// Opens the store at `root` for `fsck`, which looks at whatever state it is in: a database
+/// that lost its rows is reported by the check rather than refused. Writes only to repair.
+pub(crate) async fn open_for_check(root: &Path, repair: bool) -> Result<Opened> {
+    let mode = if repair { OpenMode::Existing } else { OpenMode::ReadOnly };
+    open_in(root, Embedders::OneCallerAtATime, &person(), mode, Guard::None).await
+}
+
+/// Whether opening refuses a database that holds no memories while bodies exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Guard {
+    EmptiedDatabase,
+    None,
 }
 
 /// How embedders are called.
@@ -354,6 +483,10 @@ pub(crate) fn person() -> String {
 
 /// [`open`], choosing how embedders are called and who the audit log records as acting.
 pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) -> Result<Opened> {
+    open_in(root, embedders, actor, OpenMode::Existing, Guard::EmptiedDatabase).await
+}
+
+async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode, guard: Guard) -> Result<Opened> {
     let wrap = |embedder: Arc<dyn arbor_ports::Embedder>| -> Arc<dyn arbor_ports::Embedder> {
         match embedders {
             Embedders::OneCallerAtATime => embedder,
@@ -361,7 +494,7 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) ->
         }
     };
     let config = StoreConfig::load(root)?;
-    let database = Database::open(root, &config).await?;
+    let database = Database::open(root, &config, mode).await?;
     let ports = Ports {
         store: database.store(),
         index: open_index(root, &config, &database).await?,
@@ -371,9 +504,11 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) ->
         clock: Arc::new(SystemClock::default()),
         ids: Arc::new(RandomIds),
     };
-    let options = Options { owner: owner(), actor: actor.to_owned(), ..Options::default() };
+    // One name for this process on its body intents and its job leases, so a crashed one can
+    // be told apart from a running one.
+    let options = Options { owner: owner(), worker: owner(), actor: actor.to_owned(), ..Options::default() };
     let policy = Policy { decay: config.decay.clone().unwrap_or_default(), ..Policy::default() };
-    let mut arbor = Arbor::new(ports, policy, options);
+    let mut arbor = Arbor::new(ports, policy, options).with_liveness(Arc::new(process_state));
     if let Some(previous) = &config.previous_embedder {
         arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));
     }
@@ -381,11 +516,55 @@ pub(crate) async fn open_with(root: &Path, embedders: Embedders, actor: &str) ->
         arbor =
             arbor.with_restricted_embedder(wrap(local.build().context("loading the embedder for restricted text")?))?;
     }
-    let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
-    if recovered.intents_cleared > 0 {
-        tracing::info!(bodies = recovered.bodies_removed, "cleaned up after an interrupted write");
+    // A database that lost its rows while the bodies survived is not an empty store.
+    if guard == Guard::EmptiedDatabase
+        && let Some(body) = rows_lost(root, arbor.ports().store.as_ref()).await?
+    {
+        bail!(lost_database(root, &body));
+    }
+    if mode != OpenMode::ReadOnly {
+        let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
+        if recovered.intents_cleared > 0 {
+            tracing::info!(bodies = recovered.bodies_removed, "cleaned up after an interrupted write");
+        }
     }
     Ok(Opened { arbor, root: root.to_path_buf(), config })
+}
+
+/// Opens a store whose database lost its rows, to rebuild them: the guard against an
+/// emptied database is what this is for, so it is skipped. Creates a missing SQLite file.
+pub(crate) async fn open_for_rebuild(root: &Path) -> Result<Opened> {
+    let config = StoreConfig::load(root)?;
+    let mode = if config.backend == Backend::Sqlite && !sqlite_database_present(root) {
+        OpenMode::Create
+    } else {
+        OpenMode::Existing
+    };
+    open_in(root, Embedders::OneCallerAtATime, &person(), mode, Guard::None).await
+}
+
+/// Whether the store's SQLite file carries the mark of a failed integrity check.
+pub(crate) fn marked_damaged(root: &Path) -> bool {
+    arbor_adapters_sqlite::damage_marker(&root.join(DATABASE_FILE)).exists()
+}
+
+/// Moves a damaged SQLite database aside (with its log), so a rebuild starts from a new one;
+/// returns where it went.
+pub(crate) fn move_damaged_database_aside(root: &Path) -> Result<PathBuf> {
+    let stamp = Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+    let aside = root.join(format!("{DATABASE_FILE}.damaged-{stamp}"));
+    for suffix in ["", "-wal", "-shm"] {
+        let from = root.join(format!("{DATABASE_FILE}{suffix}"));
+        if from.exists() {
+            let to = PathBuf::from(format!("{}{suffix}", aside.display()));
+            std::fs::rename(&from, &to).with_context(|| format!("moving {} aside", from.display()))?;
+        }
+    }
+    let marker = arbor_adapters_sqlite::damage_marker(&root.join(DATABASE_FILE));
+    if marker.exists() {
+        std::fs::remove_file(&marker).with_context(|| format!("removing {}", marker.display()))?;
+    }
+    Ok(aside)
 }
 
 fn hostname() -> String {
@@ -402,17 +581,29 @@ pub(crate) fn owner() -> String {
     format!("{}/{}", hostname(), std::process::id())
 }
 
+/// Whether the process an owner string (`<host>/<pid>`) names is running: on this host, by its
+/// pid; another host's, or where that cannot be told, is unknown.
+pub(crate) fn process_state(owner: &str) -> ProcessState {
+    let Some((host, pid)) = owner.rsplit_once('/') else { return ProcessState::Unknown };
+    if host != hostname() || !cfg!(target_os = "linux") {
+        return ProcessState::Unknown;
+    }
+    match pid.parse::<u32>() {
+        Ok(pid) if pid == std::process::id() => ProcessState::Alive,
+        Ok(pid) if Path::new(&format!("/proc/{pid}")).exists() => ProcessState::Alive,
+        Ok(_) => ProcessState::Gone,
+        Err(_) => ProcessState::Unknown,
+    }
+}
+
 /// Whether the process that announced an intent is gone: on this host, by its pid; elsewhere
 /// (or where that cannot be told), once the intent is an hour old.
 pub(crate) fn writer_is_dead(intent: &BodyIntent) -> bool {
     let stale = Timestamp::now().duration_since(intent.created_at) > jiff::SignedDuration::from_hours(1);
-    let Some((host, pid)) = intent.owner.rsplit_once('/') else { return stale };
-    if host != hostname() {
-        return stale;
-    }
-    match pid.parse::<u32>() {
-        Ok(pid) if cfg!(target_os = "linux") => !Path::new(&format!("/proc/{pid}")).exists(),
-        _ => stale,
+    match process_state(&intent.owner) {
+        ProcessState::Gone => true,
+        ProcessState::Alive => false,
+        ProcessState::Unknown => stale,
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Result;
 use axum::Router;
@@ -41,6 +42,10 @@ pub(crate) struct Options {
     pub host: SocketAddr,
     /// More `Host` names to serve, besides loopback and the listening address.
     pub allowed_hosts: Vec<String>,
+    /// How many MCP sessions may be open at once.
+    pub max_mcp_sessions: usize,
+    /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
+    pub header_read_timeout: Duration,
 }
 
 impl Options {
@@ -261,8 +266,15 @@ async fn require_token(State(expected): State<Arc<[u8; 32]>>, request: Request, 
 }
 
 /// Serves only known `Host` names, and refuses browser requests sent from another origin: a
-/// page elsewhere can neither rebind a domain name to this server nor post to it.
+/// page elsewhere can neither rebind a domain name to this server nor post to it. A header
+/// that decides who may ask (`Host`, `Origin`, `Authorization`) must come once: with two, a
+/// proxy and this server could each read a different one.
 async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Request, next: Next) -> Response {
+    for name in [header::HOST, header::ORIGIN, header::AUTHORIZATION] {
+        if request.headers().get_all(&name).iter().count() > 1 {
+            return ApiError::invalid(format!("the request has more than one {name} header")).into_response();
+        }
+    }
     let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !hosts.iter().any(|known| known.eq_ignore_ascii_case(host)) {
         return ApiError::new(403, "forbidden", "this server does not answer to that Host name (see --allowed-host)")
@@ -273,6 +285,37 @@ async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Requ
         if !hosts.iter().any(|known| known.eq_ignore_ascii_case(authority)) {
             return ApiError::new(403, "forbidden", "requests from other origins are refused").into_response();
         }
+    }
+    next.run(request).await
+}
+
+/// How long an MCP session may sit idle before it is closed (a client that comes back later
+/// starts a new one).
+pub(crate) const MCP_SESSION_IDLE: Duration = Duration::from_secs(600);
+
+/// The open MCP sessions and how many may be.
+#[derive(Debug)]
+struct SessionLimit {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// Refuses a request that would open an MCP session (one without `Mcp-Session-Id`) while the
+/// limit is reached: 503, with the way out.
+async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Request, next: Next) -> Response {
+    let opens_one = request.method() == axum::http::Method::POST && !request.headers().contains_key("mcp-session-id");
+    if opens_one && limit.sessions.sessions.read().await.len() >= limit.max {
+        let mut response = ApiError::new(
+            503,
+            "unavailable",
+            format!(
+                "this server already holds {} MCP sessions, its limit; close one (DELETE /mcp) or retry once idle ones expire",
+                limit.max
+            ),
+        )
+        .into_response();
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+        return response;
     }
     next.run(request).await
 }
@@ -302,12 +345,15 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
             .with_max_request_body_bytes(options.max_body_bytes)
             .with_cancellation_token(stop);
         let tools = service.clone();
-        let mcp = StreamableHttpService::new(
-            move || Ok(MemoryTools::new(tools.clone())),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        guarded = guarded.nest_service("/mcp", mcp);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
+        let sessions = Arc::new(sessions);
+        let mcp = StreamableHttpService::new(move || Ok(MemoryTools::new(tools.clone())), sessions.clone(), config);
+        let limit = SessionLimit { sessions, max: options.max_mcp_sessions };
+        let mcp = Router::new()
+            .fallback_service(mcp)
+            .layer(middleware::from_fn_with_state(Arc::new(limit), limit_mcp_sessions));
+        guarded = guarded.nest("/mcp", mcp);
     }
     if let Some(token) = &options.token {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
@@ -322,16 +368,63 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
         .layer(DefaultBodyLimit::max(options.max_body_bytes))
 }
 
+/// How long a client may take to send a request's headers, and how long an idle keep-alive
+/// connection is held open waiting for the next request: past it, the connection is closed,
+/// so clients that open connections and send nothing cannot hold them.
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many connections are served at once; further clients wait in the listen backlog.
+pub(crate) const MAX_CONNECTIONS: usize = 1024;
+
+/// How long a stop waits for requests in flight before it closes their connections.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
 /// Serves until the process is stopped: Ctrl-C or SIGTERM end open MCP sessions and then
-/// the server, cleanly.
+/// the server, cleanly. Every connection has `options.header_read_timeout` (by default
+/// [`HEADER_READ_TIMEOUT`]) to send each request's headers, and at most [`MAX_CONNECTIONS`]
+/// are open at once.
 pub(crate) async fn serve(listener: tokio::net::TcpListener, service: Arc<Service>, options: Options) -> Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
     let stop = CancellationToken::new();
     let app = router(service, &options, stop.clone());
-    let signalled = async move {
-        shutdown_signal().await;
-        stop.cancel();
-    };
-    axum::serve(listener, app).with_graceful_shutdown(signalled).await?;
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let signalled = shutdown_signal();
+    tokio::pin!(signalled);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot?,
+            () = &mut signalled => break,
+        };
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // A connection that failed before it was accepted (reset, out of file
+                // descriptors): the server goes on.
+                Err(error) => {
+                    tracing::warn!(%error, "could not accept a connection");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut signalled => break,
+        };
+        let connection =
+            http.serve_connection(TokioIo::new(stream), hyper_util::service::TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    stop.cancel();
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("requests still in flight after {SHUTDOWN_GRACE:?}; closing their connections");
+    }
     Ok(())
 }
 

@@ -88,7 +88,7 @@ impl MemoryTools {
     }
 
     #[tool(
-        description = "Correct a memory the user says is wrong: writes a new version with the corrected text, keeping the old one as history. Requires the id and the version you read (memory_read or a pack); if memory changed since, it fails with code precondition_failed and you should read it again. Pass message_id of the user's message asking for the fix to make it current at once; without it the correction is your own and waits for a person.",
+        description = "Correct a memory the user says is wrong: writes a new version with the corrected text, keeping the old one as history. Requires the id and the version you read (memory_read or a pack); if memory changed since, it fails with code precondition_failed and you should read it again. Pass message_id of the message that asked for the fix, for provenance. Whether the correction is current at once or waits for a person's confirmation is decided by how this server was started, not by the call.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -54,9 +54,51 @@ pub(crate) struct Args {
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
     max_body_bytes: usize,
+    /// How long a client may take to send a request's headers (and an idle connection stays
+    /// open), in milliseconds. For tests; the default suits real clients.
+    #[arg(long, hide = true, default_value_t = http::HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    header_read_timeout_ms: u64,
+    /// How many MCP sessions may be open at once over HTTP; a client past it is told to retry
+    /// (idle sessions close after ten minutes).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=100_000), value_name = "N")]
+    max_mcp_sessions: u32,
+    /// Who the words sent to this server are from, for every request: `agent` (the agent's own
+    /// statements and corrections, which wait for a person's confirmation), `user` (a host
+    /// relaying what its user said: current at once in a conversation, waiting for a person
+    /// in a project or the global layer) or `integration` (a system of record syncing its
+    /// records). Requests cannot say otherwise.
+    #[arg(long, value_enum, default_value = "agent")]
+    speaker: Speaker,
     /// The trusted context this server acts as, for every request.
     #[command(flatten)]
     scope: ScopeArgs,
+}
+
+/// Who speaks through a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Speaker {
+    Agent,
+    User,
+    Integration,
+}
+
+impl Speaker {
+    fn actor(self) -> arbor_domain::model::Actor {
+        use arbor_domain::model::Actor;
+        match self {
+            Speaker::Agent => Actor::Assistant,
+            Speaker::User => Actor::User,
+            Speaker::Integration => Actor::Integration,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Speaker::Agent => "agent",
+            Speaker::User => "user",
+            Speaker::Integration => "integration",
+        }
+    }
 }
 
 pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
@@ -68,12 +110,12 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     // Concurrent questions share embedding batches.
     let embedders =
         if args.embed_one_at_a_time { store::Embedders::OneCallerAtATime } else { store::Embedders::Coalesced };
-    // Everything the server writes is an agent's doing, whoever started it.
-    let actor = if args.http { "agent:http" } else { "agent:mcp" };
-    let opened = store::open_with(root, embedders, actor).await?;
+    // The audit log names the binding and the transport: `agent:mcp`, `user:http`, …
+    let actor = format!("{}:{}", args.speaker.as_str(), if args.http { "http" } else { "mcp" });
+    let opened = store::open_with(root, embedders, &actor).await?;
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
-    let service = Arc::new(Service::new(opened.arbor, chain));
+    let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()));
     tokio::spawn(service.clone().run_jobs_in_background());
     match args.listen {
         None => {
@@ -99,6 +141,8 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
                 max_body_bytes: args.max_body_bytes,
                 host: bound,
                 allowed_hosts: args.allowed_hosts,
+                max_mcp_sessions: args.max_mcp_sessions as usize,
+                header_read_timeout: std::time::Duration::from_millis(args.header_read_timeout_ms.max(1)),
             };
             // The address on stdout, so a parent process that asked for port 0 can find it.
             let mut served = Vec::new();
@@ -108,7 +152,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
             if args.mcp {
                 served.push(format!("MCP at http://{bound}/mcp"));
             }
-            println!("listening on {bound}: {}", served.join(", "));
+            crate::output::outln!("listening on {bound}: {}", served.join(", "));
             http::serve(listener, service, options).await
         }
     }

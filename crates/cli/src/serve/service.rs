@@ -77,11 +77,13 @@ impl From<AppError> for ApiError {
 
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
-/// The engine and the read chain every request runs under.
+/// The engine, and the read chain and speaker every request runs under.
 #[derive(Debug)]
 pub(crate) struct Service {
     arbor: Arbor,
     chain: ReadChain,
+    /// Who the words sent to this server are from, fixed when it starts.
+    speaker: Actor,
 }
 
 /// Reads the app's serialization of `value` as the wire mirror `T`.
@@ -142,8 +144,8 @@ fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
 }
 
 impl Service {
-    pub(crate) fn new(arbor: Arbor, chain: ReadChain) -> Service {
-        Service { arbor, chain }
+    pub(crate) fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
+        Service { arbor, chain, speaker }
     }
 
     fn request(&self, query: &str, mode: wire::Mode) -> ApiResult<RetrieveRequest> {
@@ -299,14 +301,8 @@ impl Service {
     }
 
     pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
-        // A save quoting a message defaults to the user's words; one without a reference is
-        // the agent's own (which approval treats as an unconfirmed statement).
-        let actor = match (input.actor, &input.message_id) {
-            (None, Some(_)) | (Some(wire::Actor::User), _) => Actor::User,
-            (None, None) | (Some(wire::Actor::Agent), _) => Actor::Assistant,
-            (Some(wire::Actor::Tool), _) => Actor::Tool,
-            (Some(wire::Actor::Integration), _) => Actor::Integration,
-        };
+        // Who is speaking is the server's binding, never a field the caller fills in.
+        let actor = self.speaker;
         text_field("text", &input.text, 16_384)?;
         title_field(input.title.as_deref())?;
         if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
@@ -391,11 +387,12 @@ impl Service {
         if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
             return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
         }
-        // Quoting the user's message, it is the user's correction; otherwise the agent's own,
-        // which approval holds for a person. Provenance says which.
-        let (source, actor) = match input.message_id {
-            Some(message_id) => (SourceRef::Message { conversation: None, message_id }, Actor::User),
-            None => (SourceRef::Import { origin: "arbor-serve".to_owned() }, Actor::Assistant),
+        // The binding says who speaks (an agent's own correction waits for a person); the
+        // message, if named, is provenance.
+        let actor = self.speaker;
+        let source = match input.message_id {
+            Some(message_id) => SourceRef::Message { conversation: None, message_id },
+            None => SourceRef::Import { origin: "arbor-serve".to_owned() },
         };
         let correction =
             Correction { title: input.title, source, actor, ..Correction::by_person(id, expected_version, input.text) };

@@ -193,15 +193,12 @@ pub(crate) struct SaveInput {
     /// What happened or was said, in plain words.
     #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
-    /// Who said it. Default: `user` when `message_id` quotes a message, else `agent` (an
-    /// agent's own statement, which approval may hold as a candidate).
-    #[serde(default)]
-    pub actor: Option<Actor>,
     /// When it happened (RFC 3339, years 1678-2261); default now.
     #[serde(default)]
     #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub observed_at: Option<String>,
-    /// The host's id of the message it came from, for provenance.
+    /// The host's id of the message it came from, for provenance only: who is speaking is
+    /// the server's binding (`arbor serve --speaker`), never a field of the request.
     #[serde(default)]
     #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub message_id: Option<String>,
@@ -213,16 +210,6 @@ pub(crate) struct SaveInput {
     #[serde(default)]
     #[schemars(length(min = 1, max = 200), pattern(TITLE))]
     pub title: Option<String>,
-}
-
-/// Who said what is being saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Actor {
-    User,
-    Agent,
-    Tool,
-    Integration,
 }
 
 /// A correction: the new text of a memory, bound to the version the caller read.
@@ -242,9 +229,9 @@ pub(crate) struct CorrectInput {
     #[serde(default)]
     #[schemars(length(min = 1, max = 200), pattern(TITLE))]
     pub title: Option<String>,
-    /// The host's id of the user's message that asked for the correction. With it, the
-    /// correction is the user's and current at once; without, it is the agent's own and waits
-    /// as a candidate for a person, the old version staying current.
+    /// The host's id of the message that asked for the correction, for provenance only. Whether
+    /// it is current at once or waits for a person follows the server's binding (`arbor serve
+    /// --speaker`): an agent's own correction waits, the old version staying current.
     #[serde(default)]
     #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub message_id: Option<String>,
