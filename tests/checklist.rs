@@ -301,7 +301,7 @@ pub async fn every_inferred_memory_has_a_traceable_source(ports: Ports) {
         let leaf =
             arbor.ports().store.leaf(&[Namespace::parse("conversation:c1").unwrap()], &id).await.unwrap().unwrap();
         assert_eq!(&leaf.provenance.source, source, "{text}: its source is kept as given");
-        assert!(!leaf.provenance.source.is_manual());
+        assert!(!arbor_domain::admission::is_manual_entry(leaf.provenance.actor, &leaf.provenance.source));
         assert_eq!(leaf.provenance.source_sha256, arbor_domain::model::ContentHash::of(text.as_bytes()), "{text}");
         assert!(!leaf.provenance.extractor.is_empty() && !leaf.provenance.policy_version.is_empty());
         // The pack names the source of what it quotes.

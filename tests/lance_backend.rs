@@ -16,3 +16,10 @@ proptest! {
 }
 
 arbor_tests::seed_001_checklist!(lance_ports);
+
+/// Faults at random calls of random sequences on SQLite with the LanceDB index (see
+/// `fault_campaign`).
+#[test]
+fn faults_at_random_points_lose_nothing_acknowledged() {
+    arbor_tests::fault_campaign("sqlite+lance", lance_ports);
+}

@@ -39,6 +39,7 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
+use arbor_ports::faults::{FailingBodies, FailingIndex, FailingStore, FaultMode, FaultPlan};
 use arbor_ports::{ManualClock, Page, SequentialIds};
 use proptest::prelude::*;
 
@@ -254,6 +255,160 @@ where
 /// Runs one sequence, checking every promise after every step. Returns what each retrieval
 /// returned, or a description of the first violation.
 pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<Observed, String> {
+    run_steps(arbor, clock, ops, None).await
+}
+
+/// Faults for a sequence, step by step: which call of the step fails, and how.
+pub type Faults = Vec<Option<(u64, FaultMode)>>;
+
+/// Random faults for `steps` steps: about one step in three gets one, on one of its first
+/// 40 calls (a step makes a few to a few hundred), failing before, failing after, or crashing.
+pub fn faults(steps: usize) -> impl Strategy<Value = Faults> {
+    let mode = prop_oneof![Just(FaultMode::Fail), Just(FaultMode::FailAfter), Just(FaultMode::Crash)];
+    let one = prop_oneof![2 => Just(None), 1 => (1u64..40, mode).prop_map(Some)];
+    proptest::collection::vec(one, steps)
+}
+
+/// What a faulty run injected and recovered from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CampaignFigures {
+    pub steps: u64,
+    pub faults_injected: u64,
+    pub crashes: u64,
+    pub recoveries: u64,
+}
+
+/// How many faulty sequences each backend's fault campaign runs: `ARBOR_FAULT_SEQUENCES`,
+/// else 48.
+pub fn fault_sequences() -> u32 {
+    std::env::var("ARBOR_FAULT_SEQUENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
+}
+
+/// The fault campaign on one backend: random operation sequences with faults at random calls
+/// (failing before, failing after, crashing), each recovered from and checked
+/// ([`check_faulty_sequence`]). Prints what it injected; panics with the first violation
+/// (shrunk to a small case).
+pub fn fault_campaign<Guard, Fresh>(backend: &str, fresh: impl Fn() -> Fresh)
+where
+    Fresh: std::future::Future<Output = (Ports, Guard)>,
+{
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    let strategy = operations(30).prop_flat_map(|ops| {
+        let steps = ops.len();
+        (Just(ops), faults(steps))
+    });
+    let totals = std::cell::Cell::new(CampaignFigures::default());
+    let sequences = std::cell::Cell::new(0u64);
+    let mut runner = TestRunner::new(Config { cases: fault_sequences(), ..Config::default() });
+    let outcome = runner.run(&strategy, |(ops, faults)| {
+        let figures = check_faulty_sequence(&fresh, &ops, &faults).map_err(TestCaseError::fail)?;
+        let mut sum = totals.get();
+        sum.steps += figures.steps;
+        sum.faults_injected += figures.faults_injected;
+        sum.crashes += figures.crashes;
+        sum.recoveries += figures.recoveries;
+        totals.set(sum);
+        sequences.set(sequences.get() + 1);
+        Ok(())
+    });
+    if let Err(failure) = outcome {
+        panic!("fault campaign on {backend}: {failure}");
+    }
+    let sum = totals.get();
+    println!(
+        "fault campaign on {backend}: {} sequences, {} steps, {} faults injected ({} crashes), {} recoveries, \
+         lost 0",
+        sequences.get(),
+        sum.steps,
+        sum.faults_injected,
+        sum.crashes,
+        sum.recoveries
+    );
+}
+
+/// A sequence run on ports whose store, index and bodies fail as `faults` says.
+struct Campaign<'a> {
+    plan: Arc<FaultPlan>,
+    faults: &'a Faults,
+    figures: std::cell::Cell<CampaignFigures>,
+    /// The ports without their fault injectors, for the test's own checks (which must neither
+    /// move the plan's count of calls nor meet its faults).
+    unfaulted: Ports,
+}
+
+/// Runs one sequence over `ports` (wrapped in fault injectors) with `faults`: after every step
+/// in which a fault fired, the process "restarts" — a new engine over the same adapters
+/// recovers, runs its jobs to the end and must find the store clean (`fsck`), every
+/// acknowledged write still there, and nothing of what was forgotten anywhere.
+pub fn check_faulty_sequence<Guard, Fresh>(
+    fresh: &impl Fn() -> Fresh,
+    ops: &[Op],
+    faults: &Faults,
+) -> Result<CampaignFigures, String>
+where
+    Fresh: std::future::Future<Output = (Ports, Guard)>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let (ports, _guard) = fresh().await;
+        let plan = FaultPlan::new();
+        let wrapped = Ports {
+            store: Arc::new(FailingStore::new(ports.store.clone(), plan.clone())),
+            index: Arc::new(FailingIndex::new(ports.index.clone(), plan.clone())),
+            bodies: Arc::new(FailingBodies::new(ports.bodies.clone(), plan.clone())),
+            ..ports.clone()
+        };
+        let (arbor, clock) = engine(wrapped);
+        let campaign =
+            Campaign { plan, faults, figures: std::cell::Cell::new(CampaignFigures::default()), unfaulted: ports };
+        run_steps(&arbor, &clock, ops, Some(&campaign)).await?;
+        Ok(campaign.figures.get())
+    })
+}
+
+/// After a step in which a fault fired: a restarted process cleans up after the dead one
+/// (its body intents), runs every job to the end (retries come due as the clock moves on),
+/// and finds nothing wrong.
+async fn recover_after_fault(arbor: &Arbor, clock: &ManualClock, at: &str) -> Result<(), String> {
+    let restarted = Arbor::new(arbor.ports().clone(), arbor.policy().clone(), Options::default());
+    restarted.recover(&|_| true).await.map_err(|e| format!("{at}: recovery failed: {e}"))?;
+    for _ in 0..12 {
+        restarted.run_jobs(None).await.map_err(|e| format!("{at}: jobs after recovery failed: {e}"))?;
+        let pending = restarted.ports().store.counts().await.map_err(|e| e.to_string())?.jobs_pending;
+        if pending == 0 {
+            break;
+        }
+        // Failed jobs wait out their backoff (2^attempts seconds).
+        clock.advance_seconds(120);
+    }
+    let report = restarted.fsck(false, &|_| true).await.map_err(|e| format!("{at}: fsck failed: {e}"))?;
+    if !report.is_clean() {
+        return Err(format!("{at}: after recovery fsck found {:?}", report.findings));
+    }
+    Ok(())
+}
+
+async fn run_steps(
+    arbor: &Arbor,
+    clock: &ManualClock,
+    ops: &[Op],
+    campaign: Option<&Campaign<'_>>,
+) -> Result<Observed, String> {
+    // What checks the promises reads past the fault injectors.
+    let unfaulted;
+    let checker = match campaign {
+        Some(campaign) => {
+            let ports = Ports {
+                store: campaign.unfaulted.store.clone(),
+                index: campaign.unfaulted.index.clone(),
+                bodies: campaign.unfaulted.bodies.clone(),
+                ..arbor.ports().clone()
+            };
+            unfaulted = Arbor::new(ports, arbor.policy().clone(), Options::default());
+            &unfaulted
+        }
+        None => arbor,
+    };
     let contexts = contexts(start());
     let chains: Vec<ReadChain> =
         contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
@@ -268,15 +423,28 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
     // Leaves that are promotion copies (forgetting one with its copies leaves the original).
     let mut copies: BTreeSet<LeafId> = BTreeSet::new();
     let mut observed = Observed::new();
+    // Leaves whose words a forget removed (every version a receipt named).
+    let mut forgotten_ids: BTreeSet<LeafId> = BTreeSet::new();
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step} ({op:?})");
+        let injected_before = campaign.map(|c| c.plan.injected()).unwrap_or(0);
+        if let Some(campaign) = campaign
+            && let Some(Some((nth, mode))) = campaign.faults.get(step)
+        {
+            campaign.plan.arm(*nth, *mode);
+        }
+        // Whether a fault fired during this step: then its failure is the fault's, and the
+        // step's outcome is checked after recovery instead.
+        let faulted = || campaign.is_some_and(|c| c.plan.injected() > injected_before);
         match op {
             Op::Ingest { context, template, variant } => {
                 said.push((*context, *template));
                 let (event, marker) = statement(step, 0, *template, *variant);
-                let report =
-                    arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
-                record_created(&mut created, report, &marker);
+                match arbor.ingest(&chains[*context], event).await {
+                    Ok(report) => record_created(&mut created, report, &marker),
+                    Err(_) if faulted() => {}
+                    Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+                }
             }
             Op::IngestBatch { context, items } => {
                 let (events, markers): (Vec<Event>, Vec<String>) = items
@@ -284,10 +452,11 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                     .enumerate()
                     .map(|(i, (template, variant))| statement(step, i, *template, *variant))
                     .unzip();
-                let results = arbor
-                    .ingest_batch(&chains[*context], events)
-                    .await
-                    .map_err(|e| format!("{at}: batch ingest failed: {e}"))?;
+                let results = match arbor.ingest_batch(&chains[*context], events).await {
+                    Ok(results) => results,
+                    Err(_) if faulted() => Vec::new(),
+                    Err(e) => return Err(format!("{at}: batch ingest failed: {e}")),
+                };
                 for (result, marker) in results.into_iter().zip(markers) {
                     let report = result.map_err(|e| format!("{at}: an event of the batch failed: {e}"))?;
                     record_created(&mut created, report, &marker);
@@ -299,26 +468,56 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 }
                 let (leaf, marker) = created[nth % created.len()].clone();
                 let forgot = match with_copies {
-                    true => arbor.forget_with_copies(&chains[*context], &leaf).await.map(|_| ()),
-                    false => arbor.forget(&chains[*context], &leaf).await.map(|_| ()),
+                    true => arbor.forget_with_copies(&chains[*context], &leaf).await,
+                    false => arbor.forget(&chains[*context], &leaf).await.map(|receipt| vec![receipt]),
                 };
                 match forgot {
-                    // An original forgotten with its copies: its words are nowhere any more.
-                    Ok(()) if *with_copies && !copies.contains(&leaf) => forgotten.push(marker),
-                    Ok(()) if shared.contains(&marker) => {}
-                    Ok(()) => forgotten.push(marker),
+                    Ok(receipts) => {
+                        // Every version of the memory goes: the words of earlier versions too.
+                        let versions: BTreeSet<LeafId> =
+                            receipts.iter().flat_map(|r| r.versions.iter().cloned()).collect();
+                        forgotten_ids.extend(versions.iter().cloned());
+                        let markers: Vec<String> = created
+                            .iter()
+                            .filter(|(id, _)| versions.contains(id))
+                            .map(|(_, m)| m.clone())
+                            .chain(std::iter::once(marker.clone()))
+                            .collect();
+                        for marker in markers {
+                            // An original forgotten with its copies: its words are nowhere any
+                            // more; words a promoted copy still says are not checked.
+                            let everywhere = *with_copies && !copies.contains(&leaf);
+                            if (everywhere || !shared.contains(&marker)) && !forgotten.contains(&marker) {
+                                forgotten.push(marker);
+                            }
+                        }
+                    }
+                    // Interrupted: it may have landed, so the memory (and its copies) may be gone.
+                    Err(_) if faulted() => {
+                        let store = &campaign.expect("faults come with a campaign").unfaulted.store;
+                        let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
+                        let ids: Vec<LeafId> = created.iter().map(|(id, _)| id.clone()).collect();
+                        let rows = store.leaves(&every, &ids).await.map_err(|e| e.to_string())?;
+                        let lineage = rows.iter().find(|l| l.id == leaf).map(|l| l.lineage.clone());
+                        forgotten_ids.insert(leaf.clone());
+                        for row in &rows {
+                            if Some(&row.lineage) == lineage.as_ref() || (*with_copies && copies.contains(&row.id)) {
+                                forgotten_ids.insert(row.id.clone());
+                            }
+                        }
+                    }
                     // Outside the chain, or already forgotten: refused, nothing changes.
                     Err(e) if e.is_not_found() || e.to_string().contains("tombstone") => {}
                     Err(e) => return Err(format!("{at}: forget failed: {e}")),
                 }
             }
-            Op::RunJobs => {
-                let report = arbor.run_jobs(None).await.map_err(|e| format!("{at}: jobs failed: {e}"))?;
-                if report.failed > 0 {
-                    return Err(format!("{at}: {} jobs failed", report.failed));
-                }
-                check_trees_settled(arbor, &at).await?;
-            }
+            Op::RunJobs => match arbor.run_jobs(None).await {
+                Ok(_) if faulted() => {}
+                Ok(report) if report.failed > 0 => return Err(format!("{at}: {} jobs failed", report.failed)),
+                Ok(_) => check_trees_settled(checker, &at).await?,
+                Err(_) if faulted() => {}
+                Err(e) => return Err(format!("{at}: jobs failed: {e}")),
+            },
             Op::Retrieve { context, query, past, record } => {
                 let mut request = RetrieveRequest::new(QUERIES[*query]);
                 if *past {
@@ -326,19 +525,31 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 }
                 request.record = *record;
                 let chain = &chains[*context];
-                let pack = arbor.retrieve(chain, &request).await.map_err(|e| format!("{at}: retrieve failed: {e}"))?;
-                check_pack(arbor, chain, &request, &pack, &forgotten, &at).await?;
-                check_recorded(arbor, &chains, *context, &pack, &at).await?;
-                observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
+                let pack = match arbor.retrieve(chain, &request).await {
+                    Ok(pack) => Some(pack),
+                    Err(_) if faulted() => None,
+                    Err(e) => return Err(format!("{at}: retrieve failed: {e}")),
+                };
+                if let Some(pack) = pack {
+                    if !faulted() {
+                        check_pack(checker, chain, &request, &pack, &forgotten, &at).await?;
+                        check_recorded(checker, &chains, *context, &pack, &at).await?;
+                    }
+                    observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
+                }
             }
             Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
             Op::IngestInferred { context, template, variant } => {
                 let (mut event, marker) = statement(step, 0, *template, *variant);
                 event.actor = arbor_domain::model::Actor::Assistant;
-                let report =
-                    arbor.ingest(&chains[*context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
-                record_waiting(&mut waiting, *context, &report);
-                record_created(&mut created, report, &marker);
+                match arbor.ingest(&chains[*context], event).await {
+                    Ok(report) => {
+                        record_waiting(&mut waiting, *context, &report);
+                        record_created(&mut created, report, &marker);
+                    }
+                    Err(_) if faulted() => {}
+                    Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+                }
             }
             Op::Promote { context, nth, rollback } => {
                 if created.is_empty() {
@@ -349,6 +560,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 if *rollback {
                     match arbor.rollback_promotion(chain, &leaf).await {
                         Ok(_) => {}
+                        Err(_) if faulted() => {}
                         Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
                         Err(e) => return Err(format!("{at}: rollback failed: {e}")),
                     }
@@ -368,6 +580,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                         copies.insert(receipt.leaf_id.clone());
                         created.push((receipt.leaf_id, marker));
                     }
+                    Err(_) if faulted() => {}
                     // Outside the chain, no path up it, not live, or already there: refused.
                     Err(e) if e.is_not_found() || e.code() == "invalid" => {}
                     Err(e) => return Err(format!("{at}: promote failed: {e}")),
@@ -388,6 +601,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                             return Err(format!("{at}: the decision left {leaf} {}", receipt.status));
                         }
                     }
+                    Err(_) if faulted() => {}
                     // Outside the chain, or not a candidate: refused, nothing changes.
                     Err(e) if e.is_not_found() || e.code() == "illegal_transition" => {}
                     Err(e) => return Err(format!("{at}: review failed: {e}")),
@@ -400,14 +614,21 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 let (leaf, _) = created[nth % created.len()].clone();
                 let chain = &chains[*context];
                 let version = match arbor.show(chain, leaf.as_str(), arbor_app::Disclosure::Everything).await {
-                    Ok(arbor_app::NodeView::Leaf { record, .. }) => record.version,
+                    Ok(arbor_app::NodeView::Leaf { record, .. }) => Some(record.version),
                     Ok(_) => return Err(format!("{at}: a leaf id showed a summary")),
-                    Err(e) if e.is_not_found() => continue,
+                    Err(e) if e.is_not_found() => None,
+                    Err(_) if faulted() => None,
                     Err(e) => return Err(format!("{at}: show failed: {e}")),
                 };
                 let (event, marker) = statement(step, 0, *template, *variant);
                 let text = event.text.clone();
-                match arbor.correct(chain, &arbor_app::Correction::by_person(leaf.clone(), version, text)).await {
+                let corrected = match version {
+                    Some(version) => {
+                        arbor.correct(chain, &arbor_app::Correction::by_person(leaf.clone(), version, text)).await
+                    }
+                    None => Err(arbor_app::AppError::Port(arbor_ports::Error::not_found("leaf", &leaf))),
+                };
+                match corrected {
                     Ok(receipt) => {
                         if receipt.status != LeafStatus::Active {
                             return Err(format!(
@@ -417,6 +638,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                         }
                         created.push((receipt.leaf_id, marker));
                     }
+                    Err(_) if faulted() => {}
                     // Not current (a candidate, history, forgotten), the same words, or a
                     // secret: refused, nothing changes.
                     Err(e)
@@ -437,10 +659,14 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                     .checked_sub(jiff::SignedDuration::from_hours(i64::from(*hours_ago)))
                     .expect("in range");
                 event.observed_at = Some(observed_at);
-                let report =
-                    arbor.ingest(&chains[context], event).await.map_err(|e| format!("{at}: ingest failed: {e}"))?;
-                record_waiting(&mut waiting, context, &report);
-                record_created(&mut created, report, &marker);
+                match arbor.ingest(&chains[context], event).await {
+                    Ok(report) => {
+                        record_waiting(&mut waiting, context, &report);
+                        record_created(&mut created, report, &marker);
+                    }
+                    Err(_) if faulted() => {}
+                    Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+                }
             }
             Op::Resolve { context, as_owner, nth, how } => {
                 if waiting.is_empty() {
@@ -467,6 +693,7 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 };
                 match arbor.resolve_conflict(chain, &leaf, resolution).await {
                     Ok(_) => {}
+                    Err(_) if faulted() => {}
                     // Outside the chain, not a candidate, nothing to place it against, or a
                     // validity that overlaps the current memory: refused, nothing changes.
                     Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
@@ -474,9 +701,63 @@ pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Res
                 }
             }
         }
-        check_store(arbor, &forgotten, &at).await?;
+        if faulted() {
+            continue_after_fault(campaign, arbor, clock, &at, step).await?;
+            check_acknowledged(checker, &created, &forgotten_ids, &at).await?;
+        } else if let Some(campaign) = campaign {
+            campaign.plan.disarm();
+        }
+        check_store(checker, &forgotten, &at).await?;
+    }
+    if let Some(campaign) = campaign {
+        let mut figures = campaign.figures.get();
+        figures.steps += ops.len() as u64;
+        figures.faults_injected = campaign.plan.injected();
+        campaign.figures.set(figures);
     }
     Ok(observed)
+}
+
+/// A fault fired in this step: disarm, let the process come back, and recover.
+async fn continue_after_fault(
+    campaign: Option<&Campaign<'_>>,
+    arbor: &Arbor,
+    clock: &ManualClock,
+    at: &str,
+    _step: usize,
+) -> Result<(), String> {
+    let Some(campaign) = campaign else { return Err(format!("{at}: no campaign, yet a fault")) };
+    // Only once per step.
+    let mut figures = campaign.figures.get();
+    if campaign.plan.crashed() {
+        figures.crashes += 1;
+    }
+    campaign.plan.disarm();
+    campaign.plan.restart();
+    if figures.recoveries < campaign.plan.injected() {
+        figures.recoveries = campaign.plan.injected();
+        campaign.figures.set(figures);
+        recover_after_fault(arbor, clock, at).await?;
+    }
+    Ok(())
+}
+
+/// Every leaf a step acknowledged is still there (unless a forget took it since).
+async fn check_acknowledged(
+    arbor: &Arbor,
+    created: &[(LeafId, String)],
+    forgotten: &BTreeSet<LeafId>,
+    at: &str,
+) -> Result<(), String> {
+    let store = &arbor.ports().store;
+    let namespaces = store.namespaces().await.map_err(|e| e.to_string())?;
+    let ids: Vec<LeafId> = created.iter().map(|(id, _)| id.clone()).filter(|id| !forgotten.contains(id)).collect();
+    let found = store.leaves(&namespaces, &ids).await.map_err(|e| e.to_string())?;
+    let found: BTreeSet<&LeafId> = found.iter().filter(|l| l.status != LeafStatus::Tombstone).map(|l| &l.id).collect();
+    if let Some(lost) = ids.iter().find(|id| !found.contains(id)) {
+        return Err(format!("{at}: acknowledged leaf {lost} is gone after a fault"));
+    }
+    Ok(())
 }
 
 /// Statement `template` with a marker unique to this step and position.

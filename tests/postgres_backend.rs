@@ -24,3 +24,9 @@ proptest! {
 }
 
 arbor_tests::seed_001_checklist!(postgres_ports);
+
+/// Faults at random calls of random sequences on the server backend (see `fault_campaign`).
+#[test]
+fn faults_at_random_points_lose_nothing_acknowledged() {
+    arbor_tests::fault_campaign("postgres", postgres_ports);
+}

@@ -19,3 +19,10 @@ async fn fresh() -> (arbor_app::Ports, tempfile::TempDir) {
 }
 
 arbor_tests::seed_001_checklist!(fresh);
+
+/// Faults at random calls of random sequences: after each, a restarted engine recovers, and
+/// nothing acknowledged is lost, nothing half-done shows, fsck is clean.
+#[test]
+fn faults_at_random_points_lose_nothing_acknowledged() {
+    arbor_tests::fault_campaign("sqlite", || async { sqlite_ports() });
+}

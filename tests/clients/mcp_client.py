@@ -24,6 +24,8 @@ from mcp.client.streamable_http import streamable_http_client
 TOOLS = {"memory_retrieve", "memory_browse", "memory_read", "memory_save", "memory_correct", "memory_catalog"}
 BOUND = ["--conversation", "c1", "--project", "p1"]
 OTHER = ["--conversation", "c2", "--project", "p2"]
+# A host that relays what its user says: saves in a conversation are current at once.
+AS_USER = ["--speaker", "user"]
 NEVER = "leaf-01m8q900000000000000000000"
 
 
@@ -88,11 +90,8 @@ async def exercise(session, mine, theirs, transport):
     chunk = saved.structured_content["chunks"][0]
     check(chunk["namespace"] == "conversation:c1" and chunk["outcome"] in ("created", "superseding"), chunk)
 
-    # The agent's own statement (no message quoted) waits for a person, and is not readable.
-    inferred = await session.call_tool("memory_save", {"text": f"The user seems to like dark roast ({transport})."})
-    inferred = inferred.structured_content["chunks"][0]
-    check(inferred["status"] == "candidate", inferred)
-    check(error_of(await session.call_tool("memory_read", {"id": inferred["leaf_id"]}))["code"] == "not_found", inferred)
+    # Bound as the user (a host relaying its user's words), a save in a conversation is current.
+    check(chunk["status"] == "active", chunk)
 
     # memory_retrieve returns the pack, with evidence from the chain only.
     pack = await session.call_tool("memory_retrieve", {"query": "when does Dana like meetings?"})
@@ -120,11 +119,6 @@ async def exercise(session, mine, theirs, transport):
     check(catalog["text"] and len(catalog["text"]) <= 1000, catalog)
 
     # memory_correct: bound to the version read; the same version again is stale.
-    # The agent's own correction waits for a person; quoting the user's message, it is current.
-    own = await session.call_tool(
-        "memory_correct", {"id": node["id"], "version": node["version"], "text": f"Maybe the editor is Vim ({transport})."}
-    )
-    check(not own.is_error and own.structured_content["status"] == "candidate", text_of(own))
     fix = {
         "id": node["id"],
         "version": node["version"],
@@ -172,9 +166,30 @@ async def exercise(session, mine, theirs, transport):
         check(bad_id["code"] == "invalid_request", bad_id)
 
 
-def start_http_server(binary, root):
+async def exercise_agent_binding(session, mine, transport):
+    """Bound as an agent (the default), what the agent saves or corrects is its own: it waits for
+    a person, whatever the call says about who is speaking."""
+    await refused(session, "memory_save", {"text": "The user is an admin.", "actor": "user"}, "actor")
+    for arguments in (
+        {"text": f"The user seems to like dark roast ({transport})."},
+        {"text": f"The user said they like green tea ({transport}).", "message_id": f"quoted-{transport}"},
+    ):
+        saved = (await session.call_tool("memory_save", arguments)).structured_content["chunks"][0]
+        check(saved["status"] == "candidate", saved)
+        check(error_of(await session.call_tool("memory_read", {"id": saved["leaf_id"]}))["code"] == "not_found", saved)
+    node = (await session.call_tool("memory_read", {"id": mine[2]})).structured_content
+    own = await session.call_tool(
+        "memory_correct",
+        {"id": node["id"], "version": node["version"], "text": f"Maybe the editor is Vim ({transport}).", "message_id": "m-7"},
+    )
+    check(not own.is_error and own.structured_content["status"] == "candidate", text_of(own))
+    current = await session.call_tool("memory_retrieve", {"query": "favorite editor"})
+    check("Vim" not in current.structured_content["evidence"][0]["text"], current.structured_content)
+
+
+def start_http_server(binary, root, *binding):
     server = subprocess.Popen(
-        [binary, "--root", root, "serve", "--mcp", "--listen", "127.0.0.1:0", *BOUND],
+        [binary, "--root", root, "serve", "--mcp", "--listen", "127.0.0.1:0", *BOUND, *binding],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -205,19 +220,27 @@ async def main():
         params = StdioServerParameters(command=binary, args=["--root", root, "serve", "--mcp", *BOUND])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
+                await exercise_agent_binding(session, mine, "stdio")
+        params = StdioServerParameters(command=binary, args=["--root", root, "serve", "--mcp", *BOUND, *AS_USER])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
                 await exercise(session, mine, theirs, "stdio")
         print("mcp over stdio: ok")
 
         # The stdio run corrected mine[2]; the HTTP run corrects its new version.
         mine = mine[:2] + [json.loads(arbor(binary, root, "--json", "retrieve", "favorite editor", *BOUND))["evidence"][0]["node_id"]["id"]]
-        server, url = start_http_server(binary, root)
-        try:
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await exercise(session, mine, theirs, "http")
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        for binding, run in (((), exercise_agent_binding), (AS_USER, exercise)):
+            server, url = start_http_server(binary, root, *binding)
+            try:
+                async with streamable_http_client(url) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        if binding:
+                            await run(session, mine, theirs, "http")
+                        else:
+                            await run(session, mine, "http")
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
         print("mcp over streamable HTTP: ok")
 
 

@@ -40,12 +40,12 @@ fn python_env(root: &Path) -> Result<PathBuf> {
     Ok(python)
 }
 
-/// Builds the `arbor` binary (debug) and returns its path. Built the way `ci`'s test step
-/// builds it (same packages, so the same feature set): after that step this compiles nothing.
+/// Builds the `arbor` binary (debug) and returns its path. Built the way `ci` builds (the same
+/// selection and settings): after its build step this compiles nothing.
 fn arbor_binary(root: &Path) -> Result<PathBuf> {
-    let mut build = cargo();
-    build.args(["nextest", "run", "--no-run"]).args(crate::WORKSPACE_TESTS);
-    step("build arbor (as the test step does)", build)?;
+    let mut build = crate::ci_cargo();
+    build.args(["nextest", "run", "--no-run"]).args(crate::CI_SELECTION);
+    step("build arbor (as ci does)", build)?;
     Ok(crate::bench::target_dir(root)?.join("debug").join("arbor"))
 }
 

