@@ -37,6 +37,17 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
                     detail: format!("the SQLite file is damaged ({error})"),
                 };
             }
+            ErrorCode::DiskFull => {
+                let full = format!("the disk holding the database is full; nothing was written ({error})");
+                return Error::Unavailable { backend: BACKEND, source: full.into() };
+            }
+            ErrorCode::ReadOnly => {
+                let read_only = format!(
+                    "the database cannot be written here (a read-only filesystem or file); commands that only read \
+                     still work ({error})"
+                );
+                return Error::Unavailable { backend: BACKEND, source: read_only.into() };
+            }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
                 // Only after the busy timeout: writers wait for each other's lock first.
                 let busy = format!(

@@ -173,6 +173,41 @@ pub(crate) fn document() -> Value {
     })
 }
 
+/// A JSON value written with every object's keys in order, whatever order the map keeps: the
+/// checked-in document must read the same from every build (a dependency may switch
+/// `serde_json` to keep insertion order).
+struct SortedKeys<'a>(&'a Value);
+
+impl serde::Serialize for SortedKeys<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serializer.serialize_map(Some(keys.len()))?;
+                for key in keys {
+                    out.serialize_entry(key, &SortedKeys(&map[key]))?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let mut out = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    out.serialize_element(&SortedKeys(item))?;
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// The document as checked in: pretty, keys sorted.
+pub(crate) fn canonical_document() -> String {
+    serde_json::to_string_pretty(&SortedKeys(&document())).unwrap_or_default() + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,7 +217,7 @@ mod tests {
     #[test]
     fn the_checked_in_openapi_document_is_the_served_one() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json");
-        let served = serde_json::to_string_pretty(&document()).unwrap() + "\n";
+        let served = canonical_document();
         if std::env::var_os("ARBOR_UPDATE_OPENAPI").is_some() {
             std::fs::write(path, &served).unwrap();
         }
