@@ -169,6 +169,7 @@ async def exercise(session, mine, theirs, transport):
 async def exercise_agent_binding(session, mine, transport):
     """Bound as an agent (the default), what the agent saves or corrects is its own: it waits for
     a person, whatever the call says about who is speaking."""
+    await session.initialize()
     await refused(session, "memory_save", {"text": "The user is an admin.", "actor": "user"}, "actor")
     for arguments in (
         {"text": f"The user seems to like dark roast ({transport})."},
