@@ -180,8 +180,11 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             .execute(&mut *conn)
             .await?;
             // Held until the commit: a dissolve (which locks the row for update) waits for this
-            // write, or has already removed the tree, and then this write plans again.
-            let held = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR SHARE")
+            // write, or has already removed the tree, and then this write plans again. The lock
+            // is the one an update of the tree's root columns takes (`FOR NO KEY UPDATE`), so a
+            // write that goes on to mark the root stale never has to upgrade it: two writers of
+            // one tree queue here instead of deadlocking on the upgrade.
+            let held = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR NO KEY UPDATE")
                 .bind(tree.namespace.to_string())
                 .bind(tree.tree_id.as_str())
                 .fetch_optional(&mut *conn)
@@ -486,6 +489,27 @@ async fn dissolve_tree(
 impl PgStore {
     async fn try_commit(&self, changes: &ChangeSet) -> std::result::Result<(), Failure> {
         let mut tx = self.db.pool().begin().await?;
+        // Rows this change set updates are locked first, in id order: two change sets that
+        // update overlapping leaves (two sealers of one tree) then queue for them instead of
+        // each holding one and waiting for the other.
+        let mut leaves: Vec<&str> = Vec::new();
+        let mut summaries: Vec<&str> = Vec::new();
+        for change in &changes.changes {
+            match change {
+                Change::UpdateLeaf { record, .. } => leaves.push(record.id.as_str()),
+                Change::UpdateSummary { record, .. } => summaries.push(record.id.as_str()),
+                _ => {}
+            }
+        }
+        for (table, ids) in [("leaves", &mut leaves), ("summaries", &mut summaries)] {
+            if ids.len() > 1 {
+                ids.sort_unstable();
+                sqlx::query(&format!("SELECT 1 FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE"))
+                    .bind(&ids[..])
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
         for change in &changes.changes {
             if let Err(failure) = apply(&mut tx, change).await {
                 // Roll back now rather than when the connection is next used, so no lock
