@@ -180,7 +180,7 @@ fn killed_at_random_points_postgres_loses_nothing_acknowledged() {
     let schema = db.schema().to_owned();
     runtime.block_on(db.close());
     let (_dir, root) = new_store(Some((&url, &schema)));
-    let figures = campaign(&root, Some(&url), crash_points().div_ceil(2), 0x5eed_0002);
+    let figures = campaign(&root, Some(&url), crash_points(), 0x5eed_0002);
     assert!(figures.acknowledged > 0, "some events were acknowledged before the kills");
     report("postgres", &figures);
 }
