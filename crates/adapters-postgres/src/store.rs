@@ -184,12 +184,8 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             // is the one an update of the tree's root columns takes (`FOR NO KEY UPDATE`), so a
             // write that goes on to mark the root stale never has to upgrade it: two writers of
             // one tree queue here instead of deadlocking on the upgrade.
-            let held = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR NO KEY UPDATE")
-                .bind(tree.namespace.to_string())
-                .bind(tree.tree_id.as_str())
-                .fetch_optional(&mut *conn)
-                .await?;
-            if held.is_none() {
+            let lock = "SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR NO KEY UPDATE";
+            if !lock_row(conn, lock, &tree.namespace.to_string(), tree.tree_id.as_str()).await? {
                 return Err(conflict("tree", &tree.tree_id, "present", "dissolved meanwhile"));
             }
         }
@@ -367,24 +363,16 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
         }
         Change::DissolveTree { namespace, tree } => dissolve_tree(conn, namespace, tree).await?,
         Change::ExpectEntity { namespace, id } => {
-            let held = sqlx::query("SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR SHARE")
-                .bind(id.as_str())
-                .bind(namespace.to_string())
-                .fetch_optional(&mut *conn)
-                .await?;
-            if held.is_none() {
+            let lock = "SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR SHARE";
+            if !lock_row(conn, lock, id.as_str(), &namespace.to_string()).await? {
                 return Err(conflict("entity", id, "present", "gone"));
             }
         }
         Change::DeleteEntityIfUnused { namespace, id } => {
             // Lock first, then look: each statement reads what has committed by then, so a
             // write that held the entity (ExpectEntity) and committed a leaf is seen.
-            let locked = sqlx::query("SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR UPDATE")
-                .bind(id.as_str())
-                .bind(namespace.to_string())
-                .fetch_optional(&mut *conn)
-                .await?;
-            if locked.is_some() {
+            let lock = "SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR UPDATE";
+            if lock_row(conn, lock, id.as_str(), &namespace.to_string()).await? {
                 let quoted = format!("\"{}\"", id.as_str());
                 sqlx::query(
                     "WITH gone AS (
@@ -435,6 +423,17 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
     Ok(())
 }
 
+/// Locks the row `sql` selects (with `first` and `second` bound as $1 and $2) in the lock mode
+/// it names, until the commit; whether there is one.
+async fn lock_row(
+    conn: &mut PgConnection,
+    sql: &'static str,
+    first: &str,
+    second: &str,
+) -> std::result::Result<bool, sqlx::Error> {
+    Ok(sqlx::query(sql).bind(first).bind(second).fetch_optional(&mut *conn).await?.is_some())
+}
+
 /// [`Change::DissolveTree`]: the tree row locked first, then the preconditions (read after the
 /// lock, so a write that held the tree and committed is seen), then every row of the tree.
 async fn dissolve_tree(
@@ -443,12 +442,9 @@ async fn dissolve_tree(
     tree: &TreeId,
 ) -> std::result::Result<(), Failure> {
     let ns = namespace.to_string();
-    let locked = sqlx::query("SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR UPDATE")
-        .bind(&ns)
-        .bind(tree.as_str())
-        .fetch_optional(&mut *conn)
-        .await?;
-    if locked.is_none() {
+    if !lock_row(conn, "SELECT 1 FROM trees WHERE namespace = $1 AND tree_id = $2 FOR UPDATE", &ns, tree.as_str())
+        .await?
+    {
         return Ok(());
     }
     let first =

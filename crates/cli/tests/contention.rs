@@ -125,12 +125,7 @@ fn eight_processes_on_one_sqlite_store() {
 #[cfg(feature = "postgres")]
 #[test]
 fn eight_processes_on_one_postgres_store() {
-    use arbor_adapters_postgres::testing::{fresh_database, test_database_url};
-    let url = test_database_url();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (db, _guard) = runtime.block_on(fresh_database());
-    let schema = db.schema().to_owned();
-    runtime.block_on(db.close());
+    let (url, schema, _guard) = support::postgres_schema();
     let (_dir, root) = new_store(Some((&url, &schema)));
     let (operations, acknowledged) = contend(&root, Some(&url));
     check_after(&root, Some(&url), &acknowledged);

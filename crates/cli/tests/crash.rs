@@ -172,13 +172,7 @@ fn killed_at_random_points_sqlite_loses_nothing_acknowledged() {
 #[cfg(feature = "postgres")]
 #[test]
 fn killed_at_random_points_postgres_loses_nothing_acknowledged() {
-    use arbor_adapters_postgres::testing::{fresh_database, test_database_url};
-    let url = test_database_url();
-    // A fresh schema, dropped when the guard goes.
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (db, _guard) = runtime.block_on(fresh_database());
-    let schema = db.schema().to_owned();
-    runtime.block_on(db.close());
+    let (url, schema, _guard) = support::postgres_schema();
     let (_dir, root) = new_store(Some((&url, &schema)));
     let figures = campaign(&root, Some(&url), crash_points(), 0x5eed_0002);
     assert!(figures.acknowledged > 0, "some events were acknowledged before the kills");

@@ -2,61 +2,16 @@
 //! leaves no byte of the text anywhere under the store; a SIGKILL in the middle of a batch
 //! ingest loses nothing acknowledged and leaves `fsck` clean; bad input gets a clear error.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn arbor(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbor"))
-        // These tests are about the store, not the model: feature hashing, fast and exact.
-        .env("ARBOR_EMBEDDER", "hashing")
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env_remove("ARBOR_LOG")
-        .env_remove("ARBOR_ROOT")
-        .output()
-        .expect("arbor runs")
-}
-
-fn arbor_stdin(root: &Path, args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        // These tests are about the store, not the model: feature hashing, fast and exact.
-        .env("ARBOR_EMBEDDER", "hashing")
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("arbor starts");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "arbor failed ({}):\nstdout: {}\nstderr: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn failure(output: &Output) -> String {
-    assert!(!output.status.success(), "arbor should have failed: {}", String::from_utf8_lossy(&output.stdout));
-    assert_eq!(output.status.code(), Some(1));
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
+use support::{arbor, arbor_stdin, failure, ok};
 
 fn new_store() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
-    ok(&arbor(&root, &["init"]));
-    (dir, root)
+    support::new_store(None)
 }
 
 /// Every file under `dir`, recursively.

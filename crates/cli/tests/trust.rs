@@ -4,60 +4,16 @@
 //! runner blocks nothing, damage is reported as damage, output cannot drive a terminal, and a
 //! read-only store can be read. Each test is named for the defect it guards against.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use support::{arbor, arbor_stdin, failure, ok};
+
 fn command(root: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
-    // These tests are about the store, not the model: feature hashing, fast and exact.
-    command
-        .env("ARBOR_EMBEDDER", "hashing")
-        .env("USER", "tester")
-        .env_remove("ARBOR_LOG")
-        .env_remove("ARBOR_ROOT")
-        .arg("--root")
-        .arg(root)
-        .args(args);
-    command
-}
-
-fn arbor(root: &Path, args: &[&str]) -> Output {
-    command(root, args).output().expect("arbor runs")
-}
-
-fn arbor_stdin(root: &Path, args: &[&str], input: &[u8]) -> Output {
-    let mut child = command(root, args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("arbor starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    output
-}
-
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "arbor failed ({}):\nstdout: {}\nstderr: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn failure(output: &Output) -> String {
-    assert!(!output.status.success(), "arbor should have failed: {}", String::from_utf8_lossy(&output.stdout));
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stderr.clone()).unwrap()
+    support::command(root, None, args)
 }
 
 fn json(output: &Output) -> serde_json::Value {
@@ -65,10 +21,7 @@ fn json(output: &Output) -> serde_json::Value {
 }
 
 fn new_store() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
-    ok(&arbor(&root, &["init"]));
-    (dir, root)
+    support::new_store(None)
 }
 
 /// Every file and directory under `dir`, recursively.

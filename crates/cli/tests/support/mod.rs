@@ -26,6 +26,52 @@ pub(crate) fn command(root: &Path, database_url: Option<&str>, args: &[&str]) ->
     command
 }
 
+/// `arbor --root <root> <args>` (SQLite), run to the end.
+pub(crate) fn arbor(root: &Path, args: &[&str]) -> Output {
+    command(root, None, args).output().expect("arbor runs")
+}
+
+/// [`arbor`] with `input` on its standard input.
+pub(crate) fn arbor_stdin(root: &Path, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command(root, None, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("arbor starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread of its own: a large input would otherwise fill the pipe while
+    // arbor's output fills the other one.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+/// Standard error of a run that failed with status 1 (a refusal, not a usage error).
+pub(crate) fn failure(output: &Output) -> String {
+    assert!(!output.status.success(), "arbor should have failed: {}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// A fresh schema on the Postgres server `ARBOR_TEST_DATABASE_URL` names, dropped when the
+/// guard goes; with the server's URL.
+#[cfg(feature = "postgres")]
+pub(crate) fn postgres_schema() -> (String, String, arbor_adapters_postgres::testing::SchemaGuard) {
+    use arbor_adapters_postgres::testing::{fresh_database, test_database_url};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (db, guard) = runtime.block_on(fresh_database());
+    let schema = db.schema().to_owned();
+    runtime.block_on(db.close());
+    (test_database_url(), schema, guard)
+}
+
 pub(crate) fn ok(output: &Output) -> String {
     assert!(
         output.status.success(),
