@@ -17,7 +17,7 @@
 //! - `load [--requests N] [--concurrency N]` — concurrent retrievals over HTTP on loopback,
 //!   with latency percentiles;
 //! - `fuzz [--runs N]` — the coverage-guided fuzz targets in `fuzz/`, 10^6 executions each;
-//! - `crash [--points N]` — the crash campaign at full size: `arbor` killed at N random points
+//! - `crash [--points N] [--server-kills K]` — the crash campaign at full size: `arbor` killed at N random points
 //!   on SQLite and on Postgres, and the Postgres server killed mid-ingest.
 
 mod bench;
@@ -31,7 +31,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -62,8 +62,14 @@ const ADAPTER_ONLY: &[&str] = &[
 /// Interface crates only the CLI may depend on directly.
 const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "hyper-util", "rmcp", "tower-http", "schemars"];
 
+/// The workspace this xtask was started in. `cargo run` sets `CARGO_MANIFEST_DIR` for the run
+/// itself; that one wins over the directory baked in at compile time, because a target directory
+/// shared between clones (as `.ci/run` shares one) can hand a clone an xtask built in another.
 pub(crate) fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
 pub(crate) fn run(root: &Path) -> Result<()> {
