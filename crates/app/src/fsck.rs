@@ -67,6 +67,8 @@ pub enum FindingKind {
     DeadJob,
     /// A job leased by a worker that is gone (killed mid-job).
     StaleLease,
+    /// A copy of a body that a write interrupted before it was put in place left behind.
+    InterruptedWrite,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -134,6 +136,11 @@ fn report_damaged(findings: &[Finding]) -> bool {
         .iter()
         .any(|f| matches!(f.kind, FindingKind::DamagedDatabase | FindingKind::DamagedRow | FindingKind::UnreadableTree))
 }
+
+/// How old a copy left by a write must be before `fsck --repair` takes it for abandoned when
+/// nothing says its writer is gone: a write holds its copy for the milliseconds between
+/// creating and renaming it, so ten minutes is far beyond any live one, even on a stalled disk.
+const STALE_WRITE_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
 const REBUILD: &str =
     "restore the database from a backup, or rebuild the rows from the markdown with `arbor fsck --rebuild-from-bodies`";
@@ -324,6 +331,8 @@ impl Arbor {
             findings.push(self.check_orphan(&path, &known_trees, repair).await?);
         }
 
+        self.check_interrupted_writes(&mut findings, repair).await?;
+
         // The index against the store (when the store can still be counted).
         report.index_documents = self.ports.index.count().await?;
         let Ok(counts) = store.counts().await else {
@@ -386,6 +395,39 @@ impl Arbor {
         Ok(report)
     }
 
+    /// Copies of bodies that interrupted writes left. Each holds the text of the body it was
+    /// becoming, so it is reported; `--repair` removes it once its writer is known to be gone
+    /// or it is older than [`STALE_WRITE_AGE`] (a live write holds one for milliseconds).
+    async fn check_interrupted_writes(&self, findings: &mut Vec<Finding>, repair: bool) -> AppResult<()> {
+        let host = self.options.owner.rsplit_once('/').map_or("", |(host, _)| host);
+        for leftover in self.ports.bodies.interrupted_writes().await? {
+            let writer_gone = leftover
+                .writer_pid
+                .is_some_and(|pid| self.process_state(&format!("{host}/{pid}")) == ProcessState::Gone);
+            let stale = writer_gone || leftover.age >= STALE_WRITE_AGE;
+            let repaired = repair && stale && self.ports.bodies.remove_interrupted_write(&leftover.location).await?;
+            let of = leftover.target.as_deref().map(|t| format!(" of {t}")).unwrap_or_default();
+            let remedy = if stale {
+                "run `arbor fsck --repair`".to_owned()
+            } else {
+                format!(
+                    "a write may still be under way; `arbor fsck --repair` removes it once it is {} minutes old",
+                    STALE_WRITE_AGE.as_secs() / 60
+                )
+            };
+            findings.push(
+                Finding::new(
+                    FindingKind::InterruptedWrite,
+                    leftover.location,
+                    format!("an interrupted write{of} left this copy of its text"),
+                )
+                .repaired(repaired)
+                .remedy(remedy),
+            );
+        }
+        Ok(())
+    }
+
     /// What a body no row refers to is, and whether it may go.
     async fn check_orphan(
         &self,
@@ -411,7 +453,8 @@ impl Arbor {
         let tree = document.meta.get("tree").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
         let scope: Vec<Namespace> = namespace.iter().cloned().collect();
         let store = &self.ports.store;
-        if let Ok(leaf_id) = arbor_domain::id::LeafId::parse(&id) {
+        let leaf_id = if path.is_summary() { None } else { arbor_domain::id::LeafId::parse(&id).ok() };
+        if let Some(leaf_id) = leaf_id {
             // The body of a forgotten leaf must go; that of a leaf the store does not have is a
             // memory it lost.
             let forgotten = match store.leaf(&scope, &leaf_id).await {
@@ -435,7 +478,7 @@ impl Arbor {
                     .remedy("move it out of memory/ if it is yours, or delete it"),
             });
         }
-        if let Ok(summary_id) = SummaryId::parse(&id) {
+        if let Some(summary_id) = path.is_summary().then(|| SummaryId::parse(&id).ok()).flatten() {
             let purged = match store.summary(&scope, &summary_id).await {
                 Ok(Some(summary)) => matches!(summary.status, SummaryStatus::Purged | SummaryStatus::Retired),
                 Ok(None) | Err(_) => false,

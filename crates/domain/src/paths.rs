@@ -81,6 +81,16 @@ impl BodyPath {
         &self.0
     }
 
+    /// Whether this is where a summary lives (`…/summaries/L<n>/<id>.md`) rather than a leaf:
+    /// told by the place, since an id alone does not say which kind of node it names.
+    pub fn is_summary(&self) -> bool {
+        let segments: Vec<&str> = self.0.split('/').collect();
+        let n = segments.len();
+        n >= 3
+            && segments[n - 3] == "summaries"
+            && segments[n - 2].strip_prefix('L').is_some_and(|l| l.parse::<u8>().is_ok())
+    }
+
     /// The path's segments, for joining onto a filesystem root one component at a time.
     pub fn segments(&self) -> impl Iterator<Item = &str> {
         self.0.split('/')

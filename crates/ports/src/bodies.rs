@@ -58,6 +58,34 @@ pub trait BodyStore: Send + Sync + fmt::Debug {
     async fn prune_empty(&self, prefix: &str) -> Result<()>;
 
     async fn contains_text(&self, needle: &str) -> Result<bool>;
+
+    /// What interrupted writes left behind: copies of bodies that were never put in place (on
+    /// a filesystem, temporary files of a process killed before its rename). They hold the
+    /// text of the body they were becoming, so `fsck` reports them and removes stale ones. A
+    /// store whose writes cannot be interrupted that way has none.
+    async fn interrupted_writes(&self) -> Result<Vec<InterruptedWrite>> {
+        Ok(Vec::new())
+    }
+
+    /// Removes one thing [`interrupted_writes`](Self::interrupted_writes) reported; returns
+    /// whether it was there.
+    async fn remove_interrupted_write(&self, location: &str) -> Result<bool> {
+        let _ = location;
+        Ok(false)
+    }
+}
+
+/// A copy of a body an interrupted write left (see [`BodyStore::interrupted_writes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterruptedWrite {
+    /// Where it is, relative to the store's root: for messages, and for removing it.
+    pub location: String,
+    /// The file name of the body it was becoming, when its own name says.
+    pub target: Option<String>,
+    /// The process that was writing it, when its name says.
+    pub writer_pid: Option<u32>,
+    /// How long ago it was last written.
+    pub age: std::time::Duration,
 }
 
 /// Conveniences every body store gets for free.

@@ -390,6 +390,12 @@ impl BodyStore for FailingBodies {
     async fn contains_text(&self, needle: &str) -> Result<bool> {
         self.inner.contains_text(needle).await
     }
+    async fn interrupted_writes(&self) -> Result<Vec<crate::bodies::InterruptedWrite>> {
+        guarded(&self.plan, "bodies.interrupted_writes", self.inner.interrupted_writes()).await
+    }
+    async fn remove_interrupted_write(&self, location: &str) -> Result<bool> {
+        guarded(&self.plan, "bodies.remove_interrupted_write", self.inner.remove_interrupted_write(location)).await
+    }
 }
 
 #[cfg(test)]

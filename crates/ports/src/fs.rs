@@ -18,13 +18,33 @@ use arbor_domain::model::ContentHash;
 use arbor_domain::paths::BodyPath;
 use async_trait::async_trait;
 
-use crate::bodies::BodyStore;
+use crate::bodies::{BodyStore, InterruptedWrite};
 use crate::error::{Error, Result};
 
 const BACKEND: &str = "filesystem";
 
-/// Prefix of temporary files; `fsck` and listings skip (and clean up) files named like this.
+/// Prefix of temporary files. A temporary file is named
+/// `.arbor-tmp-<pid>-<n>-<target file name>.tmp`, so the delete of a body takes with it what an
+/// interrupted write of that body left, and `fsck` can say which body a leftover was becoming.
+/// Listings skip them (the name starts with a dot, which no body path segment may).
 pub const TEMP_PREFIX: &str = ".arbor-tmp-";
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// What a temporary file is named for `target` (a file name), by writer `pid`, the `n`th.
+fn temp_name(pid: u32, n: u64, target: &str) -> String {
+    format!("{TEMP_PREFIX}{pid}-{n}-{target}{TEMP_SUFFIX}")
+}
+
+/// The writer pid and target file name of a temporary file's name, when it is one. Names
+/// from before the target was part of them (`.arbor-tmp-<pid>-<n>`) have no target.
+fn parse_temp_name(name: &str) -> Option<(Option<u32>, Option<&str>)> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    let mut parts = rest.splitn(3, '-');
+    let pid = parts.next().and_then(|p| p.parse().ok());
+    let _n = parts.next();
+    let target = parts.next().and_then(|t| t.strip_suffix(TEMP_SUFFIX)).filter(|t| !t.is_empty());
+    Some((pid, target))
+}
 
 /// Bodies under `<root>/memory/...`.
 #[derive(Debug)]
@@ -77,8 +97,8 @@ impl FsBodyStore {
 
     fn temp_path(&self, target: &Path) -> PathBuf {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{TEMP_PREFIX}{}-{n}", std::process::id());
-        target.with_file_name(name)
+        let target_name = target.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        target.with_file_name(temp_name(std::process::id(), n, target_name))
     }
 
     /// Writes `contents` to a temporary file and renames it over `target`; syncs the file first
@@ -160,6 +180,30 @@ impl FsBodyStore {
         }
     }
 
+    /// The temporary files beside `file` that a write of it left.
+    fn temp_files_for(&self, file: &Path) -> Result<Vec<PathBuf>> {
+        let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+            return Ok(Vec::new());
+        };
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(io_error(dir, error)),
+        };
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(dir, e))?;
+            let entry_name = entry.file_name();
+            let Some(entry_name) = entry_name.to_str() else { continue };
+            if let Some((_, Some(target))) = parse_temp_name(entry_name)
+                && target == name
+            {
+                found.push(entry.path());
+            }
+        }
+        Ok(found)
+    }
+
     /// Every file under `memory/`, including temporary ones, for `fsck`.
     pub fn all_files(&self) -> Result<Vec<PathBuf>> {
         let mut files = Vec::new();
@@ -225,16 +269,27 @@ impl BodyStore for FsBodyStore {
 
     async fn delete(&self, path: &BodyPath) -> Result<bool> {
         let file = self.file_path(path);
-        match fs::remove_file(&file) {
-            Ok(()) => {
-                if let Some(dir) = file.parent() {
-                    Self::sync_dir(dir)?;
-                }
-                Ok(true)
+        // A write of this body that was interrupted (the process killed between writing the
+        // temporary file and renaming it) left a copy of its text beside it: that goes too.
+        let leftovers = self.temp_files_for(&file)?;
+        for leftover in &leftovers {
+            match fs::remove_file(leftover) {
+                Ok(()) => {}
+                Err(error) if error.kind() == ErrorKind::NotFound => {}
+                Err(error) => return Err(io_error(leftover, error)),
             }
-            Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
-            Err(error) => Err(io_error(&file, error)),
         }
+        let removed = match fs::remove_file(&file) {
+            Ok(()) => true,
+            Err(error) if error.kind() == ErrorKind::NotFound => false,
+            Err(error) => return Err(io_error(&file, error)),
+        };
+        if (removed || !leftovers.is_empty())
+            && let Some(dir) = file.parent()
+        {
+            Self::sync_dir(dir)?;
+        }
+        Ok(removed)
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<BodyPath>> {
@@ -290,5 +345,112 @@ impl BodyStore for FsBodyStore {
             }
         }
         Ok(false)
+    }
+
+    async fn interrupted_writes(&self) -> Result<Vec<InterruptedWrite>> {
+        let mut found = Vec::new();
+        for file in self.all_files()? {
+            let Some(name) = file.file_name().and_then(|n| n.to_str()) else { continue };
+            let Some((writer_pid, target)) = parse_temp_name(name) else { continue };
+            let modified = fs::metadata(&file).and_then(|m| m.modified());
+            let age = match modified {
+                Ok(at) => at.elapsed().unwrap_or_default(),
+                // Removed meanwhile: its write finished.
+                Err(error) if error.kind() == ErrorKind::NotFound => continue,
+                Err(error) => return Err(io_error(&file, error)),
+            };
+            let Ok(relative) = file.strip_prefix(&self.root) else { continue };
+            found.push(InterruptedWrite {
+                location: relative.to_string_lossy().into_owned(),
+                target: target.map(str::to_owned),
+                writer_pid,
+                age,
+            });
+        }
+        Ok(found)
+    }
+
+    async fn remove_interrupted_write(&self, location: &str) -> Result<bool> {
+        // Only a temporary file's name, only below the memory root.
+        let relative = Path::new(location);
+        let is_temp = relative.file_name().and_then(|n| n.to_str()).is_some_and(|n| parse_temp_name(n).is_some());
+        let plain = relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !is_temp || !plain || !relative.starts_with(arbor_domain::paths::MEMORY_DIR) {
+            return Err(Error::invalid(
+                "interrupted write",
+                format!("{location:?} is not a temporary file under memory/"),
+            ));
+        }
+        let file = self.root.join(relative);
+        match fs::remove_file(&file) {
+            Ok(()) => {
+                if let Some(dir) = file.parent() {
+                    Self::sync_dir(dir)?;
+                }
+                Ok(true)
+            }
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(io_error(&file, error)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf_path() -> BodyPath {
+        BodyPath::parse("memory/conversation:c1/interaction:uncategorized/tree-1/leaves/leaf-1.md").unwrap()
+    }
+
+    /// What a process killed between writing a body's temporary file and renaming it leaves.
+    fn leave_interrupted_write(store: &FsBodyStore, path: &BodyPath, text: &str) -> PathBuf {
+        let target = store.file_path(path);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        let temp = store.temp_path(&target);
+        fs::write(&temp, text).unwrap();
+        temp
+    }
+
+    #[test]
+    fn temp_names_carry_their_writer_and_target() {
+        assert_eq!(parse_temp_name(&temp_name(41, 7, "leaf-1.md")), Some((Some(41), Some("leaf-1.md"))));
+        assert_eq!(parse_temp_name(".arbor-tmp-41-7"), Some((Some(41), None)), "the older form");
+        assert_eq!(parse_temp_name("leaf-1.md"), None);
+    }
+
+    #[tokio::test]
+    async fn an_interrupted_write_is_reported_and_goes_with_its_body() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FsBodyStore::open(dir.path()).unwrap();
+        let path = leaf_path();
+        store.put(&path, b"the walrus sings").await.unwrap();
+        let temp = leave_interrupted_write(&store, &path, "the walrus sings, version two");
+        let found = store.interrupted_writes().await.unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].target.as_deref(), Some("leaf-1.md"));
+        assert_eq!(found[0].writer_pid, Some(std::process::id()));
+        assert!(store.list("").await.unwrap() == vec![path.clone()], "listings skip it");
+
+        assert!(store.delete(&path).await.unwrap());
+        assert!(!temp.exists(), "deleting a body deletes what an interrupted write of it left");
+        assert!(!store.contains_text("walrus").await.unwrap());
+        assert!(store.interrupted_writes().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn only_temporary_files_under_memory_can_be_removed_as_interrupted_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FsBodyStore::open(dir.path()).unwrap();
+        let path = leaf_path();
+        store.put(&path, b"kept").await.unwrap();
+        let temp = leave_interrupted_write(&store, &path, "partial");
+        for bad in [path.as_str(), "../outside/.arbor-tmp-1-1-x.md.tmp", "config.toml"] {
+            assert!(store.remove_interrupted_write(bad).await.is_err(), "{bad} is refused");
+        }
+        let location = store.interrupted_writes().await.unwrap().remove(0).location;
+        assert!(store.remove_interrupted_write(&location).await.unwrap());
+        assert!(!temp.exists());
+        assert!(store.file_path(&path).exists(), "the body itself stays");
     }
 }

@@ -34,7 +34,7 @@ pub mod conformance;
 #[cfg(feature = "faults")]
 pub mod faults;
 
-pub use bodies::{BodyStore, BodyStoreExt};
+pub use bodies::{BodyStore, BodyStoreExt, InterruptedWrite};
 pub use error::{BoxError, Error, Result};
 pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
