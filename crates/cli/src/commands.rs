@@ -289,14 +289,23 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     let copies = receipts.split_off(1);
     let receipt = receipts.remove(0);
     let jobs = opened.arbor.run_jobs(None).await?;
+    let forgotten: Vec<String> =
+        std::iter::once(&receipt).chain(&copies).flat_map(|r| r.versions.iter().map(|v| v.to_string())).collect();
+    let damaged_copies_removed = store::erase_from_set_aside_databases(root, &forgotten)?;
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
             receipt: &'a arbor_app::ForgetReceipt,
             copies: &'a [arbor_app::ForgetReceipt],
             jobs: arbor_app::JobsReport,
+            damaged_copies_removed: &'a [PathBuf],
         }
-        return print_json(&Output { receipt: &receipt, copies: &copies, jobs });
+        return print_json(&Output {
+            receipt: &receipt,
+            copies: &copies,
+            jobs,
+            damaged_copies_removed: &damaged_copies_removed,
+        });
     }
     crate::output::outln!("forgot {} in {} / {}", receipt.leaf_id, receipt.namespace, receipt.tree_id);
     crate::output::outln!("  versions forgotten:    {}", receipt.versions.len());
@@ -314,6 +323,12 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     }
     for copy in &copies {
         crate::output::outln!("  and its promoted copy {} in {}", copy.leaf_id, copy.namespace);
+    }
+    for file in &damaged_copies_removed {
+        crate::output::outln!(
+            "  damaged copy removed:  {} (set aside by a rebuild, it held this memory and cannot be edited)",
+            crate::output::terminal_safe(&file.display().to_string())
+        );
     }
     Ok(())
 }
@@ -494,6 +509,23 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
             store::open_for_rebuild(root).await?
         }
         Err(error) => return Err(error),
+    };
+    // Damage nothing has looked for yet (no fsck since it happened): the engine's own check
+    // finds it, and the file is set aside as if fsck had.
+    let opened = if config.backend == store::Backend::Sqlite && moved_aside.is_none() {
+        let damaged = match opened.arbor.ports().store.check_integrity().await {
+            Ok(integrity) => !integrity.engine.is_empty(),
+            Err(_) => true,
+        };
+        if damaged {
+            drop(opened);
+            moved_aside = Some(store::move_damaged_database_aside(root)?);
+            store::open_for_rebuild(root).await?
+        } else {
+            opened
+        }
+    } else {
+        opened
     };
     let report = opened.arbor.rebuild_from_bodies().await?;
     let jobs = opened.arbor.run_jobs(None).await?;

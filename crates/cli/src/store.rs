@@ -4,6 +4,7 @@
 //! `postgres`), bodies always as markdown in the directory. The composition root: the only
 //! place adapters are chosen.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -565,6 +566,73 @@ pub(crate) fn move_damaged_database_aside(root: &Path) -> Result<PathBuf> {
         std::fs::remove_file(&marker).with_context(|| format!("removing {}", marker.display()))?;
     }
     Ok(aside)
+}
+
+/// The damaged databases `fsck --rebuild-from-bodies` set aside in the store (each with the log
+/// and shared-memory files beside it).
+fn set_aside_databases(root: &Path) -> Result<Vec<PathBuf>> {
+    let prefix = format!("{DATABASE_FILE}.damaged-");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root).with_context(|| format!("reading {}", root.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.starts_with(&prefix) {
+            found.push(path);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Whether `file` holds any of `needles`, read a megabyte at a time (a database can be large).
+fn file_holds_any(file: &Path, needles: &[&[u8]]) -> Result<bool> {
+    use std::io::Read;
+    let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0);
+    if longest == 0 {
+        return Ok(false);
+    }
+    let mut reader = std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut window: Vec<u8> = Vec::with_capacity((1 << 20) + longest);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let read = reader.read(&mut chunk).with_context(|| format!("reading {}", file.display()))?;
+        if read == 0 {
+            return Ok(false);
+        }
+        window.extend_from_slice(&chunk[..read]);
+        if needles.iter().any(|n| !n.is_empty() && window.windows(n.len()).any(|w| w == *n)) {
+            return Ok(true);
+        }
+        // Keep the tail a needle could straddle into the next read.
+        let keep = window.len().min(longest - 1);
+        window.drain(..window.len() - keep);
+    }
+}
+
+/// Removes the set-aside damaged databases that hold any of `needles` (the ids of forgotten
+/// memories): a damaged copy cannot be edited, and after a forget no file in the store may
+/// keep the memory. Copies that never held it stay. Returns the files removed.
+pub(crate) fn erase_from_set_aside_databases(root: &Path, needles: &[String]) -> Result<Vec<PathBuf>> {
+    let needles: Vec<&[u8]> = needles.iter().map(|n| n.as_bytes()).collect();
+    let files = set_aside_databases(root)?;
+    let mut holding = Vec::new();
+    for file in &files {
+        if file_holds_any(file, &needles)? {
+            holding.push(file.clone());
+        }
+    }
+    // A copy's log and shared-memory files go with it (they are named after it).
+    let copy_of = |file: &Path| {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        name.strip_suffix("-wal").or_else(|| name.strip_suffix("-shm")).map(str::to_owned).unwrap_or(name)
+    };
+    let doomed: BTreeSet<String> = holding.iter().map(|file| copy_of(file)).collect();
+    let mut removed = Vec::new();
+    for file in files.iter().filter(|file| doomed.contains(&copy_of(file))) {
+        std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
+        removed.push(file.clone());
+    }
+    Ok(removed)
 }
 
 fn hostname() -> String {

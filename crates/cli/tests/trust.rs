@@ -496,3 +496,106 @@ fn a_read_only_store_can_be_read() {
         let _ = Command::new("umount").arg(&mount).status();
     }
 }
+
+// What a hostile review of the fixes above found next to them.
+
+/// A rebuild sets the damaged database aside inside the store; a later forget of a memory that
+/// copy holds removes the copy (it cannot be edited), and keeps copies that never held it.
+#[test]
+fn a_forget_reaches_the_damaged_copy_a_rebuild_set_aside() {
+    let (_dir, root) = new_store();
+    let mut events = String::new();
+    for i in 0..40 {
+        events.push_str(&format!("{{\"text\":\"Ledger entry {i}: the wombat{i} crate went north.\"}}\n"));
+    }
+    let ids = leaf_ids(&json(&arbor_stdin(&root, &["--json", "ingest"], events.as_bytes())));
+    let file = root.join("arbor.db");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[3 * 4096..4 * 4096].fill(0x5a);
+    std::fs::write(&file, &bytes).unwrap();
+    let rebuilt = json(&arbor(&root, &["--json", "fsck", "--rebuild-from-bodies"]));
+    let aside = PathBuf::from(rebuilt["damaged_database_moved_to"].as_str().expect("moved aside"));
+    assert!(aside.exists());
+
+    // A memory written after the rebuild is not in the copy: forgetting it leaves the copy.
+    let later = leaf_ids(&json(&arbor_stdin(
+        &root,
+        &["--json", "ingest"],
+        b"{\"text\":\"The quokka ferry leaves at noon.\"}\n",
+    )));
+    let receipt = json(&arbor(&root, &["--json", "forget", &later[0]]));
+    assert_eq!(receipt["damaged_copies_removed"], serde_json::json!([]), "{receipt}");
+    assert!(aside.exists(), "a copy that never held the memory stays");
+
+    assert!(!traces(&root, "wombat29 ").is_empty(), "the words are stored before the forget");
+    let receipt = json(&arbor(&root, &["--json", "forget", &ids[29]]));
+    assert_eq!(receipt["damaged_copies_removed"].as_array().map(Vec::len), Some(1), "{receipt}");
+    assert!(!aside.exists());
+    assert_eq!(traces(&root, "wombat29 "), Vec::<String>::new(), "the forgotten words survive");
+    let text = ok(&arbor(&root, &["forget", &ids[30]]));
+    assert!(!text.contains("damaged copy"), "nothing left to remove: {text}");
+}
+
+/// What a write killed between its temporary file and the rename leaves holds the body's
+/// text: `fsck` reports it, `--repair` removes it once its writer is gone, and a forget of the
+/// body takes it along.
+#[test]
+fn an_interrupted_write_is_found_repaired_and_forgotten() {
+    let (_dir, root) = new_store();
+    let events = b"{\"text\":\"The walrus choir rehearses on Tuesdays.\"}\n{\"text\":\"The heron count was 41.\"}\n";
+    let ids = leaf_ids(&json(&arbor_stdin(&root, &["--json", "ingest"], events)));
+    let body_of = |id: &str| {
+        entries(&root.join("memory")).into_iter().find(|p| p.to_string_lossy().ends_with(&format!("{id}.md"))).unwrap()
+    };
+    let walrus = body_of(&ids[0]);
+    let text = std::fs::read(&walrus).unwrap();
+    // No process has pid 4194304 (above Linux's pid_max), so the writer is known gone.
+    let leftover = walrus.with_file_name(format!(".arbor-tmp-4194304-3-{}.md.tmp", ids[0]));
+    let old_style = walrus.with_file_name(".arbor-tmp-4194304-4");
+    std::fs::write(&leftover, &text).unwrap();
+    std::fs::write(&old_style, &text).unwrap();
+
+    let fsck = arbor(&root, &["fsck"]);
+    let report = String::from_utf8_lossy(&fsck.stdout);
+    assert_eq!(fsck.status.code(), Some(1), "{report}");
+    assert_eq!(report.matches("interrupted_write").count(), 2, "{report}");
+    let repaired = ok(&arbor(&root, &["fsck", "--repair"]));
+    assert!(repaired.trim_end().ends_with("clean after repairs"), "{repaired}");
+    assert!(!leftover.exists() && !old_style.exists());
+
+    std::fs::write(&leftover, &text).unwrap();
+    ok(&arbor(&root, &["forget", &ids[0]]));
+    assert_eq!(traces(&root, "walrus"), Vec::<String>::new(), "the forgotten words survive");
+    assert!(!traces(&root, "heron").is_empty(), "the other memory stays");
+}
+
+/// A summary's body without a row is judged as a summary (not as a leaf whose body looks
+/// A summary's body without a row (a database restored from before a seal, say) is judged as a
+/// summary, not as a leaf whose body looks foreign: in a tree the store has, it is a leftover
+/// the next seal made needless, and `--repair` removes it.
+#[test]
+fn a_summary_body_without_its_row_is_judged_as_a_summary() {
+    let (_dir, root) = new_store();
+    let events = concat!(
+        "{\"text\":\"Thaddeus Wimbleton collects brass sextants.\",\"hints\":{\"entity\":{\"name\":\"Thaddeus Wimbleton\",\"entity_type\":\"person\"}}}\n",
+        "{\"text\":\"Thaddeus Wimbleton sails on Sundays.\",\"hints\":{\"entity\":{\"name\":\"Thaddeus Wimbleton\",\"entity_type\":\"person\"}}}\n",
+    );
+    ok(&arbor_stdin(&root, &["--json", "ingest"], events.as_bytes()));
+    ok(&arbor(&root, &["jobs", "run"]));
+    let summary = entries(&root.join("memory"))
+        .into_iter()
+        .find(|p| p.is_file() && p.to_string_lossy().contains("/summaries/"))
+        .expect("the tree was sealed");
+    let id = summary.file_stem().unwrap().to_string_lossy().into_owned();
+    let unknown = "sum-01zzzzzzzzzzzzzzzzzzzzzzzz";
+    let stray = summary.with_file_name(format!("{unknown}.md"));
+    std::fs::write(&stray, std::fs::read_to_string(&summary).unwrap().replace(&id, unknown)).unwrap();
+
+    let fsck = arbor(&root, &["fsck"]);
+    let report = String::from_utf8_lossy(&fsck.stdout);
+    assert!(report.contains(&format!("orphan_body: {}", stray.strip_prefix(&root).unwrap().display())), "{report}");
+    assert!(!report.contains("foreign_file"), "{report}");
+    let repaired = ok(&arbor(&root, &["fsck", "--repair"]));
+    assert!(repaired.trim_end().ends_with("clean after repairs"), "{repaired}");
+    assert!(!stray.exists() && summary.exists(), "only the stray summary goes");
+}
