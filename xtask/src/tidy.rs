@@ -60,7 +60,7 @@ const ADAPTER_ONLY: &[&str] = &[
 ];
 
 /// Interface crates only the CLI may depend on directly.
-const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "hyper-util", "rmcp", "tower-http", "schemars"];
+const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "hyper-util", "http-body-util", "rmcp", "tower-http", "schemars"];
 
 /// The workspace this xtask was started in. `cargo run` sets `CARGO_MANIFEST_DIR` for the run
 /// itself; that one wins over the directory baked in at compile time, because a target directory

@@ -507,6 +507,83 @@ async fn the_http_server_bounds_what_clients_can_hold_and_refuses_doubled_header
     assert_eq!(statuses, [200, 200, 503], "two sessions, then a refusal");
 }
 
+/// What a hostile review found beside the bounds above: a body dripped after quick headers, a
+/// key given twice (over the API and over MCP), an `Origin` whose port is left out, and many
+/// sessions opened at once racing past the session limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_are_bounded_in_time_keys_come_once_origins_carry_their_port_and_sessions_cannot_race_the_limit() {
+    let f = fixture();
+    let server = serve(&f.root(), &["--body-read-timeout-ms", "400", "--max-mcp-sessions", "3"]);
+    let host = server.base.strip_prefix("http://").unwrap().to_owned();
+    let started = Instant::now();
+    let dripping = format!(
+        "POST /api/v1/memory/upsert HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n{{\"text\":"
+    );
+    let answer = raw_exchange(&server.base, dripping.as_bytes(), Duration::from_secs(20));
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(10), "a dripped body held the connection {:?}", started.elapsed());
+
+    let c = reqwest::Client::new();
+    let doubled = r#"{"text":"The shell is zsh.","text":"The shell is fish."}"#;
+    let (status, body) = call(
+        c.post(format!("{}/api/v1/memory/upsert", server.base))
+            .header("content-type", "application/json")
+            .body(doubled),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("\"text\" twice"), "{body}");
+    let doubled_tool = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","id":2,"params":{}}"#;
+    let response = c
+        .post(format!("{}/mcp", server.base))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(doubled_tool)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+
+    for origin in ["http://localhost", "http://127.0.0.1", "null", "http://evil.example:80"] {
+        let (status, _) = call(c.get(format!("{}/api/v1/memory/status", server.base)).header("origin", origin)).await;
+        assert_eq!(status, 403, "{origin} is another origin than {host}");
+    }
+    let (status, _) =
+        call(c.get(format!("{}/api/v1/memory/status", server.base)).header("origin", format!("http://{host}"))).await;
+    assert_eq!(status, 200);
+
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }
+    });
+    let racing: Vec<_> = (0..30)
+        .map(|_| {
+            let c = c.clone();
+            let url = format!("{}/mcp", server.base);
+            let initialize = initialize.clone();
+            tokio::spawn(async move {
+                let response = c
+                    .post(url)
+                    .header("accept", "application/json, text/event-stream")
+                    .json(&initialize)
+                    .send()
+                    .await
+                    .unwrap();
+                response.status().as_u16()
+            })
+        })
+        .collect();
+    let mut opened = 0;
+    for racer in racing {
+        match racer.await.unwrap() {
+            200 => opened += 1,
+            503 => {}
+            other => panic!("status {other}"),
+        }
+    }
+    assert!((1..=3).contains(&opened), "{opened} sessions opened against a limit of 3");
+}
+
 /// Correctness under load, not a timing: every one of 200 concurrent retrievals succeeds with
 /// a full pack. (Latency figures come from `cargo xtask load`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,6 +46,8 @@ pub(crate) struct Options {
     pub max_mcp_sessions: usize,
     /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
     pub header_read_timeout: Duration,
+    /// How long a client may take to send a request's body ([`BODY_READ_TIMEOUT`]).
+    pub body_read_timeout: Duration,
 }
 
 impl Options {
@@ -282,13 +284,77 @@ async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Requ
         return ApiError::new(403, "forbidden", "this server does not answer to that Host name (see --allowed-host)")
             .into_response();
     }
-    if let Some(origin) = request.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or(origin);
-        if !hosts.iter().any(|known| known.eq_ignore_ascii_case(authority)) {
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let authority = origin.to_str().ok().and_then(origin_authority);
+        if !authority.is_some_and(|authority| hosts.iter().any(|known| known.eq_ignore_ascii_case(&authority))) {
             return ApiError::new(403, "forbidden", "requests from other origins are refused").into_response();
         }
     }
     next.run(request).await
+}
+
+/// An `Origin`'s host and port (`scheme://host[:port]`, the port the scheme's default when it
+/// is left out), for comparing with the names served: `http://localhost` is port 80, not the
+/// server's. `None` for what is not such an origin (`null`, a bare name, another scheme).
+fn origin_authority(origin: &str) -> Option<String> {
+    let (scheme, authority) = origin.split_once("://")?;
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    if authority.is_empty() || authority.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    // A port follows the last colon, unless that colon is inside an IPv6 literal.
+    let has_port = authority.rsplit_once(':').is_some_and(|(_, after)| !after.contains(']'));
+    Some(if has_port { authority.to_owned() } else { format!("{authority}:{default_port}") })
+}
+
+/// How long a client may take to send a request's body once its headers are in: past it the
+/// request is refused (408), so a client that drips a body byte by byte cannot hold a
+/// connection. Thirty seconds carries the largest body allowed over the slowest link a
+/// person would still use.
+pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What every request's body must be before a handler sees it: complete within
+/// `body_read_timeout` (408), no larger than the limit (413), and, when it is JSON, without a
+/// key given twice in one object (400) — a decoder would keep one of the two silently, and
+/// which one the sender meant is not ours to guess. Bodies are read here once, for the API
+/// and the MCP endpoint alike.
+async fn read_body_strictly(State(limits): State<Arc<BodyLimits>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(limits.read_timeout, axum::body::to_bytes(body, limits.max_bytes)).await;
+    let bytes = match read {
+        Err(_) => {
+            let mut response =
+                ApiError::new(408, "request_timeout", "the request body did not arrive in time").into_response();
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        Ok(Err(error)) => {
+            let too_large =
+                std::error::Error::source(&error).is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+            return if too_large {
+                ApiError::new(413, "payload_too_large", "the request body is too large").into_response()
+            } else {
+                ApiError::invalid(format!("could not read the request body: {error}")).into_response()
+            };
+        }
+        Ok(Ok(bytes)) => bytes,
+    };
+    if let Some(key) = wire::first_duplicate_key(&bytes) {
+        return ApiError::invalid(format!("the request body gives the key {key:?} twice in one object"))
+            .into_response();
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
+}
+
+/// The bounds [`read_body_strictly`] holds bodies to.
+#[derive(Debug)]
+struct BodyLimits {
+    read_timeout: Duration,
+    max_bytes: usize,
 }
 
 /// How long an MCP session may sit idle before it is closed (a client that comes back later
@@ -300,13 +366,31 @@ pub(crate) const MCP_SESSION_IDLE: Duration = Duration::from_secs(600);
 struct SessionLimit {
     sessions: Arc<LocalSessionManager>,
     max: usize,
+    /// Requests opening a session right now: each counts against the limit until its session
+    /// is in `sessions`, so many opened at once cannot all pass the same check.
+    opening: std::sync::atomic::AtomicUsize,
+}
+
+/// One request opening a session, counted in [`SessionLimit::opening`] while it lives.
+struct Opening<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Refuses a request that would open an MCP session (one without `Mcp-Session-Id`) while the
 /// limit is reached: 503, with the way out.
 async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Request, next: Next) -> Response {
     let opens_one = request.method() == axum::http::Method::POST && !request.headers().contains_key("mcp-session-id");
-    if opens_one && limit.sessions.sessions.read().await.len() >= limit.max {
+    if !opens_one {
+        return next.run(request).await;
+    }
+    // Counted before the sessions are, so of requests racing for the last place one passes.
+    let opening = Opening(&limit.opening);
+    let opening_now = limit.opening.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    if limit.sessions.sessions.read().await.len() + opening_now > limit.max {
         let mut response = ApiError::new(
             503,
             "unavailable",
@@ -319,7 +403,10 @@ async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Req
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
         return response;
     }
-    next.run(request).await
+    let response = next.run(request).await;
+    // The session (if one was opened) is among `sessions` once its response has begun.
+    drop(opening);
+    response
 }
 
 /// The router for `options`, over `service`; `stop` ends the MCP sessions it serves.
@@ -351,7 +438,7 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
         sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
         let sessions = Arc::new(sessions);
         let mcp = StreamableHttpService::new(move || Ok(MemoryTools::new(tools.clone())), sessions.clone(), config);
-        let limit = SessionLimit { sessions, max: options.max_mcp_sessions };
+        let limit = SessionLimit { sessions, max: options.max_mcp_sessions, opening: Default::default() };
         let mcp = Router::new()
             .fallback_service(mcp)
             .layer(middleware::from_fn_with_state(Arc::new(limit), limit_mcp_sessions));
@@ -365,7 +452,9 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
     }
+    let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
     app.fallback(not_found)
+        .layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly))
         .layer(middleware::from_fn_with_state(Arc::new(options.hosts()), require_known_host))
         .layer(DefaultBodyLimit::max(options.max_body_bytes))
 }

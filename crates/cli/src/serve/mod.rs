@@ -58,6 +58,10 @@ pub(crate) struct Args {
     /// open), in milliseconds. For tests; the default suits real clients.
     #[arg(long, hide = true, default_value_t = http::HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
     header_read_timeout_ms: u64,
+    /// How long a client may take to send a request's body once its headers are in, in
+    /// milliseconds. For tests; the default suits real clients.
+    #[arg(long, hide = true, default_value_t = http::BODY_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    body_read_timeout_ms: u64,
     /// How many MCP sessions may be open at once over HTTP; a client past it is told to retry
     /// (idle sessions close after ten minutes).
     #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=100_000), value_name = "N")]
@@ -143,6 +147,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
                 allowed_hosts: args.allowed_hosts,
                 max_mcp_sessions: args.max_mcp_sessions as usize,
                 header_read_timeout: std::time::Duration::from_millis(args.header_read_timeout_ms.max(1)),
+                body_read_timeout: std::time::Duration::from_millis(args.body_read_timeout_ms.max(1)),
             };
             // The address on stdout, so a parent process that asked for port 0 can find it.
             let mut served = Vec::new();

@@ -32,6 +32,68 @@ pub(crate) const TREE_ID: &str = r"^(interaction|integration):[a-z0-9]+(-[a-z0-9
 /// A leaf or summary id.
 pub(crate) const NODE_ID: &str = r"^(leaf|sum)-[0-9a-z]{26}$";
 
+/// The first key that appears twice in one object anywhere in the JSON `bytes`. `None` also
+/// when the bytes are not JSON: the decoder that reads them next says what is wrong with them.
+pub(crate) fn first_duplicate_key(bytes: &[u8]) -> Option<String> {
+    use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+    /// Walks a value, noting in `.0` the first key an object repeats.
+    struct Walk<'a>(&'a mut Option<String>);
+
+    impl<'de> DeserializeSeed<'de> for Walk<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let found = self.0;
+            while seq.next_element_seed(Walk(&mut *found))?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let found = self.0;
+            let mut keys = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if found.is_none() && !keys.insert(key.clone()) {
+                    *found = Some(key);
+                }
+                map.next_value_seed(Walk(&mut *found))?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut found = None;
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    Walk(&mut found).deserialize(&mut deserializer).ok()?;
+    found
+}
+
 /// Whether `value` matches [`SOME_TEXT`]: the same rule in Rust.
 pub(crate) fn is_some_text(value: &str) -> bool {
     !value.contains('\0') && value.chars().any(|c| !c.is_whitespace() && c != '\u{feff}')
@@ -552,4 +614,20 @@ pub(crate) struct ErrorDetail {
     /// internal.
     pub code: String,
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_duplicate_key;
+
+    #[test]
+    fn a_key_given_twice_in_one_object_is_found_at_any_depth() {
+        let twice = |json: &str| first_duplicate_key(json.as_bytes());
+        assert_eq!(twice(r#"{"text":"zsh","text":"fish"}"#).as_deref(), Some("text"));
+        assert_eq!(twice(r#"{"params":{"arguments":{"a":1,"b":[{"c":1,"c":2}]}}}"#).as_deref(), Some("c"));
+        assert_eq!(twice(r#"{"te\u0078t":"a","text":"b"}"#).as_deref(), Some("text"), "escapes decode first");
+        assert_eq!(twice(r#"{"a":{"k":1},"b":{"k":1}}"#), None, "one key per object");
+        assert_eq!(twice(r#"[{"a":1},{"a":2}]"#), None);
+        assert_eq!(twice("not json"), None, "the decoder reports that");
+    }
 }
