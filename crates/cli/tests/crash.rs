@@ -2,7 +2,8 @@
 //! forgets and reindexing, on one store that lives through all of them. After each kill the
 //! next command that writes recovers (a dead writer's bodies cleaned up, its job leases taken
 //! back), `fsck` is clean, and every event an ingest acknowledged is still there; a forget
-//! that printed its receipt left no word behind.
+//! that printed its receipt (or, killed before it could, was run again) left no byte of its
+//! memory in the store's directory.
 //!
 //! `ARBOR_CRASH_POINTS` sets how many kills each backend takes (CI: a bounded number;
 //! `cargo xtask crash`: 200 or more). Postgres runs with the `postgres` feature, on the server
@@ -16,7 +17,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{Rng, acknowledged, assert_clean, command, exported_ids, new_store, ok};
+use support::{Rng, acknowledged, assert_clean, command, exported_ids, new_store, ok, traces};
 
 fn crash_points() -> usize {
     std::env::var("ARBOR_CRASH_POINTS").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
@@ -29,6 +30,8 @@ struct Figures {
     killed_mid_run: usize,
     by_operation: [usize; 4],
     acknowledged: usize,
+    /// Forgets checked for leftover words (after running again those the kill interrupted).
+    forgets_checked: usize,
 }
 
 const OPERATIONS: [&str; 4] = ["ingest", "seal", "forget", "reindex"];
@@ -37,14 +40,20 @@ const OPERATIONS: [&str; 4] = ["ingest", "seal", "forget", "reindex"];
 fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures {
     let mut rng = Rng::new(seed);
     let mut figures = Figures::default();
-    // Acknowledged and not forgotten (a forget, even killed, may have landed: its leaf leaves
-    // this list before it runs).
-    let mut alive: Vec<String> = Vec::new();
+    // Acknowledged and not forgotten, with the number of the shipment each one carries (a
+    // forget, even killed, may have landed: its leaf leaves this list before it runs).
+    let mut alive: Vec<(String, usize)> = Vec::new();
     let mut next_event = 0usize;
     // How long each operation takes, to spread the kills over it.
     let mut estimate = [Duration::from_millis(400); 4];
     for point in 0..points {
-        let operation = rng.below(4) as usize;
+        let mut operation = rng.below(4) as usize;
+        // Nothing to forget yet: a reindex instead, and counted as one.
+        if operation == 2 && alive.is_empty() {
+            operation = 3;
+        }
+        let first_event = next_event;
+        let mut forgotten = None;
         let (args, input): (Vec<String>, String) = match operation {
             // A batch ingest: many small batches, so the kill lands between, inside and after
             // commits.
@@ -64,8 +73,9 @@ fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures
                 }
                 (args, events)
             }
-            2 if !alive.is_empty() => {
-                let victim = alive.swap_remove(rng.below(alive.len() as u64) as usize);
+            2 => {
+                let (victim, shipment) = alive.swap_remove(rng.below(alive.len() as u64) as usize);
+                forgotten = Some(shipment);
                 (vec!["forget".to_owned(), victim], String::new())
             }
             _ => (vec!["jobs".to_owned(), "reindex".to_owned()], String::new()),
@@ -86,7 +96,7 @@ fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures
             let stdout = ok(&output);
             let acked = acknowledged(&stdout);
             figures.acknowledged += acked.len();
-            alive.extend(acked.into_iter().map(|(_, id)| id));
+            alive.extend(acked.into_iter().map(|(line, id)| (id, first_event + line - 1)));
             (vec!["jobs".to_owned(), "run".to_owned()], String::new())
         } else {
             (args, input)
@@ -129,18 +139,35 @@ fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures
         figures.kills += 1;
         figures.killed_mid_run += usize::from(!finished);
         let at = format!("point {point}: {} killed after {:?}", OPERATIONS[operation], args);
-        let _ = status;
+        // A run the kill came too late for ended as it would have without one.
+        assert!(!finished || status.success(), "{at}: it finished, but with {status}");
         if operation == 0 {
             let acked = acknowledged(&printed);
             figures.acknowledged += acked.len();
-            alive.extend(acked.into_iter().map(|(_, id)| id));
+            alive.extend(acked.into_iter().map(|(line, id)| (id, first_event + line - 1)));
         }
         // The next writer recovers; then everything agrees and nothing acknowledged is lost.
         ok(&command(root, url, &["jobs", "run"]).output().unwrap());
         assert_clean(root, url, &at);
+        // A forget that printed its receipt left no byte of its memory in the store's
+        // directory (the database and its log too, on SQLite); one killed before it could is
+        // run again, as its user would, and then the same holds.
+        if let Some(shipment) = forgotten {
+            if !printed.starts_with("forgot ") {
+                let again = command(root, url, &args.iter().map(String::as_str).collect::<Vec<_>>()).output().unwrap();
+                let error = String::from_utf8_lossy(&again.stderr);
+                assert!(
+                    again.status.success() || error.contains("not found") || error.contains("tombstone"),
+                    "{at}: the forget again: {error}"
+                );
+            }
+            let token = format!("zq{shipment}x");
+            assert_eq!(traces(root, &token), Vec::<String>::new(), "{at}: the forgotten {token} survives");
+            figures.forgets_checked += 1;
+        }
         if point % 8 == 7 || point + 1 == points {
             let present: BTreeSet<String> = exported_ids(root, url).into_iter().collect();
-            for id in &alive {
+            for (id, _) in &alive {
                 assert!(present.contains(id), "{at}: acknowledged {id} is gone");
             }
         }
@@ -150,14 +177,15 @@ fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures
 
 fn report(backend: &str, figures: &Figures) {
     println!(
-        "crash campaign on {backend}: {} kills ({} mid-run; ingest {}, seal {}, forget {}, reindex {}), {} acknowledged events, lost 0",
+        "crash campaign on {backend}: {} kills ({} mid-run; ingest {}, seal {}, forget {}, reindex {}), {} acknowledged events, lost 0; {} forgets left no word",
         figures.kills,
         figures.killed_mid_run,
         figures.by_operation[0],
         figures.by_operation[1],
         figures.by_operation[2],
         figures.by_operation[3],
-        figures.acknowledged
+        figures.acknowledged,
+        figures.forgets_checked
     );
 }
 

@@ -155,3 +155,37 @@ pub(crate) fn assert_clean(root: &Path, database_url: Option<&str>, after: &str)
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Every file and directory under `dir`, recursively.
+pub(crate) fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        out.push(path.clone());
+        if path.is_dir() {
+            out.extend(entries(&path));
+        }
+    }
+    out
+}
+
+/// Where `needle` (any case) is under `dir`: files whose bytes hold it, and paths that name it.
+pub(crate) fn traces(dir: &Path, needle: &str) -> Vec<String> {
+    let lower = needle.to_lowercase();
+    let upper = needle.to_uppercase();
+    let mut found = Vec::new();
+    for path in entries(dir) {
+        let name = path.strip_prefix(dir).unwrap().to_string_lossy().to_lowercase();
+        if name.contains(&lower) {
+            found.push(format!("path {name}"));
+        }
+        if path.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            let holds = |n: &str| bytes.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n.as_bytes()));
+            if holds(needle) || holds(&upper) {
+                found.push(format!("bytes of {name}"));
+            }
+        }
+    }
+    found
+}
