@@ -28,7 +28,7 @@ pub struct Event {
     #[serde(default = "default_actor")]
     pub actor: Actor,
     /// When it happened; defaults to the time of ingest.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::time::deserialize_optional_instant")]
     pub observed_at: Option<Timestamp>,
     #[serde(default = "default_source")]
     pub source: SourceRef,
@@ -58,11 +58,11 @@ pub struct EventHints {
     pub subject: Option<SubjectKey>,
     #[serde(default)]
     pub labels: Vec<Label>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::time::deserialize_optional_instant")]
     pub valid_from: Option<Timestamp>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::time::deserialize_optional_instant")]
     pub valid_to: Option<Timestamp>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::time::deserialize_optional_instant")]
     pub expires_at: Option<Timestamp>,
     #[serde(default)]
     pub sensitivity: Option<Sensitivity>,
@@ -256,5 +256,20 @@ mod tests {
                 error.to_string().ends_with("is outside the range of instants Arbor stores (1678-01-01 to 2261-12-31)")
             );
         }
+    }
+
+    #[test]
+    fn an_instant_beyond_any_calendar_is_worded_as_the_range_rule() {
+        for far in ["9999-12-31T23:59:59Z", "-009999-01-01T00:00:00Z", "+10000-01-01T00:00:00Z"] {
+            let line = format!(r#"{{"text":"x","observed_at":"{far}"}}"#);
+            let error = serde_json::from_str::<Event>(&line).unwrap_err().to_string();
+            assert!(error.contains("outside the range of instants Arbor stores (1678-01-01 to 2261-12-31)"), "{error}");
+        }
+        let error = serde_json::from_str::<Event>(r#"{"text":"x","hints":{"valid_to":"next tuesday"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("is not an RFC 3339 instant"), "{error}");
+        let event: Event = serde_json::from_str(r#"{"text":"x","observed_at":null}"#).unwrap();
+        assert_eq!(event.observed_at, None);
     }
 }

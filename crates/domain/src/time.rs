@@ -32,6 +32,25 @@ pub fn is_storable(at: Timestamp) -> bool {
 /// The storable range as people read it, for error messages.
 pub const STORABLE_RANGE: &str = "1678-01-01 to 2261-12-31";
 
+/// Reads an optional instant (`#[serde(deserialize_with = "…")]`), wording an instant too far
+/// out for any calendar library (year 9999, say) as the range rule, like any other instant
+/// outside [`STORABLE_RANGE`], instead of as the library's arithmetic overflow.
+pub fn deserialize_optional_instant<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Timestamp>, D::Error> {
+    use serde::de::Error;
+    let Some(text) = Option::<String>::deserialize(deserializer)? else { return Ok(None) };
+    text.parse::<Timestamp>().map(Some).map_err(|error| {
+        let year = text.trim_start_matches(['+', '-']).split('-').next().and_then(|y| y.parse::<i64>().ok());
+        match year {
+            Some(year) if !(1678..=2261).contains(&year) || text.starts_with('-') => D::Error::custom(format_args!(
+                "{text:?} is outside the range of instants Arbor stores ({STORABLE_RANGE})"
+            )),
+            _ => D::Error::custom(format_args!("{text:?} is not an RFC 3339 instant: {error}")),
+        }
+    })
+}
+
 /// A validity interval in valid time: `[valid_from, valid_to)`, either end open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Validity {
