@@ -395,6 +395,10 @@ fn a_missing_body_is_damage_not_a_forget() {
     let error = failure(&arbor(&root, &["show", &id]));
     assert!(error.contains("missing") && error.contains("fsck"), "{error}");
     assert!(!error.contains("forgotten or replaced"), "{error}");
+    // A retrieval that meets it counts it as a gap, not as a body it read and verified.
+    let pack = json(&arbor(&root, &["--json", "retrieve", "When was the boiler serviced?"]));
+    assert_eq!(pack["coverage"]["bodies_read"], 0, "{pack}");
+    assert!(pack.to_string().contains("could not be read intact"), "{pack}");
 }
 
 /// Defect 12: text output shows control characters instead of sending them to the terminal;

@@ -193,6 +193,7 @@ pub struct Coverage {
     pub dropped_by_store_check: usize,
     pub selected: usize,
     pub chars: usize,
+    /// Bodies read and verified intact (one that failed is a gap, not counted here).
     pub bodies_read: usize,
     /// Candidates not used because the budget was spent before their turn, or their layer's
     /// share was. Their bodies were never read; their rows only when the head of the ranking
@@ -407,9 +408,12 @@ impl Arbor {
             }
             let text = match &record {
                 Record::Leaf(leaf) => {
-                    bodies_read += 1;
+                    // Counted once read intact: the pack says how many bodies it verified.
                     match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
-                        Ok(text) => text,
+                        Ok(text) => {
+                            bodies_read += 1;
+                            text
+                        }
                         Err(error) => {
                             tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
                             gaps.push(format!("{} could not be read intact ({error}); run `arbor fsck`", leaf.id));
