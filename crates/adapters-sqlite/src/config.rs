@@ -19,6 +19,10 @@ use crate::schema;
 /// queue of several busy writers clears well inside it; past it, the store is reported busy.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long truncating the log after a forget waits for readers of older snapshots (a
+/// retrieval holds one for milliseconds); past it the log is truncated at the next scrub.
+pub(crate) const CHECKPOINT_WAIT: Duration = Duration::from_secs(3);
+
 /// Prepared statements kept per connection (rusqlite keeps 16 by default).
 const STATEMENT_CACHE: usize = 128;
 
@@ -131,6 +135,8 @@ fn uri_path(path: &Path) -> String {
 pub struct SqliteDatabase {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// The writers' busy timeout this connection was opened with, restored after a checkpoint.
+    busy_timeout: Duration,
     /// The index mirror and the filter the `arbor_visible` SQL function applies, shared by
     /// every [`SqliteIndex`](crate::SqliteIndex) on this database.
     gate: Arc<Mutex<Gate>>,
@@ -216,7 +222,12 @@ impl SqliteDatabase {
             Ok(gate.compiled.as_ref().is_some_and(|compiled| gate.mirror.visible(compiled, rowid)))
         })
         .map_err(sql_error)?;
-        Ok(SqliteDatabase { path: config.path.clone(), conn: Mutex::new(conn), gate })
+        Ok(SqliteDatabase {
+            path: config.path.clone(),
+            conn: Mutex::new(conn),
+            busy_timeout: config.busy_timeout,
+            gate,
+        })
     }
 
     /// Records that the file failed an integrity check (or a statement found it damaged), so
@@ -261,11 +272,18 @@ impl SqliteDatabase {
 
     /// Copies the write-ahead log into the main file and truncates it, so pages that held
     /// forgotten words are overwritten in the file and gone from the log.
+    ///
+    /// Waits at most [`CHECKPOINT_WAIT`] for readers of older snapshots, not the writers' busy
+    /// timeout: the words are already gone from every row, and a reader that holds its
+    /// snapshot for a minute should not hold the forget for one.
     pub fn checkpoint(&self) -> Result<()> {
         let conn = self.lock();
-        let (busy, _, _): (i64, i64, i64) = conn
+        conn.busy_timeout(CHECKPOINT_WAIT).map_err(sql_error)?;
+        let checkpointed = conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(sql_error)?;
+            .map_err(sql_error);
+        conn.busy_timeout(self.busy_timeout).map_err(sql_error)?;
+        let (busy, _, _): (i64, i64, i64) = checkpointed?;
         if busy != 0 {
             return Err(Error::Unavailable {
                 backend: "sqlite",

@@ -48,6 +48,15 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
                 );
                 return Error::Unavailable { backend: BACKEND, source: read_only.into() };
             }
+            // Opening the file, its log or its lock for writing was refused: permissions, an
+            // immutable file or directory, a directory that is gone.
+            ErrorCode::CannotOpen => {
+                let cannot = format!(
+                    "the database or its log cannot be opened for writing here (permissions, an immutable file \
+                     or directory, or a directory that is gone); commands that only read may still work ({error})"
+                );
+                return Error::Unavailable { backend: BACKEND, source: cannot.into() };
+            }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
                 // Only after the busy timeout: writers wait for each other's lock first.
                 let busy = format!(
