@@ -52,8 +52,9 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
             // immutable file or directory, a directory that is gone.
             ErrorCode::CannotOpen => {
                 let cannot = format!(
-                    "the database or its log cannot be opened for writing here (permissions, an immutable file \
-                     or directory, or a directory that is gone); commands that only read may still work ({error})"
+                    "the database or its log cannot be opened for writing here (a read-only filesystem, \
+                     permissions, an immutable file or directory, or a directory that is gone); commands that \
+                     only read may still work ({error})"
                 );
                 return Error::Unavailable { backend: BACKEND, source: cannot.into() };
             }
