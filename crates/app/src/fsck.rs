@@ -142,6 +142,14 @@ fn report_damaged(findings: &[Finding]) -> bool {
 /// creating and renaming it, so ten minutes is far beyond any live one, even on a stalled disk.
 const STALE_WRITE_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
+/// How a body whose row the database lacks comes back. A rebuild starts from an empty
+/// database (merging bodies into rows that may contradict them is not attempted), so a
+/// database that still holds other memories — one restored from an older backup, say — is
+/// moved aside first.
+const RECOVER_ROWS: &str = "the database is older than this body (restored from a backup?): restore a newer \
+     backup, or move the database aside and run `arbor fsck --rebuild-from-bodies`, which rebuilds every row \
+     from the bodies (decisions recorded only in the database, such as rejections, are not in them)";
+
 const REBUILD: &str =
     "restore the database from a backup, or rebuild the rows from the markdown with `arbor fsck --rebuild-from-bodies`";
 
@@ -473,7 +481,7 @@ impl Arbor {
                     subject,
                     format!("the memory {leaf_id} has a body but no row; kept"),
                 )
-                .remedy("rebuild its row with `arbor fsck --rebuild-from-bodies`"),
+                .remedy(RECOVER_ROWS),
                 Err(why) => Finding::new(FindingKind::ForeignFile, subject, format!("{why}; left alone"))
                     .remedy("move it out of memory/ if it is yours, or delete it"),
             });
@@ -498,7 +506,7 @@ impl Arbor {
                 subject,
                 format!("summary {summary_id} of a tree the store does not have; kept"),
             )
-            .remedy("`arbor fsck --rebuild-from-bodies` restores the tree's leaves and seals it anew"));
+            .remedy(RECOVER_ROWS));
         }
         Ok(Finding::new(FindingKind::ForeignFile, subject, "its frontmatter names no leaf or summary; left alone")
             .remedy("move it out of memory/ if it is yours, or delete it"))

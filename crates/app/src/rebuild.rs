@@ -48,7 +48,8 @@ impl Arbor {
         if !present.is_empty() {
             return Err(AppError::InvalidRequest(format!(
                 "the database already holds memories (in {} namespaces); rebuilding from bodies re-creates a lost \
-                 database, so it starts from an empty one",
+                 database, so it starts from an empty one: to rebuild anyway, move the database aside first (for \
+                 SQLite, `arbor.db` and any `arbor.db-wal` beside it; for Postgres, point the store at a new schema)",
                 present.len()
             )));
         }
