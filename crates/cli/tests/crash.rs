@@ -157,7 +157,7 @@ fn campaign(root: &Path, url: Option<&str>, points: usize, seed: u64) -> Figures
                 let again = command(root, url, &args.iter().map(String::as_str).collect::<Vec<_>>()).output().unwrap();
                 let error = String::from_utf8_lossy(&again.stderr);
                 assert!(
-                    again.status.success() || error.contains("not found") || error.contains("tombstone"),
+                    again.status.success() || error.contains("not found") || error.contains("already forgotten"),
                     "{at}: the forget again: {error}"
                 );
             }
