@@ -1,6 +1,7 @@
 //! Fuzz target: an agent's request body as the MCP tools and the HTTP API decode it — any JSON
 //! into each input type of the wire contract (the server's own `wire.rs`, compiled here as it
-//! is). Never a panic: a request is an input or a refusal.
+//! is), after the server's check for keys given twice. Never a panic: a request is an input or
+//! a refusal.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,7 +16,9 @@ fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) {
 
 fuzz_target!(|input: &[u8]| {
     let Some((&which, body)) = input.split_first() else { return };
-    // As the HTTP API reads a body: JSON, an object, then the input type.
+    // As the server reads a body: first the check for a key given twice, on the raw bytes.
+    let _ = wire::first_duplicate_key(body);
+    // Then as the HTTP API decodes it: JSON, an object, then the input type.
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else { return };
     if !value.is_object() {
         return;
