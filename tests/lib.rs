@@ -511,7 +511,7 @@ async fn run_steps(
                             }
                         }
                         // Outside the chain, or already forgotten: refused, nothing changes.
-                        Err(e) if e.is_not_found() || e.to_string().contains("tombstone") => {}
+                        Err(e) if e.is_not_found() || matches!(e, arbor_app::AppError::Transition(_)) => {}
                         Err(e) => return Err(format!("{at}: forget failed: {e}")),
                     }
                 }

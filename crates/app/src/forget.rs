@@ -70,11 +70,6 @@ impl Arbor {
         let mut last_conflict = String::new();
         for _ in 0..self.options.max_write_attempts {
             let leaf = self.ports.store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
-            // Asked again (after a forget that was interrupted, say): it is done already, and
-            // whatever the first run left is cleaned up by recovery and the purge jobs.
-            if leaf.status == LeafStatus::Tombstone {
-                return Err(AppError::InvalidRequest(format!("{id} was already forgotten")));
-            }
             leaf.status.apply(LeafTransition::Forget)?;
             let namespace = leaf.namespace.clone();
             let mut versions = match scope {

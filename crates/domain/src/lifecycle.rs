@@ -144,12 +144,23 @@ impl LeafTransition {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("cannot {} a leaf that is {from}", transition.name())]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IllegalTransition {
     pub from: LeafStatus,
     pub transition: LeafTransition,
 }
+
+impl std::fmt::Display for IllegalTransition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.from, self.transition) {
+            // Asked again, after an interrupted run, say: what was asked is already done.
+            (LeafStatus::Tombstone, LeafTransition::Forget) => f.write_str("the memory was already forgotten"),
+            (from, transition) => write!(f, "cannot {} a leaf that is {from}", transition.name()),
+        }
+    }
+}
+
+impl std::error::Error for IllegalTransition {}
 
 #[cfg(test)]
 mod tests {
