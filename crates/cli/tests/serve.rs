@@ -513,17 +513,35 @@ async fn the_http_server_bounds_what_clients_can_hold_and_refuses_doubled_header
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_are_bounded_in_time_keys_come_once_origins_carry_their_port_and_sessions_cannot_race_the_limit() {
     let f = fixture();
-    let server = serve(&f.root(), &["--body-read-timeout-ms", "400", "--max-mcp-sessions", "3"]);
+    let token = "a-token-long-enough-to-be-accepted";
+    let args = ["--body-read-timeout-ms", "3000", "--max-mcp-sessions", "3", "--token", token];
+    let server = serve(&f.root(), &[&args[..], &["--allowed-host", "proxy.example"]].concat());
     let host = server.base.strip_prefix("http://").unwrap().to_owned();
+    let post = |authorization: &str, length: usize| {
+        format!(
+            "POST /api/v1/memory/upsert HTTP/1.1\r\nHost: {host}\r\n{authorization}Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n{{\"text\":"
+        )
+    };
+    // Without the token, nothing of the body is waited for.
     let started = Instant::now();
-    let dripping = format!(
-        "POST /api/v1/memory/upsert HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n{{\"text\":"
-    );
-    let answer = raw_exchange(&server.base, dripping.as_bytes(), Duration::from_secs(20));
+    let answer = raw_exchange(&server.base, post("", 200_000).as_bytes(), Duration::from_secs(20));
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(started.elapsed() < Duration::from_millis(1500), "an unauthorized body was waited for");
+    let bearer = format!("Authorization: Bearer {token}\r\n");
+    // A body announced too large is refused before it is read.
+    let started = Instant::now();
+    let answer = raw_exchange(&server.base, post(&bearer, 10_000_000).as_bytes(), Duration::from_secs(20));
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(started.elapsed() < Duration::from_millis(1500), "a body announced too large was waited for");
+    // A body dripped after quick headers is cut off at the deadline.
+    let started = Instant::now();
+    let answer = raw_exchange(&server.base, post(&bearer, 200_000).as_bytes(), Duration::from_secs(20));
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(started.elapsed() < Duration::from_secs(10), "a dripped body held the connection {:?}", started.elapsed());
 
-    let c = reqwest::Client::new();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let c = reqwest::Client::builder().default_headers(headers).build().unwrap();
     let doubled = r#"{"text":"The shell is zsh.","text":"The shell is fish."}"#;
     let (status, body) = call(
         c.post(format!("{}/api/v1/memory/upsert", server.base))
@@ -551,6 +569,14 @@ async fn bodies_are_bounded_in_time_keys_come_once_origins_carry_their_port_and_
     let (status, _) =
         call(c.get(format!("{}/api/v1/memory/status", server.base)).header("origin", format!("http://{host}"))).await;
     assert_eq!(status, 200);
+    // A configured name is a proxy's, which browsers reach on their scheme's default port.
+    let status_via = |origin: &'static str| {
+        c.get(format!("{}/api/v1/memory/status", server.base)).header("host", "proxy.example").header("origin", origin)
+    };
+    for origin in ["https://proxy.example", "http://proxy.example", "https://proxy.example:443"] {
+        assert_eq!(call(status_via(origin)).await.0, 200, "{origin}");
+    }
+    assert_eq!(call(status_via("https://proxy.example:8443")).await.0, 403, "another port is another origin");
 
     let initialize = json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -269,11 +269,33 @@ async fn require_token(State(expected): State<Arc<[u8; 32]>>, request: Request, 
     }
 }
 
+/// The names a request may address the server by.
+#[derive(Debug)]
+struct KnownHosts {
+    /// Every `Host` value served ([`Options::hosts`]).
+    hosts: Vec<String>,
+    /// The names configured with `--allowed-host`: a reverse proxy's, reached by browsers on
+    /// their scheme's default port, which is not the one this server listens on.
+    proxied: Vec<String>,
+}
+
+impl KnownHosts {
+    /// Whether a browser at `origin` is this server's own page: its host and port are served
+    /// here, or it is a configured name on its scheme's default port (the proxy in front).
+    fn admits_origin(&self, origin: &str) -> bool {
+        let Some(authority) = origin_authority(origin) else { return false };
+        let served = |name: &str| self.hosts.iter().any(|known| known.eq_ignore_ascii_case(name));
+        let proxied = |name: &str| self.proxied.iter().any(|known| known.eq_ignore_ascii_case(name));
+        served(&authority.with_port) || (authority.on_default_port && proxied(&authority.host))
+    }
+}
+
 /// Serves only known `Host` names, and refuses browser requests sent from another origin: a
 /// page elsewhere can neither rebind a domain name to this server nor post to it. A header
 /// that decides who may ask (`Host`, `Origin`, `Authorization`) must come once: with two, a
 /// proxy and this server could each read a different one.
-async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Request, next: Next) -> Response {
+async fn require_known_host(State(known): State<Arc<KnownHosts>>, request: Request, next: Next) -> Response {
+    let hosts = &known.hosts;
     for name in [header::HOST, header::ORIGIN, header::AUTHORIZATION] {
         if request.headers().get_all(&name).iter().count() > 1 {
             return ApiError::invalid(format!("the request has more than one {name} header")).into_response();
@@ -284,19 +306,27 @@ async fn require_known_host(State(hosts): State<Arc<Vec<String>>>, request: Requ
         return ApiError::new(403, "forbidden", "this server does not answer to that Host name (see --allowed-host)")
             .into_response();
     }
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        let authority = origin.to_str().ok().and_then(origin_authority);
-        if !authority.is_some_and(|authority| hosts.iter().any(|known| known.eq_ignore_ascii_case(&authority))) {
-            return ApiError::new(403, "forbidden", "requests from other origins are refused").into_response();
-        }
+    if let Some(origin) = request.headers().get(header::ORIGIN)
+        && !origin.to_str().is_ok_and(|origin| known.admits_origin(origin))
+    {
+        return ApiError::new(403, "forbidden", "requests from other origins are refused").into_response();
     }
     next.run(request).await
 }
 
-/// An `Origin`'s host and port (`scheme://host[:port]`, the port the scheme's default when it
-/// is left out), for comparing with the names served: `http://localhost` is port 80, not the
-/// server's. `None` for what is not such an origin (`null`, a bare name, another scheme).
-fn origin_authority(origin: &str) -> Option<String> {
+/// An `Origin`'s host, and host with port.
+#[derive(Debug, PartialEq, Eq)]
+struct OriginAuthority {
+    host: String,
+    /// `host:port`, the port the scheme's default when the origin leaves it out.
+    with_port: String,
+    on_default_port: bool,
+}
+
+/// An `Origin`'s authority (`scheme://host[:port]`), for comparing with the names served:
+/// `http://localhost` is port 80, not the server's. `None` for what is not such an origin
+/// (`null`, a bare name, another scheme).
+fn origin_authority(origin: &str) -> Option<OriginAuthority> {
     let (scheme, authority) = origin.split_once("://")?;
     let default_port = match scheme.to_ascii_lowercase().as_str() {
         "http" => 80,
@@ -307,8 +337,15 @@ fn origin_authority(origin: &str) -> Option<String> {
         return None;
     }
     // A port follows the last colon, unless that colon is inside an IPv6 literal.
-    let has_port = authority.rsplit_once(':').is_some_and(|(_, after)| !after.contains(']'));
-    Some(if has_port { authority.to_owned() } else { format!("{authority}:{default_port}") })
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => (host, port.parse::<u16>().ok()?),
+        _ => (authority, default_port),
+    };
+    Some(OriginAuthority {
+        host: host.to_owned(),
+        with_port: format!("{host}:{port}"),
+        on_default_port: port == default_port,
+    })
 }
 
 /// How long a client may take to send a request's body once its headers are in: past it the
@@ -323,6 +360,12 @@ pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// which one the sender meant is not ours to guess. Bodies are read here once, for the API
 /// and the MCP endpoint alike.
 async fn read_body_strictly(State(limits): State<Arc<BodyLimits>>, request: Request, next: Next) -> Response {
+    let too_large = || ApiError::new(413, "payload_too_large", "the request body is too large").into_response();
+    // Announced too large: refused before a byte of it is read.
+    let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if announced.is_some_and(|length| length > limits.max_bytes as u64) {
+        return too_large();
+    }
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(limits.read_timeout, axum::body::to_bytes(body, limits.max_bytes)).await;
     let bytes = match read {
@@ -444,6 +487,9 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
             .layer(middleware::from_fn_with_state(Arc::new(limit), limit_mcp_sessions));
         guarded = guarded.nest("/mcp", mcp);
     }
+    // Inside the token check, so nobody without the token gets a body read or held.
+    let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
+    guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly));
     if let Some(token) = &options.token {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(digest), require_token));
@@ -452,10 +498,11 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
     }
-    let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
     app.fallback(not_found)
-        .layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly))
-        .layer(middleware::from_fn_with_state(Arc::new(options.hosts()), require_known_host))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(KnownHosts { hosts: options.hosts(), proxied: options.allowed_hosts.clone() }),
+            require_known_host,
+        ))
         .layer(DefaultBodyLimit::max(options.max_body_bytes))
 }
 
