@@ -76,7 +76,7 @@ pub(crate) struct RetrieveArgs {
     mode: Mode,
     /// Answer as of this instant: includes facts that were valid then and have since been
     /// superseded.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = arbor_domain::time::parse_storable_instant)]
     as_of: Option<Timestamp>,
     /// At most this many items.
     #[arg(long)]
@@ -94,10 +94,10 @@ pub(crate) struct RetrieveArgs {
     #[arg(long = "category", value_name = "CATEGORY")]
     categories: Vec<String>,
     /// Only memories about things at or after this instant.
-    #[arg(long)]
+    #[arg(long, value_parser = arbor_domain::time::parse_storable_instant)]
     since: Option<Timestamp>,
     /// Only memories about things at or before this instant.
-    #[arg(long)]
+    #[arg(long, value_parser = arbor_domain::time::parse_storable_instant)]
     until: Option<Timestamp>,
     /// Include restricted memories.
     #[arg(long)]
@@ -291,7 +291,14 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     let jobs = opened.arbor.run_jobs(None).await?;
     let forgotten: Vec<String> =
         std::iter::once(&receipt).chain(&copies).flat_map(|r| r.versions.iter().map(|v| v.to_string())).collect();
-    let damaged_copies_removed = store::erase_from_set_aside_databases(root, &forgotten)?;
+    // The forget itself is done; a copy that cannot be checked is named by `arbor fsck`.
+    let damaged_copies_removed = store::erase_from_set_aside_databases(root, &forgotten).unwrap_or_else(|error| {
+        tracing::warn!(
+            error = %format!("{error:#}"),
+            "could not check the damaged databases a rebuild set aside; `arbor fsck` names them"
+        );
+        Vec::new()
+    });
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
@@ -481,7 +488,8 @@ pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool
         return rebuild_from_bodies(root, json).await;
     }
     let opened = store::open_for_check(root, args.repair).await?;
-    let report = opened.arbor.fsck(args.repair, &store::writer_is_dead).await?;
+    let mut report = opened.arbor.fsck(args.repair, &store::writer_is_dead).await?;
+    report.findings.extend(store::set_aside_database_findings(root)?);
     if json {
         print_json(&report)?;
     } else {
@@ -515,7 +523,9 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
     let opened = if config.backend == store::Backend::Sqlite && moved_aside.is_none() {
         let damaged = match opened.arbor.ports().store.check_integrity().await {
             Ok(integrity) => !integrity.engine.is_empty(),
-            Err(_) => true,
+            Err(arbor_ports::Error::Integrity { .. }) => true,
+            // Busy, or the disk failing a read: no reason to set a healthy file aside.
+            Err(error) => return Err(error).context("checking the database before a rebuild"),
         };
         if damaged {
             drop(opened);

@@ -32,23 +32,39 @@ pub fn is_storable(at: Timestamp) -> bool {
 /// The storable range as people read it, for error messages.
 pub const STORABLE_RANGE: &str = "1678-01-01 to 2261-12-31";
 
-/// Reads an optional instant (`#[serde(deserialize_with = "…")]`), wording an instant too far
-/// out for any calendar library (year 9999, say) as the range rule, like any other instant
-/// outside [`STORABLE_RANGE`], instead of as the library's arithmetic overflow.
+/// Parses an RFC 3339 instant as a caller wrote it, wording an instant too far out for any
+/// calendar library (year 9999, say) as the range rule, like any other instant outside
+/// [`STORABLE_RANGE`], instead of as the library's arithmetic overflow. In range of the
+/// library but not of the stores (year 1500) parses: [`parse_storable_instant`] refuses that too.
+pub fn parse_instant(text: &str) -> Result<Timestamp, String> {
+    text.parse::<Timestamp>().map_err(|error| {
+        let year = text.trim_start_matches(['+', '-']).split('-').next().and_then(|y| y.parse::<i64>().ok());
+        match year {
+            Some(year) if !(1678..=2261).contains(&year) || text.starts_with('-') => {
+                format!("{text:?} is outside the range of instants Arbor stores ({STORABLE_RANGE})")
+            }
+            _ => format!("{text:?} is not an RFC 3339 instant: {error}"),
+        }
+    })
+}
+
+/// [`parse_instant`], refusing what no store holds: for instants a request names directly
+/// (`as_of`, `observed_at`), where no later validation would.
+pub fn parse_storable_instant(text: &str) -> Result<Timestamp, String> {
+    let at = parse_instant(text)?;
+    if !is_storable(at) {
+        return Err(format!("{text:?} is outside the range of instants Arbor stores ({STORABLE_RANGE})"));
+    }
+    Ok(at)
+}
+
+/// Reads an optional instant (`#[serde(deserialize_with = "…")]`) with [`parse_instant`].
+/// Whether it is storable is judged when the event is validated, which names the field.
 pub fn deserialize_optional_instant<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Timestamp>, D::Error> {
-    use serde::de::Error;
     let Some(text) = Option::<String>::deserialize(deserializer)? else { return Ok(None) };
-    text.parse::<Timestamp>().map(Some).map_err(|error| {
-        let year = text.trim_start_matches(['+', '-']).split('-').next().and_then(|y| y.parse::<i64>().ok());
-        match year {
-            Some(year) if !(1678..=2261).contains(&year) || text.starts_with('-') => D::Error::custom(format_args!(
-                "{text:?} is outside the range of instants Arbor stores ({STORABLE_RANGE})"
-            )),
-            _ => D::Error::custom(format_args!("{text:?} is not an RFC 3339 instant: {error}")),
-        }
-    })
+    parse_instant(&text).map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A validity interval in valid time: `[valid_from, valid_to)`, either end open.

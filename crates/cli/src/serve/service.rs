@@ -98,8 +98,7 @@ fn mirror<T: DeserializeOwned>(value: &impl Serialize) -> ApiResult<T> {
 fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
     value
         .map(|v| {
-            v.parse::<Timestamp>()
-                .map_err(|e| ApiError::invalid(format!("`{field}` is not an RFC 3339 timestamp: {e}")))
+            arbor_domain::time::parse_storable_instant(v).map_err(|e| ApiError::invalid(format!("`{field}`: {e}")))
         })
         .transpose()
 }
