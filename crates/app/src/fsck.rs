@@ -69,6 +69,9 @@ pub enum FindingKind {
     StaleLease,
     /// A copy of a body that a write interrupted before it was put in place left behind.
     InterruptedWrite,
+    /// A damaged database a rebuild set aside: kept for whoever wants something from it, and
+    /// holding whatever was in it, forgotten since or not.
+    SetAsideDatabase,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -84,6 +87,17 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding about something only the composition root knows of (files beside the
+    /// database, say), for it to add to a report.
+    pub fn outside_the_store(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
+        Finding::new(kind, subject, detail)
+    }
+
+    /// The same finding with a remedy.
+    pub fn with_remedy(self, remedy: impl Into<String>) -> Finding {
+        self.remedy(remedy)
+    }
+
     fn new(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
         Finding { kind, subject: subject.into(), detail: detail.into(), repaired: false, remedy: None }
     }

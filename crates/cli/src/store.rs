@@ -584,6 +584,30 @@ fn set_aside_databases(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// What fsck says of each set-aside damaged database: it is there, and may hold memories
+/// forgotten since (a forget removes a copy only when it finds the memory's id in it, which
+/// damage can have blurred). Deleting one is the person's decision; fsck never does.
+pub(crate) fn set_aside_database_findings(root: &Path) -> Result<Vec<arbor_app::Finding>> {
+    let mut findings = Vec::new();
+    for file in set_aside_databases(root)? {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        if name.ends_with("-wal") || name.ends_with("-shm") {
+            continue;
+        }
+        let finding = arbor_app::Finding::outside_the_store(
+            arbor_app::FindingKind::SetAsideDatabase,
+            name,
+            "a damaged database a rebuild set aside; it may still hold memories forgotten since",
+        )
+        .with_remedy(format!(
+            "delete it (and any -wal/-shm beside it) once nothing in it is needed: rm {}*",
+            file.display()
+        ));
+        findings.push(finding);
+    }
+    Ok(findings)
+}
+
 /// Whether `file` holds any of `needles`, read a megabyte at a time (a database can be large).
 fn file_holds_any(file: &Path, needles: &[&[u8]]) -> Result<bool> {
     use std::io::Read;

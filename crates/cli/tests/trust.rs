@@ -328,8 +328,14 @@ fn damage_is_reported_row_by_row_and_a_damaged_file_takes_no_writes() {
     // The bodies are whole: the rows come back from them.
     let rebuilt = json(&arbor(&root, &["--json", "fsck", "--rebuild-from-bodies"]));
     assert_eq!(rebuilt["rebuilt"]["leaves"].as_u64(), Some(created), "{rebuilt}");
-    assert!(rebuilt["damaged_database_moved_to"].as_str().is_some(), "{rebuilt}");
+    let aside = PathBuf::from(rebuilt["damaged_database_moved_to"].as_str().expect("set aside"));
     ok(&arbor_stdin(&root, &["ingest"], b"{\"text\":\"one more jar\"}\n"));
+    // The set-aside copy is named until a person deletes it: it holds what it held.
+    let fsck = arbor(&root, &["fsck"]);
+    let report = String::from_utf8_lossy(&fsck.stdout);
+    assert_eq!(fsck.status.code(), Some(1), "{report}");
+    assert!(report.contains("set_aside_database") && report.contains("rm "), "{report}");
+    std::fs::remove_file(&aside).unwrap();
     let fsck = ok(&arbor(&root, &["fsck"]));
     assert!(fsck.trim_end().ends_with("clean"), "{fsck}");
 }

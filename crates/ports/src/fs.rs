@@ -269,9 +269,17 @@ impl BodyStore for FsBodyStore {
 
     async fn delete(&self, path: &BodyPath) -> Result<bool> {
         let file = self.file_path(path);
-        // A write of this body that was interrupted (the process killed between writing the
-        // temporary file and renaming it) left a copy of its text beside it: that goes too.
-        let leftovers = self.temp_files_for(&file)?;
+        let removed = match fs::remove_file(&file) {
+            Ok(()) => true,
+            Err(error) if error.kind() == ErrorKind::NotFound => false,
+            Err(error) => return Err(io_error(&file, error)),
+        };
+        // A later write of this body that was interrupted (killed between writing the
+        // temporary file and renaming it over the body) left a copy of its text beside it: that
+        // goes too. Looked for only when there was a body, so deleting what is already gone (a
+        // purge of a large tree's old bodies) does not list its directory each time; a copy
+        // left without any body is fsck's to find.
+        let leftovers = if removed { self.temp_files_for(&file)? } else { Vec::new() };
         for leftover in &leftovers {
             match fs::remove_file(leftover) {
                 Ok(()) => {}
@@ -279,11 +287,6 @@ impl BodyStore for FsBodyStore {
                 Err(error) => return Err(io_error(leftover, error)),
             }
         }
-        let removed = match fs::remove_file(&file) {
-            Ok(()) => true,
-            Err(error) if error.kind() == ErrorKind::NotFound => false,
-            Err(error) => return Err(io_error(&file, error)),
-        };
         if (removed || !leftovers.is_empty())
             && let Some(dir) = file.parent()
         {
