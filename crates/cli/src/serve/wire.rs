@@ -23,8 +23,10 @@ const TITLE: &str = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\
 const REFERENCE: &str = r"^[^\x00-\x1f\x7f-\x9f]+$";
 
 /// A date-time in the years every store can hold (1678-2261, what a 64-bit nanosecond count
-/// spans).
-const STORABLE_YEAR: &str = r"^(167[89]|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|226[01])-";
+/// spans), less the first and last: a pattern sees the written year, not the instant, and a
+/// UTC offset moves `1678-01-01T00:00+05:00` into 1677. So the schema promises 1679-2260, and
+/// the server accepts the whole range.
+const STORABLE_YEAR: &str = r"^(1679|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|2260)-";
 
 /// A tree id: `<category>:<slug>`.
 pub(crate) const TREE_ID: &str = r"^(interaction|integration):[a-z0-9]+(-[a-z0-9]+)*$";
@@ -195,9 +197,10 @@ pub(crate) struct RetrieveInput {
     #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 100, max = 100000))]
     pub max_chars: Option<u32>,
-    /// Answer as of this instant (RFC 3339): facts valid then, including since-replaced ones.
+    /// Answer as of this instant (RFC 3339, in the years a store holds): facts valid then,
+    /// including since-replaced ones.
     #[serde(default)]
-    #[schemars(extend("format" = "date-time"))]
+    #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub as_of: Option<String>,
     /// Only this tree, e.g. `interaction:dana`.
     #[serde(default)]
