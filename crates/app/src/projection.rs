@@ -33,7 +33,39 @@ pub(crate) enum Projection {
 impl Arbor {
     /// Brings one node's index entry in line with its row: upserted (with a fresh embedding)
     /// while it has readable content, removed otherwise.
+    ///
+    /// The row is read again after the upsert: a writer that retired the node (a re-seal, a
+    /// forget) between the first read and the upsert removed its entry before this upsert put
+    /// it back, and only this job can see that and take it out again. A writer that retires it
+    /// later removes the entry itself, after its own commit.
     pub(crate) async fn project(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Projection> {
+        let (projected, written) = self.project_once(namespace, node).await?;
+        if written.is_some() && self.indexable_facts(namespace, node).await? != written {
+            // Retired, or its facts changed, meanwhile: project what the row says now.
+            return Ok(self.project_once(namespace, node).await?.0);
+        }
+        Ok(projected)
+    }
+
+    /// The filter facts of a node while it has readable content; `None` otherwise.
+    async fn indexable_facts(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Option<NodeFacts>> {
+        let scope = std::slice::from_ref(namespace);
+        Ok(match node {
+            NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
+                Some(leaf) if leaf.status != LeafStatus::Tombstone => Some(NodeFacts::of_leaf(&leaf)),
+                _ => None,
+            },
+            NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
+                Some(s) if matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale) => {
+                    Some(NodeFacts::of_summary(&s))
+                }
+                _ => None,
+            },
+        })
+    }
+
+    /// One projection of the node as its row reads now, with the facts it upserted.
+    async fn project_once(&self, namespace: &Namespace, node: &NodeId) -> AppResult<(Projection, Option<NodeFacts>)> {
         let scope = std::slice::from_ref(namespace);
         let item = match node {
             NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
@@ -42,18 +74,19 @@ impl Arbor {
                     let text = format!("{}\n{}", leaf.title, body);
                     Projectable { node: node.clone(), facts: NodeFacts::of_leaf(&leaf), text }
                 }
-                _ => return self.unindex(node).await,
+                _ => return Ok((self.unindex(node).await?, None)),
             },
             NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
                 Some(s) if matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale) => {
                     let text = format!("{}\n{}", s.title, s.summary);
                     Projectable { node: node.clone(), facts: NodeFacts::of_summary(&s), text }
                 }
-                _ => return self.unindex(node).await,
+                _ => return Ok((self.unindex(node).await?, None)),
             },
         };
+        let facts = item.facts.clone();
         self.index_documents(vec![item]).await?;
-        Ok(Projection::Upserted)
+        Ok((Projection::Upserted, Some(facts)))
     }
 
     /// Embeds and upserts documents in one call each. Restricted text is embedded only by an
