@@ -35,6 +35,15 @@ fn temp_name(pid: u32, n: u64, target: &str) -> String {
     format!("{TEMP_PREFIX}{pid}-{n}-{target}{TEMP_SUFFIX}")
 }
 
+/// Removes `file`; returns whether it was there (a file already gone is not an error).
+fn remove_if_present(file: &Path) -> Result<bool> {
+    match fs::remove_file(file) {
+        Ok(()) => Ok(true),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(io_error(file, error)),
+    }
+}
+
 /// The writer pid and target file name of a temporary file's name, when it is one. Names
 /// from before the target was part of them (`.arbor-tmp-<pid>-<n>`) have no target.
 fn parse_temp_name(name: &str) -> Option<(Option<u32>, Option<&str>)> {
@@ -269,28 +278,19 @@ impl BodyStore for FsBodyStore {
 
     async fn delete(&self, path: &BodyPath) -> Result<bool> {
         let file = self.file_path(path);
-        let removed = match fs::remove_file(&file) {
-            Ok(()) => true,
-            Err(error) if error.kind() == ErrorKind::NotFound => false,
-            Err(error) => return Err(io_error(&file, error)),
-        };
+        let removed = remove_if_present(&file)?;
         // A later write of this body that was interrupted (killed between writing the
         // temporary file and renaming it over the body) left a copy of its text beside it: that
         // goes too. Looked for only when there was a body, so deleting what is already gone (a
         // purge of a large tree's old bodies) does not list its directory each time; a copy
         // left without any body is fsck's to find.
-        let leftovers = if removed { self.temp_files_for(&file)? } else { Vec::new() };
-        for leftover in &leftovers {
-            match fs::remove_file(leftover) {
-                Ok(()) => {}
-                Err(error) if error.kind() == ErrorKind::NotFound => {}
-                Err(error) => return Err(io_error(leftover, error)),
+        if removed {
+            for leftover in self.temp_files_for(&file)? {
+                remove_if_present(&leftover)?;
             }
-        }
-        if (removed || !leftovers.is_empty())
-            && let Some(dir) = file.parent()
-        {
-            Self::sync_dir(dir)?;
+            if let Some(dir) = file.parent() {
+                Self::sync_dir(dir)?;
+            }
         }
         Ok(removed)
     }
@@ -385,16 +385,11 @@ impl BodyStore for FsBodyStore {
             ));
         }
         let file = self.root.join(relative);
-        match fs::remove_file(&file) {
-            Ok(()) => {
-                if let Some(dir) = file.parent() {
-                    Self::sync_dir(dir)?;
-                }
-                Ok(true)
-            }
-            Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
-            Err(error) => Err(io_error(&file, error)),
+        let removed = remove_if_present(&file)?;
+        if removed && let Some(dir) = file.parent() {
+            Self::sync_dir(dir)?;
         }
+        Ok(removed)
     }
 }
 
