@@ -87,18 +87,9 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding about something only the composition root knows of (files beside the
-    /// database, say), for it to add to a report.
-    pub fn outside_the_store(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
-        Finding::new(kind, subject, detail)
-    }
-
-    /// The same finding with a remedy.
-    pub fn with_remedy(self, remedy: impl Into<String>) -> Finding {
-        self.remedy(remedy)
-    }
-
-    fn new(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
+    /// A finding; public so the composition root can report what only it knows of (files
+    /// beside the database, say).
+    pub fn new(kind: FindingKind, subject: impl Into<String>, detail: impl Into<String>) -> Finding {
         Finding { kind, subject: subject.into(), detail: detail.into(), repaired: false, remedy: None }
     }
 
@@ -110,7 +101,7 @@ impl Finding {
         self
     }
 
-    fn remedy(mut self, remedy: impl Into<String>) -> Finding {
+    pub fn remedy(mut self, remedy: impl Into<String>) -> Finding {
         if !self.repaired {
             self.remedy = Some(remedy.into());
         }

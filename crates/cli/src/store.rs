@@ -594,12 +594,12 @@ pub(crate) fn set_aside_database_findings(root: &Path) -> Result<Vec<arbor_app::
         if name.ends_with("-wal") || name.ends_with("-shm") {
             continue;
         }
-        let finding = arbor_app::Finding::outside_the_store(
+        let finding = arbor_app::Finding::new(
             arbor_app::FindingKind::SetAsideDatabase,
             name,
             "a damaged database a rebuild set aside; it may still hold memories forgotten since",
         )
-        .with_remedy(format!(
+        .remedy(format!(
             "delete it (and any -wal/-shm beside it) once nothing in it is needed: rm {}*",
             file.display()
         ));
