@@ -26,6 +26,8 @@ pub struct RecoveryReport {
     pub intents_cleared: usize,
     /// Body files those writers had written.
     pub bodies_removed: usize,
+    /// Copies of their text those writers left while being interrupted mid-write.
+    pub interrupted_writes_removed: usize,
     /// Intents left alone because their writer may still be running.
     pub intents_in_progress: usize,
 }
@@ -114,9 +116,16 @@ impl Arbor {
                 report.intents_in_progress += 1;
                 continue;
             }
+            // A writer killed between writing a body's temporary copy and putting it in place
+            // left the copy, holding the text, where no body is.
+            let writer_pid = intent.owner.rsplit_once('/').and_then(|(_, pid)| pid.parse::<u32>().ok());
             for path in &intent.paths {
                 if self.ports.bodies.delete(path).await? {
                     report.bodies_removed += 1;
+                }
+                if let Some(pid) = writer_pid {
+                    report.interrupted_writes_removed +=
+                        self.ports.bodies.remove_interrupted_writes_of(path, pid).await?;
                 }
             }
             self.ports.store.commit(ChangeSet::new().with(Change::ClearBodyIntent { id: intent.id })).await?;

@@ -526,7 +526,11 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
     if mode != OpenMode::ReadOnly {
         let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
         if recovered.intents_cleared > 0 {
-            tracing::info!(bodies = recovered.bodies_removed, "cleaned up after an interrupted write");
+            tracing::info!(
+                bodies = recovered.bodies_removed,
+                copies = recovered.interrupted_writes_removed,
+                "cleaned up after an interrupted write"
+            );
         }
     }
     Ok(Opened { arbor, root: root.to_path_buf(), config })

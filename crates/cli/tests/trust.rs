@@ -575,7 +575,6 @@ fn an_interrupted_write_is_found_repaired_and_forgotten() {
     assert!(!traces(&root, "heron").is_empty(), "the other memory stays");
 }
 
-/// A summary's body without a row is judged as a summary (not as a leaf whose body looks
 /// A summary's body without a row (a database restored from before a seal, say) is judged as a
 /// summary, not as a leaf whose body looks foreign: in a tree the store has, it is a leftover
 /// the next seal made needless, and `--repair` removes it.

@@ -396,6 +396,14 @@ impl BodyStore for FailingBodies {
     async fn remove_interrupted_write(&self, location: &str) -> Result<bool> {
         guarded(&self.plan, "bodies.remove_interrupted_write", self.inner.remove_interrupted_write(location)).await
     }
+    async fn remove_interrupted_writes_of(&self, path: &BodyPath, writer_pid: u32) -> Result<usize> {
+        guarded(
+            &self.plan,
+            "bodies.remove_interrupted_writes_of",
+            self.inner.remove_interrupted_writes_of(path, writer_pid),
+        )
+        .await
+    }
 }
 
 #[cfg(test)]

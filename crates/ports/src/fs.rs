@@ -190,7 +190,8 @@ impl FsBodyStore {
     }
 
     /// The temporary files beside `file` that a write of it left.
-    fn temp_files_for(&self, file: &Path) -> Result<Vec<PathBuf>> {
+    /// The temporary files interrupted writes of `file` left beside it, with their writers.
+    fn temp_files_for(&self, file: &Path) -> Result<Vec<(Option<u32>, PathBuf)>> {
         let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
             return Ok(Vec::new());
         };
@@ -204,10 +205,10 @@ impl FsBodyStore {
             let entry = entry.map_err(|e| io_error(dir, e))?;
             let entry_name = entry.file_name();
             let Some(entry_name) = entry_name.to_str() else { continue };
-            if let Some((_, Some(target))) = parse_temp_name(entry_name)
+            if let Some((pid, Some(target))) = parse_temp_name(entry_name)
                 && target == name
             {
-                found.push(entry.path());
+                found.push((pid, entry.path()));
             }
         }
         Ok(found)
@@ -285,12 +286,28 @@ impl BodyStore for FsBodyStore {
         // purge of a large tree's old bodies) does not list its directory each time; a copy
         // left without any body is fsck's to find.
         if removed {
-            for leftover in self.temp_files_for(&file)? {
+            for (_, leftover) in self.temp_files_for(&file)? {
                 remove_if_present(&leftover)?;
             }
             if let Some(dir) = file.parent() {
                 Self::sync_dir(dir)?;
             }
+        }
+        Ok(removed)
+    }
+
+    async fn remove_interrupted_writes_of(&self, path: &BodyPath, writer_pid: u32) -> Result<usize> {
+        let file = self.file_path(path);
+        let mut removed = 0;
+        for (pid, leftover) in self.temp_files_for(&file)? {
+            if pid == Some(writer_pid) && remove_if_present(&leftover)? {
+                removed += 1;
+            }
+        }
+        if removed > 0
+            && let Some(dir) = file.parent()
+        {
+            Self::sync_dir(dir)?;
         }
         Ok(removed)
     }
@@ -434,6 +451,24 @@ mod tests {
         assert!(!temp.exists(), "deleting a body deletes what an interrupted write of it left");
         assert!(!store.contains_text("walrus").await.unwrap());
         assert!(store.interrupted_writes().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_dead_writers_copy_goes_even_when_its_body_never_arrived() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FsBodyStore::open(dir.path()).unwrap();
+        let path = leaf_path();
+        let dead = leave_interrupted_write(&store, &path, "the walrus sings");
+        let target = store.file_path(&path);
+        let other = target.with_file_name(temp_name(std::process::id() + 1, 1, "leaf-1.md"));
+        fs::write(&other, "another writer's").unwrap();
+
+        assert!(!store.delete(&path).await.unwrap(), "there was no body");
+        assert!(dead.exists(), "a delete looks beside bodies that exist only");
+        assert_eq!(store.remove_interrupted_writes_of(&path, std::process::id()).await.unwrap(), 1);
+        assert!(!dead.exists());
+        assert!(other.exists(), "another writer's copy is not this writer's to remove");
+        assert_eq!(store.remove_interrupted_writes_of(&path, std::process::id()).await.unwrap(), 0);
     }
 
     #[tokio::test]
