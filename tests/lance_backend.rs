@@ -2,17 +2,11 @@
 //! LanceDB index: SQLite rows and bodies on disk, vectors and full text in a LanceDB dataset,
 //! a fresh directory per sequence.
 
-use arbor_tests::{check_sequence, lance_ports, operations, sequences};
-use proptest::prelude::*;
+use arbor_tests::{check_sequence, lance_ports, property_sequences};
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: sequences(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
-        let result = check_sequence(lance_ports, &ops);
-        prop_assert!(result.is_ok(), "{}", result.unwrap_err());
-    }
+#[test]
+fn random_operation_sequences_keep_every_promise() {
+    property_sequences(file!(), |ops| check_sequence(lance_ports, ops).map(drop));
 }
 
 arbor_tests::seed_001_checklist!(lance_ports);

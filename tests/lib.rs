@@ -238,6 +238,31 @@ pub fn sequences() -> u32 {
 /// pack order. Compared across backends, which must agree on membership and order.
 pub type Observed = Vec<(usize, Vec<String>)>;
 
+/// The random operation sequences of one backend's property test: [`sequences`] of them, each
+/// checked by `check` (an `Err` says what broke). New failures are kept in
+/// `proptest-regressions/` beside `source_file` (pass `file!()`) and run first next time. A
+/// failure panics with the smallest failing sequence and then, last, why it fails, so the
+/// reason is what a truncated CI log still shows.
+pub fn property_sequences(source_file: &'static str, check: impl Fn(&[Op]) -> Result<(), String>) {
+    use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+    // Shrinking replays sequences on a real backend, each up to seconds: bounded, so a failure
+    // costs CI minutes, not the better part of an hour.
+    let config = Config {
+        cases: sequences(),
+        source_file: Some(source_file),
+        max_shrink_time: 180_000,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    match runner.run(&operations(40), |ops| check(&ops).map_err(TestCaseError::fail)) {
+        Ok(()) => {}
+        Err(TestError::Fail(reason, ops)) => {
+            panic!("the smallest failing sequence ({} steps):\n{ops:#?}\nit fails because: {reason}", ops.len())
+        }
+        Err(TestError::Abort(reason)) => panic!("the property test stopped: {reason}"),
+    }
+}
+
 /// Runs one sequence on a fresh runtime over the ports `fresh` builds (with whatever must live
 /// as long as they do, such as their directory or database schema).
 pub fn check_sequence<Guard, Fresh>(fresh: impl FnOnce() -> Fresh, ops: &[Op]) -> Result<Observed, String>
@@ -292,7 +317,7 @@ pub fn fault_campaign<Guard, Fresh>(backend: &str, fresh: impl Fn() -> Fresh)
 where
     Fresh: std::future::Future<Output = (Ports, Guard)>,
 {
-    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
     let strategy = operations(30).prop_flat_map(|ops| {
         let steps = ops.len();
         (Just(ops), faults(steps))
@@ -311,8 +336,13 @@ where
         sequences.set(sequences.get() + 1);
         Ok(())
     });
-    if let Err(failure) = outcome {
-        panic!("fault campaign on {backend}: {failure}");
+    match outcome {
+        Ok(()) => {}
+        Err(TestError::Fail(reason, (ops, faults))) => panic!(
+            "fault campaign on {backend}: the smallest failing sequence:\n{ops:#?}\nwith faults {faults:?}\n\
+             it fails because: {reason}"
+        ),
+        Err(TestError::Abort(reason)) => panic!("fault campaign on {backend} stopped: {reason}"),
     }
     let sum = totals.get();
     println!(

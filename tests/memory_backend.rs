@@ -1,17 +1,11 @@
 //! The cross-crate property test on the in-memory backend.
 
 use arbor_app::Ports;
-use arbor_tests::{check_sequence, operations, sequences};
-use proptest::prelude::*;
+use arbor_tests::{check_sequence, property_sequences};
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: sequences(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
-        let result = check_sequence(|| async { (Ports::in_memory(), ()) }, &ops);
-        prop_assert!(result.is_ok(), "{}", result.unwrap_err());
-    }
+#[test]
+fn random_operation_sequences_keep_every_promise() {
+    property_sequences(file!(), |ops| check_sequence(|| async { (Ports::in_memory(), ()) }, ops).map(drop));
 }
 
 async fn fresh() -> (Ports, ()) {

@@ -3,24 +3,23 @@
 //! the two must return the same evidence, in the same order, at every retrieval: one policy
 //! core, the same answers on every backend.
 
-use arbor_tests::{check_sequence, operations, postgres_ports, sequences, sqlite_ports};
-use proptest::prelude::*;
+use arbor_tests::{check_sequence, postgres_ports, property_sequences, sqlite_ports};
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: sequences(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_operation_sequences_keep_every_promise_and_match_sqlite(ops in operations(40)) {
-        let on_postgres = check_sequence(postgres_ports, &ops);
-        prop_assert!(on_postgres.is_ok(), "postgres: {}", on_postgres.unwrap_err());
-        let on_sqlite = check_sequence(|| async { sqlite_ports() }, &ops);
-        prop_assert!(on_sqlite.is_ok(), "sqlite: {}", on_sqlite.unwrap_err());
-        let (on_postgres, on_sqlite) = (on_postgres.unwrap(), on_sqlite.unwrap());
+#[test]
+fn random_operation_sequences_keep_every_promise_and_match_sqlite() {
+    property_sequences(file!(), |ops| {
+        let on_postgres = check_sequence(postgres_ports, ops).map_err(|e| format!("postgres: {e}"))?;
+        let on_sqlite = check_sequence(|| async { sqlite_ports() }, ops).map_err(|e| format!("sqlite: {e}"))?;
         for (pg, lite) in on_postgres.iter().zip(&on_sqlite) {
-            prop_assert_eq!(pg, lite, "step {}: postgres and sqlite packs differ", pg.0);
+            if pg != lite {
+                return Err(format!("step {}: postgres and sqlite packs differ: {pg:?} and {lite:?}", pg.0));
+            }
         }
-        prop_assert_eq!(on_postgres.len(), on_sqlite.len());
-    }
+        match on_postgres.len() == on_sqlite.len() {
+            true => Ok(()),
+            false => Err(format!("{} retrievals on postgres, {} on sqlite", on_postgres.len(), on_sqlite.len())),
+        }
+    });
 }
 
 arbor_tests::seed_001_checklist!(postgres_ports);

@@ -1,17 +1,11 @@
 //! The cross-crate property test on the embedded backend: SQLite store and index, bodies on
 //! disk, a fresh directory per sequence.
 
-use arbor_tests::{check_sequence, operations, sequences, sqlite_ports};
-use proptest::prelude::*;
+use arbor_tests::{check_sequence, property_sequences, sqlite_ports};
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: sequences(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_operation_sequences_keep_every_promise(ops in operations(40)) {
-        let result = check_sequence(|| async { sqlite_ports() }, &ops);
-        prop_assert!(result.is_ok(), "{}", result.unwrap_err());
-    }
+#[test]
+fn random_operation_sequences_keep_every_promise() {
+    property_sequences(file!(), |ops| check_sequence(|| async { sqlite_ports() }, ops).map(drop));
 }
 
 async fn fresh() -> (arbor_app::Ports, tempfile::TempDir) {
