@@ -12,8 +12,8 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::time::KnownSpan;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 
-use crate::ingest::{BatchPlan, PlannedLeaf};
 use crate::review::ReviewReceipt;
+use crate::write::{BatchPlan, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
 
 impl Arbor {

@@ -14,6 +14,7 @@ use arbor_domain::time::{KnownSpan, Validity};
 use arbor_ports::{Error, TreeLeafQuery};
 
 use crate::review::ReviewReceipt;
+use crate::write::Attempt;
 use crate::{AppError, AppResult, Arbor};
 
 impl Arbor {
@@ -40,11 +41,10 @@ impl Arbor {
         id: &LeafId,
         validity: Option<Validity>,
     ) -> AppResult<ReviewReceipt> {
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
         let store = &self.ports.store;
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let candidate = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        self.replanning(|| async move {
+            let candidate = store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             if candidate.status != LeafStatus::Candidate {
                 return Err(AppError::InvalidRequest(format!(
                     "{id} is {}; only a candidate's conflict is resolved",
@@ -119,12 +119,8 @@ impl Arbor {
                     }
                 }
             };
-            match self.commit_decision(&candidate, decided, retire, action, now).await {
-                Ok(receipt) => return Ok(receipt),
-                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(other) => return Err(other),
-            }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            Attempt::of(self.commit_decision(&candidate, decided, retire, action, now).await)
+        })
+        .await
     }
 }

@@ -19,7 +19,8 @@ use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
 use serde::Serialize;
 
-use crate::ingest::{BatchPlan, LEAF_SUMMARY_CHARS, PlannedLeaf};
+use crate::ingest::LEAF_SUMMARY_CHARS;
+use crate::write::{Attempt, BatchPlan, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
 
 /// Checks a new text and title as an inbound event's would be checked (size, NUL, control
@@ -92,11 +93,10 @@ impl Arbor {
     /// read-only to this caller.
     pub async fn correct(&self, chain: &ReadChain, correction: &Correction) -> AppResult<CorrectionReceipt> {
         validate_new_text(&correction.text, correction.title.as_deref())?;
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
+        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
+        self.replanning(|| async move {
             let id = &correction.id;
-            let old = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+            let old = self.ports.store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             // Only what the caller could read by id can be corrected; anything else (forgotten,
             // restricted, a candidate, unseen by a frozen layer) is not found, as if absent.
             if !VisibilityFilter::for_chain(chain, self.now()).opens_by_id(&NodeFacts::of_leaf(&old)) {
@@ -158,13 +158,9 @@ impl Arbor {
             plan.leaves.push(PlannedLeaf { record, text: correction.text.clone() });
             // The commit expects the old version still active: a concurrent correction that
             // won first makes this attempt conflict, and the next one reports it stale.
-            match self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await {
-                Ok(()) => return Ok(receipt),
-                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(other) => return Err(other),
-            }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            Attempt::of(self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await.map(|()| receipt))
+        })
+        .await
     }
 
     /// Makes the superseded version `old_id` current again: its text becomes the next version

@@ -21,6 +21,7 @@ use arbor_domain::seal::StaleCause;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
+use crate::write::Attempt;
 use crate::{AppError, AppResult, Arbor};
 
 /// What a forget removed.
@@ -66,10 +67,9 @@ impl Arbor {
 
     /// Forgets the versions of a memory `scope` names.
     pub async fn forget_scoped(&self, chain: &ReadChain, id: &LeafId, scope: ForgetScope) -> AppResult<ForgetReceipt> {
-        let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let leaf = self.ports.store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        let readable = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
+        self.replanning(|| async move {
+            let leaf = self.ports.store.leaf(readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             leaf.status.apply(LeafTransition::Forget)?;
             let namespace = leaf.namespace.clone();
             let mut versions = match scope {
@@ -108,13 +108,10 @@ impl Arbor {
                 inline.iter().filter(|job| job.kind == JobKind::Purge).flat_map(|job| job.nodes.clone()).collect();
             let purged_summaries: Vec<NodeId> =
                 purged_summaries.into_iter().filter(|node| matches!(node, NodeId::Summary(_))).collect();
-            match self.ports.store.commit(changes).await {
-                Ok(()) => {}
-                Err(error) if error.is_conflict() => {
-                    last_conflict = error.to_string();
-                    continue;
-                }
-                Err(error) => return Err(error.into()),
+            if let Attempt::LostRace(conflict) =
+                Attempt::of(self.ports.store.commit(changes).await.map_err(AppError::from))?
+            {
+                return Ok(Attempt::LostRace(conflict));
             }
             // Privacy does not wait for the runner: remove the words now. The jobs stay queued
             // if this fails, and the runner finishes the purge.
@@ -150,7 +147,7 @@ impl Arbor {
             // Only once every word is gone from bodies and index may the rows that name the
             // tree go; otherwise the runner finishes the purge and the tree stays for now.
             let tree_dissolved = all_done && self.dissolve_if_empty(&namespace, &leaf.tree_id).await?;
-            return Ok(ForgetReceipt {
+            Ok(Attempt::Committed(ForgetReceipt {
                 leaf_id: leaf.id.clone(),
                 namespace,
                 tree_id: leaf.tree_id.clone(),
@@ -162,9 +159,9 @@ impl Arbor {
                 bodies_deleted,
                 reseal_queued: !tree_dissolved,
                 tree_dissolved,
-            });
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            }))
+        })
+        .await
     }
 
     /// Every version of `leaf`'s memory that is not forgotten yet: the leaves of its tree with

@@ -17,35 +17,31 @@
 //! unreferenced files, which `fsck` removes. An invalid event is refused on its own and
 //! leaves no trace; the rest of its batch goes ahead.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::event::Event;
-use arbor_domain::id::{EntityId, LeafId, NodeId, Version};
+use arbor_domain::id::{EntityId, LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::markdown;
 use arbor_domain::model::{
     Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
 };
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::seal::StaleCause;
 use arbor_domain::sensitivity::may_leave_the_machine;
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
-use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
+use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, AuditEvent, Change, ChangeSet, DuplicateCandidate, DuplicateRequest, EntityQuery,
-    HeuristicReasoner, Job, JobKind, LeafExpect, Locality, TermSelection, TextQuery, TreeLeafQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, HeuristicReasoner, Locality,
+    TermSelection, TextQuery, TreeLeafQuery,
 };
 use serde::Serialize;
 
-use crate::projection::Projectable;
+use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
 /// The longest leaf summary kept on the metadata row; the whole text is in the body.
@@ -112,41 +108,6 @@ pub struct IngestReport {
     pub chunks: Vec<ChunkResult>,
 }
 
-/// A new leaf planned for the commit, with its text.
-pub(crate) struct PlannedLeaf {
-    pub(crate) record: LeafRecord,
-    pub(crate) text: String,
-}
-
-/// Everything one attempt at a batch will commit.
-#[derive(Default)]
-pub(crate) struct BatchPlan {
-    pub(crate) leaves: Vec<PlannedLeaf>,
-    /// Stored leaves this batch supersedes, as they will be written.
-    pub(crate) superseded: BTreeMap<LeafId, LeafRecord>,
-    new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
-    pub(crate) trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
-    /// Changes beyond the ones every new or superseded leaf brings (e.g. a `leaf.promoted`
-    /// audit event, or the edited candidate a new one replaces), committed with them.
-    pub(crate) extra: Vec<Change>,
-}
-
-impl BatchPlan {
-    /// Plans an entity's creation (one per namespace and slug).
-    pub(crate) fn add_entity(&mut self, entity: Entity) {
-        self.new_entities.insert((entity.namespace.clone(), entity.slug.clone()), entity);
-    }
-
-    /// A stored leaf as this plan will leave it.
-    fn overlay(&self, stored: LeafRecord) -> LeafRecord {
-        self.superseded.get(&stored.id).cloned().unwrap_or(stored)
-    }
-
-    fn planned_in(&self, namespace: &Namespace, tree: &TreeId) -> impl Iterator<Item = &PlannedLeaf> {
-        self.leaves.iter().filter(move |p| &p.record.namespace == namespace && &p.record.tree_id == tree)
-    }
-}
-
 /// One event's chunk, with what is known about its event.
 struct ChunkInput<'a> {
     event: &'a Event,
@@ -172,45 +133,24 @@ impl Arbor {
         chain: &ReadChain,
         events: Vec<Event>,
     ) -> AppResult<Vec<Result<IngestReport, AppError>>> {
-        let namespace = chain.write_namespace().clone();
-        let mut outcomes: Vec<Option<Result<IngestReport, AppError>>> = Vec::with_capacity(events.len());
-        let mut valid: Vec<(usize, &Event)> = Vec::new();
-        for (i, event) in events.iter().enumerate() {
-            match event.validate() {
-                Ok(()) => {
-                    outcomes.push(None);
-                    valid.push((i, event));
+        let namespace = &chain.write_namespace().clone();
+        let checked: Vec<Result<&Event, AppError>> =
+            events.iter().map(|event| event.validate().map(|()| event).map_err(AppError::from)).collect();
+        let valid = &checked.iter().filter_map(|c| c.as_ref().ok().copied()).collect::<Vec<_>>();
+        let reports = self
+            .replanning(|| async move {
+                let now = self.now();
+                let mut plan = BatchPlan::default();
+                let mut reports = Vec::with_capacity(valid.len());
+                let planning = std::time::Instant::now();
+                for event in valid {
+                    reports.push(self.plan_event(&mut plan, namespace, event, now).await?);
                 }
-                Err(error) => outcomes.push(Some(Err(error.into()))),
-            }
-        }
-        let mut last_conflict = String::new();
-        for attempt in 1..=self.options.max_write_attempts {
-            let now = self.now();
-            let mut plan = BatchPlan::default();
-            let mut reports = Vec::with_capacity(valid.len());
-            let planning = std::time::Instant::now();
-            for (_, event) in &valid {
-                reports.push(self.plan_event(&mut plan, &namespace, event, now).await?);
-            }
-            match self.commit_plan(&namespace, plan, now, planning.elapsed()).await {
-                Ok(()) => {
-                    for ((i, _), report) in valid.iter().zip(reports) {
-                        outcomes[*i] = Some(Ok(report));
-                    }
-                    return Ok(outcomes
-                        .into_iter()
-                        .map(|o| o.unwrap_or_else(|| Err(AppError::InvalidRequest("unplanned event".into()))))
-                        .collect());
-                }
-                Err(AppError::Port(error)) if error.is_conflict() => {
-                    tracing::debug!(attempt, %error, "ingest conflicted; planning again");
-                    last_conflict = error.to_string();
-                }
-                Err(other) => return Err(other),
-            }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+                Attempt::of(self.commit_plan(namespace, plan, now, planning.elapsed()).await.map(|()| reports))
+            })
+            .await?;
+        let mut reports = reports.into_iter();
+        Ok(checked.into_iter().map(|c| c.map(|_| reports.next().expect("one report per valid event"))).collect())
     }
 
     async fn plan_event(
@@ -618,248 +558,5 @@ impl Arbor {
             Some(judgement) => judgement,
             None => HeuristicReasoner.judge_now(&request),
         }))
-    }
-
-    /// Writes the bodies durably under an intent, then commits everything in one change set
-    /// (clearing the intent); removes the bodies again if the commit fails. Indexes the new
-    /// leaves right away when configured.
-    /// `planned_in` is how long planning took, for the debug log of where a batch's time went.
-    pub(crate) async fn commit_plan(
-        &self,
-        namespace: &Namespace,
-        mut plan: BatchPlan,
-        now: Timestamp,
-        planned_in: std::time::Duration,
-    ) -> AppResult<()> {
-        if plan.leaves.is_empty() {
-            return Ok(());
-        }
-        let mut documents = Vec::with_capacity(plan.leaves.len());
-        let mut known_entities: BTreeMap<EntityId, Option<Entity>> =
-            plan.new_entities.values().map(|e| (e.id.clone(), Some(e.clone()))).collect();
-        for planned in &plan.leaves {
-            let record = &planned.record;
-            let path =
-                BodyPath::parse(&record.body_path).map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
-            // What the document records of its filing, so the rows can be rebuilt from it.
-            let entity = match &record.entities.primary {
-                Some(id) => {
-                    if !known_entities.contains_key(id) {
-                        let stored = self.ports.store.entity(&record.namespace, id).await?;
-                        known_entities.insert(id.clone(), stored);
-                    }
-                    known_entities.get(id).cloned().flatten()
-                }
-                None => None,
-            };
-            let tree_title = plan
-                .trees
-                .get(&(record.namespace.clone(), record.tree_id.clone()))
-                .map(|t| t.title.as_str())
-                .unwrap_or("Uncategorized");
-            let filing =
-                markdown::Filing { tree_title, entity: entity.as_ref().map(|e| (e.name.as_str(), e.entity_type)) };
-            documents.push((path, markdown::render_leaf(record, &planned.text, filing).into_bytes()));
-        }
-        let phase = std::time::Instant::now();
-        let written = self.write_bodies(documents).await?;
-        let bodies_took = phase.elapsed();
-        for (planned, hash) in plan.leaves.iter_mut().zip(&written.hashes) {
-            planned.record.body_sha256 = hash.clone();
-        }
-        let phase = std::time::Instant::now();
-        let (changes, jobs) = self.build_changes(namespace, &plan, now).await?;
-        self.commit_with_bodies(changes, Some(written)).await?;
-        let commit_took = phase.elapsed();
-        let phase = std::time::Instant::now();
-        if self.options.index_inline {
-            self.index_planned(&plan, jobs).await;
-        }
-        tracing::debug!(
-            leaves = plan.leaves.len(),
-            plan_ms = planned_in.as_millis(),
-            bodies_ms = bodies_took.as_millis(),
-            commit_ms = commit_took.as_millis(),
-            index_ms = phase.elapsed().as_millis(),
-            "ingest batch committed"
-        );
-        Ok(())
-    }
-
-    /// The change set a plan commits, and the index jobs it enqueues.
-    async fn build_changes(
-        &self,
-        namespace: &Namespace,
-        plan: &BatchPlan,
-        now: Timestamp,
-    ) -> AppResult<(ChangeSet, Vec<Job>)> {
-        let mut changes = ChangeSet::new();
-        for entity in plan.new_entities.values() {
-            changes.push(Change::InsertEntity(entity.clone()));
-        }
-        for tree in plan.trees.values() {
-            changes.push(Change::EnsureTree(tree.clone()));
-        }
-        // Entities the batch files leaves under without creating them must still be there at
-        // the commit (forgetting a tree's last memory deletes an entity nothing refers to).
-        let mut matched = BTreeSet::new();
-        for planned in &plan.leaves {
-            let links = &planned.record.entities;
-            for entity in links.primary.iter().chain(&links.secondary) {
-                let created = plan.new_entities.values().any(|e| &e.id == entity);
-                if !created && matched.insert(entity.clone()) {
-                    changes
-                        .push(Change::ExpectEntity { namespace: planned.record.namespace.clone(), id: entity.clone() });
-                }
-            }
-        }
-        let mut grown: BTreeSet<(Namespace, TreeId)> = BTreeSet::new();
-        let mut to_index = Vec::with_capacity(plan.leaves.len() + plan.superseded.len());
-        for planned in &plan.leaves {
-            let record = &planned.record;
-            changes.push(Change::InsertLeaf(record.clone()));
-            changes.push(Change::Audit(self.audit(
-                now,
-                "leaf.created",
-                namespace,
-                record.node_id(),
-                &record.body_sha256,
-            )));
-            to_index.push(record.node_id());
-            if record.status.is_tree_member() {
-                grown.insert((record.namespace.clone(), record.tree_id.clone()));
-            }
-        }
-        let mut touched = BTreeSet::new();
-        for old in plan.superseded.values() {
-            // As read: active, under the same parent (a seal in between re-plans the batch).
-            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
-            changes.push(Change::UpdateLeaf { expect, record: old.clone() });
-            changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
-            to_index.push(old.node_id());
-            self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
-        }
-        for change in &plan.extra {
-            changes.push(change.clone());
-        }
-        // One index job for the whole batch: the guarantee behind the inline indexing below.
-        let index_job = self.job(now, JobKind::Index, namespace, None, to_index);
-        changes.push(Change::Enqueue(index_job.clone()));
-        for (ns, tree_id) in &grown {
-            let tree = &plan.trees[&(ns.clone(), tree_id.clone())];
-            if tree.root.is_some() && !tree.root_stale {
-                changes.push(Change::MarkRootStale { namespace: ns.clone(), tree: tree_id.clone() });
-            }
-            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, ns, Some(tree_id), Vec::new())));
-        }
-        Ok((changes, vec![index_job]))
-    }
-
-    /// Indexes what a batch just committed, from the text in hand (no body re-read), with one
-    /// embedding call and one index write; then completes the jobs. Anything that fails stays
-    /// queued for the runner.
-    async fn index_planned(&self, plan: &BatchPlan, jobs: Vec<Job>) {
-        let items = plan
-            .leaves
-            .iter()
-            .map(|p| Projectable {
-                node: p.record.node_id(),
-                facts: NodeFacts::of_leaf(&p.record),
-                text: format!("{}\n{}", p.record.title, p.text),
-            })
-            .collect();
-        match self.index_documents(items).await {
-            Ok(()) => {
-                let superseded: Vec<_> =
-                    plan.superseded.values().map(|l| (l.node_id(), NodeFacts::of_leaf(l))).collect();
-                if let Err(error) = self.ports.index.set_facts(superseded).await {
-                    tracing::warn!(%error, "could not update superseded leaves in the index; the runner will");
-                    return;
-                }
-                let mut done = ChangeSet::new();
-                for job in &jobs {
-                    done.push(Change::CompleteJob { id: job.id.clone() });
-                }
-                if let Err(error) = self.ports.store.commit(done).await {
-                    tracing::warn!(%error, "could not complete inline index jobs; the runner will repeat them");
-                }
-            }
-            Err(error) => tracing::warn!(%error, "inline indexing failed; left for the job runner"),
-        }
-    }
-
-    /// The leaf of `tree` that already holds `fingerprint` (rule 1 of dedup), if any: a
-    /// correction, edit or promotion saying it again would be a duplicate.
-    pub(crate) async fn leaf_holding_fingerprint(
-        &self,
-        namespace: &Namespace,
-        tree: &TreeId,
-        fingerprint: &ContentHash,
-    ) -> AppResult<Option<LeafRecord>> {
-        let query = TreeLeafQuery {
-            fingerprint: Some(fingerprint.clone()),
-            statuses: LeafStatus::HOLDING_FINGERPRINT.to_vec(),
-            ..TreeLeafQuery::default()
-        };
-        Ok(self.ports.store.tree_leaves(namespace, tree, &query).await?.into_iter().next())
-    }
-
-    pub(crate) fn audit(
-        &self,
-        at: Timestamp,
-        action: &str,
-        namespace: &Namespace,
-        node: NodeId,
-        content: &ContentHash,
-    ) -> AuditEvent {
-        AuditEvent {
-            at,
-            action: action.to_owned(),
-            namespace: namespace.clone(),
-            node: Some(node),
-            content_sha256: Some(content.clone()),
-            actor: self.options.actor.clone(),
-            policy_version: POLICY_VERSION.to_owned(),
-        }
-    }
-
-    /// A job over `nodes` (or the whole tree when there are none). Jobs about one node, or one
-    /// tree, share a key so pending duplicates coalesce; a job over several nodes is its own.
-    pub(crate) fn job(
-        &self,
-        now: Timestamp,
-        kind: JobKind,
-        namespace: &Namespace,
-        tree: Option<&TreeId>,
-        nodes: Vec<NodeId>,
-    ) -> Job {
-        let id = self.new_job_id(now);
-        let key = match (nodes.as_slice(), tree) {
-            ([node], _) => format!("{}:{}", kind.as_str(), node),
-            ([], Some(tree)) => format!("{}:{}:{}", kind.as_str(), namespace, tree),
-            ([], None) => format!("{}:{}", kind.as_str(), namespace),
-            (_, _) => format!("{}:{}", kind.as_str(), id),
-        };
-        Job {
-            id,
-            kind,
-            namespace: namespace.clone(),
-            tree: tree.cloned(),
-            nodes,
-            key,
-            attempts: 0,
-            run_after: now,
-            created_at: now,
-            last_error: None,
-        }
-    }
-}
-
-pub(crate) fn existing_leaf(record: &LeafRecord) -> ExistingLeaf {
-    ExistingLeaf {
-        id: record.id.clone(),
-        fingerprint: record.fingerprint.clone(),
-        subject: record.subject.clone(),
-        status: record.status,
     }
 }

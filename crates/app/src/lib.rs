@@ -8,7 +8,6 @@
 
 mod archive;
 mod audit;
-mod bodies;
 mod browse;
 mod catalog;
 mod conflict;
@@ -26,6 +25,7 @@ mod rebuild;
 mod retrieve;
 mod review;
 mod sealing;
+mod write;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,7 +49,6 @@ use serde::Serialize;
 
 pub use arbor_ports::JobLease;
 pub use audit::Usage;
-pub use bodies::RecoveryReport;
 pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use correct::{Correction, CorrectionReceipt};
@@ -67,6 +66,7 @@ pub use retrieve::{
     SkippedItem, Understood, UnderstoodTime,
 };
 pub use review::{ReviewItem, ReviewReceipt};
+pub use write::bodies::RecoveryReport;
 
 /// The adapters an [`Arbor`] runs on.
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use arbor_domain::time::KnownSpan;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
-use crate::ingest::{BatchPlan, PlannedLeaf};
+use crate::write::{Attempt, BatchPlan, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
 
 /// A request to promote one memory.
@@ -185,11 +185,10 @@ impl Arbor {
     /// or rejected, if nobody had confirmed it — and the original was never touched. Refused once the promoted memory replaced another
     /// one — undoing that is a restore of what it replaced.
     pub async fn rollback_promotion(&self, chain: &ReadChain, id: &LeafId) -> AppResult<LeafRecord> {
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
         let store = &self.ports.store;
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let leaf = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        self.replanning(|| async move {
+            let leaf = store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             if !matches!(leaf.provenance.source, SourceRef::Promotion { .. }) {
                 return Err(AppError::InvalidRequest(format!("{id} was not promoted; there is nothing to roll back")));
             }
@@ -235,15 +234,12 @@ impl Arbor {
             }
             let index = self.job(now, JobKind::Index, &leaf.namespace, Some(&leaf.tree_id), vec![leaf.node_id()]);
             changes.push(Change::Enqueue(index.clone()));
-            match store.commit(changes).await {
-                Ok(()) => {
-                    self.index_now(&leaf.namespace, &[leaf.node_id()], &index).await;
-                    return Ok(archived);
-                }
-                Err(error) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(error) => return Err(error.into()),
+            let committed = Attempt::of(store.commit(changes).await.map_err(AppError::from))?;
+            if let Attempt::Committed(()) = committed {
+                self.index_now(&leaf.namespace, &[leaf.node_id()], &index).await;
             }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            Ok(committed.map(|()| archived))
+        })
+        .await
     }
 }

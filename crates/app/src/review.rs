@@ -20,7 +20,7 @@ use arbor_domain::text::fingerprint;
 use arbor_domain::time::KnownSpan;
 
 use crate::correct::{Correction, validate_new_text};
-use crate::ingest::{BatchPlan, PlannedLeaf, existing_leaf};
+use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
 /// A candidate awaiting a person, with what confirming it would do.
@@ -119,11 +119,11 @@ impl Arbor {
         title: Option<String>,
     ) -> AppResult<ReviewReceipt> {
         validate_new_text(text, title.as_deref())?;
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
         let store = &self.ports.store;
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let old = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        let title = &title;
+        self.replanning(|| async move {
+            let old = store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             if old.status != LeafStatus::Candidate {
                 return Err(AppError::InvalidRequest(format!(
                     "{id} is {}; only a candidate is edited (correct a current memory instead)",
@@ -173,20 +173,15 @@ impl Arbor {
                 &old.body_sha256,
             )));
             plan.leaves.push(PlannedLeaf { record, text: text.to_owned() });
-            match self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await {
-                Ok(()) => return Ok(receipt),
-                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(other) => return Err(other),
-            }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            Attempt::of(self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await.map(|()| receipt))
+        })
+        .await
     }
 
     async fn decide(&self, chain: &ReadChain, id: &LeafId, decision: LeafTransition) -> AppResult<ReviewReceipt> {
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let mut last_conflict = String::new();
-        for _ in 0..self.options.max_write_attempts {
-            let leaf = self.ports.store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
+        self.replanning(|| async move {
+            let leaf = self.ports.store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             let now = self.now();
             let (decided, replaced, action) = match decision {
                 LeafTransition::Confirm => {
@@ -199,13 +194,9 @@ impl Arbor {
                 }
                 _ => (LeafRecord { status: leaf.status.apply(decision)?, ..leaf.clone() }, Vec::new(), "leaf.rejected"),
             };
-            match self.commit_decision(&leaf, decided, replaced, action, now).await {
-                Ok(receipt) => return Ok(receipt),
-                Err(AppError::Port(error)) if error.is_conflict() => last_conflict = error.to_string(),
-                Err(other) => return Err(other),
-            }
-        }
-        Err(AppError::Contention { attempts: self.options.max_write_attempts, last: last_conflict })
+            Attempt::of(self.commit_decision(&leaf, decided, replaced, action, now).await)
+        })
+        .await
     }
 
     /// Commits a person's decision on the candidate `leaf` (as read): its new record, and the

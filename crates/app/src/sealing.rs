@@ -21,7 +21,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
-use crate::bodies::WrittenBodies;
+use crate::write::bodies::WrittenBodies;
 use crate::{AppError, AppResult, Arbor};
 
 /// The longest summary text kept on the metadata row and in the body.
