@@ -247,12 +247,8 @@ pub fn property_sequences(source_file: &'static str, check: impl Fn(&[Op]) -> Re
     use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
     // Shrinking replays sequences on a real backend, each up to seconds: bounded, so a failure
     // costs CI minutes, not the better part of an hour.
-    let config = Config {
-        cases: sequences(),
-        source_file: Some(source_file),
-        max_shrink_time: 180_000,
-        ..Config::default()
-    };
+    let config =
+        Config { cases: sequences(), source_file: Some(source_file), max_shrink_time: 180_000, ..Config::default() };
     let mut runner = TestRunner::new(config);
     match runner.run(&operations(40), |ops| check(&ops).map_err(TestCaseError::fail)) {
         Ok(()) => {}

@@ -3,13 +3,11 @@
 //! as a new leaf with its words: current if it had been current, otherwise back to review.
 
 use arbor_domain::decay::ArchiveView;
-use arbor_domain::id::{LeafId, Version};
+use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
-use arbor_domain::model::{ContentHash, LeafRecord};
+use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
-use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::time::KnownSpan;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 
 use crate::review::ReviewReceipt;
@@ -99,23 +97,16 @@ impl Arbor {
         let text = self.read_body(&archived.body_path, &archived.body_sha256).await?;
         let now = self.now();
         let new_id = self.new_leaf_id(now);
-        let (lineage, version) = match status {
-            LeafStatus::Active => (archived.lineage.clone(), archived.version.next()),
-            _ => (new_id.clone(), Version::FIRST),
-        };
-        let record = LeafRecord {
-            id: new_id.clone(),
-            lineage,
-            version,
-            body_path: BodyPath::leaf(&archived.namespace, archived.category, &archived.tree_id, &new_id).to_string(),
-            body_sha256: ContentHash::of(b""),
-            created_at: now,
-            known: if status == LeafStatus::Active { KnownSpan::from(now) } else { KnownSpan::NEVER },
-            status,
-            supersedes: None,
-            superseded_by: None,
-            parent: None,
-            ..archived.clone()
+        let record = match status {
+            // The next version of its memory, saying the same words about the same time: it
+            // replaces nothing current (that was checked above).
+            LeafStatus::Active => LeafRecord {
+                supersedes: None,
+                observed_at: archived.observed_at,
+                validity: archived.validity,
+                ..archived.next_version(new_id.clone(), now)
+            },
+            _ => archived.copied_as_new_memory(new_id.clone(), archived.namespace.clone(), status, now),
         };
         let tree = store
             .tree(&archived.namespace, &archived.tree_id)

@@ -9,12 +9,11 @@ use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Actor, Confidence, ContentHash, LeafRecord, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
-use arbor_domain::time::{KnownSpan, Validity};
+use arbor_domain::time::KnownSpan;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
 use serde::Serialize;
@@ -232,7 +231,6 @@ impl Arbor {
         correction: &Correction,
         now: arbor_domain::time::Timestamp,
     ) -> LeafRecord {
-        let id = self.new_leaf_id(now);
         let assessment = HeuristicReasoner.assess_now(&AssessRequest {
             text: correction.text.clone(),
             actor: correction.actor,
@@ -250,24 +248,11 @@ impl Arbor {
         provenance.actor = correction.actor;
         provenance.source_sha256 = ContentHash::of(correction.text.as_bytes());
         LeafRecord {
-            id: id.clone(),
-            lineage: old.lineage.clone(),
-            version: old.version.next(),
             title: truncate_chars(&assessment.title, 200),
             summary: truncate_chars(&correction.text, LEAF_SUMMARY_CHARS),
             fingerprint: fingerprint(&correction.text),
-            body_path: BodyPath::leaf(&old.namespace, old.category, &old.tree_id, &id).to_string(),
-            body_sha256: ContentHash::of(b""),
-            observed_at: now,
-            created_at: now,
-            validity: Validity::starting(now),
-            known: KnownSpan::from(now),
-            status: LeafStatus::Active,
-            supersedes: Some(old.id.clone()),
-            superseded_by: None,
             provenance,
-            parent: None,
-            ..old.clone()
+            ..old.next_version(self.new_leaf_id(now), now)
         }
     }
 }

@@ -349,8 +349,7 @@ impl Arbor {
             subject: subject.clone(),
             fingerprint: chunk_fingerprint,
             body_path: BodyPath::leaf(namespace, category, &tree_id, &id).to_string(),
-            // Set once the body is written.
-            body_sha256: ContentHash::of(b""),
+            body_sha256: ContentHash::unwritten(),
             observed_at,
             created_at: now,
             validity,

@@ -3,15 +3,13 @@
 //! original, the reason, the evaluation and the operator. The original stays where it was.
 
 use arbor_domain::entity::Entity;
-use arbor_domain::id::{EntityId, LeafId, Version};
+use arbor_domain::id::{EntityId, LeafId};
 use arbor_domain::lifecycle::{LeafStatus, LeafTransition};
-use arbor_domain::model::{ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, SourceRef, TreeId, TreeRecord};
+use arbor_domain::model::{EntityLinks, LeafRecord, POLICY_VERSION, SourceRef, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::paths::BodyPath;
 use arbor_domain::promotion::{check_promotable, check_promotion_notes, promotion_target};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
-use arbor_domain::time::KnownSpan;
 use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
@@ -120,21 +118,9 @@ impl Arbor {
         };
         provenance.policy_version = POLICY_VERSION.to_owned();
         let record = LeafRecord {
-            id: leaf_id.clone(),
-            lineage: leaf_id.clone(),
-            version: Version::FIRST,
-            namespace: target.clone(),
-            body_path: BodyPath::leaf(&target, source.category, &source.tree_id, &leaf_id).to_string(),
-            body_sha256: ContentHash::of(b""),
-            created_at: now,
-            known: KnownSpan::NEVER,
-            status: LeafStatus::Candidate,
-            supersedes: None,
-            superseded_by: None,
             provenance,
             entities: EntityLinks { primary, secondary: Vec::new() },
-            parent: None,
-            ..source.clone()
+            ..source.copied_as_new_memory(leaf_id.clone(), target.clone(), LeafStatus::Candidate, now)
         };
         plan.extra.push(Change::Audit(self.audit(
             now,

@@ -451,7 +451,7 @@ impl Arbor {
             title: truncate_chars(&draft.title, 200),
             summary: truncate_chars(&draft.text, MAX_SUMMARY_CHARS),
             body_path: String::new(),
-            body_sha256: ContentHash::of(b""),
+            body_sha256: ContentHash::unwritten(),
             time_range_start: times.iter().min().copied(),
             time_range_end: times.iter().max().copied(),
             sealed_at: now,

@@ -254,6 +254,13 @@ impl ContentHash {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// What a new record carries until its body is written: the hash of no bytes. The write
+    /// path sets the hash of the body as written before any row that names it is committed,
+    /// so no stored row carries this.
+    pub fn unwritten() -> ContentHash {
+        ContentHash::of(b"")
+    }
 }
 
 impl fmt::Debug for ContentHash {
@@ -516,6 +523,55 @@ impl LeafRecord {
         })
     }
 
+    /// The next version of this memory, `id`, written at `at`: the same memory (lineage,
+    /// namespace, tree, kind, subject, entities, sensitivity, labels, provenance) and, until the
+    /// caller gives it its own, the same words; current from `at` (active, observed, valid and
+    /// known from then) and replacing this version. Its body is not written yet.
+    #[must_use]
+    pub fn next_version(&self, id: LeafId, at: Timestamp) -> LeafRecord {
+        LeafRecord {
+            lineage: self.lineage.clone(),
+            version: self.version.next(),
+            observed_at: at,
+            validity: Validity::starting(at),
+            supersedes: Some(self.id.clone()),
+            ..self.copied(id, self.namespace.clone(), LeafStatus::Active, at)
+        }
+    }
+
+    /// A memory of its own, `id` in `namespace` with `status`, saying what this leaf says
+    /// (a promotion's copy, an archived memory brought back as a candidate): its first version,
+    /// its own lineage, linked to nothing. Its body is not written yet.
+    #[must_use]
+    pub fn copied_as_new_memory(
+        &self,
+        id: LeafId,
+        namespace: Namespace,
+        status: LeafStatus,
+        at: Timestamp,
+    ) -> LeafRecord {
+        LeafRecord { lineage: id.clone(), version: Version::FIRST, ..self.copied(id, namespace, status, at) }
+    }
+
+    /// This leaf's words and facts as leaf `id` of `namespace` (same tree id), created at `at`
+    /// with `status` (known from `at` when active, never otherwise), linked to no other leaf or
+    /// summary, its body at its own path and not written yet. The lineage is the caller's.
+    fn copied(&self, id: LeafId, namespace: Namespace, status: LeafStatus, at: Timestamp) -> LeafRecord {
+        LeafRecord {
+            body_path: crate::paths::BodyPath::leaf(&namespace, self.category, &self.tree_id, &id).to_string(),
+            body_sha256: ContentHash::unwritten(),
+            id,
+            namespace,
+            created_at: at,
+            known: if status == LeafStatus::Active { KnownSpan::from(at) } else { KnownSpan::NEVER },
+            status,
+            supersedes: None,
+            superseded_by: None,
+            parent: None,
+            ..self.clone()
+        }
+    }
+
     /// The record once a person confirms it: active and current from `at` on.
     pub fn confirmed(&self, at: Timestamp) -> Result<LeafRecord, IllegalTransition> {
         let status = self.status.apply(LeafTransition::Confirm)?;
@@ -722,6 +778,40 @@ pub(crate) mod tests {
         assert!(Confidence::new(-0.1).is_err());
         assert_eq!(Confidence::saturating(f32::NAN), Confidence::ZERO);
         assert!(serde_json::from_str::<Confidence>("2.0").is_err());
+    }
+
+    #[test]
+    fn a_next_version_continues_the_memory_and_a_copy_starts_one() {
+        let t0 = Timestamp::from_second(1_700_000_000).unwrap();
+        let t1 = Timestamp::from_second(1_700_003_600).unwrap();
+        let old = LeafRecord {
+            status: LeafStatus::Superseded,
+            superseded_by: Some(LeafId::parse("leaf-9").unwrap()),
+            parent: Some(SummaryId::parse("sum-1").unwrap()),
+            ..leaf_record("leaf-1", t0)
+        };
+        let new_id = LeafId::parse("leaf-2").unwrap();
+
+        let next = old.next_version(new_id.clone(), t1);
+        assert_eq!((next.lineage.clone(), next.version.get()), (old.lineage.clone(), 2));
+        assert_eq!(
+            (next.status, next.known, next.validity),
+            (LeafStatus::Active, KnownSpan::from(t1), Validity::starting(t1))
+        );
+        assert_eq!(
+            (next.supersedes.as_ref(), next.superseded_by.as_ref(), next.parent.as_ref()),
+            (Some(&old.id), None, None)
+        );
+        assert!(next.body_path.ends_with("/leaf-2.md") && next.body_sha256 == ContentHash::unwritten());
+        assert_eq!((next.title.as_str(), next.fingerprint.clone()), (old.title.as_str(), old.fingerprint.clone()));
+
+        let project = Namespace::project(ScopeId::parse("p1").unwrap());
+        let copy = old.copied_as_new_memory(new_id.clone(), project.clone(), LeafStatus::Candidate, t1);
+        assert_eq!((copy.lineage.clone(), copy.version), (new_id, Version::FIRST));
+        assert_eq!((copy.status, copy.known, copy.validity), (LeafStatus::Candidate, KnownSpan::NEVER, old.validity));
+        assert_eq!((copy.supersedes, copy.superseded_by, copy.parent), (None, None, None));
+        assert_eq!(copy.namespace, project);
+        assert!(copy.body_path.starts_with(&format!("memory/{}/", project.path_segment())));
     }
 
     #[test]
