@@ -248,7 +248,7 @@ impl Arbor {
         provenance.actor = correction.actor;
         provenance.source_sha256 = ContentHash::of(correction.text.as_bytes());
         LeafRecord {
-            title: truncate_chars(&assessment.title, 200),
+            title: arbor_domain::model::bounded_title(&assessment.title),
             summary: truncate_chars(&correction.text, LEAF_SUMMARY_CHARS),
             fingerprint: fingerprint(&correction.text),
             provenance,

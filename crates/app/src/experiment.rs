@@ -142,7 +142,7 @@ impl Arbor {
             let active = TreeLeafQuery { statuses: vec![LeafStatus::Active], ..TreeLeafQuery::default() };
             for tree in self.ports.store.trees(std::slice::from_ref(&run)).await? {
                 for leaf in self.ports.store.tree_leaves(&run, &tree.tree_id, &active).await? {
-                    if leaf.sensitivity == arbor_domain::sensitivity::Sensitivity::Restricted {
+                    if arbor_domain::promotion::check_promotable(leaf.sensitivity).is_err() {
                         settlement.kept_in_run.push(leaf.id);
                         continue;
                     }

@@ -82,7 +82,7 @@ impl Arbor {
                 if !filter.opens_by_id(&NodeFacts::of_leaf(&leaf)) {
                     continue;
                 }
-                if leaf.sensitivity == Sensitivity::Restricted && !options.include_restricted {
+                if !leaf.sensitivity.readable_with(options.include_restricted) {
                     export.withheld_restricted += 1;
                     continue;
                 }

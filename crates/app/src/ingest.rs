@@ -30,14 +30,14 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::sensitivity::may_leave_the_machine;
+use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, HeuristicReasoner, Locality,
-    TermSelection, TextQuery, TreeLeafQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, HeuristicReasoner, TermSelection,
+    TextQuery, TreeLeafQuery,
 };
 use serde::Serialize;
 
@@ -209,8 +209,9 @@ impl Arbor {
             hints: event.hints.clone(),
             shortlist: shortlist.clone(),
         };
-        let private = !may_leave_the_machine(event.hints.sensitivity, text);
-        let (assessment, extractor) = self.assess(&request, private).await;
+        // Whether the configured reasoner may read this text at all.
+        let shareable = may_be_given_to(self.ports.reasoner.locality(), event.hints.sensitivity, text);
+        let (assessment, extractor) = self.assess(&request, shareable).await;
 
         let admission = self.policy.admission.decide(AdmissionInput {
             text,
@@ -290,7 +291,7 @@ impl Arbor {
         let mut existing =
             self.existing_for_dedup(plan, namespace, &tree_id, &chunk_fingerprint, subject.as_ref()).await?;
         let judgement = if existing.is_empty() {
-            self.judge_duplicate(namespace, &tree_id, text, subject.as_ref(), private, &mut existing).await?
+            self.judge_duplicate(namespace, &tree_id, text, subject.as_ref(), shareable, &mut existing).await?
         } else {
             None
         };
@@ -344,7 +345,7 @@ impl Arbor {
             category,
             tree_id: tree_id.clone(),
             kind: assessment.kind,
-            title: truncate_chars(&assessment.title, 200),
+            title: arbor_domain::model::bounded_title(&assessment.title),
             summary: truncate_chars(text, LEAF_SUMMARY_CHARS),
             subject: subject.clone(),
             fingerprint: chunk_fingerprint,
@@ -409,9 +410,9 @@ impl Arbor {
     /// Asks the configured reasoner, falling back to the deterministic one when the text may
     /// not leave the machine or the answer is unusable. Returns the assessment and the id of
     /// the reasoner that actually made it, for provenance.
-    async fn assess(&self, request: &AssessRequest, private: bool) -> (Assessment, String) {
+    async fn assess(&self, request: &AssessRequest, shareable: bool) -> (Assessment, String) {
         let deterministic = || (HeuristicReasoner.assess_now(request), arbor_ports::HEURISTIC_REASONER_ID.to_owned());
-        if private && self.ports.reasoner.locality() == Locality::Remote {
+        if !shareable {
             return deterministic();
         }
         match self.ask_reasoner("assess", self.ports.reasoner.assess(request)).await {
@@ -506,7 +507,7 @@ impl Arbor {
         tree: &TreeId,
         text: &str,
         subject: Option<&SubjectKey>,
-        private: bool,
+        shareable: bool,
         existing: &mut Vec<ExistingLeaf>,
     ) -> AppResult<Option<DuplicateJudgement>> {
         if !self.ports.index.capabilities().full_text {
@@ -548,9 +549,8 @@ impl Arbor {
         }
         existing.extend(leaves.iter().map(existing_leaf));
         let request = DuplicateRequest { text: text.to_owned(), subject: subject.cloned(), candidates };
-        let remote = self.ports.reasoner.locality() == Locality::Remote;
-        let shown_private = leaves.iter().any(|l| !l.sensitivity.may_leave_the_machine());
-        if remote && (private || shown_private) {
+        let locality = self.ports.reasoner.locality();
+        if !shareable || leaves.iter().any(|l| !l.sensitivity.may_be_given_to(locality)) {
             return Ok(Some(HeuristicReasoner.judge_now(&request)));
         }
         Ok(Some(match self.ask_reasoner("judge_duplicate", self.ports.reasoner.judge_duplicate(&request)).await {

@@ -11,7 +11,7 @@ use arbor_domain::model::{ContentHash, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::{BodyStoreExt, Embedder, Embedding, IndexDoc, Locality};
+use arbor_ports::{BodyStoreExt, Embedder, Embedding, IndexDoc};
 
 use crate::{AppError, AppResult, Arbor};
 
@@ -96,9 +96,9 @@ impl Arbor {
             return Ok(());
         }
         let mut embeddings: Vec<Option<Embedding>> = vec![None; items.len()];
-        let remote = self.ports.embedder.locality() == Locality::Remote;
-        let (kept, shared): (Vec<usize>, Vec<usize>) =
-            (0..items.len()).partition(|&i| remote && !items[i].facts.sensitivity.may_leave_the_machine());
+        let locality = self.ports.embedder.locality();
+        let (shared, kept): (Vec<usize>, Vec<usize>) =
+            (0..items.len()).partition(|&i| items[i].facts.sensitivity.may_be_given_to(locality));
         self.embed_into(&self.ports.embedder, &items, &shared, &mut embeddings).await?;
         // Text that may not go to the configured embedder is embedded here, or not at all.
         if let Some(local) = &self.restricted_embedder {

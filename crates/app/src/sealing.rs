@@ -16,16 +16,13 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{
-    Change, ChangeSet, HeuristicReasoner, Job, JobKind, LeafExpect, Locality, SummarizeRequest, SummaryDraft,
-    SummaryExpect, SummaryInput,
+    Change, ChangeSet, HeuristicReasoner, Job, JobKind, LeafExpect, SummarizeRequest, SummaryDraft, SummaryExpect,
+    SummaryInput,
 };
 use serde::Serialize;
 
 use crate::write::bodies::WrittenBodies;
 use crate::{AppError, AppResult, Arbor};
-
-/// The longest summary text kept on the metadata row and in the body.
-const MAX_SUMMARY_CHARS: usize = 4_000;
 
 /// What one run of the seal job did to a tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -399,7 +396,8 @@ impl Arbor {
         let mut times: Vec<Timestamp> = Vec::new();
         for leaf in &leaves {
             times.push(leaf.observed_at);
-            if leaf.status == LeafStatus::Active && leaf.sensitivity != Sensitivity::Restricted {
+            // Restricted words are never generated into anything automatically.
+            if leaf.status == LeafStatus::Active && leaf.sensitivity.allows_automatic_generation() {
                 sensitivity = sensitivity.max(leaf.sensitivity);
                 inputs.push(SummaryInput {
                     id: leaf.node_id(),
@@ -429,7 +427,7 @@ impl Arbor {
                 text: "Every memory under this summary has been superseded or set aside.".to_owned(),
                 labels: Vec::new(),
             }
-        } else if self.ports.reasoner.locality() == Locality::Remote && !sensitivity.may_leave_the_machine() {
+        } else if !sensitivity.may_be_given_to(self.ports.reasoner.locality()) {
             HeuristicReasoner.summarize_now(&request)
         } else {
             match self.ask_reasoner("summarize", self.ports.reasoner.summarize(&request)).await {
@@ -448,8 +446,8 @@ impl Arbor {
             height,
             parent,
             children,
-            title: truncate_chars(&draft.title, 200),
-            summary: truncate_chars(&draft.text, MAX_SUMMARY_CHARS),
+            title: arbor_domain::model::bounded_title(&draft.title),
+            summary: truncate_chars(&draft.text, arbor_domain::model::MAX_SUMMARY_CHARS),
             body_path: String::new(),
             body_sha256: ContentHash::unwritten(),
             time_range_start: times.iter().min().copied(),

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::entity::EntityType;
-use crate::model::{Actor, Category, Label, MemoryKind, SourceRef, SubjectKey};
+use crate::model::{Actor, Category, Label, MAX_TITLE_CHARS, MemoryKind, SourceRef, SubjectKey};
 use crate::sensitivity::Sensitivity;
 use crate::time::{STORABLE_RANGE, Timestamp, Validity, is_storable};
 
@@ -98,7 +98,7 @@ pub enum EventError {
     InvalidValidity { valid_from: Timestamp, valid_to: Timestamp },
     #[error("field `hints.labels` has {count} labels; the limit is {limit}")]
     TooManyLabels { count: usize, limit: usize },
-    #[error("field `hints.title` is longer than 200 characters")]
+    #[error("field `hints.title` is longer than {MAX_TITLE_CHARS} characters")]
     TitleTooLong,
     #[error("field `hints.entity.name` is empty or longer than 120 characters")]
     BadEntityName,
@@ -160,7 +160,7 @@ impl Event {
             return Err(EventError::TooManyLabels { count: self.hints.labels.len(), limit: MAX_LABELS });
         }
         if let Some(title) = &self.hints.title {
-            if title.chars().count() > 200 {
+            if title.chars().count() > MAX_TITLE_CHARS {
                 return Err(EventError::TitleTooLong);
             }
             if title.chars().any(char::is_control) {

@@ -439,6 +439,19 @@ pub struct Provenance {
 }
 
 /// The version of the rules in this crate, recorded in provenance and context snapshots.
+/// The longest title a memory or summary carries, in characters: what a caller may give
+/// (`hints.title`, a correction's title) and what a model's or the heuristics' title is cut to.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// The longest summary a sealed or root summary keeps, in characters, on its row and in its
+/// body; a model's longer draft is refused.
+pub const MAX_SUMMARY_CHARS: usize = 4_000;
+
+/// `title` as a record keeps it: at most [`MAX_TITLE_CHARS`] characters.
+pub fn bounded_title(title: &str) -> String {
+    crate::text::truncate_chars(title, MAX_TITLE_CHARS)
+}
+
 pub const POLICY_VERSION: &str = concat!("arbor-policy/", env!("CARGO_PKG_VERSION"));
 
 /// A tree's metadata row. The tree's root pointer lives here and is swapped atomically.

@@ -48,6 +48,13 @@ impl Sensitivity {
         self != Sensitivity::Restricted
     }
 
+    /// Whether a stored memory at this level, whose words were screened when it was admitted,
+    /// may be given to a model or embedder that runs at `locality`: the gate for records (text
+    /// not yet screened goes through [`may_be_given_to`]).
+    pub fn may_be_given_to(self, locality: Locality) -> bool {
+        locality == Locality::Local || self.may_leave_the_machine()
+    }
+
     /// Whether a reader with the given permission may see a memory at this level.
     pub fn readable_with(self, include_restricted: bool) -> bool {
         self != Sensitivity::Restricted || include_restricted
@@ -58,6 +65,24 @@ impl fmt::Display for Sensitivity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Where a model or embedder runs. Restricted memories and text holding a secret are never
+/// given to a remote one [001 §14, §17].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locality {
+    /// In this process or on this machine.
+    Local,
+    /// Across a network.
+    Remote,
+}
+
+/// The gate every text passes before a model or embedder sees it: anything may go to one on
+/// this machine; to one elsewhere, only what [`may_leave_the_machine`] allows. Stored records
+/// use [`Sensitivity::may_be_given_to`].
+pub fn may_be_given_to(locality: Locality, declared: Option<Sensitivity>, text: &str) -> bool {
+    locality == Locality::Local || may_leave_the_machine(declared, text)
 }
 
 /// Whether a text may be sent to a model or embedder that runs elsewhere: never when it is
@@ -224,6 +249,23 @@ mod tests {
         for (text, expected) in cases {
             assert!(kinds(text).contains(expected), "{text:?} should contain {expected:?}, got {:?}", kinds(text));
         }
+    }
+
+    #[test]
+    fn only_what_may_leave_the_machine_is_given_to_a_remote_model() {
+        let secret = "the deploy key is sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c";
+        for (declared, text, remote_ok) in [
+            (None, "Dana moved to Berlin.", true),
+            (Some(Sensitivity::Sensitive), "Dana moved to Berlin.", true),
+            (Some(Sensitivity::Restricted), "Dana moved to Berlin.", false),
+            (None, secret, false),
+        ] {
+            assert!(may_be_given_to(Locality::Local, declared, text), "{text}: anything may stay here");
+            assert_eq!(may_be_given_to(Locality::Remote, declared, text), remote_ok, "{declared:?} {text}");
+        }
+        assert!(Sensitivity::Restricted.may_be_given_to(Locality::Local));
+        assert!(!Sensitivity::Restricted.may_be_given_to(Locality::Remote));
+        assert!(Sensitivity::Sensitive.may_be_given_to(Locality::Remote));
     }
 
     #[test]

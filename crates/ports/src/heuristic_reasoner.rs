@@ -37,8 +37,9 @@ pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
 /// Word overlap at which two texts are judged the same memory.
 const SAME_MEMORY_OVERLAP: f32 = 0.85;
 
-/// The longest summary text, in characters.
-const MAX_SUMMARY_CHARS: usize = 2_000;
+/// The longest summary the heuristics draft, in characters: half of what a summary may keep
+/// (`MAX_SUMMARY_CHARS`), since a draft of first sentences says less per character.
+const HEURISTIC_SUMMARY_CHARS: usize = 2_000;
 
 static FILLER: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [
@@ -285,7 +286,7 @@ impl HeuristicReasoner {
         let mut included = 0;
         for child in &children {
             let line = format!("- {}\n", truncate_chars(&first_sentence(strip_bullets(&child.text)), 200));
-            if text.chars().count() + line.chars().count() > MAX_SUMMARY_CHARS {
+            if text.chars().count() + line.chars().count() > HEURISTIC_SUMMARY_CHARS {
                 break;
             }
             text.push_str(&line);

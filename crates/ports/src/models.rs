@@ -22,15 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::index::EmbedderId;
 
-/// Where a model runs. Restricted memories are never given to a remote one [001 §14, §17].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Locality {
-    /// In this process or on this machine.
-    Local,
-    /// Across a network.
-    Remote,
-}
+pub use arbor_domain::sensitivity::Locality;
 
 /// Turns text into vectors.
 ///

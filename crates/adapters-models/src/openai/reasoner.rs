@@ -8,7 +8,7 @@
 use arbor_domain::decision::EntityProposal;
 use arbor_domain::entity::EntityType;
 use arbor_domain::id::NodeId;
-use arbor_domain::model::{Confidence, Label, MemoryKind, SubjectKey};
+use arbor_domain::model::{Confidence, Label, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, MemoryKind, SubjectKey};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_ports::{
@@ -24,10 +24,6 @@ use crate::error::{ModelError, to_port_error};
 use crate::openai::client::{Client, EndpointConfig};
 
 const BACKEND: &str = "openai reasoner";
-/// Longest title a model may give a memory or summary, in characters.
-const MAX_TITLE_CHARS: usize = 200;
-/// Longest summary text a model may write, in characters.
-const MAX_SUMMARY_CHARS: usize = 4_000;
 /// Each text shown to the model is cut at this many characters.
 const MAX_SHOWN_CHARS: usize = 2_000;
 

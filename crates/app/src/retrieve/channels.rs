@@ -14,11 +14,9 @@ use arbor_domain::ranking::{
     self, CONTEXT_ANCHORS, CONTEXT_SHARE, CONTEXT_TURNS, Fused, RRF_K, lend_context, rank_by_score,
     reciprocal_rank_fusion,
 };
-use arbor_domain::sensitivity::may_leave_the_machine;
+use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{
-    EmbedderId, Embedding, Hit, LeafPosition, Locality, QueryFocus, TermSelection, TextQuery, VectorQuery,
-};
+use arbor_ports::{EmbedderId, Embedding, Hit, LeafPosition, QueryFocus, TermSelection, TextQuery, VectorQuery};
 
 use super::RetrieveRequest;
 use crate::{AppResult, Arbor};
@@ -108,7 +106,6 @@ impl Arbor {
         // One vector channel per embedder serving the index: the configured one, and while a
         // re-embedding is under way the one it replaces, whose vectors still cover the nodes not
         // yet re-embedded. Each compares only with its own vectors.
-        let query_may_leave = may_leave_the_machine(None, &request.query);
         let mut searched: Vec<EmbedderId> = Vec::new();
         // And, for a request that includes restricted memories, the local embedder that gave
         // them their vectors when the configured one may not see them.
@@ -122,7 +119,7 @@ impl Arbor {
                 continue;
             }
             searched.push(embedder.id());
-            if !index.capabilities().vectors || !(query_may_leave || embedder.locality() == Locality::Local) {
+            if !index.capabilities().vectors || !may_be_given_to(embedder.locality(), None, &request.query) {
                 continue;
             }
             let vector = match given {

@@ -29,7 +29,7 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
-use arbor_domain::sensitivity::may_leave_the_machine;
+use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::time_expr::TimeRange;
@@ -488,7 +488,8 @@ impl Arbor {
         query: &str,
         ranked: &mut Vec<(&Fused<NodeId>, Record)>,
     ) -> HashMap<NodeId, usize> {
-        if !may_leave_the_machine(None, query) {
+        let locality = self.ports.reasoner.locality();
+        if !may_be_given_to(locality, None, query) {
             return HashMap::new();
         }
         let head = ranked.len().min(RERANK_DEPTH);
@@ -499,7 +500,7 @@ impl Arbor {
                 Record::Leaf(leaf) => (leaf.sensitivity, format!("{}\n{}", leaf.title, leaf.summary)),
                 Record::Summary(summary) => (summary.sensitivity, format!("{}\n{}", summary.title, summary.summary)),
             };
-            if may_leave_the_machine(Some(sensitivity), &text) {
+            if may_be_given_to(locality, Some(sensitivity), &text) {
                 slots.push(slot);
                 candidates.push(RerankCandidate { id: candidate.key.clone(), text });
             }

@@ -4,12 +4,12 @@
 use arbor_domain::entity::Entity;
 use arbor_domain::id::LeafId;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::sensitivity::may_leave_the_machine;
+use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::tokenize;
 use arbor_domain::time::Timestamp;
 use arbor_domain::time_expr::{TimeExpression, TimeRange, find_time_expression};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
-use arbor_ports::{EntityQuery, HeuristicReasoner, Locality, QueryRequest, TermSelection, TextQuery};
+use arbor_ports::{EntityQuery, HeuristicReasoner, QueryRequest, TermSelection, TextQuery};
 use serde::Serialize;
 
 use super::{Intent, RetrieveMode, RetrieveRequest};
@@ -64,9 +64,7 @@ impl Arbor {
                 let focus = HeuristicReasoner.classify_now(&query).focus;
                 return Intent { mode: request.mode, focus, reason: "requested".into() };
             }
-            RetrieveMode::Auto
-                if reasoner.locality() == Locality::Remote && !may_leave_the_machine(None, &request.query) =>
-            {
+            RetrieveMode::Auto if !may_be_given_to(reasoner.locality(), None, &request.query) => {
                 HeuristicReasoner.classify_now(&query)
             }
             RetrieveMode::Auto => match self.ask_reasoner("classify_query", reasoner.classify_query(&query)).await {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use arbor_app::{AppError, Arbor, Correction, Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::event::{Event, EventHints};
 use arbor_domain::id::{LeafId, Version};
-use arbor_domain::model::{Actor, MemoryKind, SourceRef, TreeId};
+use arbor_domain::model::{Actor, MAX_TITLE_CHARS, MemoryKind, SourceRef, TreeId};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
@@ -116,9 +116,11 @@ fn tree(value: &str) -> ApiResult<TreeId> {
 
 fn title_field(title: Option<&str>) -> ApiResult<()> {
     match title {
-        Some(title) if !wire::is_title(title) || title.chars().count() > 200 => Err(ApiError::invalid(
-            "`title` must be 1 to 200 characters, not all whitespace, without control characters",
-        )),
+        Some(title) if !wire::is_title(title) || title.chars().count() > MAX_TITLE_CHARS => {
+            Err(ApiError::invalid(format!(
+                "`title` must be 1 to {MAX_TITLE_CHARS} characters, not all whitespace, without control characters"
+            )))
+        }
         _ => Ok(()),
     }
 }

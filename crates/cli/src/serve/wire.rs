@@ -273,7 +273,7 @@ pub(crate) struct SaveInput {
     pub kind: Option<String>,
     /// A short title, if the host has one.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 200), pattern(TITLE))]
+    #[schemars(length(min = 1, max = arbor_domain::model::MAX_TITLE_CHARS), pattern(TITLE))]
     pub title: Option<String>,
 }
 
@@ -292,7 +292,7 @@ pub(crate) struct CorrectInput {
     #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
     #[serde(default)]
-    #[schemars(length(min = 1, max = 200), pattern(TITLE))]
+    #[schemars(length(min = 1, max = arbor_domain::model::MAX_TITLE_CHARS), pattern(TITLE))]
     pub title: Option<String>,
     /// The host's id of the message that asked for the correction, for provenance only. Whether
     /// it is current at once or waits for a person follows the server's binding (`arbor serve
