@@ -1,9 +1,9 @@
-//! Seed 001 §19's acceptance checklist, one named test per line, written once and run on
-//! every backend: each backend's test file expands [`seed_001_checklist!`](crate::seed_001_checklist)
+//! The acceptance checklist [design §acceptance], one named test per line, written once and run on
+//! every backend: each backend's test file expands [`acceptance_checklist!`](crate::acceptance_checklist)
 //! with its own fresh ports, so `memory_backend::`, `sqlite_backend::` and `postgres_backend::`
 //! each hold the same twelve tests.
 //!
-//! | checklist line (001 §19) | test |
+//! | checklist line | test |
 //! | --- | --- |
 //! | an ordinary conversation reads only global, its project and itself | [`a_conversation_reads_only_global_its_project_and_itself`] |
 //! | an automation run reads only the namespaces its run binds | [`an_automation_run_reads_only_what_its_binding_names`] |
@@ -18,9 +18,9 @@
 //! | after delete or forget, text, index and cache no longer retrieve | [`forgotten_text_is_retrievable_from_nowhere`] |
 //! | restricted memories are never generated nor sent to a remote embedder | [`restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder`] |
 //!
-//! Beside them, on every backend too: experiment settlement and reruns (001 §12),
+//! Beside them, on every backend too: experiment settlement and reruns [design §experiments],
 //! [`settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot`];
-//! decay and archival (001 §13.2), [`decay_demotes_old_episodes_but_never_preferences`] and
+//! decay and archival [design §lifecycle], [`decay_demotes_old_episodes_but_never_preferences`] and
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`].
 
 use std::sync::{Arc, Mutex};
@@ -43,9 +43,9 @@ use crate::{engine, engine_with, start};
 /// Expands the checklist into `#[tokio::test]`s over `$fresh`, an async function returning
 /// fresh `(Ports, guard)` for each test (the guard keeps its directory or schema alive).
 #[macro_export]
-macro_rules! seed_001_checklist {
+macro_rules! acceptance_checklist {
     ($fresh:path) => {
-        $crate::seed_001_checklist!(@tests $fresh;
+        $crate::acceptance_checklist!(@tests $fresh;
             a_conversation_reads_only_global_its_project_and_itself,
             an_automation_run_reads_only_what_its_binding_names,
             an_experiment_run_reads_neither_other_runs_nor_anything_after_its_freeze,
@@ -58,7 +58,7 @@ macro_rules! seed_001_checklist {
             a_run_shows_which_memories_it_actually_used,
             forgotten_text_is_retrievable_from_nowhere,
             restricted_memories_are_never_generated_nor_sent_to_a_remote_embedder,
-            // Beyond the checklist, 001 §12-13: settlement and reruns, decay and archival.
+            // Beyond the checklist [design §experiments, §lifecycle]: settlement and reruns, decay and archival.
             settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot,
             decay_demotes_old_episodes_but_never_preferences,
             unused_candidates_are_archived_never_summarized_and_can_be_restored

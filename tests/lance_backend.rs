@@ -1,4 +1,4 @@
-//! The cross-crate property test and the seed 001 checklist on the embedded store with the
+//! The cross-crate property test and the acceptance checklist on the embedded store with the
 //! LanceDB index: SQLite rows and bodies on disk, vectors and full text in a LanceDB dataset,
 //! a fresh directory per sequence.
 
@@ -9,7 +9,7 @@ fn random_operation_sequences_keep_every_promise() {
     property_sequences(file!(), |ops| check_sequence(lance_ports, ops).map(drop));
 }
 
-arbor_tests::seed_001_checklist!(lance_ports);
+arbor_tests::acceptance_checklist!(lance_ports);
 
 /// Faults at random calls of random sequences on SQLite with the LanceDB index (see
 /// `fault_campaign`).

@@ -12,7 +12,7 @@ async fn fresh() -> (Ports, ()) {
     (Ports::in_memory(), ())
 }
 
-arbor_tests::seed_001_checklist!(fresh);
+arbor_tests::acceptance_checklist!(fresh);
 
 /// Faults at random calls of random sequences: after each, a restarted engine recovers, and
 /// nothing acknowledged is lost, nothing half-done shows, fsck is clean.

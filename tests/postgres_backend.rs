@@ -22,7 +22,7 @@ fn random_operation_sequences_keep_every_promise_and_match_sqlite() {
     });
 }
 
-arbor_tests::seed_001_checklist!(postgres_ports);
+arbor_tests::acceptance_checklist!(postgres_ports);
 
 /// Faults at random calls of random sequences on the server backend (see `fault_campaign`).
 #[test]

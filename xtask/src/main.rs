@@ -187,7 +187,7 @@ fn ci() -> Result<()> {
     println!("(built in {} s since ci started)", started.elapsed().as_secs());
 
     // Every test at once, the Postgres ones on a throwaway server, the property sequences
-    // (at least 256 per backend) and the seed 001 checklist on every backend among them.
+    // (at least 256 per backend) and the acceptance checklist on every backend among them.
     let (url, _server) = match std::env::var("ARBOR_TEST_DATABASE_URL") {
         Ok(url) => (url, None),
         Err(_) => {
@@ -234,8 +234,8 @@ fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Resul
     step(&format!("conformance suite: {backend}"), suite)
 }
 
-/// The cross-backend property test (at least 256 random sequences per backend) and the seed 001
-/// §19 checklist, which share a test binary per backend.
+/// The cross-backend property test (at least 256 random sequences per backend) and the acceptance
+/// checklist (`docs/design.md#acceptance`), which share a test binary per backend.
 fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
@@ -243,7 +243,7 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
     if let Some(url) = database {
         properties.env("ARBOR_TEST_DATABASE_URL", url);
     }
-    step(&format!("property sequences and the seed 001 checklist: {backend}"), properties)
+    step(&format!("property sequences and the acceptance checklist: {backend}"), properties)
 }
 
 fn conformance(args: &[String]) -> Result<()> {

@@ -79,6 +79,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_domain_purity(&metadata)?);
     problems.extend(check_crate_boundaries(&metadata)?);
     problems.extend(check_ci_runs_readme_command(root)?);
+    problems.extend(check_design_references(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
@@ -103,6 +104,89 @@ fn check_headers(root: &Path) -> Result<Vec<String>> {
         }
     }
     Ok(problems)
+}
+
+/// Every design reference in the code and the docs — `[design §anchor]` in Rust, a link to
+/// `docs/design.md#anchor` in markdown — names a heading of `docs/design.md`, and no reference
+/// to a document outside the repository (`[001 §9]`, `SPEC §5`) is left.
+fn check_design_references(root: &Path) -> Result<Vec<String>> {
+    let design = std::fs::read_to_string(root.join("docs/design.md")).context("reading docs/design.md")?;
+    let anchors = heading_anchors(&design);
+    let mut files = Vec::new();
+    for dir in ["crates", "xtask", "tests"] {
+        collect_rs_files(&root.join(dir), &mut files)?;
+    }
+    files.extend(["README.md", "ARCHITECTURE.md"].map(|name| root.join(name)));
+    // This file describes the forms it checks.
+    files.retain(|file| !file.ends_with("xtask/src/tidy.rs"));
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        for (line_number, line) in text.lines().enumerate() {
+            let at = format!("{shown}:{}", line_number + 1);
+            for anchor in design_references(line) {
+                if !anchors.contains(&anchor) {
+                    problems.push(format!("{at} cites design §{anchor}, which docs/design.md has no heading for"));
+                }
+            }
+            if let Some(old) = outside_reference(line) {
+                problems.push(format!("{at} cites {old}, a document outside the repository; cite docs/design.md"));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// The anchors markdown gives `text`'s headings: lower case, spaces as dashes, other
+/// punctuation dropped.
+fn heading_anchors(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix('#').map(|rest| rest.trim_start_matches('#').trim()))
+        .map(|title| {
+            title
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' => Some(c.to_ascii_lowercase()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The anchors `line` cites: `[design §a]`, `[design §a, §b]`, `docs/design.md#a`.
+fn design_references(line: &str) -> Vec<String> {
+    let anchor_at = |rest: &str| rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '-').collect::<String>();
+    let mut found = Vec::new();
+    for (start, _) in line.match_indices("[design ") {
+        let cited = &line[start + "[design ".len()..];
+        let cited = &cited[..cited.find(']').unwrap_or(cited.len())];
+        for part in cited.split(", ") {
+            if let Some(rest) = part.strip_prefix('§') {
+                found.push(anchor_at(rest));
+            }
+        }
+    }
+    for (start, _) in line.match_indices("docs/design.md#") {
+        found.push(anchor_at(&line[start + "docs/design.md#".len()..]));
+    }
+    found
+}
+
+/// A citation of the seed documents or the spec (`[000 §7]`, `001 §19`, `SPEC §5`), which the
+/// repository does not hold.
+fn outside_reference(line: &str) -> Option<&str> {
+    for (at, _) in line.match_indices(" §") {
+        let before = line[..at].trim_end_matches(['[', '(']);
+        let word_start = before.rfind(|c: char| !c.is_ascii_alphanumeric()).map_or(0, |i| i + 1);
+        let word = &before[word_start..];
+        if word == "SPEC" || (word.len() == 3 && word.bytes().all(|b| b.is_ascii_digit())) {
+            return Some(&line[word_start..(at + " §".len() + 3).min(line.len())]);
+        }
+    }
+    None
 }
 
 fn collect_rs_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -263,6 +347,21 @@ mod tests {
         assert!(forbidden_in_domain("candle-core"));
         assert!(!forbidden_in_domain("lancer"), "a prefix rule needs its dash");
         assert!(!forbidden_in_domain("regex"));
+    }
+
+    #[test]
+    fn design_references_are_read_and_outside_ones_found() {
+        assert_eq!(design_references("x [design §write-path] y"), ["write-path"]);
+        assert_eq!(design_references("[design §experiments, §lifecycle]: z"), ["experiments", "lifecycle"]);
+        assert_eq!(design_references("see [here](docs/design.md#read-chains)."), ["read-chains"]);
+        assert_eq!(
+            heading_anchors("# Title\n## Read chains\n### Filter first\ntext"),
+            ["title", "read-chains", "filter-first"]
+        );
+        assert!(outside_reference("/// the upsert [000 §7 step 2]").is_some());
+        assert!(outside_reference("checklist (001 §19)").is_some());
+        assert!(outside_reference("retrieval of SPEC §5").is_some());
+        assert!(outside_reference("[design §supersession]").is_none());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Archival [001 §13.2]: unused, low-salience candidates are set aside (`DecayPolicy::archivable`)
+//! Archival [design §archival]: unused, low-salience candidates are set aside (`DecayPolicy::archivable`)
 //! — out of the review queue, never hard-deleted — and an archived memory can be brought back
 //! as a new leaf with its words: current if it had been current, otherwise back to review.
 

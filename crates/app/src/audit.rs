@@ -1,4 +1,4 @@
-//! Audit and usage [001 §13.1, §17]: the append-only log of every state change (who, what,
+//! Audit and usage [design §audit]: the append-only log of every state change (who, what,
 //! when, ids and hashes — never content), and how a memory has been used: which recorded
 //! retrievals found it, whether it entered their context, how often and when last.
 

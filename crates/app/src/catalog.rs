@@ -1,4 +1,4 @@
-//! The catalog [004 §4.4, SPEC §6]: a bounded, deterministic digest of what memory holds, one
+//! The catalog [design §catalog]: a bounded, deterministic digest of what memory holds, one
 //! line per tree, small enough to sit in an agent's prompt however large memory grows. Content
 //! is disclosed on demand (retrieve, read); the catalog only says where to look.
 //!
@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use crate::{AppResult, Arbor};
 
-/// The default size of a catalog: about 1,000 tokens [004 §4.4 `catalogBudgetTokens`].
+/// The default size of a catalog: about 1,000 tokens [design §catalog].
 pub const DEFAULT_CATALOG_CHARS: usize = 4_000;
 
-/// The most recent memory titles a catalog line shows [004 §4.4 `catalogTopN`].
+/// The most recent memory titles a catalog line shows [design §catalog].
 pub const CATALOG_TITLES_PER_TREE: usize = 5;
 
 /// The longest one catalog line may be, so one busy tree cannot crowd out the others (and the

@@ -1,4 +1,4 @@
-//! Resolving conflicts [001 §11.1]: a candidate that would replace a current memory waits
+//! Resolving conflicts [design §conflicts]: a candidate that would replace a current memory waits
 //! for a person, who answers with a `ConflictResolution` — keep both, set validity, supersede
 //! or reject. The answer decides the candidate's record (its status, lineage, subject and
 //! validity) the way a confirmation does; its body — the words as proposed — is never

@@ -1,4 +1,4 @@
-//! Corrections [SPEC §3.8, 002 §4.3]: a new version of a memory, bound to the id and version
+//! Corrections [design §corrections]: a new version of a memory, bound to the id and version
 //! the caller last saw. The old version stays as history (superseded, `valid_to` set); a caller
 //! that saw an older version gets a precondition failure and nothing is written. Restoring an
 //! old version is a correction too: its text, as a new version.

@@ -1,4 +1,4 @@
-//! Experiments [001 §12]: starting (or rerunning) one freezes — or explicitly reuses — a
+//! Experiments [design §experiments]: starting (or rerunning) one freezes — or explicitly reuses — a
 //! snapshot of its readable long-term memory, recorded in the experiment's audit log; settling
 //! one proposes, as candidates in the experiment's namespace, the memories of the runs that
 //! succeeded with evidence (`experiment::settling_runs`). Nothing a run learned becomes current

@@ -1,4 +1,4 @@
-//! Forget [001 §13.3, 002 §4.3]: retrieval stops at once; the memory's words leave the rows,
+//! Forget [design §forget]: retrieval stops at once; the memory's words leave the rows,
 //! the body files, the index and every summary that may have quoted them; content-free
 //! tombstones with ids and hashes remain; summaries are re-sealed without it; a receipt says
 //! what went.

@@ -1,4 +1,4 @@
-//! Ingest: the 12-step interaction upsert of [000 §7], one event or a batch at a time.
+//! Ingest: the 12-step interaction upsert of [design §write-path], one event or a batch at a time.
 //!
 //! - steps 1-2: validate and normalize each event into chunks, each with a stable fingerprint;
 //!   assess each chunk (admission, kind, subject, entity proposal) with the reasoner;
@@ -89,7 +89,7 @@ impl IngestOutcome {
     }
 }
 
-/// The result for one chunk: `{leaf_id, tree_id, entity_decision, outcome}` [000 §7 step 12].
+/// The result for one chunk: `{leaf_id, tree_id, entity_decision, outcome}` [design §write-path].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChunkResult {
     pub chunk: usize,
@@ -326,7 +326,7 @@ impl Arbor {
         let validity = Validity::new(event.hints.valid_from.or(Some(observed_at)), event.hints.valid_to)
             .unwrap_or(Validity::starting(observed_at));
         // A replacement that is older or less authoritative than the current memory is a
-        // conflict: it waits for a person instead of overwriting [001 §11.1].
+        // conflict: it waits for a person instead of overwriting [design §conflicts].
         if let Some(current) = replaced_record.as_ref().filter(|old| old.status == LeafStatus::Active)
             && let Some(cause) = conflict_between(
                 &ClaimView::new(&validity, observed_at, event.actor, &event.source),

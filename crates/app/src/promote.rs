@@ -1,4 +1,4 @@
-//! Promotion [001 §9.1] and its rollback: a memory proposed one layer up its caller's chain
+//! Promotion [design §promotion] and its rollback: a memory proposed one layer up its caller's chain
 //! (`promotion::promotion_target`), as a new candidate there whose provenance names the
 //! original, the reason, the evaluation and the operator. The original stays where it was.
 

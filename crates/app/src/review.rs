@@ -1,4 +1,4 @@
-//! Review [001 §9, SPEC §3.7]: inferred memories the approval policy did not auto-approve wait
+//! Review [design §review]: inferred memories the approval policy did not auto-approve wait
 //! as candidates — never retrieved — until a person confirms, edits or rejects them. Confirming makes a
 //! candidate current (superseding what it replaces, by `Supersession::on_activation`); rejecting
 //! keeps it as a content fingerprint, so the same suggestion is a duplicate, never proposed again.

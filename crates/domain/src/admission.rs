@@ -1,5 +1,5 @@
 //! Admission (is this chunk worth keeping at all?) and approval (does it start as `active` or
-//! as a `candidate` awaiting a person?) [000 §3, 001 §8-9, 002 §4.2].
+//! as a `candidate` awaiting a person?) [design §admission].
 //!
 //! Admission is its own decision, taken before any entity work: a chunk that is not admitted
 //! creates no leaf and no entity.
@@ -117,10 +117,10 @@ impl AdmissionPolicy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalPolicy {
     /// Namespace kinds whose inferred memories are auto-approved. Global and project are not
-    /// in the default set: they need explicit confirmation [001 §9.2].
+    /// in the default set: they need explicit confirmation [design §approval].
     pub auto_approve_namespaces: BTreeSet<NamespaceKind>,
     /// Kinds that always need a person, whatever the namespace. Default: relationships, which
-    /// are high-impact [002 §3].
+    /// are high-impact [design §approval].
     pub review_kinds: BTreeSet<MemoryKind>,
 }
 

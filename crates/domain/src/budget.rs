@@ -1,4 +1,4 @@
-//! Retrieval budgets per read-chain layer and in total [001 §10.3]: no layer may take more
+//! Retrieval budgets per read-chain layer and in total [design §budgets]: no layer may take more
 //! than its share, and the pack as a whole never exceeds the total, counted in items and in
 //! characters.
 
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::namespace::{Namespace, NamespaceKind};
 
-/// How many items a pack holds when the caller does not say [000 §10: `MAX_RETRIEVE_RESULTS`].
+/// How many items a pack holds when the caller does not say [design §budgets].
 pub const DEFAULT_MAX_RESULTS: usize = 12;
 
 /// A limit in items and characters.
@@ -26,7 +26,7 @@ pub struct RetrievalBudget {
 }
 
 impl Default for RetrievalBudget {
-    /// The defaults of [001 §10.3]; agent layers get an automation-sized share. The total is
+    /// The defaults of [design §budgets]; agent layers get an automation-sized share. The total is
     /// below the sum of the layers on purpose: layers may not each fill up and be concatenated
     /// without bound.
     fn default() -> Self {

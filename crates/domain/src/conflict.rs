@@ -1,4 +1,4 @@
-//! Conflicts and time [001 §11, SPEC §9]: when a new memory about the subject of a current one
+//! Conflicts and time [design §conflicts]: when a new memory about the subject of a current one
 //! may replace it at once, when it must wait as a conflict for a person, and what each of the
 //! person's answers (`ConflictResolution`) does to the validity of both.
 //!
@@ -105,7 +105,7 @@ pub fn conflict_between(new: &ClaimView, current: &ClaimView) -> Option<Conflict
     }
 }
 
-/// A person's answer to a conflict [001 §11.1].
+/// A person's answer to a conflict [design §conflicts].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "resolution", rename_all = "snake_case")]
 pub enum ConflictResolution {

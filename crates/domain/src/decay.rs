@@ -1,4 +1,4 @@
-//! Decay and archival [001 §13.2]: time first lowers a memory's rank, and only later sets an
+//! Decay and archival [design §decay]: time first lowers a memory's rank, and only later sets an
 //! unused suggestion aside — never a hard delete.
 //!
 //! - `DecayPolicy::rank_factor`: per kind, a half-life in days; a memory observed that long

@@ -1,4 +1,4 @@
-//! The entity decision matrix [000 §3, §7 steps 4-6]: which tree an admitted chunk belongs to.
+//! The entity decision matrix [design §entity-matrix]: which tree an admitted chunk belongs to.
 //!
 //! Three separate confidences are in play: admission, match-existing and create-new. The matrix:
 //!
@@ -20,13 +20,13 @@ use crate::id::EntityId;
 use crate::model::Confidence;
 use crate::sensitivity::Sensitivity;
 
-/// The most entities offered to a reasoner as match candidates [000 §7].
+/// The most entities offered to a reasoner as match candidates [design §entity-matrix].
 pub const MAX_ENTITY_SHORTLIST: usize = 24;
 
 /// The longest entity name accepted from a proposal.
 pub const MAX_ENTITY_NAME_CHARS: usize = 120;
 
-/// Confidence thresholds of the matrix. Defaults 0.6 (match) and 0.68 (create) [000 §7].
+/// Confidence thresholds of the matrix. Defaults 0.6 (match) and 0.68 (create) [design §entity-matrix].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EntityThresholds {
     pub match_existing: Confidence,
@@ -118,7 +118,7 @@ pub enum FallbackReason {
     InvalidConfidence,
     /// A restricted memory may be filed under an entity that exists, never name a new one:
     /// an entity's name is shown to models and in every outline, so it would carry restricted
-    /// text out of the memory that may not leave [001 §14].
+    /// text out of the memory that may not leave [design §restricted].
     RestrictedCannotCreate,
 }
 

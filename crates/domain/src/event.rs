@@ -1,4 +1,4 @@
-//! Inbound events [000 §3]: what a host sends Arbor. Events are inbound only; they are
+//! Inbound events [design §events]: what a host sends Arbor. Events are inbound only; they are
 //! normalized into chunks, and only admitted chunks become leaves.
 //!
 //! An event names no namespace: where it is written comes from the caller's trusted context.
@@ -11,7 +11,7 @@ use crate::sensitivity::Sensitivity;
 use crate::time::{STORABLE_RANGE, Timestamp, Validity, is_storable};
 
 /// The largest event text accepted, in bytes. Memories are small; whole documents and long
-/// tool outputs are not memories [001 §2.3].
+/// tool outputs are not memories [design §events].
 pub const MAX_EVENT_TEXT_BYTES: usize = 64 * 1024;
 
 /// The longest host-supplied reference (message id, task id, record id, …), in bytes.

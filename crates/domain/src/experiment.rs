@@ -1,4 +1,4 @@
-//! Experiment isolation [001 §12]: which snapshot a (re)run reads, and which runs' memories an
+//! Experiment isolation [design §experiments]: which snapshot a (re)run reads, and which runs' memories an
 //! experiment's settlement may propose as its conclusions.
 //!
 //! - Starting an experiment freezes a snapshot of its readable long-term memory: an instant,

@@ -1,4 +1,4 @@
-//! The markdown documents bodies are stored as [000 §6, SPEC §7]: a YAML frontmatter block with
+//! The markdown documents bodies are stored as [design §bodies]: a YAML frontmatter block with
 //! the node's metadata as it was when the node was written, then the text.
 //!
 //! Bodies are immutable once written, so the frontmatter records the leaf as it was written; a

@@ -1,4 +1,4 @@
-//! The data model of SPEC §2: categories, trees, kinds, confidence, provenance, and the records
+//! The data model [design §data-model]: categories, trees, kinds, confidence, provenance, and the records
 //! of source leaves and summary nodes that the metadata store persists.
 
 use std::fmt;
@@ -12,7 +12,7 @@ use crate::namespace::Namespace;
 use crate::sensitivity::Sensitivity;
 use crate::time::{KnownSpan, Timestamp, Validity};
 
-/// Ownership domains [000 §2]: where a memory came from, not a view of it.
+/// Ownership domains [design §data-model]: where a memory came from, not a view of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
@@ -49,7 +49,7 @@ impl fmt::Display for Category {
 pub struct TreeId(Box<str>);
 
 impl TreeId {
-    /// The slug of every category's fallback bucket [000 §3]: leaves whose subject is not clear
+    /// The slug of every category's fallback bucket [design §entity-matrix]: leaves whose subject is not clear
     /// enough to own a tree live here until reclassified.
     pub const UNCATEGORIZED: &'static str = "uncategorized";
 
@@ -119,7 +119,7 @@ impl<'de> Deserialize<'de> for TreeId {
     }
 }
 
-/// The controlled vocabulary of memory kinds. Extended only by a code change [002 §3].
+/// The controlled vocabulary of memory kinds. Extended only by a code change [design §kinds].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
@@ -165,7 +165,7 @@ impl MemoryKind {
         MemoryKind::ALL.into_iter().find(|k| k.as_str() == value)
     }
 
-    /// Preferences, constraints and procedures do not lose rank by age alone [001 §13.2].
+    /// Preferences, constraints and procedures do not lose rank by age alone [design §decay].
     pub fn decays_with_time(self) -> bool {
         !matches!(self, MemoryKind::Preference | MemoryKind::Constraint | MemoryKind::Procedure)
     }
@@ -358,7 +358,7 @@ impl<'de> Deserialize<'de> for SubjectKey {
 }
 
 /// Who produced the event a memory came from. Used by the approval policy: an assistant's own
-/// unconfirmed statements never become facts automatically [001 §8].
+/// unconfirmed statements never become facts automatically [design §approval].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
@@ -369,7 +369,7 @@ pub enum Actor {
     Integration,
 }
 
-/// Where a memory came from [001 §7, 002 §4.1]. Host-supplied references are opaque strings,
+/// Where a memory came from [design §provenance]. Host-supplied references are opaque strings,
 /// bounded in length by event validation; they never become paths.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -398,7 +398,7 @@ pub enum SourceRef {
         experiment: ScopeId,
         conclusion_id: String,
     },
-    /// Promoted from a narrower layer [001 §9.1]: the original, and why and by whom. Written
+    /// Promoted from a narrower layer [design §promotion]: the original, and why and by whom. Written
     /// only by promotion itself; an inbound event cannot claim it.
     Promotion {
         from: LeafId,
@@ -477,7 +477,7 @@ pub struct EntityLinks {
     pub secondary: Vec<EntityId>,
 }
 
-/// A source leaf's metadata row [000 §3, 001 §6]. The body lives on disk at `body_path`.
+/// A source leaf's metadata row [design §data-model]. The body lives on disk at `body_path`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeafRecord {
     pub id: LeafId,
@@ -517,7 +517,7 @@ impl LeafRecord {
         NodeId::Leaf(self.id.clone())
     }
 
-    /// The record once `successor` has replaced it [000 §7 step 7]: superseded, valid until
+    /// The record once `successor` has replaced it [design §supersession]: superseded, valid until
     /// the successor became valid, no longer current from `at` on. Invalidated, never deleted
     /// and never rewritten in place (the body stays as it was).
     pub fn superseded_by(
@@ -591,7 +591,7 @@ impl LeafRecord {
         Ok(LeafRecord { status, known: KnownSpan::from(at), ..self.clone() })
     }
 
-    /// The content-free record left after forgetting [001 §13.3, 002 §4.3]: ids, hashes,
+    /// The content-free record left after forgetting [design §forget]: ids, hashes,
     /// times and links survive so the forget can be audited and verified; every field that
     /// held words is emptied.
     #[must_use]
@@ -649,7 +649,7 @@ impl SummaryStatus {
     }
 }
 
-/// A summary node's metadata row [000 §3].
+/// A summary node's metadata row [design §data-model].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRecord {
     pub id: SummaryId,

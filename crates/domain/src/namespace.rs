@@ -1,4 +1,4 @@
-//! Namespaces: the isolation and permission boundaries every memory node lives in [001 §5].
+//! Namespaces: the isolation and permission boundaries every memory node lives in [design §namespaces].
 //!
 //! A namespace is not a search tag. Every node belongs to exactly one namespace, and a caller
 //! reads only the namespaces of its [`ReadChain`](crate::read_chain::ReadChain), which is built
@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::id::{IdError, ScopeId};
 
-/// The kinds of namespace [001 §5.1]. How narrow each is: [`NamespaceKind::specificity`].
+/// The kinds of namespace [design §namespaces]. How narrow each is: [`NamespaceKind::specificity`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NamespaceKind {
@@ -21,7 +21,7 @@ pub enum NamespaceKind {
     Automation,
     Experiment,
     Run,
-    /// An expert's or role's own experience. Off by default [001 §5.1]; a read chain includes
+    /// An expert's or role's own experience. Off by default [design §namespaces]; a read chain includes
     /// it only when the chain policy enables agent namespaces.
     Agent,
 }
@@ -54,7 +54,7 @@ impl NamespaceKind {
     }
 
     /// How narrow a namespace of this kind is: a higher number is more specific. A more specific
-    /// layer wins over a broader one on conflict [001 §11.3].
+    /// layer wins over a broader one on conflict [design §layer-precedence].
     pub fn specificity(self) -> u8 {
         match self {
             NamespaceKind::Global => 0,

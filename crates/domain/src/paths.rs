@@ -1,4 +1,4 @@
-//! Where bodies live under a memory root [000 §6, SPEC §7]:
+//! Where bodies live under a memory root [design §bodies]:
 //! `memory/<namespace>/<category>/<tree_id>/leaves/<leaf_id>.md` and
 //! `memory/<namespace>/<category>/<tree_id>/summaries/L<n>/<summary_id>.md`.
 //!

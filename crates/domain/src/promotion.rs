@@ -1,8 +1,8 @@
-//! Promotion [001 §9.1]: a memory proven in a narrow layer is proposed to a broader one —
+//! Promotion [design §promotion]: a memory proven in a narrow layer is proposed to a broader one —
 //! run → automation → project → global, and experiment conclusions → project. Never a move:
 //! the original and its source stay, the target gets a new leaf whose provenance names the
 //! original, the reason, the evaluation and the operator, and it lands as a candidate, so
-//! project and global memories are confirmed explicitly [001 §9.2]. A promotion can be rolled
+//! project and global memories are confirmed explicitly [design §approval]. A promotion can be rolled
 //! back while nothing depends on it.
 
 use crate::namespace::{Namespace, NamespaceKind};

@@ -93,7 +93,7 @@ pub const CONTEXT_TURNS: usize = 2;
 /// and a share of 0.35 did no better. Multi-hop questions gain nothing from it (39.3 -> 38.8).
 pub const CONTEXT_SHARE: f32 = 0.5;
 
-/// Tree-structure propagation [SPEC §5: candidates from tree structure]: each `(anchor,
+/// Tree-structure propagation [design §channels: candidates from tree structure]: each `(anchor,
 /// neighbour)` link gives `neighbour` `share` times `anchor`'s fused score (the best such
 /// anchor's, if several link to it), recorded under `channel` with the anchor's position in
 /// `fused` as the rank — but never lifts it above the anchor: context ranks just below the

@@ -1,4 +1,4 @@
-//! `ReadChain`: the ordered namespaces a caller may read [001 §5.3], built only from a
+//! `ReadChain`: the ordered namespaces a caller may read [design §read-chains], built only from a
 //! [`TrustedContext`] that the host application supplies — never from ids a model names.
 //!
 //! | context | chain (most specific first) |
@@ -10,7 +10,7 @@
 //! | one namespace | exactly that namespace (operators and background jobs) |
 //!
 //! The run layer of an experiment is live (its own notes); every other layer is the snapshot
-//! frozen when the experiment started [001 §12]. A chain holds at most one run namespace — the
+//! frozen when the experiment started [design §experiments]. A chain holds at most one run namespace — the
 //! caller's own — so a run can never read a sibling run.
 
 use serde::{Deserialize, Serialize};
@@ -57,7 +57,7 @@ pub enum TrustedContext {
 /// Switches that change which chains may be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ReadChainPolicy {
-    /// Agent namespaces are off by default [001 §5.1].
+    /// Agent namespaces are off by default [design §namespaces].
     pub agent_namespaces: bool,
 }
 
@@ -167,7 +167,7 @@ impl ReadChain {
     }
 
     /// Decides which of two conflicting memories, both readable through this chain, applies
-    /// [001 §11.3]: the more specific layer wins, except that a machine-produced layer (run,
+    /// [design §layer-precedence]: the more specific layer wins, except that a machine-produced layer (run,
     /// automation, experiment, agent) never overrides a constraint from a human-governed
     /// layer (conversation, project, global). Returns `None` if either namespace is not in the
     /// chain. The loser is never modified: the verdict only marks the pack.

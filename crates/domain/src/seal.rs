@@ -1,4 +1,4 @@
-//! `SealPolicy`: how trees grow summaries [000 §4, SPEC §4].
+//! `SealPolicy`: how trees grow summaries [design §sealing].
 //!
 //! - Leaves join their tree's unsealed buffer (the *frontier*: nodes with no sealed parent).
 //! - When `branch_factor` (default 8) nodes of one height are unsealed, the oldest of them are

@@ -1,5 +1,5 @@
-//! Sensitivity levels and what each allows [001 §14], and the `SecretGuard` that keeps keys,
-//! tokens, passwords, card numbers and private keys out of automatic memory [001 §8, §14].
+//! Sensitivity levels and what each allows [design §sensitivity], and the `SecretGuard` that keeps keys,
+//! tokens, passwords, card numbers and private keys out of automatic memory [design §secrets].
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -68,7 +68,7 @@ impl fmt::Display for Sensitivity {
 }
 
 /// Where a model or embedder runs. Restricted memories and text holding a secret are never
-/// given to a remote one [001 §14, §17].
+/// given to a remote one [design §restricted].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Locality {
@@ -87,7 +87,7 @@ pub fn may_be_given_to(locality: Locality, declared: Option<Sensitivity>, text: 
 
 /// Whether a text may be sent to a model or embedder that runs elsewhere: never when it is
 /// declared restricted, and never when it looks like it holds a secret (it would be refused
-/// admission anyway, and the refusal must not itself leak it) [001 §14, §17].
+/// admission anyway, and the refusal must not itself leak it) [design §restricted].
 pub fn may_leave_the_machine(declared: Option<Sensitivity>, text: &str) -> bool {
     declared.is_none_or(Sensitivity::may_leave_the_machine) && !SecretGuard.contains_secret(text)
 }

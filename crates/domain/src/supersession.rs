@@ -1,4 +1,4 @@
-//! Dedup and `Supersession` [000 §7 step 7, 003 §2.3]: is a new chunk a duplicate, a newer
+//! Dedup and `Supersession` [design §supersession]: is a new chunk a duplicate, a newer
 //! version of something current, or a new memory?
 //!
 //! Rules, in order, within one tree (different trees are always different leaves):
@@ -14,7 +14,7 @@
 //! Conservative over aggressive: a judgement that is unsure, or names a leaf it was not shown,
 //! is ignored and the chunk becomes a new leaf.
 //!
-//! Corrections [SPEC §3.8, 002 §4.3] are explicit supersessions: a caller names the id and the
+//! Corrections [design §corrections] are explicit supersessions: a caller names the id and the
 //! version it last saw; [`Supersession::check_correction`] refuses anything but the current
 //! version of a live memory, so two writers never both replace the same version.
 
@@ -43,7 +43,7 @@ pub enum DuplicateJudgement {
     Distinct,
 }
 
-/// The write outcome reported to the caller [000 §7 step 12].
+/// The write outcome reported to the caller [design §supersession].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum WriteOutcome {

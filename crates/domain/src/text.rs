@@ -1,5 +1,5 @@
 //! Text normalization, stable chunk fingerprints, tokenization and chunking: the first step of
-//! the write path (event → chunks) [000 §4, §7 step 2].
+//! the write path (event → chunks) [design §events].
 
 use std::borrow::Cow;
 use std::sync::LazyLock;

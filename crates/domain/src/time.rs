@@ -1,11 +1,11 @@
 //! Bi-temporal validity: when a fact is true in the world (`Validity`) and when the store treated
 //! it as current (`KnownSpan`), plus the `as_of` selection rules built on them.
 //!
-//! Two clocks, on purpose [001 §11.2]:
+//! Two clocks, on purpose [design §validity]:
 //! - *valid time* (`valid_from`, `valid_to`): "the project targets an August release" was true
 //!   until the team moved it to September. Queries with `as_of` select by valid time.
 //! - *known time* (`known_from`, `known_until`): when Arbor started and stopped treating a leaf
-//!   as the current version. Frozen experiment snapshots [001 §12] select by known time, so a run
+//!   as the current version. Frozen experiment snapshots [design §experiments] select by known time, so a run
 //!   keeps seeing what its experiment saw at start even after later corrections.
 
 use serde::{Deserialize, Serialize};

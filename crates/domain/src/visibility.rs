@@ -1,4 +1,4 @@
-//! The one predicate that decides whether a node may be retrieved [SPEC §5, 001 §10.1, 002 §6].
+//! The one predicate that decides whether a node may be retrieved [design §filter-first].
 //!
 //! Backends push this filter down into their queries (SQL `WHERE`, LanceDB predicates) so that
 //! nothing outside it is ever searched; the conformance suite checks each backend's pushdown

@@ -1,4 +1,4 @@
-//! The body store port: markdown documents, the source of truth for long text [000 §6].
+//! The body store port: markdown documents, the source of truth for long text [design §bodies].
 
 use std::fmt;
 

@@ -88,7 +88,7 @@ pub struct IndexCapabilities {
     pub vectors: bool,
 }
 
-/// Full-text and vector search over leaves and summaries [SPEC §1: a rebuildable projection].
+/// Full-text and vector search over leaves and summaries [design §projections: a rebuildable projection].
 ///
 /// # Contract
 ///

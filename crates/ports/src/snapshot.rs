@@ -1,5 +1,5 @@
 //! `ContextSnapshot`: the record of one retrieval — what it considered, what it selected and why,
-//! with which versions [SPEC §5, 002 §7] — and the access records derived from it [001 §13.1].
+//! with which versions [design §context-snapshots] — and the access records derived from it [design §access-records].
 //!
 //! A snapshot holds ids, ranks and reasons, not memory bodies: a node forgotten later leaves only
 //! its id behind here, as in its tombstone. It also keeps the question (the caller's own words,
@@ -96,7 +96,7 @@ impl ContextSnapshot {
     }
 }
 
-/// Which retrieval read which memory, and whether it entered the context [001 §13.1].
+/// Which retrieval read which memory, and whether it entered the context [design §access-records].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessRecord {
     pub retrieval: RetrievalId,

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 
 /// The authoritative store of leaves, summaries, trees, entities, jobs and audit events
-/// [SPEC §1: the source of truth for what exists and who owns it].
+/// [design §storage: the source of truth for what exists and who owns it].
 ///
 /// # Contract
 ///
@@ -468,7 +468,7 @@ pub struct JobClaim {
 }
 
 /// One state change, for the append-only audit log. Holds ids and hashes, never content
-/// [001 §17].
+/// [design §audit].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEvent {
     pub at: Timestamp,

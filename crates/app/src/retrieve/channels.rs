@@ -1,4 +1,4 @@
-//! Candidates from every channel, inside the filter [SPEC §5]: full text, one vector channel per
+//! Candidates from every channel, inside the filter [design §channels]: full text, one vector channel per
 //! serving embedder, one full-text channel per named entity (inside that entity's trees), one
 //! over preferences and constraints for a question about them, then tree structure — the turns
 //! around the strongest hits, and for broad questions their sealed parents — merged by node id

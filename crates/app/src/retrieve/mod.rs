@@ -1,4 +1,4 @@
-//! Retrieve [SPEC §5]: scope first, then understanding, candidates, budgets, verified bodies.
+//! Retrieve [design §retrieval]: scope first, then understanding, candidates, budgets, verified bodies.
 //!
 //! 1. the read chain (from the trusted caller) and the request become one `VisibilityFilter`;
 //! 2. the question is understood (`understand.rs`): its intent, a time range its words set
@@ -202,7 +202,7 @@ pub struct Coverage {
     pub skipped: Vec<SkippedItem>,
 }
 
-/// The retrieval pack [SPEC §5]: stable, serializable, explained.
+/// The retrieval pack [design §pack]: stable, serializable, explained.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetrievalPack {
     /// Set when the retrieval was recorded (`RetrieveRequest::record`).
@@ -568,7 +568,7 @@ impl Branches {
 }
 
 impl Arbor {
-    /// Decay [001 §13.2]: what was read is reordered by fused score times the age factor of
+    /// Decay [design §decay]: what was read is reordered by fused score times the age factor of
     /// `DecayPolicy::rank_factor` (episodes and plans age; preferences, constraints and
     /// procedures never by time alone; summaries not at all), relative to the instant each
     /// layer is read at (the question's, or a frozen layer's freeze). A stable sort, and none at all when no kind decays (the default).

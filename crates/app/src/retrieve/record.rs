@@ -1,4 +1,4 @@
-//! Recorded retrievals [SPEC §5, 002 §7]: a `ContextSnapshot` of what one retrieval considered,
+//! Recorded retrievals [design §context-snapshots]: a `ContextSnapshot` of what one retrieval considered,
 //! selected and why, with the versions that shaped it, kept with its access records; and
 //! reading one back, inside the caller's scope, to explain it.
 

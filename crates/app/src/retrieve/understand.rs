@@ -1,4 +1,4 @@
-//! Query understanding [SPEC §5]: what a question asks for (its intent), when (a time range its
+//! Query understanding [design §retrieval]: what a question asks for (its intent), when (a time range its
 //! words set, relative to its `as_of`), and about whom (known entities it names).
 
 use arbor_domain::entity::Entity;
