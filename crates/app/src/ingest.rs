@@ -30,7 +30,7 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::sensitivity::may_be_given_to;
+use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
@@ -108,6 +108,26 @@ pub struct IngestReport {
     pub chunks: Vec<ChunkResult>,
 }
 
+/// What the reasoner and the rules made of one chunk before it is filed.
+struct Reading {
+    assessment: Assessment,
+    /// The reasoner that made the assessment, for provenance.
+    extractor: String,
+    admission: Admission,
+    decision: EntityDecision,
+    /// The entities the decision could pick from.
+    shortlist: Vec<Entity>,
+    /// Whether the configured reasoner may read the chunk's text.
+    shareable: bool,
+}
+
+/// Where an admitted chunk is filed, and how carefully it is held.
+struct Filing {
+    tree_id: TreeId,
+    primary: Option<EntityId>,
+    sensitivity: Sensitivity,
+}
+
 /// One event's chunk, with what is known about its event.
 struct ChunkInput<'a> {
     event: &'a Event,
@@ -175,6 +195,8 @@ impl Arbor {
         Ok(IngestReport { chunks })
     }
 
+    /// Plans one chunk into `plan`: read it, file it, dedup it, and plan its leaf (and the
+    /// leaves it retires).
     async fn plan_chunk(
         &self,
         plan: &mut BatchPlan,
@@ -182,19 +204,57 @@ impl Arbor {
         chunk: ChunkInput<'_>,
         now: Timestamp,
     ) -> AppResult<ChunkResult> {
-        let store = &self.ports.store;
-        let ChunkInput { event, index, text, category, observed_at, source_sha256 } = chunk;
-        let text = text.as_str();
         let result = |tree_id, entity_decision, outcome, approval| ChunkResult {
-            chunk: index,
+            chunk: chunk.index,
             namespace: namespace.clone(),
             tree_id,
             entity_decision,
             outcome,
             approval,
         };
+        let reading = self.read_chunk(plan, namespace, &chunk).await?;
+        let sensitivity = match &reading.admission {
+            Admission::Admit { sensitivity } => *sensitivity,
+            Admission::Refuse { refusal } => {
+                let outcome = IngestOutcome::NotAdmitted { reason: refusal.to_string() };
+                return Ok(result(None, reading.decision, outcome, None));
+            }
+        };
+        let (tree_id, primary) = self.file_under(plan, namespace, chunk.category, &reading, now).await?;
 
-        // Steps 2-3: the shortlist a reasoner may pick from, then its assessment.
+        // Step 7: dedup and supersession within the tree, against the store and this batch.
+        let replaces = match self.resolve_duplicates(plan, namespace, &tree_id, &chunk.text, &reading).await? {
+            WriteOutcome::NoopDuplicate { existing, existing_status } => {
+                let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
+                return Ok(result(Some(tree_id), reading.decision, outcome, None));
+            }
+            WriteOutcome::Created => None,
+            WriteOutcome::Superseding { replaces } => Some(replaces),
+        };
+        let replaced = match &replaces {
+            Some(id) => self.current_record(plan, namespace, id).await?,
+            None => None,
+        };
+        let filing = Filing { tree_id: tree_id.clone(), primary, sensitivity };
+        let (record, approval) = self.planned_leaf(namespace, &chunk, &reading, filing, replaced.as_ref(), now);
+        if record.status == LeafStatus::Active {
+            self.retire_on_activation(plan, namespace, &record, replaced.as_ref(), now).await?;
+        }
+        let outcome = match &record.supersedes {
+            Some(old) => {
+                IngestOutcome::Superseding { leaf_id: record.id.clone(), replaces: old.clone(), status: record.status }
+            }
+            None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
+        };
+        plan.leaves.push(PlannedLeaf { record, text: chunk.text });
+        Ok(result(Some(tree_id), reading.decision, outcome, Some(approval.reason)))
+    }
+
+    /// Steps 2-6 for one chunk: the entity shortlist a reasoner may pick from, its assessment,
+    /// admission, and the entity decision.
+    async fn read_chunk(&self, plan: &BatchPlan, namespace: &Namespace, chunk: &ChunkInput<'_>) -> AppResult<Reading> {
+        let store = &self.ports.store;
+        let (event, text) = (chunk.event, chunk.text.as_str());
         let mut terms = tokenize(text);
         if let Some(hint) = &event.hints.entity {
             terms.extend(tokenize(&hint.name));
@@ -212,7 +272,6 @@ impl Arbor {
         // Whether the configured reasoner may read this text at all.
         let shareable = may_be_given_to(self.ports.reasoner.locality(), event.hints.sensitivity, text);
         let (assessment, extractor) = self.assess(&request, shareable).await;
-
         let admission = self.policy.admission.decide(AdmissionInput {
             text,
             confidence: assessment.admission,
@@ -232,17 +291,22 @@ impl Arbor {
             }
         }
         let decision = self.policy.entities.decide(&admission, &assessment.entity, &shortlist);
-        let sensitivity = match &admission {
-            Admission::Admit { sensitivity } => *sensitivity,
-            Admission::Refuse { refusal } => {
-                return Ok(result(None, decision, IngestOutcome::NotAdmitted { reason: refusal.to_string() }, None));
-            }
-        };
+        Ok(Reading { assessment, extractor, admission, decision, shortlist, shareable })
+    }
 
-        // Steps 4-6 and 8: the owning entity and tree.
-        let (tree_id, primary, tree_title) = match &decision {
+    /// Steps 4-6 and 8: the tree the entity decision files the chunk under, and the entity that
+    /// owns it; plans the entity and the tree when they are new.
+    async fn file_under(
+        &self,
+        plan: &mut BatchPlan,
+        namespace: &Namespace,
+        category: Category,
+        reading: &Reading,
+        now: Timestamp,
+    ) -> AppResult<(TreeId, Option<EntityId>)> {
+        let (tree_id, primary, tree_title) = match &reading.decision {
             EntityDecision::MatchedExisting { entity, .. } => {
-                let entity = shortlist.iter().find(|e| &e.id == entity).cloned().ok_or_else(|| {
+                let entity = reading.shortlist.iter().find(|e| &e.id == entity).cloned().ok_or_else(|| {
                     AppError::InvalidRequest(format!("matched entity {entity} is not on the shortlist"))
                 })?;
                 (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
@@ -270,7 +334,7 @@ impl Arbor {
         };
         let tree_key = (namespace.clone(), tree_id.clone());
         if let std::collections::btree_map::Entry::Vacant(slot) = plan.trees.entry(tree_key) {
-            let tree = match store.tree(namespace, &tree_id).await? {
+            let tree = match self.ports.store.tree(namespace, &tree_id).await? {
                 Some(existing) => existing,
                 None => TreeRecord {
                     namespace: namespace.clone(),
@@ -284,33 +348,46 @@ impl Arbor {
             };
             slot.insert(tree);
         }
+        Ok((tree_id, primary))
+    }
 
-        // Step 7: dedup and supersession within the tree, against the store and this batch.
+    /// Step 7: whether the chunk repeats, replaces or adds to what its tree holds, in the store
+    /// and earlier in this batch (`Supersession::resolve`, with the reasoner's judgement when
+    /// no rule decides).
+    async fn resolve_duplicates(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        tree_id: &TreeId,
+        text: &str,
+        reading: &Reading,
+    ) -> AppResult<WriteOutcome> {
         let chunk_fingerprint = fingerprint(text);
-        let subject = assessment.subject.clone();
-        let mut existing =
-            self.existing_for_dedup(plan, namespace, &tree_id, &chunk_fingerprint, subject.as_ref()).await?;
+        let subject = reading.assessment.subject.as_ref();
+        let mut existing = self.existing_for_dedup(plan, namespace, tree_id, &chunk_fingerprint, subject).await?;
         let judgement = if existing.is_empty() {
-            self.judge_duplicate(namespace, &tree_id, text, subject.as_ref(), shareable, &mut existing).await?
+            self.judge_duplicate(namespace, tree_id, text, subject, reading.shareable, &mut existing).await?
         } else {
             None
         };
-        let resolution =
-            self.policy.supersession.resolve(&chunk_fingerprint, subject.as_ref(), &existing, judgement.as_ref());
-        let replaces = match resolution.outcome {
-            WriteOutcome::NoopDuplicate { existing, existing_status } => {
-                let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
-                return Ok(result(Some(tree_id), decision, outcome, None));
-            }
-            WriteOutcome::Created => None,
-            WriteOutcome::Superseding { replaces } => Some(replaces),
-        };
-        let replaced_record = match &replaces {
-            Some(id) => self.current_record(plan, namespace, id).await?,
-            None => None,
-        };
+        Ok(self.policy.supersession.resolve(&chunk_fingerprint, subject, &existing, judgement.as_ref()).outcome)
+    }
 
-        // Approval: active now, or a candidate awaiting a person.
+    /// The new leaf of a chunk filed under `filing`, replacing `replaced` if any, and why it is
+    /// active or a candidate: approval as policy says, except that a replacement older or less
+    /// authoritative than the current memory is a conflict that waits for a person instead of
+    /// overwriting [design §conflicts].
+    fn planned_leaf(
+        &self,
+        namespace: &Namespace,
+        chunk: &ChunkInput<'_>,
+        reading: &Reading,
+        filing: Filing,
+        replaced: Option<&LeafRecord>,
+        now: Timestamp,
+    ) -> (LeafRecord, Approval) {
+        let (event, assessment, observed_at) = (chunk.event, &reading.assessment, chunk.observed_at);
+        let Filing { tree_id, primary, sensitivity } = filing;
         let mut approval = self.policy.approval.decide(ApprovalInput {
             namespace: namespace.kind(),
             kind: assessment.kind,
@@ -319,15 +396,13 @@ impl Arbor {
             manual: is_manual_entry(event.actor, &event.source),
         });
         let id = self.new_leaf_id(now);
-        let (lineage, version) = match &replaced_record {
+        let (lineage, version) = match replaced {
             Some(old) => (old.lineage.clone(), old.version.next()),
             None => (id.clone(), Version::FIRST),
         };
         let validity = Validity::new(event.hints.valid_from.or(Some(observed_at)), event.hints.valid_to)
             .unwrap_or(Validity::starting(observed_at));
-        // A replacement that is older or less authoritative than the current memory is a
-        // conflict: it waits for a person instead of overwriting [design §conflicts].
-        if let Some(current) = replaced_record.as_ref().filter(|old| old.status == LeafStatus::Active)
+        if let Some(current) = replaced.filter(|old| old.status == LeafStatus::Active)
             && let Some(cause) = conflict_between(
                 &ClaimView::new(&validity, observed_at, event.actor, &event.source),
                 &ClaimView::of_leaf(current),
@@ -335,21 +410,24 @@ impl Arbor {
         {
             approval = Approval { status: LeafStatus::Candidate, reason: cause.reason() };
         }
-        let secondary =
-            self.policy.entities.validate_secondary(&assessment.secondary_entities, &shortlist, primary.as_ref());
+        let secondary = self.policy.entities.validate_secondary(
+            &assessment.secondary_entities,
+            &reading.shortlist,
+            primary.as_ref(),
+        );
         let record = LeafRecord {
-            id: id.clone(),
+            body_path: BodyPath::leaf(namespace, chunk.category, &tree_id, &id).to_string(),
+            id,
             lineage,
             version,
             namespace: namespace.clone(),
-            category,
-            tree_id: tree_id.clone(),
+            category: chunk.category,
+            tree_id,
             kind: assessment.kind,
             title: arbor_domain::model::bounded_title(&assessment.title),
-            summary: truncate_chars(text, LEAF_SUMMARY_CHARS),
-            subject: subject.clone(),
-            fingerprint: chunk_fingerprint,
-            body_path: BodyPath::leaf(namespace, category, &tree_id, &id).to_string(),
+            summary: truncate_chars(&chunk.text, LEAF_SUMMARY_CHARS),
+            subject: assessment.subject.clone(),
+            fingerprint: fingerprint(&chunk.text),
             body_sha256: ContentHash::unwritten(),
             observed_at,
             created_at: now,
@@ -360,51 +438,53 @@ impl Arbor {
             salience: assessment.salience,
             sensitivity,
             status: approval.status,
-            supersedes: replaced_record.as_ref().map(|old| old.id.clone()),
+            supersedes: replaced.map(|old| old.id.clone()),
             superseded_by: None,
             provenance: Provenance {
                 source: event.source.clone(),
                 actor: event.actor,
-                source_sha256: source_sha256.clone(),
-                extractor,
+                source_sha256: chunk.source_sha256.clone(),
+                extractor: reading.extractor.clone(),
                 policy_version: POLICY_VERSION.to_owned(),
             },
             labels: assessment.labels.clone(),
             entities: EntityLinks { primary, secondary },
             parent: None,
         };
+        (record, approval)
+    }
 
-        // What the new leaf replaces if it becomes active now: the planned target and anything
-        // else current about the same subject, in the store or earlier in this batch.
-        if record.status == LeafStatus::Active {
-            let mut candidates: Vec<LeafRecord> = match &record.subject {
-                Some(subject) => self.active_about(plan, namespace, &tree_id, subject).await?,
-                None => Vec::new(),
-            };
-            if let Some(old) = replaced_record.as_ref().filter(|old| !candidates.iter().any(|c| c.id == old.id)) {
-                candidates.push(old.clone());
-            }
-            let views: Vec<ExistingLeaf> = candidates.iter().map(existing_leaf).collect();
-            let ids =
-                self.policy.supersession.on_activation(&existing_leaf(&record), record.supersedes.as_ref(), &views);
-            let valid_from = record.validity.valid_from.unwrap_or(observed_at);
-            for old in candidates.into_iter().filter(|l| ids.contains(&l.id)) {
-                let retired = old.superseded_by(&record.id, valid_from, now)?;
-                match plan.leaves.iter_mut().find(|p| p.record.id == retired.id) {
-                    Some(planned) => planned.record = retired,
-                    None => {
-                        plan.superseded.insert(retired.id.clone(), retired);
-                    }
+    /// What an active new leaf retires (`Supersession::on_activation`): the leaf it replaces
+    /// and anything else current about the same subject, in the store or earlier in this
+    /// batch, each valid until the new leaf is.
+    async fn retire_on_activation(
+        &self,
+        plan: &mut BatchPlan,
+        namespace: &Namespace,
+        record: &LeafRecord,
+        replaced: Option<&LeafRecord>,
+        now: Timestamp,
+    ) -> AppResult<()> {
+        let mut candidates: Vec<LeafRecord> = match &record.subject {
+            Some(subject) => self.active_about(plan, namespace, &record.tree_id, subject).await?,
+            None => Vec::new(),
+        };
+        if let Some(old) = replaced.filter(|old| !candidates.iter().any(|c| c.id == old.id)) {
+            candidates.push(old.clone());
+        }
+        let views: Vec<ExistingLeaf> = candidates.iter().map(existing_leaf).collect();
+        let ids = self.policy.supersession.on_activation(&existing_leaf(record), record.supersedes.as_ref(), &views);
+        let valid_from = record.validity.valid_from.unwrap_or(record.observed_at);
+        for old in candidates.into_iter().filter(|l| ids.contains(&l.id)) {
+            let retired = old.superseded_by(&record.id, valid_from, now)?;
+            match plan.leaves.iter_mut().find(|p| p.record.id == retired.id) {
+                Some(planned) => planned.record = retired,
+                None => {
+                    plan.superseded.insert(retired.id.clone(), retired);
                 }
             }
         }
-
-        let outcome = match &record.supersedes {
-            Some(old) => IngestOutcome::Superseding { leaf_id: id, replaces: old.clone(), status: record.status },
-            None => IngestOutcome::Created { leaf_id: id, status: record.status },
-        };
-        plan.leaves.push(PlannedLeaf { record, text: text.to_owned() });
-        Ok(result(Some(tree_id), decision, outcome, Some(approval.reason)))
+        Ok(())
     }
 
     /// Asks the configured reasoner, falling back to the deterministic one when the text may
