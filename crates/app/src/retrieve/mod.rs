@@ -17,12 +17,11 @@
 
 mod channels;
 mod record;
+mod select;
 mod understand;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use arbor_domain::budget::{BudgetItem, DEFAULT_MAX_RESULTS};
-use arbor_domain::entity::Entity;
 use arbor_domain::id::{LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeId};
 use arbor_domain::namespace::Namespace;
@@ -34,10 +33,9 @@ use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::time_expr::TimeRange;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{CandidateOutcome, ConsideredNode, Locality, QueryFocus, RerankCandidate, RerankRequest};
+use arbor_ports::{CandidateOutcome, ConsideredNode, QueryFocus, RerankCandidate, RerankRequest};
 use serde::{Deserialize, Serialize};
 
-use self::channels::ChannelKind;
 pub use self::record::RetrievalExplanation;
 pub use self::understand::{Understood, UnderstoodTime};
 use crate::{AppResult, Arbor};
@@ -301,179 +299,6 @@ impl Arbor {
         }
         Ok(pack)
     }
-
-    /// One pass of the pipeline after understanding: candidates inside `filter`, rows
-    /// re-checked, conflicts marked, budgets applied, bodies verified.
-    async fn gather(
-        &self,
-        chain: &ReadChain,
-        request: &RetrieveRequest,
-        intent: &Intent,
-        filter: &VisibilityFilter,
-        entities: &[Entity],
-    ) -> AppResult<Gathered> {
-        let mode = intent.mode;
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
-        let found = self.candidates(request, intent.focus, filter, entities, &scope).await?;
-        let mut outcomes: HashMap<NodeId, (CandidateOutcome, String)> = HashMap::new();
-
-        // Summary-first for broad questions (a stable partition keeps rank order within each).
-        let mut order: Vec<&Fused<NodeId>> = found.fused.iter().collect();
-        if mode == RetrieveMode::BroadSummary {
-            order.sort_by_key(|f| f.key.as_leaf().is_some());
-        }
-        let max_results = request.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
-        let budget = self.policy.budget.with_total_at_most(Some(max_results), request.max_chars);
-
-        // The authoritative rows decide: anything the index offers that the store does not
-        // admit is dropped. Rows are read in rank order, a window at a time, only as far as
-        // the budget can use them: as many as it could take at most now, and further windows
-        // below only if those did not fill it.
-        // A model reranker (a remote reasoner) reorders the head of the ranking, so that much
-        // is read first.
-        let model_rerank = self.ports.reasoner.locality() == Locality::Remote;
-        let wanted = match model_rerank {
-            true => budget.most_items(&scope).max(RERANK_DEPTH),
-            false => budget.most_items(&scope),
-        };
-        let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
-        let mut cursor = 0;
-        while ranked.len() < wanted && cursor < order.len() {
-            let size = (wanted - ranked.len()).clamp(1, LOAD_WINDOW);
-            let window = &order[cursor..(cursor + size).min(order.len())];
-            cursor += window.len();
-            ranked.extend(self.load_window(&scope, filter, window, &mut outcomes).await?);
-        }
-        let reranked = match model_rerank {
-            true => self.rerank_with_model(&request.query, &mut ranked).await,
-            false => {
-                self.decay(filter, &mut ranked);
-                HashMap::new()
-            }
-        };
-        if mode == RetrieveMode::BroadSummary {
-            // The model orders by relevance alone; a broad question still reads summaries first.
-            ranked.sort_by_key(|(candidate, _)| candidate.key.as_leaf().is_some());
-        }
-
-        let overridden = layer_conflicts(chain, &ranked);
-        // Winners before losers, otherwise rank order.
-        ranked.sort_by_key(|(candidate, _)| overridden.contains_key(&candidate.key));
-
-        // Budgets, with verified bodies: a body is read only for an item that can still fit.
-        // For a broad question, once summaries are chosen, leaves are read only inside their
-        // branches: the traversal drills down instead of hydrating the whole corpus.
-        let mut branches = Branches::default();
-        let mut tracker = budget.tracker();
-        let mut evidence = Vec::new();
-        let mut gaps = Vec::new();
-        let mut bodies_read = 0;
-        let mut pending = ranked.into_iter();
-        loop {
-            let (candidate, record) = match pending.next() {
-                Some(next) => next,
-                None if cursor < order.len() && chain.namespaces().any(|ns| tracker.room_for(ns).is_ok()) => {
-                    // The first rows did not fill the budget: read further down the ranking,
-                    // only candidates whose layer still has room.
-                    let mut window = Vec::with_capacity(LOAD_WINDOW);
-                    while cursor < order.len() && window.len() < LOAD_WINDOW {
-                        let candidate = order[cursor];
-                        cursor += 1;
-                        match found.namespace_of.get(&candidate.key) {
-                            Some(namespace) if tracker.room_for(namespace).is_err() => {}
-                            _ => window.push(candidate),
-                        }
-                    }
-                    let loaded = self.load_window(&scope, filter, &window, &mut outcomes).await?;
-                    pending = loaded.into_iter().collect::<Vec<_>>().into_iter();
-                    continue;
-                }
-                None => break,
-            };
-            if tracker.is_full() {
-                break;
-            }
-            let mut skip = |reason: String| {
-                outcomes.insert(candidate.key.clone(), (CandidateOutcome::Skipped, reason));
-            };
-            if let Err(reason) = tracker.room_for(record.namespace()) {
-                skip(reason.explain().to_owned());
-                continue;
-            }
-            if let Record::Leaf(leaf) = &record
-                && !branches.admits(leaf)
-            {
-                skip("outside the branches the summaries chose".into());
-                continue;
-            }
-            let text = match &record {
-                Record::Leaf(leaf) => {
-                    // Counted once read intact: the pack says how many bodies it verified.
-                    match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
-                        Ok(text) => {
-                            bodies_read += 1;
-                            text
-                        }
-                        Err(error) => {
-                            tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
-                            gaps.push(format!("{} could not be read intact ({error}); run `arbor fsck`", leaf.id));
-                            skip("body failed verification".into());
-                            continue;
-                        }
-                    }
-                }
-                Record::Summary(summary) => summary.summary.clone(),
-            };
-            let item = BudgetItem { namespace: record.namespace().clone(), chars: text.chars().count() };
-            if let Err(reason) = tracker.offer(&item) {
-                skip(reason.explain().to_owned());
-                continue;
-            }
-            if let Record::Summary(summary) = &record
-                && mode == RetrieveMode::BroadSummary
-            {
-                branches.open(self, &scope, summary).await?;
-            }
-            let layer = chain.precedence(record.namespace()).unwrap_or(usize::MAX);
-            let scores = EvidenceScores {
-                text_rank: found.rank_in(candidate, ChannelKind::FullText),
-                vector_rank: found.rank_in(candidate, ChannelKind::Vector),
-                entity_rank: found.rank_in(candidate, ChannelKind::Entity),
-                kind_rank: found.rank_in(candidate, ChannelKind::Kind),
-                context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
-                model_rank: reranked.get(&candidate.key).copied(),
-                fused: candidate.score,
-            };
-            let why = explain(&scores, layer, &record);
-            outcomes.insert(candidate.key.clone(), (CandidateOutcome::Selected, why.clone()));
-            evidence.push(evidence_item(record, text, layer, scores, why, overridden.get(&candidate.key).cloned()));
-        }
-
-        let mut tally = Tally { candidates: found.fused.len(), bodies_read, ..Tally::default() };
-        let mut considered = Vec::with_capacity(found.fused.len());
-        for candidate in &found.fused {
-            let (outcome, reason) = outcomes
-                .remove(&candidate.key)
-                .unwrap_or((CandidateOutcome::Unread, "the budget was spent first".into()));
-            match outcome {
-                CandidateOutcome::Dropped => tally.dropped_by_store_check += 1,
-                CandidateOutcome::Unread => tally.unread += 1,
-                CandidateOutcome::Skipped => {
-                    tally.skipped.push(SkippedItem { node_id: candidate.key.clone(), reason: reason.clone() })
-                }
-                CandidateOutcome::Selected => {}
-            }
-            considered.push(ConsideredNode {
-                node: candidate.key.clone(),
-                namespace: found.namespace_of.get(&candidate.key).cloned(),
-                channels: found.named_ranks(candidate),
-                fused: candidate.score,
-                outcome,
-                reason,
-            });
-        }
-        Ok(Gathered { evidence, tally, gaps, considered })
-    }
 }
 
 impl Arbor {
@@ -532,38 +357,6 @@ impl Arbor {
         }
         ranked.splice(0..0, head_order);
         places
-    }
-}
-
-/// The branches a broad question drills into: the subtrees of the summaries it selected.
-#[derive(Default)]
-struct Branches {
-    opened: bool,
-    summaries: HashSet<SummaryId>,
-}
-
-impl Branches {
-    /// Adds `summary` and the summaries below it (a few levels at most: a tree is shallow).
-    async fn open(&mut self, arbor: &Arbor, scope: &[Namespace], summary: &SummaryRecord) -> AppResult<()> {
-        self.opened = true;
-        self.summaries.insert(summary.id.clone());
-        let mut level: Vec<SummaryId> = summary.children.iter().filter_map(|c| c.as_summary().cloned()).collect();
-        for _ in 0..MAX_BRANCH_DEPTH {
-            level.retain(|id| self.summaries.insert(id.clone()));
-            if level.is_empty() {
-                break;
-            }
-            let below = arbor.ports.store.summaries(scope, &level).await?;
-            level = below.iter().flat_map(|s| s.children.iter().filter_map(|c| c.as_summary().cloned())).collect();
-        }
-        Ok(())
-    }
-
-    /// Whether a leaf may be read: before any branch is chosen, every leaf; after, the leaves
-    /// inside a chosen branch, and the unsealed ones (the newest memories, which no summary
-    /// covers yet, so no branch could lead to them).
-    fn admits(&self, leaf: &LeafRecord) -> bool {
-        !self.opened || leaf.parent.as_ref().is_none_or(|parent| self.summaries.contains(parent))
     }
 }
 
