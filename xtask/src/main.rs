@@ -239,6 +239,9 @@ fn run_suite(backend: &str, selection: &[&str], database: Option<&str>) -> Resul
 fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<()> {
     let mut properties = cargo();
     properties.args(["nextest", "run", "--locked", "-p", "arbor-tests", "--test", test]);
+    if database.is_some() {
+        properties.args(["--features", "postgres"]);
+    }
     properties.env("ARBOR_SEQUENCES", sequences());
     if let Some(url) = database {
         properties.env("ARBOR_TEST_DATABASE_URL", url);
@@ -279,7 +282,8 @@ fn conformance(args: &[String]) -> Result<()> {
                         (server.url.clone(), Some(server))
                     }
                 };
-                run_suite("postgres", &["-p", "arbor-adapters-postgres"], Some(&url))?;
+                let adapter = ["-p", "arbor-adapters-postgres", "--features", "server-tests"];
+                run_suite("postgres", &adapter, Some(&url))?;
                 let cli = ["-p", "arbor-cli", "--features", "postgres", "--test", "postgres"];
                 run_suite("postgres: the arbor binary", &cli, Some(&url))?;
                 run_properties("postgres (checked against sqlite)", "postgres_backend", Some(&url))?;

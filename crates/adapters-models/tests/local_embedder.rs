@@ -27,6 +27,7 @@ fn texts(values: &[&str]) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn reference_similarities_match_sentence_transformers() {
     let embedder = embedder();
     let vectors = embedder
@@ -40,6 +41,7 @@ fn reference_similarities_match_sentence_transformers() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn vectors_are_unit_length_and_blank_text_is_zero() {
     let embedder = embedder();
     let vectors = embedder.embed_now(&texts(&["Dana moved to Lisbon in May", "   ", ""])).unwrap();
@@ -51,6 +53,7 @@ fn vectors_are_unit_length_and_blank_text_is_zero() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn batching_and_padding_do_not_change_a_vector() {
     let embedder = embedder();
     let short = "Atlas ships to the EU in June".to_owned();
@@ -63,6 +66,7 @@ fn batching_and_padding_do_not_change_a_vector() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn long_inputs_are_truncated_not_refused() {
     let embedder = embedder();
     let long = "memory ".repeat(MAX_TOKENS * 3);

@@ -92,6 +92,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
     fn a_store_created_by_this_version_opens_with_the_next() {
         arbor_ports::conformance::block_on(async {
             let (db, _guard) = fresh_database().await;
@@ -118,6 +119,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
     fn a_newer_schema_is_refused_with_a_clear_error() {
         arbor_ports::conformance::block_on(async {
             let (db, _guard) = fresh_database().await;

