@@ -249,7 +249,8 @@ pub fn property_sequences(source_file: &'static str, check: impl Fn(&[Op]) -> Re
     // costs CI minutes, not the better part of an hour.
     let config =
         Config { cases: sequences(), source_file: Some(source_file), max_shrink_time: 180_000, ..Config::default() };
-    let mut runner = TestRunner::new(config);
+    // `PROPTEST_*` variables still override, as with `proptest!`.
+    let mut runner = TestRunner::new(proptest::test_runner::contextualize_config(config));
     match runner.run(&operations(40), |ops| check(&ops).map_err(TestCaseError::fail)) {
         Ok(()) => {}
         Err(TestError::Fail(reason, ops)) => {

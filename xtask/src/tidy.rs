@@ -116,7 +116,7 @@ fn check_design_references(root: &Path) -> Result<Vec<String>> {
     for dir in ["crates", "xtask", "tests"] {
         collect_rs_files(&root.join(dir), &mut files)?;
     }
-    files.extend(["README.md", "ARCHITECTURE.md"].map(|name| root.join(name)));
+    files.extend(["README.md", "ARCHITECTURE.md", "docs/design.md"].map(|name| root.join(name)));
     // This file describes the forms it checks.
     files.retain(|file| !file.ends_with("xtask/src/tidy.rs"));
     let mut problems = Vec::new();
@@ -141,14 +141,21 @@ fn check_design_references(root: &Path) -> Result<Vec<String>> {
 /// The anchors markdown gives `text`'s headings: lower case, spaces as dashes, other
 /// punctuation dropped.
 fn heading_anchors(text: &str) -> Vec<String> {
+    let mut in_code = false;
     text.lines()
+        .filter(|line| {
+            if line.starts_with("```") {
+                in_code = !in_code;
+            }
+            !in_code
+        })
         .filter_map(|line| line.strip_prefix('#').map(|rest| rest.trim_start_matches('#').trim()))
         .map(|title| {
             title
                 .chars()
                 .filter_map(|c| match c {
                     ' ' => Some('-'),
-                    c if c.is_alphanumeric() || c == '-' => Some(c.to_ascii_lowercase()),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
                     _ => None,
                 })
                 .collect()
@@ -158,7 +165,9 @@ fn heading_anchors(text: &str) -> Vec<String> {
 
 /// The anchors `line` cites: `[design §a]`, `[design §a, §b]`, `docs/design.md#a`.
 fn design_references(line: &str) -> Vec<String> {
-    let anchor_at = |rest: &str| rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '-').collect::<String>();
+    let anchor_at = |rest: &str| {
+        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>()
+    };
     let mut found = Vec::new();
     for (start, _) in line.match_indices("[design ") {
         let cited = &line[start + "[design ".len()..];
@@ -355,9 +364,10 @@ mod tests {
         assert_eq!(design_references("[design §experiments, §lifecycle]: z"), ["experiments", "lifecycle"]);
         assert_eq!(design_references("see [here](docs/design.md#read-chains)."), ["read-chains"]);
         assert_eq!(
-            heading_anchors("# Title\n## Read chains\n### Filter first\ntext"),
+            heading_anchors("# Title\n## Read chains\n```sh\n# not a heading\n```\n### Filter first\ntext"),
             ["title", "read-chains", "filter-first"]
         );
+        assert_eq!(design_references("[design §sealing2]"), ["sealing2"], "a typo is not cut back to a real anchor");
         assert!(outside_reference("/// the upsert [000 §7 step 2]").is_some());
         assert!(outside_reference("checklist (001 §19)").is_some());
         assert!(outside_reference("retrieval of SPEC §5").is_some());

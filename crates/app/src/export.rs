@@ -1,4 +1,4 @@
-//! Export [design §restricted]: the memories a chain can read, with their words and the
+//! Export [design §sensitivity]: the memories a chain can read, with their words and the
 //! metadata another system needs, one record each. Restricted memories are withheld unless the
 //! trusted caller asks for them, and counted so the caller knows; history (replaced versions)
 //! only on request; candidates, rejected, archived and forgotten memories never.

@@ -438,7 +438,6 @@ pub struct Provenance {
     pub policy_version: String,
 }
 
-/// The version of the rules in this crate, recorded in provenance and context snapshots.
 /// The longest title a memory or summary carries, in characters: what a caller may give
 /// (`hints.title`, a correction's title) and what a model's or the heuristics' title is cut to.
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -452,6 +451,7 @@ pub fn bounded_title(title: &str) -> String {
     crate::text::truncate_chars(title, MAX_TITLE_CHARS)
 }
 
+/// The version of the rules in this crate, recorded in provenance and context snapshots.
 pub const POLICY_VERSION: &str = concat!("arbor-policy/", env!("CARGO_PKG_VERSION"));
 
 /// A tree's metadata row. The tree's root pointer lives here and is swapped atomically.

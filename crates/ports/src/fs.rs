@@ -189,7 +189,6 @@ impl FsBodyStore {
         }
     }
 
-    /// The temporary files beside `file` that a write of it left.
     /// The temporary files interrupted writes of `file` left beside it, with their writers.
     fn temp_files_for(&self, file: &Path) -> Result<Vec<(Option<u32>, PathBuf)>> {
         let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
