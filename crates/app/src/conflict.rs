@@ -10,12 +10,16 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::time::{KnownSpan, Validity};
+use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_ports::{Error, TreeLeafQuery};
 
 use crate::review::ReviewReceipt;
 use crate::write::Attempt;
 use crate::{AppError, AppResult, Arbor};
+
+/// A candidate's decided record, the memories it retires (each valid until the instant
+/// given), and the audit action.
+type Decided = (LeafRecord, Vec<(LeafRecord, Timestamp)>, &'static str);
 
 impl Arbor {
     /// Applies a person's answer to the conflict candidate `id` (readable through `chain`).
@@ -52,11 +56,11 @@ impl Arbor {
                 )));
             }
             let replaced = self.replaced_on_confirmation(&candidate).await?;
-            let Some(current) = replaced.first().cloned() else {
+            if replaced.is_empty() {
                 return Err(AppError::InvalidRequest(format!(
                     "{id} would replace no current memory, so there is no conflict to resolve; confirm or reject it"
                 )));
-            };
+            }
             let now = self.now();
             let confirmed = candidate.confirmed(now)?;
             let (decided, retire, action) = match validity {
@@ -73,54 +77,68 @@ impl Arbor {
                     Vec::new(),
                     "conflict.kept_both",
                 ),
-                Some(validity) => {
-                    let current_from = ClaimView::of_leaf(&current).holds_from;
-                    // Earlier versions about the subject: the new fact may not hold when they did.
-                    let history: Vec<Validity> = match &candidate.subject {
-                        Some(subject) => {
-                            let query = TreeLeafQuery {
-                                subject: Some(subject.clone()),
-                                statuses: vec![LeafStatus::Superseded],
-                                ..TreeLeafQuery::default()
-                            };
-                            store
-                                .tree_leaves(&candidate.namespace, &candidate.tree_id, &query)
-                                .await?
-                                .into_iter()
-                                .map(|old| old.validity)
-                                .collect()
-                        }
-                        None => Vec::new(),
-                    };
-                    let planned = plan_validity(&validity, current_from, &history, now)
-                        .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
-                    match planned {
-                        // History the current memory already replaced: it answers `as_of`
-                        // questions about its interval and never a question about now. It was
-                        // never current in the store, so its known span is empty.
-                        ValidityPlan::EarlierHistory => {
-                            let history = LeafRecord {
-                                lineage: candidate.id.clone(),
-                                version: Version::FIRST,
-                                supersedes: None,
-                                validity,
-                                known: KnownSpan::NEVER,
-                                ..confirmed.superseded_by(&current.id, now, now)?
-                            };
-                            (history, Vec::new(), "conflict.validity_set")
-                        }
-                        // The next version of the current memory from `from` on: the current one
-                        // (and anything else current about the subject) holds until then.
-                        ValidityPlan::TakesOverAt { from } => (
-                            LeafRecord { validity, ..confirmed },
-                            replaced.into_iter().map(|old| (old, from)).collect(),
-                            "conflict.validity_set",
-                        ),
-                    }
-                }
+                Some(validity) => self.placed_in_time(&candidate, confirmed, replaced, validity, now).await?,
             };
             Attempt::of(self.commit_decision(&candidate, decided, retire, action, now).await)
         })
         .await
+    }
+    /// A candidate confirmed with `validity`, against the memories it would replace (the
+    /// current one first): earlier history the current memory already replaced, or the next
+    /// version of it from the instant it takes over, retiring what it replaces then. Refused
+    /// when `validity` cannot hold beside the subject's earlier versions.
+    async fn placed_in_time(
+        &self,
+        candidate: &LeafRecord,
+        confirmed: LeafRecord,
+        replaced: Vec<LeafRecord>,
+        validity: Validity,
+        now: Timestamp,
+    ) -> AppResult<Decided> {
+        let current = &replaced[0];
+        let current_from = ClaimView::of_leaf(current).holds_from;
+        // Earlier versions about the subject: the new fact may not hold when they did.
+        let history: Vec<Validity> = match &candidate.subject {
+            Some(subject) => {
+                let query = TreeLeafQuery {
+                    subject: Some(subject.clone()),
+                    statuses: vec![LeafStatus::Superseded],
+                    ..TreeLeafQuery::default()
+                };
+                self.ports
+                    .store
+                    .tree_leaves(&candidate.namespace, &candidate.tree_id, &query)
+                    .await?
+                    .into_iter()
+                    .map(|old| old.validity)
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let planned = plan_validity(&validity, current_from, &history, now)
+            .map_err(|refusal| AppError::InvalidRequest(refusal.to_string()))?;
+        Ok(match planned {
+            // History the current memory already replaced: it answers `as_of` questions about
+            // its interval and never a question about now. It was never current in the store,
+            // so its known span is empty.
+            ValidityPlan::EarlierHistory => {
+                let history = LeafRecord {
+                    lineage: candidate.id.clone(),
+                    version: Version::FIRST,
+                    supersedes: None,
+                    validity,
+                    known: KnownSpan::NEVER,
+                    ..confirmed.superseded_by(&current.id, now, now)?
+                };
+                (history, Vec::new(), "conflict.validity_set")
+            }
+            // The next version of the current memory from `from` on: the current one (and
+            // anything else current about the subject) holds until then.
+            ValidityPlan::TakesOverAt { from } => (
+                LeafRecord { validity, ..confirmed },
+                replaced.into_iter().map(|old| (old, from)).collect(),
+                "conflict.validity_set",
+            ),
+        })
     }
 }

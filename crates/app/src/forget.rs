@@ -18,7 +18,8 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
-use arbor_ports::{Change, ChangeSet, Error, JobKind, LeafExpect, TreeLeafQuery};
+use arbor_domain::time::Timestamp;
+use arbor_ports::{Change, ChangeSet, Error, Job, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
 use crate::write::Attempt;
@@ -58,6 +59,14 @@ pub enum ForgetScope {
     OnlyThisVersion,
 }
 
+/// What [`Arbor::purge_now`] removed at once.
+struct PurgedNow {
+    bodies_deleted: usize,
+    unindexed: Vec<NodeId>,
+    /// Whether every queued job finished (otherwise the runner finishes the purge).
+    all_done: bool,
+}
+
 impl Arbor {
     /// Forgets a memory readable through `chain`: every version of it. A leaf outside the chain
     /// is reported as not found, exactly like a leaf that does not exist.
@@ -78,72 +87,18 @@ impl Arbor {
             };
             versions.sort_by_key(|v| (v.version, v.id.clone()));
             let now = self.now();
-            let mut changes = ChangeSet::new();
-            let mut touched = BTreeSet::new();
-            let mut inline = Vec::new();
-            for version in &versions {
-                changes.push(Change::UpdateLeaf {
-                    expect: LeafExpect::status(version.status),
-                    record: version.tombstone(now),
-                });
-                inline.extend(
-                    self.invalidate_above(&mut changes, &mut touched, version, StaleCause::Forgotten, now).await?,
-                );
-                let own = self.unproject_jobs(now, &namespace, &version.tree_id, version.node_id());
-                for job in &own {
-                    changes.push(Change::Enqueue(job.clone()));
-                }
-                inline.extend(own);
-                // The questions that found it may quote it: their records go too.
-                changes.push(Change::DropRetrievalsOf { node: version.node_id() });
-                changes.push(Change::Audit(self.audit(
-                    now,
-                    "leaf.forgotten",
-                    &namespace,
-                    version.node_id(),
-                    &version.fingerprint,
-                )));
-            }
-            let purged_summaries: Vec<NodeId> =
-                inline.iter().filter(|job| job.kind == JobKind::Purge).flat_map(|job| job.nodes.clone()).collect();
-            let purged_summaries: Vec<NodeId> =
-                purged_summaries.into_iter().filter(|node| matches!(node, NodeId::Summary(_))).collect();
+            let (changes, inline) = self.forget_changes(&namespace, &versions, now).await?;
+            let purged_summaries: Vec<NodeId> = inline
+                .iter()
+                .filter(|job| job.kind == JobKind::Purge)
+                .flat_map(|job| job.nodes.iter().filter(|node| matches!(node, NodeId::Summary(_))).cloned())
+                .collect();
             if let Attempt::LostRace(conflict) =
                 Attempt::of(self.ports.store.commit(changes).await.map_err(AppError::from))?
             {
                 return Ok(Attempt::LostRace(conflict));
             }
-            // Privacy does not wait for the runner: remove the words now. The jobs stay queued
-            // if this fails, and the runner finishes the purge.
-            let mut bodies_deleted = 0;
-            let mut unindexed = Vec::new();
-            let mut all_done = true;
-            for job in &inline {
-                let mut done = Ok(());
-                for node in &job.nodes {
-                    done = match job.kind {
-                        JobKind::Index => self.project(&namespace, node).await.map(|_| unindexed.push(node.clone())),
-                        JobKind::Purge => self
-                            .purge_body(&namespace, node)
-                            .await
-                            .map(|deleted| bodies_deleted += usize::from(deleted)),
-                        JobKind::Seal => Ok(()),
-                    };
-                    if done.is_err() {
-                        break;
-                    }
-                }
-                match done {
-                    Ok(()) => {
-                        let complete = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });
-                        self.ports.store.commit(complete).await?;
-                    }
-                    Err(error) => {
-                        all_done = false;
-                        tracing::warn!(job = %job.id, %error, "forget: purge step deferred to the job runner");
-                    }
-                }
-            }
+            let PurgedNow { bodies_deleted, unindexed, all_done } = self.purge_now(&namespace, &inline).await?;
             // Only once every word is gone from bodies and index may the rows that name the
             // tree go; otherwise the runner finishes the purge and the tree stays for now.
             let tree_dissolved = all_done && self.dissolve_if_empty(&namespace, &leaf.tree_id).await?;
@@ -162,6 +117,78 @@ impl Arbor {
             }))
         })
         .await
+    }
+
+    /// What forgetting `versions` commits: each one tombstoned (expecting the status it was
+    /// read with), the summaries above it stale and purged, its index entries and body queued
+    /// for removal, the recorded retrievals that found it dropped, a content-free audit event.
+    /// Also returns the jobs to run at once.
+    async fn forget_changes(
+        &self,
+        namespace: &Namespace,
+        versions: &[LeafRecord],
+        now: Timestamp,
+    ) -> AppResult<(ChangeSet, Vec<Job>)> {
+        let mut changes = ChangeSet::new();
+        let mut touched = BTreeSet::new();
+        let mut inline = Vec::new();
+        for version in versions {
+            changes.push(Change::UpdateLeaf {
+                expect: LeafExpect::status(version.status),
+                record: version.tombstone(now),
+            });
+            inline
+                .extend(self.invalidate_above(&mut changes, &mut touched, version, StaleCause::Forgotten, now).await?);
+            let own = self.unproject_jobs(now, namespace, &version.tree_id, version.node_id());
+            for job in &own {
+                changes.push(Change::Enqueue(job.clone()));
+            }
+            inline.extend(own);
+            // The questions that found it may quote it: their records go too.
+            changes.push(Change::DropRetrievalsOf { node: version.node_id() });
+            changes.push(Change::Audit(self.audit(
+                now,
+                "leaf.forgotten",
+                namespace,
+                version.node_id(),
+                &version.fingerprint,
+            )));
+        }
+        Ok((changes, inline))
+    }
+
+    /// Privacy does not wait for the runner: the words go now. Runs the jobs a committed
+    /// forget queued (index removals and body purges), completing each that finished; one that
+    /// fails stays queued, and the runner finishes the purge.
+    async fn purge_now(&self, namespace: &Namespace, jobs: &[Job]) -> AppResult<PurgedNow> {
+        let mut purged = PurgedNow { bodies_deleted: 0, unindexed: Vec::new(), all_done: true };
+        for job in jobs {
+            let mut done = Ok(());
+            for node in &job.nodes {
+                done = match job.kind {
+                    JobKind::Index => self.project(namespace, node).await.map(|_| purged.unindexed.push(node.clone())),
+                    JobKind::Purge => self
+                        .purge_body(namespace, node)
+                        .await
+                        .map(|deleted| purged.bodies_deleted += usize::from(deleted)),
+                    JobKind::Seal => Ok(()),
+                };
+                if done.is_err() {
+                    break;
+                }
+            }
+            match done {
+                Ok(()) => {
+                    let complete = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });
+                    self.ports.store.commit(complete).await?;
+                }
+                Err(error) => {
+                    purged.all_done = false;
+                    tracing::warn!(job = %job.id, %error, "forget: purge step deferred to the job runner");
+                }
+            }
+        }
+        Ok(purged)
     }
 
     /// Every version of `leaf`'s memory that is not forgotten yet: the leaves of its tree with

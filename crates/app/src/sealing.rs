@@ -149,6 +149,37 @@ impl Arbor {
         Ok(report)
     }
 
+    /// A summary awaiting a re-seal as the seal policy sees it: which of its children stay
+    /// (everything but forgotten leaves and retired summaries).
+    async fn stale_summary(&self, scope: &[Namespace], summary: &SummaryRecord) -> AppResult<StaleSummary> {
+        let store = &self.ports.store;
+        let leaf_ids: Vec<_> = summary.children.iter().filter_map(|c| c.as_leaf().cloned()).collect();
+        let summary_ids: Vec<_> = summary.children.iter().filter_map(|c| c.as_summary().cloned()).collect();
+        let gone_leaves: BTreeSet<NodeId> = store
+            .leaves(scope, &leaf_ids)
+            .await?
+            .into_iter()
+            .filter(|l| l.status == LeafStatus::Tombstone)
+            .map(|l| l.node_id())
+            .collect();
+        let gone_summaries: BTreeSet<NodeId> = store
+            .summaries(scope, &summary_ids)
+            .await?
+            .into_iter()
+            .filter(|s| s.status == SummaryStatus::Retired)
+            .map(|s| s.node_id())
+            .collect();
+        Ok(StaleSummary {
+            id: summary.id.clone(),
+            height: summary.height,
+            children: summary
+                .children
+                .iter()
+                .map(|c| StaleChild { node: c.clone(), keep: !gone_leaves.contains(c) && !gone_summaries.contains(c) })
+                .collect(),
+        })
+    }
+
     async fn reseal(&self, namespace: &Namespace, tree_id: &TreeId) -> AppResult<usize> {
         let store = &self.ports.store;
         let scope = std::slice::from_ref(namespace);
@@ -158,34 +189,7 @@ impl Arbor {
         }
         let mut stale = Vec::with_capacity(awaiting.len());
         for summary in &awaiting {
-            let leaf_ids: Vec<_> = summary.children.iter().filter_map(|c| c.as_leaf().cloned()).collect();
-            let summary_ids: Vec<_> = summary.children.iter().filter_map(|c| c.as_summary().cloned()).collect();
-            let gone_leaves: BTreeSet<NodeId> = store
-                .leaves(scope, &leaf_ids)
-                .await?
-                .into_iter()
-                .filter(|l| l.status == LeafStatus::Tombstone)
-                .map(|l| l.node_id())
-                .collect();
-            let gone_summaries: BTreeSet<NodeId> = store
-                .summaries(scope, &summary_ids)
-                .await?
-                .into_iter()
-                .filter(|s| s.status == SummaryStatus::Retired)
-                .map(|s| s.node_id())
-                .collect();
-            stale.push(StaleSummary {
-                id: summary.id.clone(),
-                height: summary.height,
-                children: summary
-                    .children
-                    .iter()
-                    .map(|c| StaleChild {
-                        node: c.clone(),
-                        keep: !gone_leaves.contains(c) && !gone_summaries.contains(c),
-                    })
-                    .collect(),
-            });
+            stale.push(self.stale_summary(scope, summary).await?);
         }
         let by_id: BTreeMap<SummaryId, &SummaryRecord> = awaiting.iter().map(|s| (s.id.clone(), s)).collect();
         let mut replacements: BTreeMap<SummaryId, SummaryId> = BTreeMap::new();
@@ -391,50 +395,9 @@ impl Arbor {
         let leaves = self.ports.store.leaves(scope, &leaf_ids).await?;
         let summaries = self.ports.store.summaries(scope, &summary_ids).await?;
 
-        let mut inputs = Vec::new();
-        let mut sensitivity = Sensitivity::Normal;
-        let mut times: Vec<Timestamp> = Vec::new();
-        for leaf in &leaves {
-            times.push(leaf.observed_at);
-            // Restricted words are never generated into anything automatically.
-            if leaf.status == LeafStatus::Active && leaf.sensitivity.allows_automatic_generation() {
-                sensitivity = sensitivity.max(leaf.sensitivity);
-                inputs.push(SummaryInput {
-                    id: leaf.node_id(),
-                    title: leaf.title.clone(),
-                    text: leaf.summary.clone(),
-                    observed_at: leaf.observed_at,
-                });
-            }
-        }
-        for summary in &summaries {
-            times.extend(summary.time_range_start);
-            times.extend(summary.time_range_end);
-            if matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale) {
-                sensitivity = sensitivity.max(summary.sensitivity);
-                inputs.push(SummaryInput {
-                    id: summary.node_id(),
-                    title: summary.title.clone(),
-                    text: summary.summary.clone(),
-                    observed_at: summary.time_range_end.unwrap_or(summary.sealed_at),
-                });
-            }
-        }
+        let (inputs, sensitivity, times) = summary_inputs(&leaves, &summaries);
         let request = SummarizeRequest { tree: tree_id.clone(), height, children: inputs };
-        let draft = if request.children.is_empty() {
-            SummaryDraft {
-                title: "Nothing current".to_owned(),
-                text: "Every memory under this summary has been superseded or set aside.".to_owned(),
-                labels: Vec::new(),
-            }
-        } else if !sensitivity.may_be_given_to(self.ports.reasoner.locality()) {
-            HeuristicReasoner.summarize_now(&request)
-        } else {
-            match self.ask_reasoner("summarize", self.ports.reasoner.summarize(&request)).await {
-                Some(draft) => draft,
-                None => HeuristicReasoner.summarize_now(&request),
-            }
-        };
+        let draft = self.draft_summary(&request, sensitivity).await;
         let id = self.new_summary_id(now);
         let category = tree_id.category();
         let mut record = SummaryRecord {
@@ -466,4 +429,63 @@ impl Arbor {
         record.body_sha256 = written.hashes[0].clone();
         Ok((record, written))
     }
+
+    /// The summary's title and text: the configured reasoner's, unless there is nothing current
+    /// to summarize or the words may not go to it (then the deterministic heuristics'), or its
+    /// answer is unusable (a counted fallback to the heuristics).
+    async fn draft_summary(&self, request: &SummarizeRequest, sensitivity: Sensitivity) -> SummaryDraft {
+        if request.children.is_empty() {
+            SummaryDraft {
+                title: "Nothing current".to_owned(),
+                text: "Every memory under this summary has been superseded or set aside.".to_owned(),
+                labels: Vec::new(),
+            }
+        } else if !sensitivity.may_be_given_to(self.ports.reasoner.locality()) {
+            HeuristicReasoner.summarize_now(request)
+        } else {
+            match self.ask_reasoner("summarize", self.ports.reasoner.summarize(request)).await {
+                Some(draft) => draft,
+                None => HeuristicReasoner.summarize_now(request),
+            }
+        }
+    }
+}
+
+/// What a summary is written from: its current children (active leaves whose words may be
+/// generated into something, current or stale summaries), the most careful sensitivity among
+/// them, and every child's times (for the summary's time range, whatever the child's state).
+fn summary_inputs(
+    leaves: &[LeafRecord],
+    summaries: &[SummaryRecord],
+) -> (Vec<SummaryInput>, Sensitivity, Vec<Timestamp>) {
+    let mut inputs = Vec::new();
+    let mut sensitivity = Sensitivity::Normal;
+    let mut times: Vec<Timestamp> = Vec::new();
+    for leaf in leaves {
+        times.push(leaf.observed_at);
+        // Restricted words are never generated into anything automatically.
+        if leaf.status == LeafStatus::Active && leaf.sensitivity.allows_automatic_generation() {
+            sensitivity = sensitivity.max(leaf.sensitivity);
+            inputs.push(SummaryInput {
+                id: leaf.node_id(),
+                title: leaf.title.clone(),
+                text: leaf.summary.clone(),
+                observed_at: leaf.observed_at,
+            });
+        }
+    }
+    for summary in summaries {
+        times.extend(summary.time_range_start);
+        times.extend(summary.time_range_end);
+        if matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale) {
+            sensitivity = sensitivity.max(summary.sensitivity);
+            inputs.push(SummaryInput {
+                id: summary.node_id(),
+                title: summary.title.clone(),
+                text: summary.summary.clone(),
+                observed_at: summary.time_range_end.unwrap_or(summary.sealed_at),
+            });
+        }
+    }
+    (inputs, sensitivity, times)
 }

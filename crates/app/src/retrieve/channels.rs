@@ -103,12 +103,43 @@ impl Arbor {
             found.add(ChannelKind::FullText, "full_text".into(), hits, ranked, &mut lists);
         }
 
-        // One vector channel per embedder serving the index: the configured one, and while a
-        // re-embedding is under way the one it replaces, whose vectors still cover the nodes not
-        // yet re-embedded. Each compares only with its own vectors.
+        self.add_vector_channels(request, filter, &mut found, &mut lists).await?;
+        if index.capabilities().full_text && has_words {
+            self.add_entity_channels(request, filter, entities, &mut found, &mut lists).await?;
+        }
+        // A question about preferences or rules: those kinds of memory, by the question's words.
+        if index.capabilities().full_text && has_words && focus == QueryFocus::PreferenceOrConstraint {
+            let wanted = [MemoryKind::Preference, MemoryKind::Constraint];
+            let mut of_kind = filter.clone();
+            of_kind.kinds = match filter.kinds.as_slice() {
+                [] => wanted.to_vec(),
+                asked => asked.iter().copied().filter(|k| wanted.contains(k)).collect(),
+            };
+            if !of_kind.kinds.is_empty() {
+                let hits = self.text_hits(&of_kind, &request.query).await?;
+                let ranked = rank_by_score(&scores(&hits));
+                found.add(ChannelKind::Kind, "kind:preference+constraint".into(), hits, ranked, &mut lists);
+            }
+        }
+        found.fused = reciprocal_rank_fusion(&lists, RRF_K);
+        self.lend_tree_context(&mut found, filter, scope).await?;
+        Ok(found)
+    }
+
+    /// One vector channel per embedder serving the index: the configured one, and while a
+    /// re-embedding is under way the one it replaces, whose vectors still cover the nodes not
+    /// yet re-embedded; and, for a request that includes restricted memories, the local
+    /// embedder that gave them their vectors when the configured one may not see them. Each
+    /// compares only with its own vectors.
+    async fn add_vector_channels(
+        &self,
+        request: &RetrieveRequest,
+        filter: &VisibilityFilter,
+        found: &mut Candidates,
+        lists: &mut Vec<(f32, Vec<NodeId>)>,
+    ) -> AppResult<()> {
+        let index = &self.ports.index;
         let mut searched: Vec<EmbedderId> = Vec::new();
-        // And, for a request that includes restricted memories, the local embedder that gave
-        // them their vectors when the configured one may not see them.
         let restricted = self.restricted_embedder.iter().filter(|_| request.include_restricted);
         let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
             .chain(self.previous_embedder.iter().map(|previous| (previous, None)))
@@ -134,52 +165,44 @@ impl Arbor {
                 };
                 let hits = index.search_vector(&query).await?;
                 let ranked = ranking::vector_channel(&scores(&hits));
-                found.add(ChannelKind::Vector, format!("vector:{}", embedder.id()), hits, ranked, &mut lists);
+                found.add(ChannelKind::Vector, format!("vector:{}", embedder.id()), hits, ranked, lists);
             }
         }
+        Ok(())
+    }
 
-        // A named entity's own trees, searched by the question's words: what is filed under
-        // Dana ranks by what the question asks about Dana.
-        if index.capabilities().full_text && has_words {
-            for entity in entities {
-                let categories =
-                    if filter.categories.is_empty() { Category::ALL.to_vec() } else { filter.categories.clone() };
-                let mut hits = Vec::new();
-                for category in categories {
-                    let tree = TreeId::new(category, &entity.slug);
-                    if filter.tree.as_ref().is_some_and(|wanted| wanted != &tree) {
-                        continue;
-                    }
-                    let mut in_tree = filter.clone();
-                    in_tree.tree = Some(tree);
-                    hits.extend(
-                        self.text_hits(&in_tree, &request.query)
-                            .await?
-                            .into_iter()
-                            .filter(|h| h.namespace == entity.namespace),
-                    );
+    /// A named entity's own trees, searched by the question's words: what is filed under Dana
+    /// ranks by what the question asks about Dana.
+    async fn add_entity_channels(
+        &self,
+        request: &RetrieveRequest,
+        filter: &VisibilityFilter,
+        entities: &[Entity],
+        found: &mut Candidates,
+        lists: &mut Vec<(f32, Vec<NodeId>)>,
+    ) -> AppResult<()> {
+        for entity in entities {
+            let categories =
+                if filter.categories.is_empty() { Category::ALL.to_vec() } else { filter.categories.clone() };
+            let mut hits = Vec::new();
+            for category in categories {
+                let tree = TreeId::new(category, &entity.slug);
+                if filter.tree.as_ref().is_some_and(|wanted| wanted != &tree) {
+                    continue;
                 }
-                let ranked = rank_by_score(&scores(&hits));
-                found.add(ChannelKind::Entity, format!("entity:{}", entity.name), hits, ranked, &mut lists);
+                let mut in_tree = filter.clone();
+                in_tree.tree = Some(tree);
+                hits.extend(
+                    self.text_hits(&in_tree, &request.query)
+                        .await?
+                        .into_iter()
+                        .filter(|h| h.namespace == entity.namespace),
+                );
             }
+            let ranked = rank_by_score(&scores(&hits));
+            found.add(ChannelKind::Entity, format!("entity:{}", entity.name), hits, ranked, lists);
         }
-        // A question about preferences or rules: those kinds of memory, by the question's words.
-        if index.capabilities().full_text && has_words && focus == QueryFocus::PreferenceOrConstraint {
-            let wanted = [MemoryKind::Preference, MemoryKind::Constraint];
-            let mut of_kind = filter.clone();
-            of_kind.kinds = match filter.kinds.as_slice() {
-                [] => wanted.to_vec(),
-                asked => asked.iter().copied().filter(|k| wanted.contains(k)).collect(),
-            };
-            if !of_kind.kinds.is_empty() {
-                let hits = self.text_hits(&of_kind, &request.query).await?;
-                let ranked = rank_by_score(&scores(&hits));
-                found.add(ChannelKind::Kind, "kind:preference+constraint".into(), hits, ranked, &mut lists);
-            }
-        }
-        found.fused = reciprocal_rank_fusion(&lists, RRF_K);
-        self.lend_tree_context(&mut found, filter, scope).await?;
-        Ok(found)
+        Ok(())
     }
 
     async fn text_hits(&self, filter: &VisibilityFilter, text: &str) -> AppResult<Vec<Hit>> {
