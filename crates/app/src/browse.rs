@@ -259,7 +259,7 @@ impl Arbor {
     /// damage, reported as such (the content is lost, not forgotten).
     async fn body_if_present(&self, path: &str, sha256: &ContentHash) -> AppResult<Option<String>> {
         let path = arbor_domain::paths::BodyPath::parse(path)
-            .map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+            .map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
         match self.ports.bodies.get_string(&path, sha256).await {
             Ok(text) => Ok(Some(text)),
             Err(Error::NotFound { .. }) => Err(Error::Integrity {

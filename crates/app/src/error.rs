@@ -16,8 +16,14 @@ pub enum AppError {
     ReadChain(#[from] ReadChainError),
     #[error(transparent)]
     Transition(#[from] IllegalTransition),
+    /// The caller's request cannot be carried out as asked; the message says why and what would.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
+    /// Something the engine or its store should never hold or do: stored data that breaks an
+    /// invariant, an adapter that broke its contract. Not the caller's doing (HTTP 500); the
+    /// message is for the operator's log.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A correction that names a version other than the current one, or history.
     #[error(transparent)]
     Correction(#[from] CorrectionRefusal),
@@ -40,6 +46,7 @@ impl AppError {
             AppError::Correction(_) => "illegal_transition",
             AppError::Transition(_) => "illegal_transition",
             AppError::Contention { .. } => "contention",
+            AppError::Internal(_) => "internal",
         }
     }
 

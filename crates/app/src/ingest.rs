@@ -142,7 +142,7 @@ impl Arbor {
     /// Ingests one event into the write namespace of `chain` (its most specific layer).
     pub async fn ingest(&self, chain: &ReadChain, event: Event) -> AppResult<IngestReport> {
         let mut results = self.ingest_batch(chain, vec![event]).await?;
-        results.pop().unwrap_or_else(|| Err(AppError::InvalidRequest("empty batch".into())))
+        results.pop().unwrap_or_else(|| Err(AppError::Internal("empty batch".into())))
     }
 
     /// Ingests events together: one plan, one durable write of all bodies, one commit. Each
@@ -306,9 +306,10 @@ impl Arbor {
     ) -> AppResult<(TreeId, Option<EntityId>)> {
         let (tree_id, primary, tree_title) = match &reading.decision {
             EntityDecision::MatchedExisting { entity, .. } => {
-                let entity = reading.shortlist.iter().find(|e| &e.id == entity).cloned().ok_or_else(|| {
-                    AppError::InvalidRequest(format!("matched entity {entity} is not on the shortlist"))
-                })?;
+                let entity =
+                    reading.shortlist.iter().find(|e| &e.id == entity).cloned().ok_or_else(|| {
+                        AppError::Internal(format!("matched entity {entity} is not on the shortlist"))
+                    })?;
                 (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
             }
             EntityDecision::CreateNew { name, entity_type, slug, .. } => {

@@ -138,7 +138,7 @@ impl Arbor {
                 let tree = job
                     .tree
                     .as_ref()
-                    .ok_or_else(|| AppError::InvalidRequest(format!("seal job {} names no tree", job.id)))?;
+                    .ok_or_else(|| AppError::Internal(format!("seal job {} names no tree", job.id)))?;
                 let sealed = self.seal_tree(&job.namespace, tree).await?;
                 report.seals += 1;
                 report.summaries_sealed += sealed.sealed;
@@ -153,7 +153,7 @@ impl Arbor {
     /// Index and purge jobs: their nodes, no further jobs.
     async fn run_node_job(&self, job: &Job, report: &mut JobsReport) -> AppResult<()> {
         if job.nodes.is_empty() {
-            return Err(AppError::InvalidRequest(format!("{} job {} names no node", job.kind.as_str(), job.id)));
+            return Err(AppError::Internal(format!("{} job {} names no node", job.kind.as_str(), job.id)));
         }
         for node in &job.nodes {
             match job.kind {

@@ -127,7 +127,7 @@ impl Arbor {
         let texts: Vec<String> = which.iter().map(|&i| items[i].text.clone()).collect();
         let vectors = embedder.embed(&texts).await?;
         if vectors.len() != texts.len() {
-            return Err(AppError::InvalidRequest(format!(
+            return Err(AppError::Internal(format!(
                 "the embedder returned {} vectors for {} texts",
                 vectors.len(),
                 texts.len()
@@ -159,13 +159,13 @@ impl Arbor {
                 _ => return Ok(false),
             },
         };
-        let path = BodyPath::parse(&path).map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+        let path = BodyPath::parse(&path).map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
         Ok(self.ports.bodies.delete(&path).await?)
     }
 
     /// The text of a body document, verified against its hash, without frontmatter or title.
     pub(crate) async fn read_body(&self, path: &str, sha256: &ContentHash) -> AppResult<String> {
-        let path = BodyPath::parse(path).map_err(|e| AppError::InvalidRequest(format!("stored body path: {e}")))?;
+        let path = BodyPath::parse(path).map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
         let document = self.ports.bodies.get_string(&path, sha256).await?;
         Ok(body_text(&document))
     }

@@ -50,7 +50,7 @@ impl Arbor {
             next = summary.parent.clone();
             out.push(summary);
             if out.len() > 64 {
-                return Err(AppError::InvalidRequest(format!("the parent chain above {id} does not end")));
+                return Err(AppError::Internal(format!("the parent chain above {id} does not end")));
             }
         }
         Ok(out)

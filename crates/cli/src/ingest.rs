@@ -163,11 +163,15 @@ fn frame_stream(input: impl BufRead, sender: tokio::sync::mpsc::Sender<Framed>) 
 }
 
 /// Whether an error of a whole batch is about the store (stop: nothing further can be
-/// written) rather than about one of its events (retry them one by one).
+/// written) rather than possibly about one of its events (retry them one by one, so an event
+/// the engine cannot take, for whatever reason, fails alone).
 fn is_storage_failure(error: &AppError) -> bool {
     !matches!(
         error,
-        AppError::InvalidEvent(_) | AppError::InvalidRequest(_) | AppError::Port(arbor_ports::Error::Invalid { .. })
+        AppError::InvalidEvent(_)
+            | AppError::InvalidRequest(_)
+            | AppError::Internal(_)
+            | AppError::Port(arbor_ports::Error::Invalid { .. })
     )
 }
 
@@ -232,7 +236,7 @@ pub(crate) async fn ingest_stream(
                     match arbor.ingest_batch(chain, vec![event]).await {
                         Ok(mut outcome) => {
                             let outcome = outcome.pop().unwrap_or_else(|| {
-                                Err(AppError::InvalidRequest("the store returned no result for the event".into()))
+                                Err(AppError::Internal("the engine returned no result for the event".into()))
                             });
                             record(line, outcome, &mut totals);
                         }

@@ -42,8 +42,7 @@ impl Arbor {
             plan.new_entities.values().map(|e| (e.id.clone(), Some(e.clone()))).collect();
         for planned in &plan.leaves {
             let record = &planned.record;
-            let path =
-                BodyPath::parse(&record.body_path).map_err(|e| AppError::InvalidRequest(format!("body path: {e}")))?;
+            let path = BodyPath::parse(&record.body_path).map_err(|e| AppError::Internal(format!("body path: {e}")))?;
             // What the document records of its filing, so the rows can be rebuilt from it.
             let entity = match &record.entities.primary {
                 Some(id) => {

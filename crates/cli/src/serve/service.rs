@@ -464,6 +464,17 @@ mod tests {
     use arbor_domain::id::ScopeId;
     use arbor_domain::read_chain::TrustedContext;
 
+    /// A fault inside the engine is the server's (500, its detail only in the log), never a
+    /// caller's bad request.
+    #[test]
+    fn internal_faults_are_the_servers_and_say_nothing_of_their_detail() {
+        let internal = ApiError::from(AppError::Internal("stored body path: ../etc".into()));
+        assert_eq!((internal.status, internal.code), (500, "internal"));
+        assert!(!internal.message.contains("etc"), "{}", internal.message);
+        let invalid = ApiError::from(AppError::InvalidRequest("`title` is empty".into()));
+        assert_eq!((invalid.status, invalid.code), (400, "invalid_request"));
+    }
+
     /// The wire mirrors read back exactly what the app writes, so their schemas describe the
     /// real output (a field the app adds or renames fails here before any client sees it).
     #[tokio::test]
