@@ -3,6 +3,7 @@
 //!
 //! One document: write a temporary file beside the target, fsync it, rename it over the target,
 //! fsync the directory. A batch: write and rename every document, then one `syncfs` for the lot
+//! (on Linux; elsewhere an fsync of each file and of each directory it went into)
 //! — the caller commits the metadata that refers to them only after `put_many` returns, so a
 //! crash in between leaves unreferenced files (which `fsck` removes), never a referenced file
 //! that is missing or partial.
@@ -55,10 +56,35 @@ fn parse_temp_name(name: &str) -> Option<(Option<u32>, Option<&str>)> {
     Some((pid, target))
 }
 
+/// How [`FsBodyStore::put_many`] makes a batch durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchSync {
+    /// One `syncfs` of the filesystem holding the root, after every rename (Linux).
+    Filesystem,
+    /// An fsync of each file before its rename and of each directory after (anywhere).
+    EachFile,
+}
+
+/// Flushes the filesystem holding `root`: every write and rename on it is durable after this.
+#[cfg(target_os = "linux")]
+fn sync_filesystem(root: &Path) -> Result<()> {
+    let dir = File::open(root).map_err(|e| io_error(root, e))?;
+    rustix::fs::syncfs(&dir).map_err(|e| io_error(root, e.into()))
+}
+
+/// Only Linux has `syncfs`; elsewhere [`BatchSync::EachFile`] is used and this is never called.
+#[cfg(not(target_os = "linux"))]
+fn sync_filesystem(_root: &Path) -> Result<()> {
+    Err(Error::Unsupported { operation: "syncfs", backend: BACKEND })
+}
+
 /// Bodies under `<root>/memory/...`.
 #[derive(Debug)]
 pub struct FsBodyStore {
     root: PathBuf,
+    /// How a batch is made durable: one `syncfs` where the platform has it (Linux), else an
+    /// fsync of every file and of every directory it was renamed into.
+    batch_sync: BatchSync,
     /// Directories known to exist, so a batch does not stat the same directory a thousand times.
     known_dirs: Mutex<BTreeSet<PathBuf>>,
     counter: AtomicU64,
@@ -77,7 +103,8 @@ impl FsBodyStore {
         if !meta.is_dir() {
             return Err(Error::invalid("body store root", format!("{} is not a directory", root.display())));
         }
-        Ok(FsBodyStore { root, known_dirs: Mutex::new(BTreeSet::new()), counter: AtomicU64::new(0) })
+        let batch_sync = if cfg!(target_os = "linux") { BatchSync::Filesystem } else { BatchSync::EachFile };
+        Ok(FsBodyStore { root, batch_sync, known_dirs: Mutex::new(BTreeSet::new()), counter: AtomicU64::new(0) })
     }
 
     pub fn root(&self) -> &Path {
@@ -246,14 +273,25 @@ impl BodyStore for FsBodyStore {
 
     async fn put_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
         let mut hashes = Vec::with_capacity(documents.len());
+        let each_file = self.batch_sync == BatchSync::EachFile;
+        let mut dirs = BTreeSet::new();
         for (path, contents) in documents {
-            self.write_and_rename(&self.file_path(path), contents, false)?;
+            let target = self.file_path(path);
+            self.write_and_rename(&target, contents, each_file)?;
+            dirs.extend(target.parent().map(Path::to_path_buf));
             hashes.push(ContentHash::of(contents));
         }
-        if !documents.is_empty() {
+        match self.batch_sync {
+            _ if documents.is_empty() => {}
             // One flush of the whole filesystem makes every file and rename above durable.
-            let root = File::open(&self.root).map_err(|e| io_error(&self.root, e))?;
-            rustix::fs::syncfs(&root).map_err(|e| io_error(&self.root, e.into()))?;
+            BatchSync::Filesystem => sync_filesystem(&self.root)?,
+            // Each file was synced before its rename; the renames are durable once their
+            // directories are.
+            BatchSync::EachFile => {
+                for dir in &dirs {
+                    Self::sync_dir(dir)?;
+                }
+            }
         }
         Ok(hashes)
     }
@@ -450,6 +488,24 @@ mod tests {
         assert!(!temp.exists(), "deleting a body deletes what an interrupted write of it left");
         assert!(!store.contains_text("walrus").await.unwrap());
         assert!(store.interrupted_writes().await.unwrap().is_empty());
+    }
+
+    /// The batch flush of platforms without `syncfs` (each file, then each directory), run
+    /// here so it is built and exercised on the platform CI has.
+    #[tokio::test]
+    async fn a_batch_is_written_whole_with_either_flush() {
+        for batch_sync in [BatchSync::Filesystem, BatchSync::EachFile] {
+            let dir = tempfile::tempdir().unwrap();
+            let store = FsBodyStore { batch_sync, ..FsBodyStore::open(dir.path()).unwrap() };
+            let other =
+                BodyPath::parse("memory/conversation:c1/interaction/interaction:uncategorized/leaves/leaf-2.md")
+                    .unwrap();
+            let documents = vec![(leaf_path(), b"one".to_vec()), (other.clone(), b"two".to_vec())];
+            let hashes = store.put_many(&documents).await.unwrap();
+            assert_eq!(hashes, vec![ContentHash::of(b"one"), ContentHash::of(b"two")], "{batch_sync:?}");
+            assert_eq!(store.get(&other, &hashes[1]).await.unwrap(), b"two", "{batch_sync:?}");
+            assert!(store.interrupted_writes().await.unwrap().is_empty(), "{batch_sync:?}: no temporary file stays");
+        }
     }
 
     #[tokio::test]
