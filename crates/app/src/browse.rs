@@ -257,10 +257,12 @@ impl Arbor {
 
     /// The verified body document of a node whose row says it has content. A missing file is
     /// damage, reported as such (the content is lost, not forgotten).
-    async fn body_if_present(&self, path: &str, sha256: &ContentHash) -> AppResult<Option<String>> {
-        let path = arbor_domain::paths::BodyPath::parse(path)
-            .map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
-        match self.ports.bodies.get_string(&path, sha256).await {
+    async fn body_if_present(
+        &self,
+        path: &arbor_domain::paths::BodyPath,
+        sha256: &ContentHash,
+    ) -> AppResult<Option<String>> {
+        match self.ports.bodies.get_string(path, sha256).await {
             Ok(text) => Ok(Some(text)),
             Err(Error::NotFound { .. }) => Err(Error::Integrity {
                 what: "body",

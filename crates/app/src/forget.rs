@@ -227,8 +227,7 @@ impl Arbor {
         }
         let paths = leaves.iter().map(|l| &l.body_path).chain(summaries.iter().map(|s| &s.body_path));
         for path in paths {
-            let path = BodyPath::parse(path).map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
-            self.ports.bodies.delete(&path).await?;
+            self.ports.bodies.delete(path).await?;
         }
         let now = self.now();
         let mut changes =

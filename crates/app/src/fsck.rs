@@ -23,10 +23,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use arbor_domain::id::{NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::markdown;
-use arbor_domain::model::{ContentHash, SummaryRole, SummaryStatus};
+use arbor_domain::model::{ContentHash, SummaryRecord, SummaryRole, SummaryStatus, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
-use arbor_ports::{BodyIntent, Change, ChangeSet, Error, JobKind};
+use arbor_ports::{BodyIntent, Change, ChangeSet, Error, JobKind, StoreCounts};
 use serde::Serialize;
 
 use crate::{AppResult, Arbor, ProcessState};
@@ -158,30 +158,66 @@ const RECOVER_ROWS: &str = "the database is older than this body (restored from 
 const REBUILD: &str =
     "restore the database from a backup, or rebuild the rows from the markdown with `arbor fsck --rebuild-from-bodies`";
 
+/// What a check of the whole store gathers as it goes.
+#[derive(Default)]
+struct Sweep {
+    findings: Vec<Finding>,
+    /// Every body path a row names.
+    referenced: BTreeSet<String>,
+    known_trees: BTreeSet<(Namespace, String)>,
+    /// Nodes whose words retrieval may read: the index should hold a document for each.
+    readable_nodes: usize,
+}
+
 impl Arbor {
     /// Checks the whole store; repairs when `repair` is set. `is_dead` tells whether the writer
     /// of a pending body intent is gone (see [`Arbor::recover`]).
     pub async fn fsck(&self, repair: bool, is_dead: &(dyn Fn(&BodyIntent) -> bool + Sync)) -> AppResult<FsckReport> {
-        let store = &self.ports.store;
         let mut report = FsckReport::default();
-        let mut findings = Vec::new();
-        let mut referenced: BTreeSet<String> = BTreeSet::new();
-        let mut readable_nodes = 0usize;
+        let mut sweep = Sweep::default();
+        self.check_database(&mut sweep).await;
+        let in_progress = self.check_intents(&mut sweep, repair, is_dead).await?;
+        self.check_trees(&mut sweep, &mut report, repair).await?;
 
+        // Bodies nothing refers to: garbage only when that can be shown.
+        let on_disk = self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await?;
+        report.bodies = on_disk.len();
+        for path in on_disk {
+            if sweep.referenced.contains(path.as_str()) || in_progress.contains(path.as_str()) {
+                continue;
+            }
+            sweep.findings.push(self.check_orphan(&path, &sweep.known_trees, repair).await?);
+        }
+        self.check_interrupted_writes(&mut sweep.findings, repair).await?;
+
+        // The index and the jobs against the store (when the store can still be counted).
+        report.index_documents = self.ports.index.count().await?;
+        if let Ok(counts) = self.ports.store.counts().await {
+            self.check_index_and_jobs(&mut sweep, report.index_documents, &counts, repair).await?;
+        }
+        sweep.findings.sort_by(|a, b| (a.kind, &a.subject).cmp(&(b.kind, &b.subject)));
+        report.findings = sweep.findings;
+        Ok(report)
+    }
+
+    /// The database engine's own check and every row decoded, each damaged one named.
+    async fn check_database(&self, sweep: &mut Sweep) {
+        let store = &self.ports.store;
         match store.check_integrity().await {
             Ok(integrity) => {
                 for complaint in integrity.engine {
-                    findings
+                    sweep
+                        .findings
                         .push(Finding::new(FindingKind::DamagedDatabase, store.backend(), complaint).remedy(REBUILD));
                 }
                 for row in integrity.damaged_rows {
-                    findings.push(
+                    sweep.findings.push(
                         Finding::new(FindingKind::DamagedRow, format!("{} {}", row.table, row.key), row.detail)
                             .remedy(REBUILD),
                     );
                 }
             }
-            Err(error) => findings.push(
+            Err(error) => sweep.findings.push(
                 Finding::new(
                     FindingKind::DamagedDatabase,
                     store.backend(),
@@ -190,11 +226,21 @@ impl Arbor {
                 .remedy(REBUILD),
             ),
         }
+    }
 
-        let intents = match store.body_intents().await {
+    /// Body intents never committed: each reported (and, with `repair`, recovered when its
+    /// writer is gone). Returns the paths live writers are still writing, which are not orphans.
+    async fn check_intents(
+        &self,
+        sweep: &mut Sweep,
+        repair: bool,
+        is_dead: &(dyn Fn(&BodyIntent) -> bool + Sync),
+    ) -> AppResult<BTreeSet<String>> {
+        let intents = match self.ports.store.body_intents().await {
             Ok(intents) => intents,
             Err(error) => {
-                findings
+                sweep
+                    .findings
                     .push(Finding::new(FindingKind::UnreadableTree, "body intents", error.to_string()).remedy(REBUILD));
                 Vec::new()
             }
@@ -204,35 +250,37 @@ impl Arbor {
             .filter(|i| i.owner != self.options.owner && !is_dead(i))
             .flat_map(|i| i.paths.iter().map(ToString::to_string))
             .collect();
-        if !intents.is_empty() {
-            let recovered = if repair { Some(self.recover(is_dead).await?) } else { None };
-            for intent in &intents {
-                let writer_alive = intent.owner != self.options.owner && !is_dead(intent);
-                let detail = format!(
-                    "{} bodies announced by {} at {} were never committed{}",
-                    intent.paths.len(),
-                    intent.owner,
-                    intent.created_at,
-                    if writer_alive { " (the writer is still running)" } else { "" }
-                );
-                findings.push(
-                    Finding::new(FindingKind::PendingIntent, intent.id.to_string(), detail)
-                        .repaired(recovered.is_some() && !writer_alive)
-                        .remedy(if writer_alive {
-                            "wait for the writer to finish"
-                        } else {
-                            "run `arbor fsck --repair`"
-                        }),
-                );
-            }
+        if intents.is_empty() {
+            return Ok(in_progress);
         }
+        let recovered = if repair { Some(self.recover(is_dead).await?) } else { None };
+        for intent in &intents {
+            let writer_alive = intent.owner != self.options.owner && !is_dead(intent);
+            let detail = format!(
+                "{} bodies announced by {} at {} were never committed{}",
+                intent.paths.len(),
+                intent.owner,
+                intent.created_at,
+                if writer_alive { " (the writer is still running)" } else { "" }
+            );
+            sweep.findings.push(
+                Finding::new(FindingKind::PendingIntent, intent.id.to_string(), detail)
+                    .repaired(recovered.is_some() && !writer_alive)
+                    .remedy(if writer_alive { "wait for the writer to finish" } else { "run `arbor fsck --repair`" }),
+            );
+        }
+        Ok(in_progress)
+    }
 
-        // Every tree, each on its own: one that cannot be read is reported, and the rest checked.
-        let mut known_trees: BTreeSet<(Namespace, String)> = BTreeSet::new();
+    /// Every tree, each on its own: one that cannot be read is reported, and the rest checked.
+    async fn check_trees(&self, sweep: &mut Sweep, report: &mut FsckReport, repair: bool) -> AppResult<()> {
+        let store = &self.ports.store;
         let namespaces = match store.namespaces().await {
             Ok(namespaces) => namespaces,
             Err(error) => {
-                findings.push(Finding::new(FindingKind::UnreadableTree, "trees", error.to_string()).remedy(REBUILD));
+                sweep
+                    .findings
+                    .push(Finding::new(FindingKind::UnreadableTree, "trees", error.to_string()).remedy(REBUILD));
                 Vec::new()
             }
         };
@@ -241,7 +289,7 @@ impl Arbor {
             let trees = match store.trees(std::slice::from_ref(namespace)).await {
                 Ok(trees) => trees,
                 Err(error) => {
-                    findings.push(
+                    sweep.findings.push(
                         Finding::new(FindingKind::UnreadableTree, namespace.to_string(), error.to_string())
                             .remedy(REBUILD),
                     );
@@ -250,123 +298,132 @@ impl Arbor {
             };
             for tree in trees {
                 report.trees += 1;
-                known_trees.insert((namespace.clone(), tree.tree_id.to_string()));
-                let read = async {
-                    let leaves = store.tree_leaves(namespace, &tree.tree_id, &Default::default()).await?;
-                    let summaries = store.tree_summaries(namespace, &tree.tree_id).await?;
-                    Ok::<_, Error>((leaves, summaries))
-                };
-                let (leaves, summaries) = match read.await {
-                    Ok(rows) => rows,
-                    Err(error) => {
-                        let subject = format!("{namespace}/{}", tree.tree_id);
-                        findings.push(
-                            Finding::new(FindingKind::UnreadableTree, subject, error.to_string()).remedy(REBUILD),
-                        );
-                        continue;
-                    }
-                };
-                report.leaves += leaves.len();
-                report.summaries += summaries.len();
-                let children: BTreeMap<&SummaryId, BTreeSet<&NodeId>> =
-                    summaries.iter().map(|s| (&s.id, s.children.iter().collect())).collect();
-
-                for leaf in &leaves {
-                    referenced.insert(leaf.body_path.clone());
-                    let live = leaf.status != LeafStatus::Tombstone;
-                    readable_nodes += usize::from(live);
-                    self.check_body(&mut findings, leaf.node_id(), &leaf.body_path, &leaf.body_sha256, live, repair)
-                        .await?;
-                    if let Some(parent) = &leaf.parent
-                        && live
-                        && !children.get(parent).is_some_and(|c| c.contains(&leaf.node_id()))
-                    {
-                        findings.push(
-                            Finding::new(
-                                FindingKind::BrokenParent,
-                                leaf.id.to_string(),
-                                format!("its parent {parent} does not list it as a child"),
-                            )
-                            .remedy(REBUILD),
-                        );
-                    }
-                }
-                for summary in &summaries {
-                    referenced.insert(summary.body_path.clone());
-                    let live = matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale);
-                    readable_nodes += usize::from(live);
-                    let node = summary.node_id();
-                    self.check_body(&mut findings, node, &summary.body_path, &summary.body_sha256, live, repair)
-                        .await?;
-                }
-                if let Some(root) = &tree.root {
-                    let ok = summaries
-                        .iter()
-                        .any(|s| &s.id == root && s.role == SummaryRole::Root && s.status == SummaryStatus::Current);
-                    if !ok {
-                        if repair {
-                            let now = self.now();
-                            let mut changes = ChangeSet::new();
-                            changes.push(Change::MarkRootStale {
-                                namespace: namespace.clone(),
-                                tree: tree.tree_id.clone(),
-                            });
-                            changes.push(Change::Enqueue(self.job(
-                                now,
-                                JobKind::Seal,
-                                namespace,
-                                Some(&tree.tree_id),
-                                Vec::new(),
-                            )));
-                            store.commit(changes).await?;
-                        }
-                        findings.push(
-                            Finding::new(
-                                FindingKind::BrokenRoot,
-                                format!("{namespace}/{}", tree.tree_id),
-                                format!("root {root} is not a current root summary of this tree"),
-                            )
-                            .repaired(repair)
-                            .remedy("run `arbor fsck --repair` (a fresh root is sealed)"),
-                        );
-                    }
-                }
+                sweep.known_trees.insert((namespace.clone(), tree.tree_id.to_string()));
+                self.check_tree(sweep, report, namespace, &tree, repair).await?;
             }
         }
+        Ok(())
+    }
 
-        // Bodies nothing refers to: garbage only when that can be shown.
-        let on_disk = self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await?;
-        report.bodies = on_disk.len();
-        for path in on_disk {
-            if referenced.contains(path.as_str()) || in_progress.contains(path.as_str()) {
-                continue;
-            }
-            findings.push(self.check_orphan(&path, &known_trees, repair).await?);
-        }
-
-        self.check_interrupted_writes(&mut findings, repair).await?;
-
-        // The index against the store (when the store can still be counted).
-        report.index_documents = self.ports.index.count().await?;
-        let Ok(counts) = store.counts().await else {
-            findings.sort_by(|a, b| (a.kind, &a.subject).cmp(&(b.kind, &b.subject)));
-            report.findings = findings;
-            return Ok(report);
+    /// One tree's rows: every body verified (present for live nodes, gone for forgotten ones),
+    /// every leaf listed by its parent, and its root a current root summary.
+    async fn check_tree(
+        &self,
+        sweep: &mut Sweep,
+        report: &mut FsckReport,
+        namespace: &Namespace,
+        tree: &TreeRecord,
+        repair: bool,
+    ) -> AppResult<()> {
+        let store = &self.ports.store;
+        let read = async {
+            let leaves = store.tree_leaves(namespace, &tree.tree_id, &Default::default()).await?;
+            let summaries = store.tree_summaries(namespace, &tree.tree_id).await?;
+            Ok::<_, Error>((leaves, summaries))
         };
-        if report.index_documents != readable_nodes && counts.jobs_pending == 0 && !report_damaged(&findings) {
+        let (leaves, summaries) = match read.await {
+            Ok(rows) => rows,
+            Err(error) => {
+                let subject = format!("{namespace}/{}", tree.tree_id);
+                sweep
+                    .findings
+                    .push(Finding::new(FindingKind::UnreadableTree, subject, error.to_string()).remedy(REBUILD));
+                return Ok(());
+            }
+        };
+        report.leaves += leaves.len();
+        report.summaries += summaries.len();
+        let children: BTreeMap<&SummaryId, BTreeSet<&NodeId>> =
+            summaries.iter().map(|s| (&s.id, s.children.iter().collect())).collect();
+        for leaf in &leaves {
+            sweep.referenced.insert(leaf.body_path.to_string());
+            let live = leaf.status != LeafStatus::Tombstone;
+            sweep.readable_nodes += usize::from(live);
+            self.check_body(&mut sweep.findings, leaf.node_id(), &leaf.body_path, &leaf.body_sha256, live, repair)
+                .await?;
+            if let Some(parent) = &leaf.parent
+                && live
+                && !children.get(parent).is_some_and(|c| c.contains(&leaf.node_id()))
+            {
+                sweep.findings.push(
+                    Finding::new(
+                        FindingKind::BrokenParent,
+                        leaf.id.to_string(),
+                        format!("its parent {parent} does not list it as a child"),
+                    )
+                    .remedy(REBUILD),
+                );
+            }
+        }
+        for summary in &summaries {
+            sweep.referenced.insert(summary.body_path.to_string());
+            let live = matches!(summary.status, SummaryStatus::Current | SummaryStatus::Stale);
+            sweep.readable_nodes += usize::from(live);
+            let node = summary.node_id();
+            self.check_body(&mut sweep.findings, node, &summary.body_path, &summary.body_sha256, live, repair).await?;
+        }
+        self.check_root(sweep, namespace, tree, &summaries, repair).await
+    }
+
+    /// A tree's root pointer names a current root summary of the tree; with `repair`, a broken
+    /// one is marked stale and a seal queued, which makes a fresh root.
+    async fn check_root(
+        &self,
+        sweep: &mut Sweep,
+        namespace: &Namespace,
+        tree: &TreeRecord,
+        summaries: &[SummaryRecord],
+        repair: bool,
+    ) -> AppResult<()> {
+        let Some(root) = &tree.root else { return Ok(()) };
+        let ok = summaries
+            .iter()
+            .any(|s| &s.id == root && s.role == SummaryRole::Root && s.status == SummaryStatus::Current);
+        if ok {
+            return Ok(());
+        }
+        if repair {
+            let now = self.now();
+            let mut changes = ChangeSet::new();
+            changes.push(Change::MarkRootStale { namespace: namespace.clone(), tree: tree.tree_id.clone() });
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(&tree.tree_id), Vec::new())));
+            self.ports.store.commit(changes).await?;
+        }
+        sweep.findings.push(
+            Finding::new(
+                FindingKind::BrokenRoot,
+                format!("{namespace}/{}", tree.tree_id),
+                format!("root {root} is not a current root summary of this tree"),
+            )
+            .repaired(repair)
+            .remedy("run `arbor fsck --repair` (a fresh root is sealed)"),
+        );
+        Ok(())
+    }
+
+    /// The index holds one document per readable node once no job is pending (else it is
+    /// rebuilt with `repair`); jobs set aside and leases of runners that are gone are named.
+    async fn check_index_and_jobs(
+        &self,
+        sweep: &mut Sweep,
+        index_documents: usize,
+        counts: &StoreCounts,
+        repair: bool,
+    ) -> AppResult<()> {
+        let readable_nodes = sweep.readable_nodes;
+        if index_documents != readable_nodes && counts.jobs_pending == 0 && !report_damaged(&sweep.findings) {
             let repaired = if repair {
                 self.rebuild_index().await?;
                 true
             } else {
                 false
             };
-            findings.push(
+            sweep.findings.push(
                 Finding::new(
                     FindingKind::IndexDrift,
                     "index",
                     format!(
-                        "the index holds {} documents; the store has {readable_nodes} readable nodes",
-                        report.index_documents
+                        "the index holds {index_documents} documents; the store has {readable_nodes} readable nodes"
                     ),
                 )
                 .repaired(repaired)
@@ -374,7 +431,7 @@ impl Arbor {
             );
         }
         if counts.jobs_dead > 0 {
-            findings.push(
+            sweep.findings.push(
                 Finding::new(
                     FindingKind::DeadJob,
                     "jobs",
@@ -384,10 +441,10 @@ impl Arbor {
             );
         }
         let now = self.now();
-        for lease in store.job_leases().await.unwrap_or_default() {
+        for lease in self.ports.store.job_leases().await.unwrap_or_default() {
             if lease.until > now && self.process_state(&lease.worker) == ProcessState::Gone {
                 let repaired = repair && self.reclaim_dead_leases().await? > 0;
-                findings.push(
+                sweep.findings.push(
                     Finding::new(
                         FindingKind::StaleLease,
                         lease.id.to_string(),
@@ -403,9 +460,7 @@ impl Arbor {
                 );
             }
         }
-        findings.sort_by(|a, b| (a.kind, &a.subject).cmp(&(b.kind, &b.subject)));
-        report.findings = findings;
-        Ok(report)
+        Ok(())
     }
 
     /// Copies of bodies that interrupted writes left. Each holds the text of the body it was
@@ -522,24 +577,13 @@ impl Arbor {
         &self,
         findings: &mut Vec<Finding>,
         node: NodeId,
-        path: &str,
+        path: &BodyPath,
         sha256: &ContentHash,
         live: bool,
         repair: bool,
     ) -> AppResult<()> {
-        let Ok(path) = BodyPath::parse(path) else {
-            findings.push(
-                Finding::new(
-                    FindingKind::MissingBody,
-                    node.to_string(),
-                    format!("its body path {path:?} is not a valid path"),
-                )
-                .remedy(REBUILD),
-            );
-            return Ok(());
-        };
         let lost = "its words are lost unless the file comes back from a backup; `arbor forget` the memory to clear it";
-        match (self.ports.bodies.get(&path, sha256).await, live) {
+        match (self.ports.bodies.get(path, sha256).await, live) {
             (Ok(_), true) => {}
             (Err(Error::NotFound { .. }), false) => {}
             (Err(Error::NotFound { .. }), true) => findings.push(
@@ -550,7 +594,7 @@ impl Arbor {
                     .remedy("put the file back as it was, or record the edit as a new version with `arbor correct`"),
             ),
             (Ok(_) | Err(Error::Integrity { .. }), false) => {
-                let repaired = repair && self.ports.bodies.delete(&path).await?;
+                let repaired = repair && self.ports.bodies.delete(path).await?;
                 findings.push(
                     Finding::new(
                         FindingKind::LeftoverBody,

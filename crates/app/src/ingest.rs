@@ -417,7 +417,7 @@ impl Arbor {
             primary.as_ref(),
         );
         let record = LeafRecord {
-            body_path: BodyPath::leaf(namespace, chunk.category, &tree_id, &id).to_string(),
+            body_path: BodyPath::leaf(namespace, chunk.category, &tree_id, &id),
             id,
             lineage,
             version,

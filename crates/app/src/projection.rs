@@ -159,14 +159,12 @@ impl Arbor {
                 _ => return Ok(false),
             },
         };
-        let path = BodyPath::parse(&path).map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
         Ok(self.ports.bodies.delete(&path).await?)
     }
 
     /// The text of a body document, verified against its hash, without frontmatter or title.
-    pub(crate) async fn read_body(&self, path: &str, sha256: &ContentHash) -> AppResult<String> {
-        let path = BodyPath::parse(path).map_err(|e| AppError::Internal(format!("stored body path: {e}")))?;
-        let document = self.ports.bodies.get_string(&path, sha256).await?;
+    pub(crate) async fn read_body(&self, path: &BodyPath, sha256: &ContentHash) -> AppResult<String> {
+        let document = self.ports.bodies.get_string(path, sha256).await?;
         Ok(body_text(&document))
     }
 }

@@ -13,6 +13,7 @@ use arbor_domain::model::{TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::recovery::{RecoveredLeaf, leaf_from_document, settle};
+use arbor_domain::time::Timestamp;
 use arbor_ports::{Change, ChangeSet, JobKind};
 use serde::Serialize;
 
@@ -39,6 +40,13 @@ pub struct UnreadableBody {
     pub reason: String,
 }
 
+/// The leaves a rebuild restores, by tree.
+type TreesOfLeaves = BTreeMap<(Namespace, TreeId), Vec<RecoveredLeaf>>;
+
+/// The entities the restored leaves' documents name, by namespace and id, each with the slug
+/// its tree is filed by and the earliest time a leaf about it was written.
+type NamedEntities = BTreeMap<(Namespace, EntityId), Entity>;
+
 impl Arbor {
     /// Re-creates the rows of a store whose database lost them from its leaf documents. The
     /// database must hold no tree: this is for a lost or replaced database, not a merge.
@@ -54,6 +62,36 @@ impl Arbor {
             )));
         }
         let mut report = RebuildReport::default();
+        let (recovered, summary_documents) = self.read_leaf_documents(&mut report).await?;
+        let mut trees: TreesOfLeaves = BTreeMap::new();
+        for leaf in settle(recovered) {
+            trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
+        }
+        let entities = named_entities(&trees);
+        let now = self.now();
+        let mut inserted_entities = std::collections::BTreeSet::new();
+        for ((namespace, tree_id), leaves) in trees {
+            let mut changes = ChangeSet::new();
+            for leaf in &leaves {
+                for id in leaf.record.entities.primary.iter().chain(&leaf.record.entities.secondary) {
+                    let key = (namespace.clone(), id.clone());
+                    if let Some(entity) = entities.get(&key)
+                        && inserted_entities.insert(key)
+                    {
+                        changes.push(Change::InsertEntity(entity.clone()));
+                        report.entities += 1;
+                    }
+                }
+            }
+            self.restore_tree(changes, &namespace, &tree_id, leaves, &entities, &mut report, now).await?;
+        }
+        self.drop_restored_summaries(summary_documents, &mut report).await?;
+        Ok(report)
+    }
+
+    /// Every leaf document read back as a leaf (those that cannot be are reported and left
+    /// where they are), and the summary documents beside them.
+    async fn read_leaf_documents(&self, report: &mut RebuildReport) -> AppResult<(Vec<RecoveredLeaf>, Vec<BodyPath>)> {
         let mut recovered = Vec::new();
         let mut summary_documents: Vec<BodyPath> = Vec::new();
         for path in self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await? {
@@ -70,91 +108,69 @@ impl Arbor {
                 Err(reason) => report.unreadable.push(UnreadableBody { path: path.to_string(), reason }),
             }
         }
-        let settled = settle(recovered);
-        let mut trees: BTreeMap<(Namespace, TreeId), Vec<RecoveredLeaf>> = BTreeMap::new();
-        for leaf in settled {
-            trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
-        }
-        // Entities by id, with the slug their tree is filed by.
-        let mut entities: BTreeMap<(Namespace, EntityId), Entity> = BTreeMap::new();
-        for ((namespace, tree_id), leaves) in &trees {
-            for leaf in leaves {
-                let Some(found) = &leaf.entity else { continue };
-                let key = (namespace.clone(), found.id.clone());
-                let slug =
-                    arbor_domain::recovery::entity_slug(tree_id).unwrap_or_else(|| EntitySlug::from_name(&found.name));
-                let created_at = leaf.record.created_at;
-                let entry = entities.entry(key).or_insert_with(|| Entity {
-                    id: found.id.clone(),
-                    namespace: namespace.clone(),
-                    entity_type: found.entity_type,
-                    slug,
-                    name: found.name.clone(),
-                    aliases: Vec::new(),
-                    created_at,
-                });
-                entry.created_at = entry.created_at.min(created_at);
+        Ok((recovered, summary_documents))
+    }
+
+    /// Commits one restored tree: `changes` (its new entities), the tree row, its leaves with
+    /// an audit event each, and the jobs that index and seal it.
+    #[allow(clippy::too_many_arguments)]
+    async fn restore_tree(
+        &self,
+        mut changes: ChangeSet,
+        namespace: &Namespace,
+        tree_id: &TreeId,
+        mut leaves: Vec<RecoveredLeaf>,
+        entities: &NamedEntities,
+        report: &mut RebuildReport,
+        now: Timestamp,
+    ) -> AppResult<()> {
+        leaves.sort_by_key(|l| (l.record.created_at, l.record.id.clone()));
+        let owner = leaves.iter().find_map(|l| l.entity.as_ref().map(|e| e.id.clone()));
+        let title = leaves.iter().rev().map(|l| l.tree_title.clone()).next().unwrap_or_else(|| "Uncategorized".into());
+        let created_at = leaves.iter().map(|l| l.record.created_at).min().unwrap_or(now);
+        changes.push(Change::EnsureTree(TreeRecord {
+            namespace: namespace.clone(),
+            tree_id: tree_id.clone(),
+            entity: owner,
+            title,
+            created_at,
+            root: None,
+            root_stale: false,
+        }));
+        let mut nodes = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            let mut record = leaf.record;
+            // Links to entities no document names cannot be restored.
+            record.entities.secondary.retain(|id| entities.contains_key(&(namespace.clone(), id.clone())));
+            report.leaves += 1;
+            match record.status {
+                arbor_domain::lifecycle::LeafStatus::Active => report.active += 1,
+                arbor_domain::lifecycle::LeafStatus::Candidate => report.candidates += 1,
+                _ => {}
             }
+            nodes.push(record.node_id());
+            changes.push(Change::Audit(self.audit(
+                now,
+                "leaf.recovered",
+                namespace,
+                record.node_id(),
+                &record.body_sha256,
+            )));
+            changes.push(Change::InsertLeaf(record));
         }
-        let now = self.now();
-        let mut inserted_entities = std::collections::BTreeSet::new();
-        for ((namespace, tree_id), mut leaves) in trees {
-            leaves.sort_by_key(|l| (l.record.created_at, l.record.id.clone()));
-            let owner = leaves.iter().find_map(|l| l.entity.as_ref().map(|e| e.id.clone()));
-            let title =
-                leaves.iter().rev().map(|l| l.tree_title.clone()).next().unwrap_or_else(|| "Uncategorized".into());
-            let created_at = leaves.iter().map(|l| l.record.created_at).min().unwrap_or(now);
-            let mut changes = ChangeSet::new();
-            for leaf in &leaves {
-                for id in leaf.record.entities.primary.iter().chain(&leaf.record.entities.secondary) {
-                    let key = (namespace.clone(), id.clone());
-                    if let Some(entity) = entities.get(&key)
-                        && inserted_entities.insert(key)
-                    {
-                        changes.push(Change::InsertEntity(entity.clone()));
-                        report.entities += 1;
-                    }
-                }
-            }
-            changes.push(Change::EnsureTree(TreeRecord {
-                namespace: namespace.clone(),
-                tree_id: tree_id.clone(),
-                entity: owner,
-                title,
-                created_at,
-                root: None,
-                root_stale: false,
-            }));
-            let mut nodes = Vec::with_capacity(leaves.len());
-            for leaf in leaves {
-                let mut record = leaf.record;
-                // Links to entities no document names cannot be restored.
-                record.entities.secondary.retain(|id| entities.contains_key(&(namespace.clone(), id.clone())));
-                report.leaves += 1;
-                match record.status {
-                    arbor_domain::lifecycle::LeafStatus::Active => report.active += 1,
-                    arbor_domain::lifecycle::LeafStatus::Candidate => report.candidates += 1,
-                    _ => {}
-                }
-                nodes.push(record.node_id());
-                changes.push(Change::Audit(self.audit(
-                    now,
-                    "leaf.recovered",
-                    &namespace,
-                    record.node_id(),
-                    &record.body_sha256,
-                )));
-                changes.push(Change::InsertLeaf(record));
-            }
-            changes.push(Change::Enqueue(self.job(now, JobKind::Index, &namespace, None, nodes)));
-            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, &namespace, Some(&tree_id), Vec::new())));
-            store.commit(changes).await?;
-            report.trees += 1;
-        }
-        // The restored trees are sealed anew: their old summary documents describe rows that no
-        // longer exist. Those of trees nothing came back for stay.
+        changes.push(Change::Enqueue(self.job(now, JobKind::Index, namespace, None, nodes)));
+        changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(tree_id), Vec::new())));
+        self.ports.store.commit(changes).await?;
+        report.trees += 1;
+        Ok(())
+    }
+
+    /// The restored trees are sealed anew: their old summary documents describe rows that no
+    /// longer exist, so they go. Those of trees nothing came back for stay.
+    async fn drop_restored_summaries(&self, documents: Vec<BodyPath>, report: &mut RebuildReport) -> AppResult<()> {
+        let store = &self.ports.store;
         let restored = store.namespaces().await?;
-        for path in summary_documents {
+        for path in documents {
             let of_restored_tree = match self.ports.bodies.read_unverified(&path).await {
                 Ok(bytes) => {
                     let document = std::str::from_utf8(&bytes).ok().and_then(|t| arbor_domain::markdown::parse(t).ok());
@@ -175,6 +191,32 @@ impl Arbor {
                 report.summaries_replaced += 1;
             }
         }
-        Ok(report)
+        Ok(())
     }
+}
+
+/// The entities the restored leaves name, each with the slug its tree is filed by (or, for a
+/// tree that is not an entity's, the slug of its name).
+fn named_entities(trees: &TreesOfLeaves) -> NamedEntities {
+    let mut entities: NamedEntities = BTreeMap::new();
+    for ((namespace, tree_id), leaves) in trees {
+        for leaf in leaves {
+            let Some(found) = &leaf.entity else { continue };
+            let key = (namespace.clone(), found.id.clone());
+            let slug =
+                arbor_domain::recovery::entity_slug(tree_id).unwrap_or_else(|| EntitySlug::from_name(&found.name));
+            let created_at = leaf.record.created_at;
+            let entry = entities.entry(key).or_insert_with(|| Entity {
+                id: found.id.clone(),
+                namespace: namespace.clone(),
+                entity_type: found.entity_type,
+                slug,
+                name: found.name.clone(),
+                aliases: Vec::new(),
+                created_at,
+            });
+            entry.created_at = entry.created_at.min(created_at);
+        }
+    }
+    entities
 }

@@ -400,7 +400,9 @@ impl Arbor {
         let draft = self.draft_summary(&request, sensitivity).await;
         let id = self.new_summary_id(now);
         let category = tree_id.category();
+        let path = BodyPath::summary(namespace, category, tree_id, role.level(height), &id);
         let mut record = SummaryRecord {
+            body_path: path.clone(),
             id: id.clone(),
             namespace: namespace.clone(),
             category,
@@ -411,7 +413,6 @@ impl Arbor {
             children,
             title: arbor_domain::model::bounded_title(&draft.title),
             summary: truncate_chars(&draft.text, arbor_domain::model::MAX_SUMMARY_CHARS),
-            body_path: String::new(),
             body_sha256: ContentHash::unwritten(),
             time_range_start: times.iter().min().copied(),
             time_range_end: times.iter().max().copied(),
@@ -422,8 +423,6 @@ impl Arbor {
             retired_at: None,
             replaces,
         };
-        let path = BodyPath::summary(namespace, category, tree_id, record.level(), &id);
-        record.body_path = path.to_string();
         let body = markdown::render_summary(&record, &record.summary);
         let written = self.write_bodies(vec![(path, body.into_bytes())]).await?;
         record.body_sha256 = written.hashes[0].clone();

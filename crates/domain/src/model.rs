@@ -9,6 +9,7 @@ use crate::entity::EntitySlug;
 use crate::id::{EntityId, IdError, LeafId, NodeId, ScopeId, SummaryId, Version, validate_segment};
 use crate::lifecycle::{IllegalTransition, LeafStatus, LeafTransition};
 use crate::namespace::Namespace;
+use crate::paths::BodyPath;
 use crate::sensitivity::Sensitivity;
 use crate::time::{KnownSpan, Timestamp, Validity};
 
@@ -492,7 +493,7 @@ pub struct LeafRecord {
     pub summary: String,
     pub subject: Option<SubjectKey>,
     pub fingerprint: Fingerprint,
-    pub body_path: String,
+    pub body_path: BodyPath,
     pub body_sha256: ContentHash,
     pub observed_at: Timestamp,
     pub created_at: Timestamp,
@@ -571,7 +572,7 @@ impl LeafRecord {
     /// summary, its body at its own path and not written yet. The lineage is the caller's.
     fn copied(&self, id: LeafId, namespace: Namespace, status: LeafStatus, at: Timestamp) -> LeafRecord {
         LeafRecord {
-            body_path: crate::paths::BodyPath::leaf(&namespace, self.category, &self.tree_id, &id).to_string(),
+            body_path: BodyPath::leaf(&namespace, self.category, &self.tree_id, &id),
             body_sha256: ContentHash::unwritten(),
             id,
             namespace,
@@ -616,6 +617,17 @@ pub enum SummaryRole {
     Sealed,
     /// The single L1 node refreshed over the tree's frontier.
     Root,
+}
+
+impl SummaryRole {
+    /// The level (`L<n>` in its body path) of a summary with this role at `height`: a root is
+    /// `L1`; a summary sealed at height `h` (1 = over leaves) is `L{h+1}`.
+    pub fn level(self, height: u8) -> u8 {
+        match self {
+            SummaryRole::Root => 1,
+            SummaryRole::Sealed => height.saturating_add(1),
+        }
+    }
 }
 
 /// The lifecycle of a summary. Sealed summaries are never edited: a change below produces a
@@ -663,7 +675,7 @@ pub struct SummaryRecord {
     pub children: Vec<NodeId>,
     pub title: String,
     pub summary: String,
-    pub body_path: String,
+    pub body_path: BodyPath,
     pub body_sha256: ContentHash,
     pub time_range_start: Option<Timestamp>,
     pub time_range_end: Option<Timestamp>,
@@ -720,10 +732,7 @@ impl SummaryRecord {
     /// The on-disk level: the root is `L1`; a summary sealed at height `h` is `L{h+1}`. Heights
     /// never change after sealing, so neither do paths, however tall the tree grows.
     pub fn level(&self) -> u8 {
-        match self.role {
-            SummaryRole::Root => 1,
-            SummaryRole::Sealed => self.height.saturating_add(1),
-        }
+        self.role.level(self.height)
     }
 }
 
@@ -740,13 +749,13 @@ pub(crate) mod tests {
             version: Version::FIRST,
             namespace: Namespace::global(),
             category: Category::Interaction,
+            body_path: BodyPath::leaf(&Namespace::global(), Category::Interaction, &tree, &id),
             tree_id: tree,
             kind: MemoryKind::Fact,
             title: "t".into(),
             summary: "s".into(),
             subject: None,
             fingerprint: ContentHash::of(id.as_str().as_bytes()),
-            body_path: String::new(),
             body_sha256: ContentHash::of(b""),
             observed_at: at,
             created_at: at,
@@ -815,7 +824,7 @@ pub(crate) mod tests {
             (next.supersedes.as_ref(), next.superseded_by.as_ref(), next.parent.as_ref()),
             (Some(&old.id), None, None)
         );
-        assert!(next.body_path.ends_with("/leaf-2.md") && next.body_sha256 == ContentHash::unwritten());
+        assert!(next.body_path.as_str().ends_with("/leaf-2.md") && next.body_sha256 == ContentHash::unwritten());
         assert_eq!((next.title.as_str(), next.fingerprint.clone()), (old.title.as_str(), old.fingerprint.clone()));
 
         let project = Namespace::project(ScopeId::parse("p1").unwrap());
@@ -824,7 +833,7 @@ pub(crate) mod tests {
         assert_eq!((copy.status, copy.known, copy.validity), (LeafStatus::Candidate, KnownSpan::NEVER, old.validity));
         assert_eq!((copy.supersedes, copy.superseded_by, copy.parent), (None, None, None));
         assert_eq!(copy.namespace, project);
-        assert!(copy.body_path.starts_with(&format!("memory/{}/", project.path_segment())));
+        assert!(copy.body_path.as_str().starts_with(&format!("memory/{}/", project.path_segment())));
     }
 
     #[test]

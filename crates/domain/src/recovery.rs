@@ -136,7 +136,7 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
         summary: truncate_chars(&body, SUMMARY_CHARS),
         subject: optional::<SubjectKey>(&doc, "subject")?,
         fingerprint: optional::<ContentHash>(&doc, "fingerprint")?.unwrap_or_else(|| fingerprint(&body)),
-        body_path: path.to_string(),
+        body_path: path.clone(),
         body_sha256: ContentHash::of(bytes),
         observed_at,
         created_at: field(&doc, "created_at")?,
@@ -358,13 +358,13 @@ mod tests {
         leaf.title = text.to_owned();
         leaf.summary = text.to_owned();
         leaf.fingerprint = fingerprint(text);
-        leaf.body_path = BodyPath::leaf(&leaf.namespace, leaf.category, &leaf.tree_id, &leaf.id).to_string();
+        leaf.body_path = BodyPath::leaf(&leaf.namespace, leaf.category, &leaf.tree_id, &leaf.id);
         leaf
     }
 
     fn recovered(leaf: &LeafRecord, text: &str, filing: Filing<'_>) -> RecoveredLeaf {
         let document = render_leaf(leaf, text, filing);
-        let path = BodyPath::parse(&leaf.body_path).unwrap();
+        let path = leaf.body_path.clone();
         leaf_from_document(&path, document.as_bytes()).unwrap()
     }
 
@@ -373,7 +373,7 @@ mod tests {
         let mut leaf = sample_leaf("leaf-01", "Dana moved to Berlin in May.");
         leaf.tree_id = TreeId::parse("interaction:dana").unwrap();
         leaf.entities.primary = Some(EntityId::parse("ent-dana").unwrap());
-        leaf.body_path = BodyPath::leaf(&leaf.namespace, leaf.category, &leaf.tree_id, &leaf.id).to_string();
+        leaf.body_path = BodyPath::leaf(&leaf.namespace, leaf.category, &leaf.tree_id, &leaf.id);
         let filing = Filing { tree_title: "Dana", entity: Some(("Dana", EntityType::Person)) };
         let back = recovered(&leaf, "Dana moved to Berlin in May.", filing);
         let mut expected = leaf.clone();
@@ -397,7 +397,7 @@ mod tests {
         let document = render_leaf(&leaf, "text", filing);
         let elsewhere = BodyPath::parse("memory/global/interaction/interaction:other/leaves/leaf-01.md").unwrap();
         assert!(matches!(leaf_from_document(&elsewhere, document.as_bytes()), Err(RecoveryError::Misplaced { .. })));
-        let path = BodyPath::parse(&leaf.body_path).unwrap();
+        let path = leaf.body_path.clone();
         assert!(matches!(leaf_from_document(&path, b"just some notes"), Err(RecoveryError::NotADocument(_))));
         assert!(matches!(leaf_from_document(&path, b"---\nid: \"leaf-01\"\n---\n"), Err(RecoveryError::Field { .. })));
         assert_eq!(leaf_from_document(&path, b"\xff\xfe"), Err(RecoveryError::NotText));
@@ -442,7 +442,7 @@ mod tests {
                 .filter(|line| !["status:", "actor:", "provenance:"].iter().any(|k| line.starts_with(k)))
                 .map(|line| format!("{line}\n"))
                 .collect();
-            leaf_from_document(&BodyPath::parse(&leaf.body_path).unwrap(), old.as_bytes()).unwrap()
+            leaf_from_document(&leaf.body_path.clone(), old.as_bytes()).unwrap()
         };
         let settled = settle(vec![strip(&typed, "typed in"), strip(&heard, "heard in passing")]);
         assert_eq!(settled[0].record.status, LeafStatus::Active);

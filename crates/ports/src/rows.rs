@@ -15,6 +15,7 @@ use arbor_domain::model::{
     SummaryStatus, TreeId, TreeRecord,
 };
 use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 
@@ -218,7 +219,7 @@ impl LeafRow {
             summary: leaf.summary.clone(),
             subject: leaf.subject.as_ref().map(|s| s.as_str().to_owned()),
             fingerprint: leaf.fingerprint.as_str().to_owned(),
-            body_path: leaf.body_path.clone(),
+            body_path: leaf.body_path.to_string(),
             body_sha256: leaf.body_sha256.as_str().to_owned(),
             observed_at: ts(leaf.observed_at)?,
             created_at: ts(leaf.created_at)?,
@@ -261,7 +262,7 @@ impl LeafRow {
             summary: self.summary,
             subject: self.subject.map(|s| SubjectKey::parse(&s).map_err(|e| bad(&e))).transpose()?,
             fingerprint: ContentHash::parse(&self.fingerprint).map_err(|e| bad(&e))?,
-            body_path: self.body_path,
+            body_path: BodyPath::parse(&self.body_path).map_err(|e| bad(&e))?,
             body_sha256: ContentHash::parse(&self.body_sha256).map_err(|e| bad(&e))?,
             observed_at: from_ts(self.observed_at),
             created_at: from_ts(self.created_at),
@@ -354,7 +355,7 @@ impl SummaryRow {
             children: to_json(&s.children)?,
             title: s.title.clone(),
             summary: s.summary.clone(),
-            body_path: s.body_path.clone(),
+            body_path: s.body_path.to_string(),
             body_sha256: s.body_sha256.as_str().to_owned(),
             time_range_start: opt_ts(s.time_range_start)?,
             time_range_end: opt_ts(s.time_range_end)?,
@@ -397,7 +398,7 @@ impl SummaryRow {
             children: json(what, &raw, &self.children)?,
             title: self.title,
             summary: self.summary,
-            body_path: self.body_path,
+            body_path: BodyPath::parse(&self.body_path).map_err(|e| bad(&e))?,
             body_sha256: ContentHash::parse(&self.body_sha256).map_err(|e| bad(&e))?,
             time_range_start: self.time_range_start.map(from_ts),
             time_range_end: self.time_range_end.map(from_ts),

@@ -12,7 +12,6 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::markdown;
 use arbor_domain::model::{ContentHash, POLICY_VERSION, TreeId};
 use arbor_domain::namespace::Namespace;
-use arbor_domain::paths::BodyPath;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::NodeFacts;
@@ -20,7 +19,7 @@ use arbor_ports::{AuditEvent, Change, ChangeSet, Job, JobKind, LeafExpect};
 
 use super::BatchPlan;
 use crate::projection::Projectable;
-use crate::{AppError, AppResult, Arbor};
+use crate::{AppResult, Arbor};
 
 impl Arbor {
     /// Writes the bodies durably under an intent, then commits everything in one change set
@@ -42,7 +41,7 @@ impl Arbor {
             plan.new_entities.values().map(|e| (e.id.clone(), Some(e.clone()))).collect();
         for planned in &plan.leaves {
             let record = &planned.record;
-            let path = BodyPath::parse(&record.body_path).map_err(|e| AppError::Internal(format!("body path: {e}")))?;
+            let path = record.body_path.clone();
             // What the document records of its filing, so the rows can be rebuilt from it.
             let entity = match &record.entities.primary {
                 Some(id) => {
