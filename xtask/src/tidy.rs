@@ -80,6 +80,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_crate_boundaries(&metadata)?);
     problems.extend(check_ci_runs_readme_command(root)?);
     problems.extend(check_design_references(root)?);
+    problems.extend(check_app_shape(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
@@ -196,6 +197,138 @@ fn outside_reference(line: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The longest a function of `crates/app` may be, in lines: a use case reads as a short list
+/// of named steps, each of which fits on a screen.
+const MAX_APP_FUNCTION_LINES: usize = 80;
+
+/// `crates/app` keeps the shape its map promises: no function longer than
+/// [`MAX_APP_FUNCTION_LINES`], and no retry loop but `Arbor::replanning` (only `write/mod.rs`
+/// reads `max_write_attempts`).
+fn check_app_shape(root: &Path) -> Result<Vec<String>> {
+    let app = root.join("crates/app/src");
+    let mut files = Vec::new();
+    collect_rs_files(&app, &mut files)?;
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        for (name, line, length) in function_lengths(&text) {
+            if length > MAX_APP_FUNCTION_LINES {
+                problems.push(format!(
+                    "{shown}:{line}: `{name}` is {length} lines; split it into named steps (at most {MAX_APP_FUNCTION_LINES})"
+                ));
+            }
+        }
+        let own_loop = !file.ends_with("write/mod.rs") && !file.ends_with("app/src/lib.rs");
+        if own_loop && text.contains("max_write_attempts") {
+            problems.push(format!("{shown} retries a write itself; go through `Arbor::replanning`"));
+        }
+    }
+    Ok(problems)
+}
+
+/// Every function in `text` with a body: its name, the line it starts on and how many lines it
+/// spans. Braces in comments, strings and character literals are not counted.
+fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
+    let code = code_only(text);
+    let mut found = Vec::new();
+    for (start, _) in code.match_indices("fn ") {
+        if start > 0 && code[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let name: String = code[start + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let mut depth = 0usize;
+        let mut end = None;
+        for (offset, c) in code[start..].char_indices() {
+            match c {
+                ';' if depth == 0 => break,
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(start + offset);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(end) = end {
+            let first = code[..start].matches('\n').count() + 1;
+            let last = code[..end].matches('\n').count() + 1;
+            found.push((name, first, last - first + 1));
+        }
+    }
+    found
+}
+
+/// `text` with comments, strings and character literals blanked (newlines kept).
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        // A raw string: r"…", r#"…"#, with as many hashes closing it as opened it.
+        let after_ident = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == 'r' && !after_ident && matches!(next, Some('"' | '#')) {
+            let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
+            if chars.get(i + 1 + hashes) == Some(&'"') {
+                let closing: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                i += 2 + hashes;
+                while i < chars.len() && !chars[i..].starts_with(&closing) {
+                    if chars[i] == '\n' {
+                        out.push('\n');
+                    }
+                    i += 1;
+                }
+                i += closing.len();
+                out.push_str("\"\"");
+                continue;
+            }
+        }
+        if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                } else if chars[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push_str("\"\"");
+            continue;
+        }
+        // A character literal ('{', '\'', '\u{7d}') but not a lifetime ('a).
+        if c == '\'' && next == Some('\\') {
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+            out.push_str("' '");
+            continue;
+        }
+        if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i += 3;
+            out.push_str("' '");
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
 }
 
 fn collect_rs_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -372,6 +505,16 @@ mod tests {
         assert!(outside_reference("checklist (001 §19)").is_some());
         assert!(outside_reference("retrieval of SPEC §5").is_some());
         assert!(outside_reference("[design §supersession]").is_none());
+    }
+
+    #[test]
+    fn functions_are_measured_with_their_bodies_only() {
+        let text = "/// fn not_this() {\nfn short() {\n    let s = \"}{\";\n    let c = '}';\n}\n\nfn decl();\n\nasync fn longer<'a>(x: &'a str) -> bool {\n    if x.is_empty() {\n        r#\"}\"#.is_empty()\n    } else {\n        '\\u{7d}' == 'x'\n    }\n}\n";
+        assert_eq!(
+            function_lengths(text),
+            vec![("short".to_owned(), 2, 4), ("longer".to_owned(), 9, 7)],
+            "comments, strings, char literals and declarations without a body are not functions' lines"
+        );
     }
 
     #[test]
