@@ -986,3 +986,50 @@ pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored
     arbor.confirm(&c1, &restored.leaf_id).await.unwrap();
     assert!(pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
 }
+
+#[cfg(test)]
+mod tests {
+    /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
+    /// the tests the checklist table names.
+    fn names(source: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let checks = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub async fn "))
+            .map(|rest| rest.split('(').next().unwrap_or_default().to_owned())
+            .collect();
+        let macro_list = source
+            .split("acceptance_checklist!(@tests $fresh;")
+            .nth(1)
+            .and_then(|rest| rest.split(");").next())
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().trim_end_matches(','))
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .map(str::to_owned)
+            .collect();
+        let table = source
+            .lines()
+            .filter(|l| l.starts_with("//! | ") && l.contains("[`"))
+            .filter_map(|l| l.split("[`").nth(1).and_then(|rest| rest.split('`').next()))
+            .map(str::to_owned)
+            .collect();
+        (checks, macro_list, table)
+    }
+
+    /// Every check written here runs on every backend, and every checklist line names one: a
+    /// test added without its macro line (or a line left without its test) fails here.
+    #[test]
+    fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
+        let (checks, macro_list, table) = names(include_str!("checklist.rs"));
+        assert_eq!(checks.len(), 15, "{checks:?}");
+        let mut sorted_checks = checks.clone();
+        sorted_checks.sort();
+        let mut sorted_macro = macro_list.clone();
+        sorted_macro.sort();
+        assert_eq!(sorted_checks, sorted_macro, "the macro must expand every check, and only checks");
+        assert_eq!(table.len(), 12, "twelve checklist lines: {table:?}");
+        for name in &table {
+            assert!(checks.contains(name), "the table names {name}, which is not a check");
+        }
+    }
+}

@@ -158,6 +158,13 @@ async fn candidates_never_reach_retrieval() {
     let pack = h.arbor.retrieve(&project, &RetrieveRequest::new("deploy window")).await.unwrap();
     assert!(pack.evidence.is_empty(), "{pack:#?}");
     assert_eq!(h.store.counts().await.unwrap().summaries_current, 0, "candidates are not summarized");
+
+    // The positive control: the same question finds it once a person confirms it, so the empty
+    // pack above was the candidate rule and not a question that finds nothing.
+    let id = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.arbor.confirm(&project, &id).await.unwrap();
+    let pack = h.arbor.retrieve(&project, &RetrieveRequest::new("deploy window")).await.unwrap();
+    assert_eq!(pack.evidence.iter().map(|e| e.node_id.to_string()).collect::<Vec<_>>(), vec![id.to_string()]);
 }
 
 #[tokio::test]
