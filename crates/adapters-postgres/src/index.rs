@@ -36,9 +36,7 @@ use crate::schema::LOCK_CLASS;
 
 /// The advisory lock object id taken by writers of term counts.
 const INDEX_LOCK: i32 = 2;
-/// BM25 constants, as FTS5 uses them.
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+use arbor_ports::{BM25_B as B, BM25_K1 as K1};
 /// pgvector's HNSW index takes vectors of at most this many dimensions; wider ones are
 /// searched exactly, without an index.
 const HNSW_MAX_DIMENSIONS: u32 = 2000;

@@ -13,7 +13,6 @@ use arbor_domain::model::{LeafRecord, SummaryRecord, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
-use arbor_ports::memory::entity_words;
 use arbor_ports::rows::{
     EntityRow, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, from_ts, node_from_str, node_to_str, opt_ts,
     subject_hash, to_json, ts,
@@ -153,7 +152,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             .bind(row.created_at)
             .execute(&mut *conn)
             .await?;
-            let terms: Vec<String> = entity_words(entity).into_iter().collect();
+            let terms: Vec<String> = entity.words().into_iter().collect();
             sqlx::query(
                 "INSERT INTO entity_terms (namespace, term, entity_id)
                  SELECT $1, term, $2 FROM unnest($3::text[]) AS term ON CONFLICT DO NOTHING",

@@ -10,7 +10,6 @@ use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, Tree
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
-use arbor_ports::memory::entity_words;
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
     IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
@@ -93,7 +92,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             )
             .map_err(sql_error)?;
             let namespace = entity.namespace.to_string();
-            for term in entity_words(&entity) {
+            for term in entity.words() {
                 tx.execute(
                     "INSERT OR IGNORE INTO entity_terms (namespace, term, entity_id) VALUES (?, ?, ?)",
                     params![namespace, term, entity.id.as_str()],

@@ -187,6 +187,15 @@ impl Entity {
             || EntitySlug::from_name(&self.name) == wanted
             || self.aliases.iter().any(|alias| EntitySlug::from_name(alias) == wanted)
     }
+
+    /// The distinct words this entity is known by (its name, aliases and slug, tokenized as
+    /// every index tokenizes text): what a store's entity lookup matches a text's words with.
+    pub fn words(&self) -> std::collections::BTreeSet<String> {
+        let mut words: std::collections::BTreeSet<String> = crate::text::tokenize(&self.name).into_iter().collect();
+        self.aliases.iter().for_each(|alias| words.extend(crate::text::tokenize(alias)));
+        words.extend(crate::text::tokenize(self.slug.as_str()));
+        words
+    }
 }
 
 #[cfg(test)]

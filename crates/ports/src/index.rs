@@ -11,6 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+/// BM25's term-frequency saturation, as SQLite's FTS5 fixes it: every full-text backend ranks
+/// with FTS5's constants, so the same question ranks alike on every backend.
+pub const BM25_K1: f64 = 1.2;
+/// BM25's document-length normalization, as FTS5 fixes it (see [`BM25_K1`]).
+pub const BM25_B: f64 = 0.75;
+
 /// Which embedding model produced a vector, and its dimension. Vectors from different
 /// embedders are never compared.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -39,8 +39,8 @@ pub use error::{BoxError, Error, Result};
 pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
 pub use index::{
-    EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery,
-    rarest_terms,
+    BM25_B, BM25_K1, EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery,
+    VectorQuery, rarest_terms,
 };
 pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,

@@ -13,8 +13,8 @@ use crate::error::Result;
 use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery, VectorQuery};
 
 const BACKEND: &str = "memory";
-const BM25_K1: f32 = 1.2;
-const BM25_B: f32 = 0.75;
+const BM25_K1: f32 = crate::index::BM25_K1 as f32;
+const BM25_B: f32 = crate::index::BM25_B as f32;
 
 #[derive(Debug, Default)]
 pub struct InMemorySearchIndex {

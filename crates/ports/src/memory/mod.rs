@@ -8,4 +8,4 @@ mod store;
 
 pub use bodies::InMemoryBodyStore;
 pub use index::InMemorySearchIndex;
-pub use store::{InMemoryMetadataStore, entity_words};
+pub use store::InMemoryMetadataStore;

@@ -9,7 +9,6 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryRole, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
-use arbor_domain::text::tokenize;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use async_trait::async_trait;
 
@@ -73,14 +72,6 @@ impl InMemoryMetadataStore {
         // themselves before returning), so the state is still consistent.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// The distinct words an entity is known by: its name, aliases and slug.
-pub fn entity_words(entity: &Entity) -> BTreeSet<String> {
-    let mut words: BTreeSet<String> = tokenize(&entity.name).into_iter().collect();
-    entity.aliases.iter().for_each(|alias| words.extend(tokenize(alias)));
-    words.extend(tokenize(entity.slug.as_str()));
-    words
 }
 
 fn in_scope(scope: &[Namespace], namespace: &Namespace) -> bool {
@@ -488,7 +479,7 @@ impl MetadataStore for InMemoryMetadataStore {
             .values()
             .filter(|e| &e.namespace == namespace)
             .filter_map(|e| {
-                let shared = entity_words(e).intersection(&terms).count();
+                let shared = e.words().intersection(&terms).count();
                 (shared > 0).then_some((shared, e))
             })
             .collect();
