@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code, unreachable_pub)]
-#[path = "../../crates/cli/src/serve/wire.rs"]
+#[path = "../../crates/server/src/wire.rs"]
 mod wire;
 
 fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) {

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: builds `arbor` in release and runs `arbor bench` once per store size
+//! `cargo xtask bench`: builds `arbor-bench` in release and runs `arbor-bench synthetic` once per store size
 //! and backend, each in a fresh process, then prints the figures side by side and saves them
 //! as JSON. With `--backend postgres` every size runs on SQLite and on a throwaway Postgres
 //! (durable settings) in the same run, with their ratio, followed by concurrent ingest from
@@ -113,12 +113,19 @@ pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     let root = tidy::workspace_root();
-    let features = if options.lance { "postgres,lance" } else { "postgres" };
+    let features = if options.lance {
+        "arbor-cli/postgres,arbor-bench/postgres,arbor-bench/lance"
+    } else {
+        "arbor-cli/postgres,arbor-bench/postgres"
+    };
+    // Two binaries: `arbor-bench` (the measurements, with the floor searches) and `arbor`
+    // (the concurrent ingest below runs the shipping binary as users do).
     let mut build = cargo();
-    build.args(["build", "--release", "--locked", "--bin", "arbor", "--features", features]);
-    step(&format!("cargo build --release --bin arbor --features {features}"), build)?;
+    build.args(["build", "--release", "--locked", "--bin", "arbor", "--bin", "arbor-bench", "--features", features]);
+    step(&format!("cargo build --release --bin arbor --bin arbor-bench --features {features}"), build)?;
     let target = target_dir(&root)?;
     let arbor = target.join("release").join("arbor");
+    let arbor_bench = target.join("release").join("arbor-bench");
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let stores = target.join("bench").join(format!("run-{stamp}"));
     std::fs::create_dir_all(&stores).with_context(|| format!("creating {}", stores.display()))?;
@@ -138,12 +145,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             backends.into_iter().flat_map(|b| options.embedders.iter().map(move |e| (b, e)))
         {
             println!(
-                "\n==> arbor bench --backend {backend} --index {index} --embedder {embedder} --leaves {size} --queries {}",
+                "\n==> arbor-bench synthetic --backend {backend} --index {index} --embedder {embedder} --leaves {size} --queries {}",
                 options.queries
             );
-            let mut command = Command::new(&arbor);
+            let mut command = Command::new(&arbor_bench);
             command
-                .args(["bench", "--json", "--backend", backend, "--index", index, "--leaves", &size.to_string()])
+                .args(["synthetic", "--json", "--backend", backend, "--index", index, "--leaves", &size.to_string()])
                 .args(["--queries", &options.queries.to_string(), "--embedder", embedder]);
             if index == "lance" {
                 // The same rows as the SQLite-index run just built: only the index is built
@@ -155,11 +162,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             if let Some(url) = url {
                 command.args(["--database-url", url, "--schema", &format!("bench_{embedder}_{size}")]);
             }
-            let output = command.output().with_context(|| format!("running {}", arbor.display()))?;
+            let output = command.output().with_context(|| format!("running {}", arbor_bench.display()))?;
             if !output.status.success() {
-                bail!("arbor bench --leaves {size} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+                bail!("arbor-bench synthetic --leaves {size} failed:\n{}", String::from_utf8_lossy(&output.stderr));
             }
-            let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor bench output")?;
+            let report: Value = serde_json::from_slice(&output.stdout).context("parsing arbor-bench output")?;
             println!("{}", row(&report));
             reports.push(report);
         }

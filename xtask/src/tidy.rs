@@ -4,8 +4,11 @@
 //! - every `.rs` file opens with a `//!` line saying what it is for;
 //! - `arbor-domain`'s dependency tree holds nothing that does IO or async (read from
 //!   `cargo metadata`, so a transitive dependency cannot sneak one in);
-//! - only `adapters-*` crates name database or model crates; only `cli` names argument
-//!   parsing, HTTP servers or MCP;
+//! - the crate-level nevers ([`check_crate_boundaries`]): only `adapters-*` crates name database
+//!   or model crates; only `compose` (and the bench, the tests and xtask) depends on an adapter;
+//!   no adapter depends on another adapter or on anything above the ports; the app depends on
+//!   no adapter and no product; only `server` names HTTP servers and MCP; only the binaries
+//!   (`cli`, `bench`) name argument parsing; only `bench` turns on the floor searches;
 //! - `.ci/run` runs exactly the test command the README gives.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,8 +62,22 @@ const ADAPTER_ONLY: &[&str] = &[
     "reqwest",
 ];
 
-/// Interface crates only the CLI may depend on directly.
-const CLI_ONLY: &[&str] = &["clap", "axum", "hyper", "hyper-util", "http-body-util", "rmcp", "tower-http", "schemars"];
+/// HTTP-server and MCP crates only `arbor-server` may depend on directly.
+const SERVER_ONLY: &[&str] = &["axum", "hyper", "hyper-util", "http-body-util", "rmcp", "tower-http", "schemars"];
+
+/// Argument parsing belongs to the binaries.
+const BINARIES: &[&str] = &["arbor-cli", "arbor-bench"];
+
+/// The crates that may build on adapters: the composition root, the benchmark (which times an
+/// adapter's floor searches), the cross-backend tests, and xtask (which installs models).
+const MAY_NAME_ADAPTERS: &[&str] = &["arbor-compose", "arbor-bench", "arbor-tests", "xtask"];
+
+/// The workspace crates above the ports, which neither the app nor an adapter may depend on.
+const PRODUCTS: &[&str] = &["arbor-compose", "arbor-server", "arbor-cli", "arbor-bench"];
+
+/// The adapter feature that compiles unfiltered searches, and the one crate allowed to enable it.
+const FLOOR_FEATURE: (&str, &str) = ("arbor-adapters-sqlite", "bench");
+const FLOOR_USER: &str = "arbor-bench";
 
 /// The workspace this xtask was started in. `cargo run` sets `CARGO_MANIFEST_DIR` for the run
 /// itself; that one wins over the directory baked in at compile time, because a target directory
@@ -417,6 +434,8 @@ fn check_domain_purity(metadata: &Value) -> Result<Vec<String>> {
     Ok(problems)
 }
 
+/// The crate-level nevers, read from each workspace crate's normal (non-dev) dependencies and
+/// its feature table.
 fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
     let members: BTreeSet<&str> = metadata["workspace_members"]
         .as_array()
@@ -431,23 +450,97 @@ fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
             continue;
         }
         for dep in package["dependencies"].as_array().into_iter().flatten() {
-            let dep_name = dep["name"].as_str().unwrap_or_default();
             if dep["kind"].as_str() == Some("dev") {
                 continue;
             }
-            if ADAPTER_ONLY.contains(&dep_name) && !name.starts_with("arbor-adapters-") {
+            let dep_name = dep["name"].as_str().unwrap_or_default();
+            let features: Vec<&str> =
+                dep["features"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            problems.extend(dependency_problem(name, dep_name, &features));
+        }
+        // A feature of this crate that turns on the floor searches of the adapter.
+        let floor = format!("{}/{}", FLOOR_FEATURE.0, FLOOR_FEATURE.1);
+        for (feature, enables) in package["features"].as_object().into_iter().flatten() {
+            let enables_floor = enables.as_array().into_iter().flatten().any(|e| e.as_str() == Some(floor.as_str()));
+            if enables_floor && name != FLOOR_USER {
                 problems.push(format!(
-                    "{name} depends on {dep_name}; only adapters-* crates may name database and model crates"
-                ));
-            }
-            if CLI_ONLY.contains(&dep_name) && name != "arbor-cli" {
-                problems.push(format!(
-                    "{name} depends on {dep_name}; only the cli crate knows argument parsing, HTTP and MCP"
+                    "{name}'s feature `{feature}` enables {floor}; only {FLOOR_USER} searches outside the filter"
                 ));
             }
         }
     }
     Ok(problems)
+}
+
+/// What is wrong with workspace crate `name` depending on `dep` (with `features` turned on).
+fn dependency_problem(name: &str, dep: &str, features: &[&str]) -> Option<String> {
+    let is_adapter = |crate_name: &str| crate_name.starts_with("arbor-adapters-");
+    if ADAPTER_ONLY.contains(&dep) && !is_adapter(name) {
+        return Some(format!("{name} depends on {dep}; only adapters-* crates may name database and model crates"));
+    }
+    if SERVER_ONLY.contains(&dep) && name != "arbor-server" {
+        return Some(format!("{name} depends on {dep}; only the server crate knows HTTP servers and MCP"));
+    }
+    if dep == "clap" && !BINARIES.contains(&name) {
+        return Some(format!("{name} depends on clap; only the binaries ({}) parse arguments", BINARIES.join(", ")));
+    }
+    if is_adapter(dep) && is_adapter(name) {
+        return Some(format!("{name} depends on {dep}; no adapter builds on another"));
+    }
+    if is_adapter(dep) && !MAY_NAME_ADAPTERS.contains(&name) {
+        return Some(format!(
+            "{name} depends on {dep}; adapters are chosen in the composition root (arbor-compose) alone"
+        ));
+    }
+    if (is_adapter(name) || name == "arbor-app") && (dep == "arbor-app" || PRODUCTS.contains(&dep)) {
+        return Some(format!("{name} depends on {dep}; it may build on the domain and the ports only"));
+    }
+    if name == "arbor-server" && PRODUCTS.contains(&dep) {
+        return Some(format!(
+            "{name} depends on {dep}; a server is handed an opened store and builds on the app alone"
+        ));
+    }
+    if dep == FLOOR_FEATURE.0 && features.contains(&FLOOR_FEATURE.1) && name != FLOOR_USER {
+        return Some(format!(
+            "{name} enables {dep}'s `{}` feature; only {FLOOR_USER} searches outside the filter",
+            FLOOR_FEATURE.1
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod boundary_tests {
+    use super::dependency_problem;
+
+    /// Each never, broken once, is reported; the wiring as it stands is not.
+    #[test]
+    fn every_crate_never_is_caught() {
+        for (name, dep, features) in [
+            ("arbor-app", "arbor-adapters-sqlite", &[][..]),
+            ("arbor-server", "arbor-compose", &[]),
+            ("arbor-server", "arbor-adapters-postgres", &[]),
+            ("arbor-cli", "arbor-adapters-sqlite", &[]),
+            ("arbor-adapters-lance", "arbor-adapters-sqlite", &[]),
+            ("arbor-adapters-sqlite", "arbor-app", &[]),
+            ("arbor-cli", "axum", &[]),
+            ("arbor-compose", "clap", &[]),
+            ("arbor-app", "rusqlite", &[]),
+            ("arbor-compose", "arbor-adapters-sqlite", &["bench"]),
+        ] {
+            assert!(dependency_problem(name, dep, features).is_some(), "{name} -> {dep} {features:?}");
+        }
+        for (name, dep, features) in [
+            ("arbor-compose", "arbor-adapters-sqlite", &[][..]),
+            ("arbor-bench", "arbor-adapters-sqlite", &["bench"]),
+            ("arbor-server", "axum", &[]),
+            ("arbor-cli", "clap", &[]),
+            ("arbor-cli", "arbor-server", &[]),
+            ("arbor-adapters-sqlite", "rusqlite", &[]),
+        ] {
+            assert_eq!(dependency_problem(name, dep, features), None, "{name} -> {dep}");
+        }
+    }
 }
 
 /// The README marks its test command with `<!-- test-command -->` followed by a code block;

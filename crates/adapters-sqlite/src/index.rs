@@ -578,7 +578,7 @@ impl SearchIndex for SqliteIndex {
 }
 
 /// The same searches with no filter, no join and no policy: the floor Arbor's retrieval is
-/// measured against by `arbor bench`. Never used to answer a request.
+/// measured against by `arbor-bench synthetic`. Never used to answer a request.
 #[cfg(feature = "bench")]
 impl SqliteIndex {
     /// FTS5 BM25 over the hashed query terms, top `limit`, nothing else.

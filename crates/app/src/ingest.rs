@@ -312,7 +312,7 @@ impl Arbor {
                     })?;
                 (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
             }
-            EntityDecision::CreateNew { name, entity_type, slug, .. } => {
+            EntityDecision::CreatedEntity { name, entity_type, slug, .. } => {
                 let key = (namespace.clone(), slug.clone());
                 let entity = plan
                     .new_entities

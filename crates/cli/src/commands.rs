@@ -5,43 +5,79 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arbor_app::{Disclosure, NodeView, RetrieveMode, RetrieveRequest};
+use arbor_compose as compose;
 use arbor_domain::id::RetrievalId;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::model::{Category, MemoryKind, TreeId};
 use arbor_domain::time::Timestamp;
 use serde::Serialize;
 
+use crate::render;
 use crate::scope::ScopeArgs;
-use crate::{render, store};
 
 pub(crate) fn print_json<T: Serialize>(value: &T) -> Result<()> {
     crate::output::print_raw(&(serde_json::to_string_pretty(value)? + "\n"));
     Ok(())
 }
 
-pub(crate) async fn init(root: &Path, options: &store::InitOptions, json: bool) -> Result<()> {
-    let (config, initialized) = store::init(root, options).await?;
+/// `arbor init`'s flags.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct InitArgs {
+    /// Where rows live.
+    #[arg(long, value_parser = crate::choice(compose::Backend::CHOICES), default_value = "sqlite")]
+    backend: compose::Backend,
+    /// The Postgres server (`postgres://user:password@host/db`), saved in arbor.json; or set
+    /// ARBOR_DATABASE_URL, which is read on every run and never saved.
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+    /// The Postgres schema for this store's tables (one database can hold several stores);
+    /// default `arbor`.
+    #[arg(long, value_name = "NAME")]
+    schema: Option<String>,
+    /// How text becomes vectors: the local model when installed (`arbor models install`),
+    /// else feature hashing.
+    #[arg(long, value_parser = crate::choice(compose::EmbedderChoice::CHOICES), env = "ARBOR_EMBEDDER", default_value = "auto")]
+    embedder: compose::EmbedderChoice,
+    /// Where the search index lives: the store's own database, or a LanceDB dataset beside it.
+    #[arg(long, value_parser = crate::choice(compose::IndexBackend::CHOICES), default_value = "store")]
+    index: compose::IndexBackend,
+}
+
+impl From<InitArgs> for compose::InitOptions {
+    fn from(args: InitArgs) -> compose::InitOptions {
+        compose::InitOptions {
+            backend: args.backend,
+            database_url: args.database_url,
+            schema: args.schema,
+            embedder: args.embedder,
+            index: args.index,
+        }
+    }
+}
+
+pub(crate) async fn init(root: &Path, options: &compose::InitOptions, json: bool) -> Result<()> {
+    let (config, initialized) = compose::init(root, options).await?;
     if json {
         #[derive(Serialize)]
         struct Output<'a> {
             root: String,
             created: bool,
             database_recreated: bool,
-            config: &'a store::StoreConfig,
+            config: &'a compose::StoreConfig,
         }
         return print_json(&Output {
             root: root.display().to_string(),
-            created: initialized == store::Initialized::Created,
-            database_recreated: initialized == store::Initialized::DatabaseRecreated,
+            created: initialized == compose::Initialized::Created,
+            database_recreated: initialized == compose::Initialized::DatabaseRecreated,
             config: &config,
         });
     }
-    if initialized == store::Initialized::DatabaseRecreated {
+    if initialized == compose::Initialized::DatabaseRecreated {
         crate::output::outln!(
             "{} is an Arbor store whose database was missing or empty; it held no memories, so a new database was made",
             root.display()
         );
-    } else if initialized == store::Initialized::Created {
+    } else if initialized == compose::Initialized::Created {
         match &config.postgres {
             Some(pg) => {
                 crate::output::outln!(
@@ -110,7 +146,7 @@ pub(crate) struct RetrieveArgs {
 
 pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Result<()> {
     // Only a recorded retrieval writes.
-    let opened = if args.record { store::open(root).await? } else { store::open_for_reading(root).await? };
+    let opened = if args.record { compose::open(root).await? } else { compose::open_for_reading(root).await? };
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let mut request = RetrieveRequest::new(args.query);
     request.mode = match args.mode {
@@ -164,7 +200,7 @@ pub(crate) struct BrowseArgs {
 }
 
 pub(crate) async fn browse(root: &Path, args: BrowseArgs, json: bool) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     match args.tree {
         None => {
@@ -204,7 +240,7 @@ pub(crate) struct ShowRetrievalArgs {
 
 pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: bool) -> Result<()> {
     let id = RetrievalId::parse(&args.id)?;
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     // The same answer for an id that does not exist and one recorded in another scope.
     let Some(explanation) = opened.arbor.show_retrieval(&chain, &id).await? else {
@@ -218,7 +254,7 @@ pub(crate) async fn show_retrieval(root: &Path, args: ShowRetrievalArgs, json: b
 }
 
 pub(crate) async fn show(root: &Path, args: ShowArgs, json: bool) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let view = opened.arbor.show(&chain, &args.id, Disclosure::Everything).await?;
     if json {
@@ -274,7 +310,7 @@ pub(crate) struct ForgetArgs {
 }
 
 pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let id = LeafId::parse(&args.id)?;
     let scope = if args.only_this_version {
@@ -292,7 +328,7 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     let forgotten: Vec<String> =
         std::iter::once(&receipt).chain(&copies).flat_map(|r| r.versions.iter().map(|v| v.to_string())).collect();
     // The forget itself is done; a copy that cannot be checked is named by `arbor fsck`.
-    let damaged_copies_removed = store::erase_from_set_aside_databases(root, &forgotten).unwrap_or_else(|error| {
+    let damaged_copies_removed = compose::erase_from_set_aside_databases(root, &forgotten).unwrap_or_else(|error| {
         tracing::warn!(
             error = %format!("{error:#}"),
             "could not check the damaged databases a rebuild set aside; `arbor fsck` names them"
@@ -357,7 +393,7 @@ pub(crate) enum JobsCommand {
 }
 
 pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     match command {
         JobsCommand::Run { max } => {
             let report = run_jobs_to_the_end(&opened.arbor, max).await?;
@@ -404,9 +440,9 @@ pub(crate) async fn jobs(root: &Path, command: JobsCommand, json: bool) -> Resul
         JobsCommand::Reindex if opened.config.previous_embedder.is_some() => {
             let indexed = opened.arbor.reembed().await?;
             // Only now do the old vectors stop being searched: every node has a new one.
-            let mut config = store::StoreConfig::load(root)?;
+            let mut config = compose::StoreConfig::load(root)?;
             let previous = config.previous_embedder.take();
-            store::save_config(root, &config)?;
+            compose::save_config(root, &config)?;
             if json {
                 return print_json(&serde_json::json!({ "indexed": indexed, "embedder": config.embedder }));
             }
@@ -487,9 +523,9 @@ pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool
     if args.rebuild_from_bodies {
         return rebuild_from_bodies(root, json).await;
     }
-    let opened = store::open_for_check(root, args.repair).await?;
-    let mut report = opened.arbor.fsck(args.repair, &store::writer_is_dead).await?;
-    report.findings.extend(store::set_aside_database_findings(root)?);
+    let opened = compose::open_for_check(root, args.repair).await?;
+    let mut report = opened.arbor.fsck(args.repair, &compose::writer_is_dead).await?;
+    report.findings.extend(compose::set_aside_database_findings(root)?);
     if json {
         print_json(&report)?;
     } else {
@@ -500,27 +536,27 @@ pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool
 
 /// `arbor fsck --rebuild-from-bodies`.
 async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
-    let config = store::StoreConfig::load(root)?;
+    let config = compose::StoreConfig::load(root)?;
     let mut moved_aside = None;
-    if config.backend == store::Backend::Sqlite && store::marked_damaged(root) {
-        moved_aside = Some(store::move_damaged_database_aside(root)?);
+    if config.backend == compose::Backend::Sqlite && compose::marked_damaged(root) {
+        moved_aside = Some(compose::move_damaged_database_aside(root)?);
     }
-    let opened = match store::open_for_rebuild(root).await {
+    let opened = match compose::open_for_rebuild(root).await {
         Ok(opened) => opened,
         // A file too damaged to open at all: set aside, like one that failed its check.
-        Err(error) if config.backend == store::Backend::Sqlite && moved_aside.is_none() => {
+        Err(error) if config.backend == compose::Backend::Sqlite && moved_aside.is_none() => {
             let text = format!("{error:#}");
             if !text.contains("damaged") {
                 return Err(error);
             }
-            moved_aside = Some(store::move_damaged_database_aside(root)?);
-            store::open_for_rebuild(root).await?
+            moved_aside = Some(compose::move_damaged_database_aside(root)?);
+            compose::open_for_rebuild(root).await?
         }
         Err(error) => return Err(error),
     };
     // Damage nothing has looked for yet (no fsck since it happened): the engine's own check
     // finds it, and the file is set aside as if fsck had.
-    let opened = if config.backend == store::Backend::Sqlite && moved_aside.is_none() {
+    let opened = if config.backend == compose::Backend::Sqlite && moved_aside.is_none() {
         let damaged = match opened.arbor.ports().store.check_integrity().await {
             Ok(integrity) => !integrity.engine.is_empty(),
             Err(arbor_ports::Error::Integrity { .. }) => true,
@@ -529,8 +565,8 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
         };
         if damaged {
             drop(opened);
-            moved_aside = Some(store::move_damaged_database_aside(root)?);
-            store::open_for_rebuild(root).await?
+            moved_aside = Some(compose::move_damaged_database_aside(root)?);
+            compose::open_for_rebuild(root).await?
         } else {
             opened
         }
@@ -580,7 +616,7 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
 }
 
 pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let stats = opened.arbor.stats().await?;
     if json {
         return print_json(&stats);
@@ -600,7 +636,7 @@ pub(crate) struct AuditArgs {
 
 /// `arbor audit`: the state changes in scope — who, what, when, ids and hashes, never content.
 pub(crate) async fn audit(root: &Path, args: AuditArgs, json: bool) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let events = opened.arbor.audit_log(&chain, args.limit).await?;
     if json {
@@ -635,7 +671,7 @@ pub(crate) struct UsageArgs {
 
 /// `arbor usage`: how recorded retrievals (`retrieve --record`) used one memory.
 pub(crate) async fn usage(root: &Path, args: UsageArgs, json: bool) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let usage = opened.arbor.usage(&chain, &args.id, args.limit).await?;
     if json {
@@ -694,7 +730,7 @@ fn print_correction(verb: &str, receipt: &arbor_app::CorrectionReceipt, json: bo
 
 /// `arbor correct`: a new version of a memory, bound to the version read.
 pub(crate) async fn correct(root: &Path, args: CorrectArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let correction = arbor_app::Correction {
         title: args.title,
@@ -720,7 +756,7 @@ pub(crate) struct RestoreArgs {
 /// `arbor restore`: an old version's text, written again as the memory's next version; or an
 /// archived memory brought back (current again if it had been, else a candidate).
 pub(crate) async fn restore(root: &Path, args: RestoreArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let id = LeafId::parse(&args.id)?;
     let Some(current_version) = args.current_version else {
@@ -767,7 +803,7 @@ pub(crate) struct PromoteArgs {
 /// `arbor promote`: a memory proposed one layer up the chain (run -> automation -> project ->
 /// global, experiment -> project), as a candidate there; or a promotion taken back.
 pub(crate) async fn promote(root: &Path, args: PromoteArgs, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let arbor = &opened.arbor;
     let chain = arbor.read_chain(&args.scope.context()?)?;
     let id = LeafId::parse(&args.id)?;
@@ -822,7 +858,7 @@ pub(crate) struct ExportArgs {
 /// `arbor export`: the memories in scope as JSON Lines, one memory per line with its words
 /// and metadata. What was withheld is said on standard error.
 pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
-    let opened = store::open_for_reading(root).await?;
+    let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
     let options =
         arbor_app::ExportOptions { include_restricted: args.include_restricted, include_history: args.history };

@@ -5,12 +5,12 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use arbor_compose as compose;
 use arbor_domain::experiment::{RunOutcome, SnapshotChoice};
 use arbor_domain::id::ScopeId;
 use arbor_domain::time::Timestamp;
 
 use crate::commands::print_json;
-use crate::store;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum ExperimentCommand {
@@ -61,7 +61,7 @@ pub(crate) enum ExperimentCommand {
 }
 
 pub(crate) async fn run(root: &Path, command: ExperimentCommand, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let arbor = &opened.arbor;
     match command {
         ExperimentCommand::Start { experiment, run, new_snapshot, reuse_snapshot, latest_snapshot } => {

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use arbor_app::{AppError, Arbor, IngestOutcome, IngestReport};
+use arbor_compose as compose;
 use arbor_domain::event::Event;
 use arbor_domain::event_stream::{EventFramer, Framed, MAX_EVENT_BYTES, not_utf8};
 use arbor_domain::read_chain::ReadChain;
@@ -291,7 +292,7 @@ struct Output<'a> {
 
 /// Returns whether every event was ingested.
 pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Result<bool> {
-    let opened = crate::store::open(root).await?;
+    let opened = compose::open(root).await?;
     let arbor = &opened.arbor;
     let chain = arbor.read_chain(&args.scope.context()?)?;
     let batch = usize::from(args.batch);

@@ -1,9 +1,7 @@
 //! The `arbor` command line: parses arguments, sets up logging, and hands each subcommand to
 //! its module. Exit status: 0 success, 1 failure or refused input, 2 usage error.
 
-mod bench;
 mod commands;
-mod eval;
 mod experiment;
 mod ingest;
 mod models;
@@ -13,7 +11,6 @@ mod render;
 mod review;
 mod scope;
 mod serve;
-mod store;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +45,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create a store (idempotent).
-    Init(store::InitOptions),
+    Init(commands::InitArgs),
     /// Ingest events (JSON or JSONL) from a file or stdin.
     Ingest(ingest::Args),
     /// Answer a question with a retrieval pack.
@@ -91,11 +88,6 @@ enum Command {
     Stats,
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
-    /// Measure retrieval quality on a public benchmark (LoCoMo).
-    #[command(subcommand)]
-    Eval(eval::EvalCommand),
-    /// Measure ingest and retrieval on a synthetic store (see `cargo xtask bench`).
-    Bench(bench::Args),
     /// Serve memory to agents: MCP tools (stdio or HTTP) and the HTTP API, bound to one scope.
     Serve(serve::Args),
 }
@@ -110,11 +102,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let root = store::resolve_root(cli.root);
+    let root = arbor_compose::resolve_root(cli.root);
     let json = cli.json;
     let result: anyhow::Result<bool> = runtime.block_on(async {
         match cli.command {
-            Command::Init(options) => commands::init(&root, &options, json).await.map(|()| true),
+            Command::Init(args) => commands::init(&root, &args.into(), json).await.map(|()| true),
             Command::Ingest(args) => ingest::run(&root, args, json).await,
             Command::Retrieve(args) => commands::retrieve(&root, args, json).await.map(|()| true),
             Command::Browse(args) => commands::browse(&root, args, json).await.map(|()| true),
@@ -134,8 +126,6 @@ fn main() -> ExitCode {
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
-            Command::Eval(command) => eval::run(command, json).await.map(|()| true),
-            Command::Bench(args) => bench::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),
         }
     });
@@ -154,6 +144,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A command-line value picked from a table of [`arbor_compose::Choice`]s, with their help.
+pub(crate) fn choice<T: Copy + Send + Sync + 'static>(
+    choices: &'static [arbor_compose::Choice<T>],
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(choices.iter().map(|c| PossibleValue::new(c.name).help(c.help))).map(move |name| {
+        // The parser above admits only the names in `choices`.
+        choices.iter().find(|c| c.name == name).map(|c| c.value).unwrap_or(choices[0].value)
+    })
 }
 
 fn init_logging(verbose: u8) {

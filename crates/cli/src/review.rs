@@ -6,13 +6,13 @@
 use std::path::Path;
 
 use anyhow::Result;
+use arbor_compose as compose;
 use arbor_domain::conflict::ConflictResolution;
 use arbor_domain::id::LeafId;
 use arbor_domain::time::{Timestamp, Validity};
 
 use crate::commands::print_json;
 use crate::scope::ScopeArgs;
-use crate::store;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum ReviewCommand {
@@ -78,7 +78,7 @@ pub(crate) enum ReviewCommand {
 }
 
 pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Result<()> {
-    let opened = store::open(root).await?;
+    let opened = compose::open(root).await?;
     let arbor = &opened.arbor;
     match command {
         ReviewCommand::List { scope } => {

@@ -51,16 +51,6 @@ fn unknown_commands_fail_with_usage() {
 }
 
 #[test]
-fn a_bench_of_nothing_is_a_usage_error() {
-    for flag in ["--leaves", "--queries", "--batch"] {
-        let output = arbor(&["bench", flag, "0"]);
-        assert_eq!(output.status.code(), Some(2), "{flag} 0");
-        let stderr = String::from_utf8(output.stderr).unwrap();
-        assert!(stderr.contains("must be at least 1"), "{stderr}");
-    }
-}
-
-#[test]
 fn postgres_settings_on_a_sqlite_store_are_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");

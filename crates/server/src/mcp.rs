@@ -10,8 +10,8 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
-use super::service::{ApiError, Service};
-use super::wire;
+use crate::service::{ApiError, Service};
+use crate::wire;
 
 const INSTRUCTIONS: &str = "Arbor is this agent's long-term memory, already scoped to the current \
 user, project and conversation. Call memory_retrieve before answering anything about the user, \
@@ -125,7 +125,7 @@ impl ServerHandler for MemoryTools {
 }
 
 /// Serves the tools over stdin/stdout until the client closes them.
-pub(crate) async fn serve_stdio(service: Arc<Service>) -> Result<()> {
+pub async fn serve_stdio(service: Arc<Service>) -> Result<()> {
     let running = MemoryTools::new(service)
         .serve(rmcp::transport::stdio())
         .await

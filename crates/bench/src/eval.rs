@@ -1,4 +1,4 @@
-//! `arbor eval locomo`: retrieval recall on the LoCoMo benchmark through the real pipeline.
+//! `arbor-bench locomo`: retrieval recall on the LoCoMo benchmark through the real pipeline.
 //! Each conversation goes into its own conversation namespace through the normal write path
 //! (one event per turn, its `dia_id` as the message id, observed at its session's date), the
 //! jobs run, and every question is asked through the normal retrieval path in exact-evidence
@@ -22,15 +22,10 @@ use arbor_domain::visibility::NodeKind;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::bench::Latency;
-use crate::models::EmbedderChoice;
-use crate::store;
+use arbor_compose::{self as compose, EmbedderChoice};
 
-#[derive(Debug, clap::Subcommand)]
-pub(crate) enum EvalCommand {
-    /// Retrieval recall (R@k) on LoCoMo-format conversations.
-    Locomo(LocomoArgs),
-}
+use crate::bench::Latency;
+use crate::choice;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LocomoArgs {
@@ -45,7 +40,7 @@ pub(crate) struct LocomoArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// The embedder: the local model when installed, else hashing.
-    #[arg(long, value_enum, env = "ARBOR_EMBEDDER", default_value = "auto")]
+    #[arg(long, value_parser = choice(EmbedderChoice::CHOICES), env = "ARBOR_EMBEDDER", default_value = "auto")]
     embedder: EmbedderChoice,
 }
 
@@ -130,8 +125,7 @@ struct CategoryRecall {
     recall_percent: Vec<f64>,
 }
 
-pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
-    let EvalCommand::Locomo(args) = command;
+pub(crate) async fn run(args: LocomoArgs, json: bool) -> Result<()> {
     if args.k.is_empty() || args.k.contains(&0) {
         bail!("--k takes positive cut-offs, e.g. 5,10,25,50");
     }
@@ -140,9 +134,9 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
 
     let temp = tempfile::Builder::new().prefix("arbor-eval-").tempdir()?;
     let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
-    let options = store::InitOptions { embedder: args.embedder, ..store::InitOptions::default() };
-    store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
-    let opened = store::open(&root).await?;
+    let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
+    compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+    let opened = compose::open(&root).await?;
     let kmax = args.k.iter().copied().max().unwrap_or(10);
     let arbor = with_room_for(opened.arbor, kmax);
 
@@ -214,12 +208,12 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
         results,
     );
     if json {
-        crate::output::print_raw(&(serde_json::to_string_pretty(&report)? + "\n"));
+        crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));
     } else {
-        crate::output::out!("{}", render(&report));
+        crate::print(&render(&report));
     }
     if args.dir.is_some() {
-        crate::output::errln!("store kept at {}", root.display());
+        crate::eprint(&format!("store kept at {}\n", root.display()));
     }
     Ok(())
 }

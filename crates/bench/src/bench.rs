@@ -1,4 +1,4 @@
-//! `arbor bench`: builds a store of synthetic memories on a backend (SQLite by default, or
+//! `arbor-bench synthetic`: builds a store of synthetic memories on a backend (SQLite by default, or
 //! Postgres), with the store's own index or a LanceDB one, and measures ingest throughput,
 //! sealing, rebuilding the index from the store, retrieval latency (query embedding
 //! excluded, then included), broad questions answered summary-first (latency and body files
@@ -13,18 +13,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use arbor_adapters_sqlite::SqliteIndex;
-use arbor_app::{Arbor, Options, Policy, Ports, RetrieveMode, RetrieveRequest};
+use arbor_app::{Arbor, RetrieveMode, RetrieveRequest};
+use arbor_compose::{self as compose, Backend, Database, EmbedderChoice, IndexBackend, InitOptions};
 use arbor_domain::event::Event;
 use arbor_domain::id::ScopeId;
 use arbor_domain::model::SourceRef;
 use arbor_domain::read_chain::TrustedContext;
 use arbor_domain::time::Timestamp;
-use arbor_ports::fs::FsBodyStore;
-use arbor_ports::{Embedder, Embedding, HeuristicReasoner, RandomIds, SystemClock};
+use arbor_ports::{Embedder, Embedding};
 use serde::Serialize;
 
-use crate::models::EmbedderChoice;
-use crate::store::{Backend, Database, IndexBackend, InitOptions};
+use crate::choice;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -46,10 +45,10 @@ pub(crate) struct Args {
     #[arg(long, requires = "dir", hide = true)]
     reuse: bool,
     /// Where the rows live.
-    #[arg(long, value_enum, default_value = "sqlite")]
+    #[arg(long, value_parser = choice(Backend::CHOICES), default_value = "sqlite")]
     backend: Backend,
     /// Where the search index lives: the store's own, or LanceDB (needs `--features lance`).
-    #[arg(long, value_enum, default_value = "store")]
+    #[arg(long, value_parser = choice(IndexBackend::CHOICES), default_value = "store")]
     index: IndexBackend,
     /// The Postgres server for `--backend postgres` (else ARBOR_DATABASE_URL).
     #[arg(long, value_name = "URL")]
@@ -58,7 +57,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAME")]
     schema: Option<String>,
     /// The embedder: hashing (no model) or the installed local model.
-    #[arg(long, value_enum, default_value = "hashing")]
+    #[arg(long, value_parser = choice(EmbedderChoice::CHOICES), default_value = "hashing")]
     embedder: EmbedderChoice,
     /// Sentences embedded one at a time, then in batches of 64, to measure the embedder alone.
     #[arg(long, default_value_t = 256)]
@@ -248,31 +247,23 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         index: args.index,
     };
     if !args.reuse {
-        crate::store::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+        compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     }
-    let mut config = crate::store::StoreConfig::load(&root)?;
+    let config = compose::StoreConfig::load(&root)?;
     if args.reuse && config.index != args.index {
         // The rows stay; the index is built from them below, and that is what is timed.
-        config.index = args.index;
-        crate::store::save_config(&root, &config)?;
+        compose::update_config(&root, |config| config.index = args.index)?;
     }
-    let database = Database::open(&root, &config, arbor_adapters_sqlite::OpenMode::Existing).await?;
-    let floor_index = match (&database, config.index) {
+    // The store as every command opens it: the floor searches are timed on its own database.
+    let opened = compose::open(&root).await?;
+    let floor_index = match (&opened.database, opened.config.index) {
         (Database::Sqlite(db), IndexBackend::Store) => Some(SqliteIndex::new(db.clone())),
         _ => None,
     };
-    let embedder = config.embedder.build()?;
+    let arbor = opened.arbor;
+    let config = opened.config;
+    let embedder = arbor.ports().embedder.clone();
     let embedding = embed_throughput(&embedder, args.embed_sentences).await?;
-    let ports = Ports {
-        store: database.store(),
-        index: crate::store::open_index(&root, &config, &database).await?,
-        bodies: Arc::new(FsBodyStore::open(&root)?),
-        embedder: embedder.clone(),
-        reasoner: Arc::new(HeuristicReasoner),
-        clock: Arc::new(SystemClock::default()),
-        ids: Arc::new(RandomIds),
-    };
-    let arbor = Arbor::new(ports, Policy::default(), Options { owner: crate::store::owner(), ..Options::default() });
     let chain = arbor.read_chain(&TrustedContext::Conversation {
         conversation: ScopeId::parse("bench")?,
         project: None,
@@ -385,9 +376,9 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         peak_rss_mib: peak_rss_mib(),
     };
     if json {
-        crate::output::print_raw(&(serde_json::to_string_pretty(&report)? + "\n"));
+        crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));
     } else {
-        crate::output::outln!("{report:#?}");
+        crate::print(&format!("{report:#?}\n"));
     }
     Ok(())
 }

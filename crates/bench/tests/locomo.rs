@@ -1,4 +1,4 @@
-//! `arbor eval locomo` on a small LoCoMo-format fixture written for this test: the whole
+//! `arbor-bench locomo` on a small LoCoMo-format fixture written for this test: the whole
 //! pipeline runs (ingest per conversation, jobs, exact-evidence retrieval), recall is counted the
 //! LoCoMo way, and bad files get clear errors.
 
@@ -8,14 +8,14 @@ use std::process::{Command, Output};
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-mini.json");
 
 fn eval(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .args(["eval", "locomo"])
+    Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
+        .arg("locomo")
         .args(args)
         // The fixture is about counting, not about a model: feature hashing.
         .env("ARBOR_EMBEDDER", "hashing")
         .env_remove("ARBOR_LOG")
         .output()
-        .expect("arbor runs")
+        .expect("arbor-bench runs")
 }
 
 #[test]
@@ -94,4 +94,17 @@ fn bad_files_get_clear_errors() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("reading /nonexistent/locomo.json"));
     let zero = eval(&["--data", FIXTURE, "--k", "0,5"]);
     assert!(String::from_utf8_lossy(&zero.stderr).contains("positive cut-offs"));
+}
+
+#[test]
+fn a_bench_of_nothing_is_a_usage_error() {
+    for flag in ["--leaves", "--queries", "--batch"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
+            .args(["synthetic", flag, "0"])
+            .output()
+            .expect("arbor-bench runs");
+        assert_eq!(output.status.code(), Some(2), "{flag} 0");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("must be at least 1"), "{stderr}");
+    }
 }

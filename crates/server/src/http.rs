@@ -28,13 +28,13 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::mcp::MemoryTools;
-use super::service::{ApiError, ApiResult, Service};
-use super::{openapi, wire};
+use crate::mcp::MemoryTools;
+use crate::service::{ApiError, ApiResult, Service};
+use crate::{openapi, wire};
 
 /// What to serve and how.
 #[derive(Debug, Clone)]
-pub(crate) struct Options {
+pub struct HttpOptions {
     pub mcp: bool,
     pub api: bool,
     pub token: Option<String>,
@@ -50,7 +50,7 @@ pub(crate) struct Options {
     pub body_read_timeout: Duration,
 }
 
-impl Options {
+impl HttpOptions {
     /// Every `Host` value served: loopback names and the listening address, with and without
     /// the port, and the configured extra names.
     fn hosts(&self) -> Vec<String> {
@@ -237,7 +237,7 @@ async fn sync(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes
 }
 
 async fn openapi_document() -> Response {
-    // The same bytes as the checked-in crates/cli/openapi.json.
+    // The same bytes as the checked-in crates/server/openapi.json.
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], openapi::canonical_document())
         .into_response()
 }
@@ -272,7 +272,7 @@ async fn require_token(State(expected): State<Arc<[u8; 32]>>, request: Request, 
 /// The names a request may address the server by.
 #[derive(Debug)]
 struct KnownHosts {
-    /// Every `Host` value served ([`Options::hosts`]).
+    /// Every `Host` value served ([`HttpOptions::hosts`]).
     hosts: Vec<String>,
     /// The names configured with `--allowed-host`: a reverse proxy's, reached by browsers on
     /// their scheme's default port, which is not the one this server listens on.
@@ -352,7 +352,7 @@ fn origin_authority(origin: &str) -> Option<OriginAuthority> {
 /// request is refused (408), so a client that drips a body byte by byte cannot hold a
 /// connection. Thirty seconds carries the largest body allowed over the slowest link a
 /// person would still use.
-pub(crate) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What every request's body must be before a handler sees it: complete within
 /// `body_read_timeout` (408), no larger than the limit (413), and, when it is JSON, without a
@@ -453,7 +453,7 @@ async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Req
 }
 
 /// The router for `options`, over `service`; `stop` ends the MCP sessions it serves.
-pub(crate) fn router(service: Arc<Service>, options: &Options, stop: CancellationToken) -> Router {
+pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: CancellationToken) -> Router {
     let state = AppState { service: service.clone() };
     let mut guarded = Router::new();
     if options.api {
@@ -509,7 +509,7 @@ pub(crate) fn router(service: Arc<Service>, options: &Options, stop: Cancellatio
 /// How long a client may take to send a request's headers, and how long an idle keep-alive
 /// connection is held open waiting for the next request: past it, the connection is closed,
 /// so clients that open connections and send nothing cannot hold them.
-pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many connections are served at once; further clients wait in the listen backlog.
 pub(crate) const MAX_CONNECTIONS: usize = 1024;
@@ -521,7 +521,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// the server, cleanly. Every connection has `options.header_read_timeout` (by default
 /// [`HEADER_READ_TIMEOUT`]) to send each request's headers, and at most [`MAX_CONNECTIONS`]
 /// are open at once.
-pub(crate) async fn serve(listener: tokio::net::TcpListener, service: Arc<Service>, options: Options) -> Result<()> {
+pub async fn serve_http(listener: tokio::net::TcpListener, service: Arc<Service>, options: HttpOptions) -> Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let stop = CancellationToken::new();
     let app = router(service, &options, stop.clone());

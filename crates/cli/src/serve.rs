@@ -1,30 +1,16 @@
-//! `arbor serve`: memory as tools for agents, over MCP (stdio or streamable HTTP) and over a
-//! JSON HTTP API. Only this module knows MCP and HTTP servers; it turns requests into app
-//! calls and app results into the wire contract ([`wire`]).
-//!
-//! Trusted binding: the read chain and the write namespace are fixed when the server starts,
-//! from its own flags. No request can name a namespace, a chain or a path; an id outside the
-//! chain is answered exactly like an id that does not exist.
-
-mod http;
-mod mcp;
-pub(crate) mod openapi;
-mod service;
-pub(crate) mod wire;
+//! `arbor serve`: the server's flags, and the trusted binding they make — the store opened by
+//! the composition root, the read chain and write namespace from `--conversation`/`--project`/…,
+//! who speaks — handed to `arbor-server`, which knows MCP and HTTP.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use arbor_compose as compose;
+use arbor_server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, Service};
 
 use crate::scope::ScopeArgs;
-use crate::store;
-
-pub(crate) use service::Service;
-
-/// The largest request body either server accepts.
-pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 256 * 1024;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -56,11 +42,11 @@ pub(crate) struct Args {
     max_body_bytes: usize,
     /// How long a client may take to send a request's headers (and an idle connection stays
     /// open), in milliseconds. For tests; the default suits real clients.
-    #[arg(long, hide = true, default_value_t = http::HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    #[arg(long, hide = true, default_value_t = arbor_server::HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
     header_read_timeout_ms: u64,
     /// How long a client may take to send a request's body once its headers are in, in
     /// milliseconds. For tests; the default suits real clients.
-    #[arg(long, hide = true, default_value_t = http::BODY_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    #[arg(long, hide = true, default_value_t = arbor_server::BODY_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
     body_read_timeout_ms: u64,
     /// How many MCP sessions may be open at once over HTTP; a client past it is told to retry
     /// (idle sessions close after ten minutes).
@@ -113,10 +99,10 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     }
     // Concurrent questions share embedding batches.
     let embedders =
-        if args.embed_one_at_a_time { store::Embedders::OneCallerAtATime } else { store::Embedders::Coalesced };
+        if args.embed_one_at_a_time { compose::Embedders::OneCallerAtATime } else { compose::Embedders::Coalesced };
     // The audit log names the binding and the transport: `agent:mcp`, `user:http`, …
     let actor = format!("{}:{}", args.speaker.as_str(), if args.http { "http" } else { "mcp" });
-    let opened = store::open_with(root, embedders, &actor).await?;
+    let opened = compose::open_with(root, embedders, &actor).await?;
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
     let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()));
@@ -126,7 +112,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
             if args.http {
                 bail!("--http needs --listen");
             }
-            mcp::serve_stdio(service).await
+            arbor_server::serve_stdio(service).await
         }
         Some(addr) => {
             if args.token.as_deref().is_some_and(|t| t.len() < 16) {
@@ -138,7 +124,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
             let listener =
                 tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
             let bound = listener.local_addr()?;
-            let options = http::Options {
+            let options = HttpOptions {
                 mcp: args.mcp,
                 api: args.http,
                 token: args.token,
@@ -158,7 +144,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
                 served.push(format!("MCP at http://{bound}/mcp"));
             }
             crate::output::outln!("listening on {bound}: {}", served.join(", "));
-            http::serve(listener, service, options).await
+            arbor_server::serve_http(listener, service, options).await
         }
     }
 }

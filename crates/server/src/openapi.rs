@@ -1,12 +1,12 @@
 //! The OpenAPI 3.1 document of the HTTP API, built from the wire types' JSON schemas (so the
 //! document cannot drift from what the server accepts and returns). The same document is
-//! checked in at `crates/cli/openapi.json`; a test fails when the two differ.
+//! checked in at `crates/server/openapi.json`; a test fails when the two differ.
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::wire;
+use crate::wire;
 
 /// Every component schema, named by type, with references in OpenAPI's place for them.
 fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
@@ -213,7 +213,7 @@ mod tests {
     use super::*;
 
     /// The checked-in document is what the server serves; regenerate it with
-    /// `ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-cli openapi`.
+    /// `ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-server openapi`.
     #[test]
     fn the_checked_in_openapi_document_is_the_served_one() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json");
@@ -224,7 +224,7 @@ mod tests {
         let checked_in = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             checked_in == served,
-            "crates/cli/openapi.json is out of date: run ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-cli openapi"
+            "crates/server/openapi.json is out of date: run ARBOR_UPDATE_OPENAPI=1 cargo test -p arbor-server openapi"
         );
     }
 

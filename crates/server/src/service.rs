@@ -13,7 +13,7 @@ use arbor_domain::time::Timestamp;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::wire;
+use crate::wire;
 
 /// An error a client can act on: an HTTP status, a stable code, and a message that never
 /// says whether something outside the caller's scope exists.
@@ -79,7 +79,7 @@ pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
 /// The engine, and the read chain and speaker every request runs under.
 #[derive(Debug)]
-pub(crate) struct Service {
+pub struct Service {
     arbor: Arbor,
     chain: ReadChain,
     /// Who the words sent to this server are from, fixed when it starts.
@@ -145,7 +145,7 @@ fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
 }
 
 impl Service {
-    pub(crate) fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
+    pub fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
         Service { arbor, chain, speaker }
     }
 
@@ -448,7 +448,7 @@ impl Service {
 
     /// Runs jobs until the server stops: what is saved gets indexed, sealed and summarized
     /// without anyone calling sync.
-    pub(crate) async fn run_jobs_in_background(self: std::sync::Arc<Self>) {
+    pub async fn run_jobs_in_background(self: std::sync::Arc<Self>) {
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(2)).await;
             if let Err(error) = self.arbor.run_jobs(Some(100)).await {

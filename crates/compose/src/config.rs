@@ -1,0 +1,228 @@
+//! `arbor.json`: what marks a directory as an Arbor store, and which backend, index, models and
+//! decay policy it names.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arbor_domain::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::models::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
+
+/// The file that marks a directory as an Arbor store.
+pub const CONFIG_FILE: &str = "arbor.json";
+/// The SQLite database inside the store.
+pub const DATABASE_FILE: &str = "arbor.db";
+/// The store format this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+const FORMAT: &str = "arbor-store";
+
+/// `arbor.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    pub format: String,
+    pub format_version: u32,
+    pub backend: Backend,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<PostgresSettings>,
+    pub created_at: Timestamp,
+    pub embedder: EmbedderConfig,
+    /// The embedder being replaced while `arbor jobs reindex` re-embeds (searched until then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_embedder: Option<EmbedderConfig>,
+    /// Embeds restricted text when `embedder` is remote (which never sees it); local only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restricted_embedder: Option<EmbedderConfig>,
+    pub reasoner: ReasonerConfig,
+    /// Where the search index lives: the store's own tables (default) or a LanceDB dataset in
+    /// `<root>/lance`.
+    #[serde(default, skip_serializing_if = "IndexBackend::is_default")]
+    pub index: IndexBackend,
+    /// How ranking ages memories and when unused candidates are archived (`DecayPolicy`);
+    /// absent, nothing decays by time and candidates are archived after 90 days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decay: Option<arbor_domain::decay::DecayPolicy>,
+}
+
+/// One value of a setting a person picks by name (`--backend sqlite`): the name as typed and
+/// saved, and what it means. Command lines list these; the configuration types know no parser.
+#[derive(Debug, Clone, Copy)]
+pub struct Choice<T: 'static> {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub value: T,
+}
+
+/// Where the search index (full text and vectors) lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexBackend {
+    /// In the store's own database (SQLite FTS5 and vectors, or Postgres with pgvector).
+    #[default]
+    Store,
+    /// A LanceDB dataset in the store directory (`<root>/lance`), for large corpora; needs an
+    /// arbor built with `--features lance`.
+    Lance,
+}
+
+impl IndexBackend {
+    pub const CHOICES: &'static [Choice<IndexBackend>] = &[
+        Choice {
+            name: "store",
+            help: "In the store's own database (SQLite FTS5 and vectors, or Postgres with pgvector)",
+            value: IndexBackend::Store,
+        },
+        Choice {
+            name: "lance",
+            help: "A LanceDB dataset in the store directory (<root>/lance), for large corpora; needs an arbor \
+                   built with --features lance",
+            value: IndexBackend::Lance,
+        },
+    ];
+
+    fn is_default(&self) -> bool {
+        *self == IndexBackend::Store
+    }
+}
+
+/// The directory of a store's LanceDB dataset.
+pub const LANCE_DIR: &str = "lance";
+
+/// Where a store's rows live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// SQLite in the store directory (embedded; nothing to run).
+    Sqlite,
+    /// A Postgres server with pgvector (`--database-url` or `ARBOR_DATABASE_URL`).
+    Postgres,
+}
+
+impl Backend {
+    pub const CHOICES: &'static [Choice<Backend>] = &[
+        Choice {
+            name: "sqlite",
+            help: "SQLite in the store directory (embedded; nothing to run)",
+            value: Backend::Sqlite,
+        },
+        Choice {
+            name: "postgres",
+            help: "A Postgres server with pgvector (--database-url or ARBOR_DATABASE_URL)",
+            value: Backend::Postgres,
+        },
+    ];
+}
+
+/// Where a Postgres-backed store keeps its rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostgresSettings {
+    /// The server, unless `ARBOR_DATABASE_URL` names it (which wins, and is never written here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The schema holding this store's tables.
+    pub schema: String,
+}
+
+/// The environment variable naming the Postgres server; it overrides the configured URL.
+pub const DATABASE_URL_VAR: &str = "ARBOR_DATABASE_URL";
+
+/// How `init` creates a store.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    /// Where rows live.
+    pub backend: Backend,
+    /// The Postgres server (`postgres://user:password@host/db`), saved in arbor.json; absent,
+    /// ARBOR_DATABASE_URL is read on every run (and never saved).
+    pub database_url: Option<String>,
+    /// The Postgres schema for this store's tables (one database can hold several stores);
+    /// absent, `arbor`.
+    pub schema: Option<String>,
+    /// How text becomes vectors.
+    pub embedder: EmbedderChoice,
+    /// Where the search index lives.
+    pub index: IndexBackend,
+}
+
+impl Default for InitOptions {
+    fn default() -> InitOptions {
+        InitOptions {
+            backend: Backend::Sqlite,
+            database_url: None,
+            schema: None,
+            embedder: EmbedderChoice::Auto,
+            index: IndexBackend::Store,
+        }
+    }
+}
+
+impl StoreConfig {
+    pub fn new(options: &InitOptions, embedder: EmbedderConfig) -> StoreConfig {
+        StoreConfig {
+            format: FORMAT.to_owned(),
+            format_version: FORMAT_VERSION,
+            backend: options.backend,
+            postgres: (options.backend == Backend::Postgres).then(|| PostgresSettings {
+                url: options.database_url.clone(),
+                schema: options.schema.clone().unwrap_or_else(|| "arbor".to_owned()),
+            }),
+            created_at: Timestamp::now(),
+            embedder,
+            previous_embedder: None,
+            restricted_embedder: None,
+            reasoner: ReasonerConfig::Heuristic,
+            index: options.index,
+            decay: None,
+        }
+    }
+
+    pub fn load(root: &Path) -> Result<StoreConfig> {
+        let path = root.join(CONFIG_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if !root.exists() {
+                    bail!(
+                        "there is no Arbor store at {}: the directory does not exist (create one with `arbor --root {} init`)",
+                        root.display(),
+                        root.display()
+                    );
+                }
+                bail!(
+                    "{} is not an Arbor store: it has no {CONFIG_FILE} (create one with `arbor --root {} init`)",
+                    root.display(),
+                    root.display()
+                );
+            }
+            Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            bail!("{} is not an Arbor store configuration (no \"format\": \"{FORMAT}\")", path.display());
+        }
+        let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(FORMAT_VERSION) {
+            bail!(
+                "the store at {} was written by a newer arbor (format {version}); this build reads format {FORMAT_VERSION}: upgrade arbor",
+                root.display()
+            );
+        }
+        serde_json::from_value(value).with_context(|| format!("{} has an invalid configuration", path.display()))
+    }
+}
+
+/// Loads `arbor.json`, changes it, and saves it whole; returns what was saved.
+pub fn update_config(root: &Path, change: impl FnOnce(&mut StoreConfig)) -> Result<StoreConfig> {
+    let mut config = StoreConfig::load(root)?;
+    change(&mut config);
+    crate::open::save_config(root, &config)?;
+    Ok(config)
+}
+
+/// Where the store is: the directory the caller names (`--root`, or `ARBOR_ROOT`), else
+/// `./.arbor`.
+pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
+    root.unwrap_or_else(|| PathBuf::from(".arbor"))
+}
