@@ -15,7 +15,7 @@ use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::{fingerprint, truncate_chars};
 use arbor_domain::time::KnownSpan;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
-use arbor_ports::{AssessRequest, Error, HeuristicReasoner};
+use arbor_ports::{AssessRequest, Error};
 use serde::Serialize;
 
 use crate::ingest::LEAF_SUMMARY_CHARS;
@@ -197,15 +197,14 @@ impl Arbor {
     /// one (and than `correction.at_least`) and as its own words suggest. Returns the new
     /// version's sensitivity.
     pub(crate) fn admit_correction(&self, old: &LeafRecord, correction: &Correction) -> AppResult<Sensitivity> {
-        let suggested = HeuristicReasoner
-            .assess_now(&AssessRequest {
-                text: correction.text.clone(),
-                actor: correction.actor,
-                namespace: old.namespace.kind(),
-                hints: arbor_domain::event::EventHints::default(),
-                shortlist: Vec::new(),
-            })
-            .sensitivity;
+        let suggested = arbor_domain::heuristics::assess(&AssessRequest {
+            text: correction.text.clone(),
+            actor: correction.actor,
+            namespace: old.namespace.kind(),
+            hints: arbor_domain::event::EventHints::default(),
+            shortlist: Vec::new(),
+        })
+        .sensitivity;
         let admission = self.policy.admission.decide(AdmissionInput {
             text: &correction.text,
             // An explicit correction of a known memory is not a guess about what to remember.
@@ -231,7 +230,7 @@ impl Arbor {
         correction: &Correction,
         now: arbor_domain::time::Timestamp,
     ) -> LeafRecord {
-        let assessment = HeuristicReasoner.assess_now(&AssessRequest {
+        let assessment = arbor_domain::heuristics::assess(&AssessRequest {
             text: correction.text.clone(),
             actor: correction.actor,
             namespace: old.namespace.kind(),

@@ -36,8 +36,8 @@ use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, HeuristicReasoner, TermSelection,
-    TextQuery, TreeLeafQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, TermSelection, TextQuery,
+    TreeLeafQuery,
 };
 use serde::Serialize;
 
@@ -492,7 +492,8 @@ impl Arbor {
     /// not leave the machine or the answer is unusable. Returns the assessment and the id of
     /// the reasoner that actually made it, for provenance.
     async fn assess(&self, request: &AssessRequest, shareable: bool) -> (Assessment, String) {
-        let deterministic = || (HeuristicReasoner.assess_now(request), arbor_ports::HEURISTIC_REASONER_ID.to_owned());
+        let deterministic =
+            || (arbor_domain::heuristics::assess(request), arbor_ports::HEURISTIC_REASONER_ID.to_owned());
         if !shareable {
             return deterministic();
         }
@@ -632,11 +633,11 @@ impl Arbor {
         let request = DuplicateRequest { text: text.to_owned(), subject: subject.cloned(), candidates };
         let locality = self.ports.reasoner.locality();
         if !shareable || leaves.iter().any(|l| !l.sensitivity.may_be_given_to(locality)) {
-            return Ok(Some(HeuristicReasoner.judge_now(&request)));
+            return Ok(Some(arbor_domain::heuristics::judge_duplicate(&request)));
         }
         Ok(Some(match self.ask_reasoner("judge_duplicate", self.ports.reasoner.judge_duplicate(&request)).await {
             Some(judgement) => judgement,
-            None => HeuristicReasoner.judge_now(&request),
+            None => arbor_domain::heuristics::judge_duplicate(&request),
         }))
     }
 }

@@ -16,8 +16,7 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{
-    Change, ChangeSet, HeuristicReasoner, Job, JobKind, LeafExpect, SummarizeRequest, SummaryDraft, SummaryExpect,
-    SummaryInput,
+    Change, ChangeSet, Job, JobKind, LeafExpect, SummarizeRequest, SummaryDraft, SummaryExpect, SummaryInput,
 };
 use serde::Serialize;
 
@@ -440,11 +439,11 @@ impl Arbor {
                 labels: Vec::new(),
             }
         } else if !sensitivity.may_be_given_to(self.ports.reasoner.locality()) {
-            HeuristicReasoner.summarize_now(request)
+            arbor_domain::heuristics::summarize(request)
         } else {
             match self.ask_reasoner("summarize", self.ports.reasoner.summarize(request)).await {
                 Some(draft) => draft,
-                None => HeuristicReasoner.summarize_now(request),
+                None => arbor_domain::heuristics::summarize(request),
             }
         }
     }

@@ -9,7 +9,7 @@ use arbor_domain::text::tokenize;
 use arbor_domain::time::Timestamp;
 use arbor_domain::time_expr::{TimeExpression, TimeRange, find_time_expression};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
-use arbor_ports::{EntityQuery, HeuristicReasoner, QueryRequest, TermSelection, TextQuery};
+use arbor_ports::{EntityQuery, QueryRequest, TermSelection, TextQuery};
 use serde::Serialize;
 
 use super::{Intent, RetrieveMode, RetrieveRequest};
@@ -61,15 +61,15 @@ impl Arbor {
         let read = match request.mode {
             // The caller chose the mode; the question's focus is still read, locally.
             RetrieveMode::BroadSummary | RetrieveMode::ExactEvidence => {
-                let focus = HeuristicReasoner.classify_now(&query).focus;
+                let focus = arbor_domain::heuristics::classify_query(&query).focus;
                 return Intent { mode: request.mode, focus, reason: "requested".into() };
             }
             RetrieveMode::Auto if !may_be_given_to(reasoner.locality(), None, &request.query) => {
-                HeuristicReasoner.classify_now(&query)
+                arbor_domain::heuristics::classify_query(&query)
             }
             RetrieveMode::Auto => match self.ask_reasoner("classify_query", reasoner.classify_query(&query)).await {
                 Some(intent) => intent,
-                None => HeuristicReasoner.classify_now(&query),
+                None => arbor_domain::heuristics::classify_query(&query),
             },
         };
         let mode = if read.broad { RetrieveMode::BroadSummary } else { RetrieveMode::ExactEvidence };

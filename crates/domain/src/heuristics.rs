@@ -1,0 +1,554 @@
+//! The deterministic judgement calls, needing no model: keyword and pattern heuristics for
+//! admission, kind, subject and entity proposals, word overlap for duplicates, extractive
+//! summaries, and cue words for reading a question.
+//!
+//! They are the default and the fallback for every model-backed step, so they are
+//! conservative: a new entity only for a clearly named subject, two texts the same memory only
+//! when they share nearly all their words. Their answers are proposals like any model's and
+//! pass through the same rules. The `HeuristicReasoner` port adapter calls these functions.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::decision::EntityProposal;
+use crate::entity::{Entity, EntityType};
+use crate::judgement::{
+    AssessRequest, Assessment, DuplicateRequest, QueryFocus, QueryIntent, QueryRequest, SummarizeRequest, SummaryDraft,
+};
+use crate::model::{Actor, Confidence, Label, MemoryKind, SubjectKey};
+use crate::sensitivity::Sensitivity;
+use crate::supersession::DuplicateJudgement;
+use crate::text::{is_stopword, normalize_text, tokenize, truncate_chars};
+use crate::time::Timestamp;
+use crate::time_expr::find_time_expression;
+
+/// The heuristics' id, recorded as the extractor in provenance.
+pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
+
+/// Word overlap at which two texts are judged the same memory.
+const SAME_MEMORY_OVERLAP: f32 = 0.85;
+
+/// The longest summary the heuristics draft, in characters: half of what a summary may keep
+/// (`MAX_SUMMARY_CHARS`), since a draft of first sentences says less per character.
+const HEURISTIC_SUMMARY_CHARS: usize = 2_000;
+
+static FILLER: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    [
+        "ok", "okay", "k", "thanks", "thank", "you", "ty", "thx", "lol", "haha", "hah", "hi", "hello", "hey", "bye",
+        "yes", "no", "sure", "cool", "nice", "great", "wow", "hmm", "yeah", "yep", "nope", "np", "good", "morning",
+        "night", "see", "ya", "later", "awesome", "alright", "right", "oh", "ah",
+    ]
+    .into_iter()
+    .collect()
+});
+
+/// Sentence openers that look like names but are not.
+static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    [
+        "I",
+        "The",
+        "A",
+        "An",
+        "We",
+        "It",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "My",
+        "Our",
+        "Your",
+        "He",
+        "She",
+        "They",
+        "You",
+        "There",
+        "Here",
+        "What",
+        "When",
+        "Where",
+        "Who",
+        "How",
+        "Why",
+        "Yes",
+        "No",
+        "Oh",
+        "Hey",
+        "Hi",
+        "Hello",
+        "Thanks",
+        "Thank",
+        "Well",
+        "So",
+        "But",
+        "And",
+        "Or",
+        "If",
+        "Then",
+        "Also",
+        "Today",
+        "Yesterday",
+        "Tomorrow",
+        "Please",
+        "Sure",
+        "Okay",
+        "Ok",
+        "Wow",
+        "Great",
+        "Nice",
+        "Cool",
+        "Let",
+        "Do",
+        "Did",
+        "Does",
+        "Is",
+        "Are",
+        "Was",
+        "Were",
+        "Can",
+        "Could",
+        "Would",
+        "Should",
+        "Will",
+        "Just",
+        "Maybe",
+        "Actually",
+        "Last",
+        "Next",
+        "Every",
+    ]
+    .into_iter()
+    .collect()
+});
+
+struct KindRule {
+    kind: MemoryKind,
+    regex: Regex,
+}
+
+static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
+    let r = |kind, re: &str| KindRule { kind, regex: Regex::new(re).expect("kind pattern compiles") };
+    vec![
+        r(
+            MemoryKind::Constraint,
+            r"(?i)\b(must not|must never|never (?:use|do|send|share)|do not ever|don't ever|always (?:use|include|run)|is required|are required|not allowed|forbidden)\b",
+        ),
+        r(
+            MemoryKind::Decision,
+            r"(?i)\b(we decided|i decided|decided to|we agreed|agreed to|we chose|we will go with|the decision)\b",
+        ),
+        r(
+            MemoryKind::Preference,
+            r"(?i)\b(i prefer|prefers?|i like|i love|i hate|i dislike|i enjoy|favou?rite|i'd rather|i would rather|loves?|likes?|enjoys?)\b",
+        ),
+        r(MemoryKind::Task, r"(?i)\b(todo|to-do|remind me|i need to|we need to|deadline|due (?:on|by))\b"),
+        r(MemoryKind::Procedure, r"(?i)\b(step \d|how to|in order to|the process is|run `)"),
+        r(
+            MemoryKind::Relationship,
+            r"(?i)\b(my (?:wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|friend|boss|colleague|cousin|aunt|uncle|grandma|grandpa)|married|engaged|dating|best friend)\b",
+        ),
+        r(MemoryKind::Reflection, r"(?i)\b(i realized|i learned|lesson learned|in hindsight|i've noticed|i noticed)\b"),
+        r(
+            MemoryKind::Event,
+            r"(?i)\b(yesterday|last (?:week|month|year|night|weekend)|went to|visited|attended|happened|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this morning|tonight)\b",
+        ),
+    ]
+});
+
+struct SubjectRule {
+    regex: Regex,
+    /// `$1` is replaced by the first capture.
+    template: &'static str,
+}
+
+static SUBJECT_RULES: LazyLock<Vec<SubjectRule>> = LazyLock::new(|| {
+    let r = |re: &str, template| SubjectRule { regex: Regex::new(re).expect("subject pattern compiles"), template };
+    vec![
+        r(r"(?i)\bmy (favou?rite [a-z]+(?: [a-z]+)?) (?:is|are|was|were|has|have|changed)\b", "my $1"),
+        r(r"(?i)\bmy (favou?rite [a-z]+)\b", "my $1"),
+        r(r"(?i)\b(?:i (?:live|am living|now live|moved|have moved|relocated) (?:in|to))\b", "my home"),
+        r(r"(?i)\b(?:i (?:work|am working|now work) (?:at|for))\b", "my employer"),
+        r(r"(?i)\bmy (name|job|title|role|email|address|phone number|birthday|age|team|manager|goal)\b", "my $1"),
+        r(r"(?i)\b([a-z]+(?: [a-z]+)?)'s (release date|deadline|launch date|budget|owner|status)\b", "$1 $2"),
+        r(r"(?i)\bthe (release date|deadline|launch date|budget) (?:is|was|moved|changed|slipped)\b", "the $1"),
+    ]
+});
+
+static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(diagnos\w*|medication|prescription|therapy|therapist|pregnan\w*|hiv|cancer|depression|salary|debt|bank account|credit score|passport|social security|ssn|home address|lawsuit|arrested)\b")
+        .expect("sensitive pattern compiles")
+});
+
+static VERBISH: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    [
+        "is", "was", "has", "had", "will", "would", "likes", "loves", "hates", "went", "said", "says", "works",
+        "lives", "wants", "needs", "decided", "moved", "started", "finished", "launched", "ships", "shipped", "uses",
+        "prefers", "owns", "runs", "leads", "joined", "left", "told", "asked", "plans", "released", "released",
+    ]
+    .into_iter()
+    .collect()
+});
+
+/// Assesses one chunk: admission, kind, title, subject, sensitivity, salience and entity.
+pub fn assess(request: &AssessRequest) -> Assessment {
+    let text = normalize_text(&request.text);
+    let tokens = tokenize(&text);
+    let hints = &request.hints;
+    let kind = hints.kind.unwrap_or_else(|| classify_kind(&text));
+    let admission = if hints.kind.is_some() || hints.title.is_some() || hints.subject.is_some() {
+        0.9
+    } else {
+        admission_score(&text, &tokens)
+    };
+    let title = match &hints.title {
+        Some(title) => title.trim().to_owned(),
+        None => first_sentence(&text),
+    };
+    let subject =
+        hints.subject.clone().or_else(|| if request.actor == Actor::User { extract_subject(&text) } else { None });
+    let sensitivity = hints.sensitivity.unwrap_or(if SENSITIVE.is_match(&text) {
+        Sensitivity::Sensitive
+    } else {
+        Sensitivity::Normal
+    });
+    let mut salience: f32 = 0.5;
+    if matches!(kind, MemoryKind::Preference | MemoryKind::Constraint | MemoryKind::Decision) {
+        salience += 0.2;
+    }
+    if tokens.iter().any(|t| t.chars().all(|c| c.is_ascii_digit())) {
+        salience += 0.1;
+    }
+    let (entity, secondary_entities) = propose_entity(request, &text);
+    Assessment {
+        admission: Confidence::saturating(admission),
+        kind,
+        title,
+        subject,
+        labels: hints.labels.clone(),
+        sensitivity,
+        salience: Confidence::saturating(salience),
+        entity,
+        secondary_entities,
+    }
+}
+
+/// The candidate the new text repeats, by shared content words.
+pub fn judge_duplicate(request: &DuplicateRequest) -> DuplicateJudgement {
+    let new = content_words(&request.text);
+    let best = request
+        .candidates
+        .iter()
+        .map(|c| (overlap(&new, &content_words(&c.text)), c))
+        .filter(|(score, _)| *score >= SAME_MEMORY_OVERLAP)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.id.cmp(&a.1.id)));
+    match best {
+        Some((score, candidate)) => {
+            DuplicateJudgement::SameMemory { leaf_id: candidate.id.to_string(), confidence: score }
+        }
+        None => DuplicateJudgement::Distinct,
+    }
+}
+
+/// An extractive digest of the children, oldest first, titled by the words they share most.
+pub fn summarize(request: &SummarizeRequest) -> SummaryDraft {
+    let mut children = request.children.clone();
+    children.sort_by(|a, b| a.observed_at.cmp(&b.observed_at).then_with(|| a.id.cmp(&b.id)));
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for child in &children {
+        for word in content_words(&format!("{} {}", child.title, child.text)) {
+            *counts.entry(word).or_default() += 1;
+        }
+    }
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let top: Vec<String> = ranked.iter().take(4).map(|(w, _)| w.clone()).collect();
+    let items = match children.len() {
+        1 => "1 item".to_owned(),
+        n => format!("{n} items"),
+    };
+    let title =
+        if top.is_empty() { format!("{} ({items})", request.tree) } else { format!("{} ({items})", top.join(", ")) };
+    let mut text = String::new();
+    let mut included = 0;
+    for child in &children {
+        let line = format!("- {}\n", truncate_chars(&first_sentence(strip_bullets(&child.text)), 200));
+        if text.chars().count() + line.chars().count() > HEURISTIC_SUMMARY_CHARS {
+            break;
+        }
+        text.push_str(&line);
+        included += 1;
+    }
+    if included < children.len() {
+        text.push_str(&format!("- … and {} more\n", children.len() - included));
+    }
+    let labels = top.iter().filter_map(|w| Label::parse(w).ok()).collect();
+    SummaryDraft { title, text, labels }
+}
+
+/// A child summary's text is itself a bullet list; its first item is what it leads with.
+fn strip_bullets(text: &str) -> &str {
+    text.trim_start().trim_start_matches(['-', '*', '•']).trim_start()
+}
+
+fn classify_kind(text: &str) -> MemoryKind {
+    KIND_RULES.iter().find(|rule| rule.regex.is_match(text)).map(|rule| rule.kind).unwrap_or(MemoryKind::Fact)
+}
+
+fn admission_score(text: &str, tokens: &[String]) -> f32 {
+    if tokens.is_empty() {
+        return 0.0;
+    }
+    if tokens.iter().all(|t| FILLER.contains(t.as_str())) {
+        return 0.2;
+    }
+    if tokens.len() < 3 {
+        return 0.35;
+    }
+    let mut score: f32 = 0.6;
+    let first_person = tokens.iter().any(|t| matches!(t.as_str(), "i" | "my" | "we" | "our" | "me" | "us"));
+    if first_person {
+        score += 0.1;
+    }
+    if tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())) {
+        score += 0.05;
+    }
+    if text.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+        score += 0.05;
+    }
+    if KIND_RULES.iter().any(|rule| rule.regex.is_match(text)) {
+        score += 0.1;
+    }
+    score.min(0.95)
+}
+
+fn first_sentence(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let end = line
+        .char_indices()
+        .find(|&(i, c)| matches!(c, '.' | '!' | '?' | '。') && i > 8)
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(line.len());
+    truncate_chars(line[..end].trim(), 100)
+}
+
+fn extract_subject(text: &str) -> Option<SubjectKey> {
+    SUBJECT_RULES.iter().find_map(|rule| {
+        let captures = rule.regex.captures(text)?;
+        let mut subject = rule.template.to_owned();
+        for i in 1..captures.len() {
+            let value = captures.get(i).map(|m| m.as_str()).unwrap_or_default();
+            subject = subject.replace(&format!("${i}"), value);
+        }
+        // One spelling per subject, so British and American phrasings supersede each other.
+        SubjectKey::parse(&subject.to_lowercase().replace("favourite", "favorite")).ok()
+    })
+}
+
+/// Finds the primary entity: the host's hint, else a shortlisted entity named in the text,
+/// else a clearly named new subject, else the fallback bucket.
+fn propose_entity(request: &AssessRequest, text: &str) -> (EntityProposal, Vec<String>) {
+    if let Some(hint) = &request.hints.entity {
+        if let Some(existing) = request.shortlist.iter().find(|e| e.is_named(&hint.name)) {
+            return (EntityProposal::MatchExisting { entity_id: existing.id.to_string(), confidence: 0.95 }, vec![]);
+        }
+        let proposal = EntityProposal::CreateNew {
+            name: hint.name.trim().to_owned(),
+            entity_type: hint.entity_type.as_str().to_owned(),
+            confidence: 0.9,
+        };
+        return (proposal, vec![]);
+    }
+    let mut mentioned: Vec<(usize, &Entity)> =
+        request.shortlist.iter().filter_map(|entity| first_mention(text, entity).map(|at| (at, entity))).collect();
+    mentioned.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    if let Some((_, primary)) = mentioned.first() {
+        let secondary = mentioned.iter().skip(1).map(|(_, e)| e.id.to_string()).collect();
+        return (EntityProposal::MatchExisting { entity_id: primary.id.to_string(), confidence: 0.8 }, secondary);
+    }
+    match named_subject(text) {
+        Some((name, entity_type)) => {
+            (EntityProposal::CreateNew { name, entity_type: entity_type.as_str().to_owned(), confidence: 0.7 }, vec![])
+        }
+        None => (EntityProposal::Fallback, vec![]),
+    }
+}
+
+/// Where an entity's name or an alias first occurs as whole words, case-insensitively.
+fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
+    let lower = text.to_lowercase();
+    std::iter::once(&entity.name)
+        .chain(entity.aliases.iter())
+        .filter(|name| !name.trim().is_empty())
+        .filter_map(|name| {
+            let needle = name.trim().to_lowercase();
+            lower.match_indices(&needle).map(|(at, _)| at).find(|&at| {
+                let before = lower[..at].chars().next_back();
+                let after = lower[at + needle.len()..].chars().next();
+                before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+            })
+        })
+        .min()
+}
+
+/// A sentence that opens with a name and a verb ("Project Alpha ships in May", "Dana
+/// prefers…"), or mentions "Project X": positive evidence of a clear, stable subject.
+fn named_subject(text: &str) -> Option<(String, EntityType)> {
+    static PROJECT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b[Pp]roject ([A-Z][A-Za-z0-9-]+)\b").expect("project pattern compiles"));
+    if let Some(c) = PROJECT.captures(text) {
+        return Some((format!("Project {}", &c[1]), EntityType::Project));
+    }
+    let words: Vec<&str> = text.split_whitespace().take(5).collect();
+    let mut name_words = Vec::new();
+    for word in &words {
+        let clean = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let capitalized = clean.chars().next().is_some_and(char::is_uppercase) && clean.chars().count() > 1;
+        if capitalized && !NOT_NAMES.contains(clean) && name_words.len() < 3 && clean == *word {
+            name_words.push(clean);
+        } else {
+            break;
+        }
+    }
+    let next = words.get(name_words.len()).map(|w| w.to_lowercase())?;
+    if name_words.is_empty() || !VERBISH.contains(next.trim_matches(|c: char| !c.is_alphanumeric())) {
+        return None;
+    }
+    let name = name_words.join(" ");
+    let entity_type = match name_words.last() {
+        Some(last) if ["Inc", "Corp", "Ltd", "LLC", "GmbH", "Labs"].contains(last) => EntityType::Organization,
+        _ if name_words.len() == 1 => EntityType::Person,
+        _ => EntityType::Topic,
+    };
+    Some((name, entity_type))
+}
+
+fn content_words(text: &str) -> BTreeSet<String> {
+    tokenize(text).into_iter().filter(|t| !is_stopword(t)).collect()
+}
+
+/// Overlap of two word sets relative to the larger: 1.0 when identical.
+fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f32 {
+    let larger = a.len().max(b.len());
+    if larger == 0 {
+        return 0.0;
+    }
+    a.intersection(b).count() as f32 / larger as f32
+}
+
+/// Phrases that ask for an overview rather than a fact.
+const BROAD_CUES: [&str; 8] = [
+    "summar",
+    "overview",
+    "what do you know",
+    "what do we know",
+    "tell me about",
+    "everything about",
+    "history of",
+    "catch me up",
+];
+
+/// Words that ask when: a question starting with one looks for dates.
+const TEMPORAL_OPENINGS: [&str; 6] = ["when", "what time", "what date", "what year", "how long ago", "since when"];
+
+/// Words (as tokens) that ask what someone prefers or what must hold.
+const PREFERENCE_OR_CONSTRAINT_CUES: [&str; 16] = [
+    "prefer",
+    "prefers",
+    "preference",
+    "preferences",
+    "favorite",
+    "favourite",
+    "like",
+    "likes",
+    "dislike",
+    "dislikes",
+    "hate",
+    "rule",
+    "rules",
+    "must",
+    "allowed",
+    "constraint",
+];
+
+/// Reads a question: broad when it uses a phrase that asks for an overview; temporal when it
+/// asks when or names a time; about preferences or constraints when it uses their words.
+pub fn classify_query(request: &QueryRequest) -> QueryIntent {
+    let query = request.query.to_lowercase();
+    let tokens = tokenize(&query);
+    let (focus, why) = if let Some(opening) = TEMPORAL_OPENINGS.iter().find(|o| query.trim_start().starts_with(**o)) {
+        (QueryFocus::Temporal, format!("asks \"{opening}\""))
+    } else if let Some(time) = find_time_expression(&query, Timestamp::UNIX_EPOCH) {
+        (QueryFocus::Temporal, format!("names a time (\"{}\")", time.phrase))
+    } else if let Some(cue) = PREFERENCE_OR_CONSTRAINT_CUES.iter().find(|c| tokens.iter().any(|t| t == *c)) {
+        (QueryFocus::PreferenceOrConstraint, format!("asks about preferences or rules (\"{cue}\")"))
+    } else {
+        (QueryFocus::General, String::new())
+    };
+    let (broad, mut reason) = match BROAD_CUES.iter().find(|cue| query.contains(**cue)) {
+        Some(cue) => (true, format!("broad question (\"{cue}\")")),
+        None => (false, "specific question: leaf evidence".to_owned()),
+    };
+    if !why.is_empty() {
+        reason = format!("{reason}; {why}");
+    }
+    QueryIntent { broad, focus, reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::EntitySlug;
+    use crate::event::EventHints;
+    use crate::id::EntityId;
+    use crate::namespace::{Namespace, NamespaceKind};
+
+    fn request(text: &str, shortlist: Vec<Entity>) -> AssessRequest {
+        AssessRequest {
+            text: text.to_owned(),
+            actor: Actor::User,
+            namespace: NamespaceKind::Conversation,
+            hints: EventHints::default(),
+            shortlist,
+        }
+    }
+
+    fn entity(id: &str, name: &str) -> Entity {
+        Entity {
+            id: EntityId::parse(id).unwrap(),
+            namespace: Namespace::global(),
+            entity_type: EntityType::Project,
+            slug: EntitySlug::from_name(name),
+            name: name.to_owned(),
+            aliases: vec!["alpha".into()],
+            created_at: jiff::Timestamp::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn filler_is_not_admitted_and_statements_are() {
+        assert!(assess(&request("ok thanks!", vec![])).admission.get() < 0.5);
+        assert!(assess(&request("I prefer short answers in bullet points", vec![])).admission.get() >= 0.5);
+    }
+
+    #[test]
+    fn kinds_subjects_and_entities() {
+        let a = assess(&request("My favorite color is green now.", vec![]));
+        assert_eq!(a.kind, MemoryKind::Preference);
+        assert_eq!(a.subject.unwrap().as_str(), "my favorite color");
+
+        let shortlist = vec![entity("ent-1", "Project Alpha")];
+        let a = assess(&request("The alpha release moved to September.", shortlist));
+        assert_eq!(a.entity, EntityProposal::MatchExisting { entity_id: "ent-1".into(), confidence: 0.8 });
+
+        let a = assess(&request("Dana prefers morning meetings.", vec![]));
+        assert_eq!(
+            a.entity,
+            EntityProposal::CreateNew { name: "Dana".into(), entity_type: "person".into(), confidence: 0.7 }
+        );
+        // No clear subject: fallback, never an invented entity.
+        let a = assess(&request("we should probably look into that soon", vec![]));
+        assert_eq!(a.entity, EntityProposal::Fallback);
+    }
+}
