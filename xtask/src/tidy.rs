@@ -98,6 +98,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_ci_runs_readme_command(root)?);
     problems.extend(check_design_references(root)?);
     problems.extend(check_app_shape(root)?);
+    problems.extend(check_adapter_status_literals(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
@@ -214,6 +215,36 @@ fn outside_reference(line: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// No adapter's query names a status by hand: the conditions come from
+/// `arbor_ports::rows::status_sql`, written from the domain's rules, so a rule changed there
+/// reaches every store.
+fn check_adapter_status_literals(root: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for adapter in ["crates/adapters-sqlite/src", "crates/adapters-postgres/src", "crates/adapters-lance/src"] {
+        let mut files = Vec::new();
+        collect_rs_files(&root.join(adapter), &mut files)?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            // Queries are string literals, so the text itself is read (comments and tests aside).
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (number, line) in code.lines().enumerate() {
+                if line.trim_start().starts_with("//") {
+                    continue;
+                }
+                let compact: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+                if ["status IN ('", "status = '", "status <> '", "status != '"].iter().any(|p| compact.contains(p)) {
+                    problems.push(format!(
+                        "{}:{}: a status literal in a query; use arbor_ports::rows::status_sql",
+                        file.strip_prefix(root).unwrap_or(&file).display(),
+                        number + 1
+                    ));
+                }
+            }
+        }
+    }
+    Ok(problems)
 }
 
 /// The longest a function of `crates/app` may be, in lines: a use case reads as a short list

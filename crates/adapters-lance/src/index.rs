@@ -22,7 +22,7 @@ use std::sync::Arc;
 use arbor_domain::id::NodeId;
 use arbor_domain::text::{index_tokens, query_terms};
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::rows::{node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
+use arbor_ports::rows::{FactsRow, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
 use arbor_ports::{
     EmbedderId, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
     rarest_terms,
@@ -315,29 +315,30 @@ fn vectors_schema(dimensions: u32) -> SchemaRef {
 
 /// The filter columns of `rows`, in `fact_fields` order.
 fn fact_columns(rows: &[(&NodeId, &NodeFacts)]) -> Result<Vec<ArrayRef>> {
-    let strings = |f: &dyn Fn(&NodeId, &NodeFacts) -> String| -> ArrayRef {
-        Arc::new(StringArray::from(rows.iter().map(|(id, facts)| f(id, facts)).collect::<Vec<_>>()))
+    let facts: Vec<(String, FactsRow)> =
+        rows.iter().map(|(id, facts)| Ok((node_to_str(id), FactsRow::from_facts(facts)?))).collect::<Result<_>>()?;
+    let strings = |f: &dyn Fn(&(String, FactsRow)) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from(facts.iter().map(f).collect::<Vec<_>>()))
     };
-    let times = |f: &dyn Fn(&NodeFacts) -> Result<Option<i64>>| -> Result<ArrayRef> {
-        let values: Vec<Option<i64>> = rows.iter().map(|(_, facts)| f(facts)).collect::<Result<_>>()?;
-        Ok(Arc::new(Int64Array::from(values)))
+    let times = |f: &dyn Fn(&FactsRow) -> Option<i64>| -> ArrayRef {
+        Arc::new(Int64Array::from(facts.iter().map(|(_, row)| f(row)).collect::<Vec<_>>()))
     };
     Ok(vec![
-        strings(&|id, _| node_to_str(id)),
-        strings(&|_, facts| facts.namespace.to_string()),
-        strings(&|_, facts| facts.node.as_str().to_owned()),
-        strings(&|_, facts| facts.category.as_str().to_owned()),
-        strings(&|_, facts| facts.tree_id.to_string()),
-        Arc::new(StringArray::from(rows.iter().map(|(_, facts)| facts.kind.map(|k| k.as_str())).collect::<Vec<_>>())),
-        strings(&|_, facts| facts.state.as_str().to_owned()),
-        times(&|facts| opt_ts(facts.validity.valid_from))?,
-        times(&|facts| opt_ts(facts.validity.valid_to))?,
-        times(&|facts| opt_ts(facts.known.known_from))?,
-        times(&|facts| opt_ts(facts.known.known_until))?,
-        times(&|facts| opt_ts(facts.expires_at))?,
-        times(&|facts| Ok(Some(sensitivity_code(facts.sensitivity))))?,
-        times(&|facts| ts(facts.time_start).map(Some))?,
-        times(&|facts| ts(facts.time_end).map(Some))?,
+        strings(&|(id, _)| id),
+        strings(&|(_, row)| &row.namespace),
+        strings(&|(_, row)| row.node_kind),
+        strings(&|(_, row)| row.category),
+        strings(&|(_, row)| &row.tree_id),
+        Arc::new(StringArray::from(facts.iter().map(|(_, row)| row.kind).collect::<Vec<_>>())),
+        strings(&|(_, row)| row.state),
+        times(&|row| row.valid_from),
+        times(&|row| row.valid_to),
+        times(&|row| row.known_from),
+        times(&|row| row.known_until),
+        times(&|row| row.expires_at),
+        times(&|row| Some(row.sensitivity)),
+        times(&|row| Some(row.time_start)),
+        times(&|row| Some(row.time_end)),
     ])
 }
 
@@ -433,7 +434,7 @@ fn hits(batches: &[RecordBatch], score_column: &str, score: impl Fn(f32) -> f32)
         }
     }
     // Best first; equal scores by id, so every run orders ties the same way.
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| node_to_str(&a.id).cmp(&node_to_str(&b.id))));
+    out.sort_by(Hit::best_first);
     Ok(out)
 }
 

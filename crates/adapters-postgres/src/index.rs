@@ -20,7 +20,7 @@ use arbor_domain::id::NodeId;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::text::{index_tokens, query_terms, stem, tokenize};
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::rows::{corrupt, node_from_str, node_to_str, opt_ts, sensitivity_code, term_id, term_lexeme, ts};
+use arbor_ports::rows::{FactsRow, corrupt, node_from_str, node_to_str, term_id, term_lexeme};
 use arbor_ports::{
     Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
     rarest_terms,
@@ -174,21 +174,22 @@ fn push_facts(
     values: &mut sqlx::query_builder::Separated<'_, '_, Postgres, &'static str>,
     facts: &NodeFacts,
 ) -> Result<()> {
+    let row = FactsRow::from_facts(facts)?;
     values
-        .push_bind(facts.node.as_str())
-        .push_bind(facts.namespace.to_string())
-        .push_bind(facts.category.as_str())
-        .push_bind(facts.tree_id.to_string())
-        .push_bind(facts.kind.map(|k| k.as_str()))
-        .push_bind(facts.state.as_str())
-        .push_bind(opt_ts(facts.validity.valid_from)?)
-        .push_bind(opt_ts(facts.validity.valid_to)?)
-        .push_bind(opt_ts(facts.known.known_from)?)
-        .push_bind(opt_ts(facts.known.known_until)?)
-        .push_bind(opt_ts(facts.expires_at)?)
-        .push_bind(sensitivity(sensitivity_code(facts.sensitivity)))
-        .push_bind(ts(facts.time_start)?)
-        .push_bind(ts(facts.time_end)?);
+        .push_bind(row.node_kind)
+        .push_bind(row.namespace)
+        .push_bind(row.category)
+        .push_bind(row.tree_id)
+        .push_bind(row.kind)
+        .push_bind(row.state)
+        .push_bind(row.valid_from)
+        .push_bind(row.valid_to)
+        .push_bind(row.known_from)
+        .push_bind(row.known_until)
+        .push_bind(row.expires_at)
+        .push_bind(sensitivity(row.sensitivity))
+        .push_bind(row.time_start)
+        .push_bind(row.time_end);
     Ok(())
 }
 
@@ -399,7 +400,7 @@ impl SearchIndex for PgIndex {
             .iter()
             .map(|row| hit(row.get(0), row.get(1), row.get::<f64, _>(2) as f32))
             .collect::<Result<Vec<_>>>()?;
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.sort_by(Hit::best_first);
         Ok(hits)
     }
 
@@ -430,7 +431,7 @@ impl SearchIndex for PgIndex {
             .iter()
             .map(|row| hit(row.get(0), row.get(1), (1.0 - row.get::<f64, _>(2)) as f32))
             .collect::<Result<Vec<_>>>()?;
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.sort_by(Hit::best_first);
         Ok(hits)
     }
 

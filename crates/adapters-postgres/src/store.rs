@@ -3,18 +3,18 @@
 //! never both win, and any failure rolls the whole set back. A transaction that loses a
 //! deadlock is run again from the start (the change set is plain data).
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{LeafRecord, SummaryRecord, TreeId, TreeRecord};
+use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::rows::{
-    EntityRow, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, from_ts, node_from_str, node_to_str, opt_ts,
+    EntityRow, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, from_ts, node_from_str, node_to_str, opt_ts, status_sql,
     subject_hash, to_json, ts,
 };
 use arbor_ports::{
@@ -73,16 +73,7 @@ impl From<Error> for Failure {
 }
 
 fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Failure {
-    Failure::Port(Error::Conflict {
-        what,
-        id: id.to_string(),
-        expected: expected.to_string(),
-        found: found.to_string(),
-    })
-}
-
-fn show_parent(parent: &Option<String>) -> String {
-    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
+    Failure::Port(Error::conflict(what, id, expected, found))
 }
 
 fn scope_strings(scope: &[Namespace]) -> Vec<String> {
@@ -114,24 +105,6 @@ async fn insert_summary(conn: &mut PgConnection, summary: &SummaryRecord) -> std
     bind_summary(&mut sql.separated(", "), SummaryRow::from_record(summary)?);
     sql.push(")");
     sql.build().execute(conn).await?;
-    Ok(())
-}
-
-/// Checks a locked row's status and parent against what the caller expects.
-fn check_expected(
-    what: &'static str,
-    id: &str,
-    (status, parent): (&str, &Option<String>),
-    (expected_status, expected_parent): (&str, &Option<Option<String>>),
-) -> std::result::Result<(), Failure> {
-    if status != expected_status {
-        return Err(conflict(what, id, expected_status, status));
-    }
-    if let Some(expected) = expected_parent
-        && expected != parent
-    {
-        return Err(conflict(what, id, show_parent(expected), show_parent(parent)));
-    }
     Ok(())
 }
 
@@ -197,8 +170,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                 .ok_or_else(|| Error::not_found("leaf", &record.id))?;
             let status: String = current.try_get(0)?;
             let parent: Option<String> = current.try_get(1)?;
-            let expected_parent = expect.parent.as_ref().map(|p| p.as_ref().map(ToString::to_string));
-            check_expected("leaf", record.id.as_str(), (&status, &parent), (expect.status.as_str(), &expected_parent))?;
+            expect.check(&record.id, &status, parent.as_deref())?;
             let (namespace, tree): (String, String) = (current.try_get(2)?, current.try_get(3)?);
             if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
                 return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree").into());
@@ -217,13 +189,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                 .ok_or_else(|| Error::not_found("summary", &record.id))?;
             let status: String = current.try_get(0)?;
             let parent: Option<String> = current.try_get(1)?;
-            let expected_parent = expect.parent.as_ref().map(|p| p.as_ref().map(ToString::to_string));
-            check_expected(
-                "summary",
-                record.id.as_str(),
-                (&status, &parent),
-                (expect.status.as_str(), &expected_parent),
-            )?;
+            expect.check(&record.id, &status, parent.as_deref())?;
             let mut sql = QueryBuilder::<Postgres>::new(format!("UPDATE summaries SET ({}) = ROW(", summary_columns()));
             bind_summary(&mut sql.separated(", "), SummaryRow::from_record(record)?);
             sql.push(") WHERE id = ").push_bind(record.id.as_str().to_owned());
@@ -238,11 +204,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                     .await?
                     .ok_or_else(|| Error::not_found("tree", tree))?
                     .try_get(0)?;
-            let expected = expect.as_ref().map(ToString::to_string);
-            if current != expected {
-                let show = |r: &Option<String>| r.clone().unwrap_or_else(|| "none".to_owned());
-                return Err(conflict("tree root", tree, show(&expected), show(&current)));
-            }
+            arbor_ports::check_root(tree, expect.as_ref(), current.as_deref())?;
             sqlx::query("UPDATE trees SET root = $1, root_stale = $2 WHERE namespace = $3 AND tree_id = $4")
                 .bind(root.as_ref().map(SummaryId::as_str))
                 .bind(*stale)
@@ -373,20 +335,24 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             let lock = "SELECT 1 FROM entities WHERE id = $1 AND namespace = $2 FOR UPDATE";
             if lock_row(conn, lock, id.as_str(), &namespace.to_string()).await? {
                 let quoted = format!("\"{}\"", id.as_str());
-                sqlx::query(
-                    "WITH gone AS (
-                         DELETE FROM entities WHERE id = $1 AND namespace = $2
-                           AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = $2 AND entity = $1)
-                           AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = $2 AND status <> 'tombstone'
-                                             AND (entity_primary = $1 OR strpos(entities_secondary, $3) > 0))
-                         RETURNING id)
-                     DELETE FROM entity_terms WHERE namespace = $2 AND entity_id IN (SELECT id FROM gone)",
-                )
-                .bind(id.as_str())
-                .bind(namespace.to_string())
-                .bind(quoted)
-                .execute(&mut *conn)
-                .await?;
+                static DELETE_UNUSED: LazyLock<String> = LazyLock::new(|| {
+                    format!(
+                        "WITH gone AS (
+                             DELETE FROM entities WHERE id = $1 AND namespace = $2
+                               AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = $2 AND entity = $1)
+                               AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = $2 AND {}
+                                                 AND (entity_primary = $1 OR strpos(entities_secondary, $3) > 0))
+                             RETURNING id)
+                         DELETE FROM entity_terms WHERE namespace = $2 AND entity_id IN (SELECT id FROM gone)",
+                        status_sql::leaves_where(LeafStatus::has_content)
+                    )
+                });
+                sqlx::query(DELETE_UNUSED.as_str())
+                    .bind(id.as_str())
+                    .bind(namespace.to_string())
+                    .bind(quoted)
+                    .execute(&mut *conn)
+                    .await?;
             }
         }
         Change::ReleaseLease { id, worker } => {
@@ -448,20 +414,22 @@ async fn dissolve_tree(
     }
     let first =
         |sql: &'static str| sqlx::query_scalar::<_, String>(sql).bind(ns.clone()).bind(tree.as_str().to_owned());
-    if let Some(live) = first(
-        "SELECT id || ' ' || status FROM leaves WHERE namespace = $1 AND tree_id = $2 AND status <> 'tombstone' LIMIT 1",
-    )
-    .fetch_optional(&mut *conn)
-    .await?
-    {
+    static LIVE_LEAF: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT id || ' ' || status FROM leaves WHERE namespace = $1 AND tree_id = $2 AND {} LIMIT 1",
+            status_sql::leaves_where(LeafStatus::has_content)
+        )
+    });
+    static READABLE_SUMMARY: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT id FROM summaries WHERE namespace = $1 AND tree_id = $2 AND {} LIMIT 1",
+            status_sql::summaries_where(SummaryStatus::is_readable)
+        )
+    });
+    if let Some(live) = first(LIVE_LEAF.as_str()).fetch_optional(&mut *conn).await? {
         return Err(conflict("tree", tree, "only tombstones", format!("leaf {live}")));
     }
-    if let Some(readable) = first(
-        "SELECT id FROM summaries WHERE namespace = $1 AND tree_id = $2 AND status IN ('current', 'stale') LIMIT 1",
-    )
-    .fetch_optional(&mut *conn)
-    .await?
-    {
+    if let Some(readable) = first(READABLE_SUMMARY.as_str()).fetch_optional(&mut *conn).await? {
         return Err(conflict("tree", tree, "no readable summary", format!("summary {readable}")));
     }
     if let Some(purge) = first("SELECT id FROM jobs WHERE namespace = $1 AND tree_id = $2 AND kind = 'purge' LIMIT 1")
@@ -662,20 +630,23 @@ impl MetadataStore for PgStore {
     }
 
     async fn frontier(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<FrontierNode>> {
-        let rows = sqlx::query(
-            "SELECT 'leaf' AS node, id, 0::bigint AS height, COALESCE(known_from, created_at) AS joined FROM leaves
-             WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND status IN ('active', 'superseded', 'archived')
-               -- LeafStatus::sits_in_tree: an archived leaf only if it was ever current.
-               AND (status <> 'archived' OR known_from IS NOT NULL)
-             UNION ALL
-             SELECT 'summary', id, height, sealed_at FROM summaries
-             WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND role = 'sealed' AND status <> 'retired'",
-        )
-        .bind(namespace.to_string())
-        .bind(tree.as_str())
-        .fetch_all(self.db.pool())
-        .await
-        .map_err(sql_error)?;
+        static FRONTIER: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT 'leaf' AS node, id, 0::bigint AS height, COALESCE(known_from, created_at) AS joined FROM leaves
+                 WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND {}
+                 UNION ALL
+                 SELECT 'summary', id, height, sealed_at FROM summaries
+                 WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND role = 'sealed' AND {}",
+                status_sql::leaf_sits_in_tree(),
+                status_sql::summaries_where(SummaryStatus::is_tree_member)
+            )
+        });
+        let rows = sqlx::query(FRONTIER.as_str())
+            .bind(namespace.to_string())
+            .bind(tree.as_str())
+            .fetch_all(self.db.pool())
+            .await
+            .map_err(sql_error)?;
         rows.iter()
             .map(|row| {
                 let node: String = row.try_get(0).map_err(sql_error)?;
@@ -700,7 +671,7 @@ impl MetadataStore for PgStore {
     async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
         let mut sql = select(summary_columns(), "summaries");
         sql.push("namespace = ").push_bind(namespace.to_string()).push(" AND tree_id = ").push_bind(tree.to_string());
-        sql.push(" AND role = 'sealed' AND status IN ('stale', 'purged')");
+        sql.push(" AND role = 'sealed' AND ").push(status_sql::summaries_where(SummaryStatus::awaits_reseal));
         self.query_summaries(sql).await
     }
 
@@ -978,10 +949,10 @@ impl MetadataStore for PgStore {
             trees: self.count("SELECT COUNT(*) FROM trees").await?,
             entities: self.count("SELECT COUNT(*) FROM entities").await?,
             leaves_by_status: by_status,
-            summaries_current: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'current'").await?,
-            summaries_stale: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'stale'").await?,
-            summaries_purged: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'purged'").await?,
-            summaries_retired: self.count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'").await?,
+            summaries_current: self.count(&status_sql::count_summaries_in(SummaryStatus::Current)).await?,
+            summaries_stale: self.count(&status_sql::count_summaries_in(SummaryStatus::Stale)).await?,
+            summaries_purged: self.count(&status_sql::count_summaries_in(SummaryStatus::Purged)).await?,
+            summaries_retired: self.count(&status_sql::count_summaries_in(SummaryStatus::Retired)).await?,
             jobs_pending: self.count("SELECT COUNT(*) FROM jobs WHERE NOT dead").await?,
             jobs_dead: self.count("SELECT COUNT(*) FROM jobs WHERE dead").await?,
             jobs_next_due: sqlx::query_scalar::<_, Option<i64>>(

@@ -6,9 +6,7 @@
 use arbor_domain::entity::Entity;
 use arbor_domain::model::{LeafRecord, SummaryRecord, TreeRecord};
 use arbor_ports::rows::{EntityRow, JobRow, LeafRow, SummaryRow, TreeRow};
-pub(crate) use arbor_ports::rows::{
-    from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, subject_hash, to_json, ts,
-};
+pub(crate) use arbor_ports::rows::{from_ts, node_from_str, node_to_str, opt_ts, subject_hash, to_json, ts};
 use arbor_ports::{Job, Result};
 use rusqlite::Row;
 use rusqlite::types::Value;

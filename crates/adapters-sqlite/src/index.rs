@@ -14,11 +14,8 @@
 use std::sync::Arc;
 
 use arbor_domain::id::NodeId;
-use arbor_domain::model::{Category, MemoryKind, TreeId};
-use arbor_domain::namespace::Namespace;
 use arbor_domain::text::{index_tokens, query_terms};
-use arbor_domain::time::{KnownSpan, Validity};
-use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
+use arbor_domain::visibility::NodeFacts;
 use arbor_ports::{
     Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
     rarest_terms,
@@ -27,9 +24,9 @@ use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
-use arbor_ports::rows::{term_id, term_lexeme};
+use arbor_ports::rows::{FactsRow, StoredFacts, term_id, term_lexeme};
 
-use crate::codec::{from_ts, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
+use crate::codec::{node_from_str, node_to_str};
 use crate::config::{SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, corrupt, sql_error};
 use crate::filter::placeholders;
@@ -119,10 +116,6 @@ fn embedder_key(embedding: &Embedding) -> String {
     embedding.embedder.to_string()
 }
 
-fn state_str(state: NodeState) -> &'static str {
-    state.as_str()
-}
-
 fn next_seq(tx: &Transaction<'_>) -> Result<i64> {
     reserve_seqs(tx, 1).map(|before| before + 1)
 }
@@ -140,81 +133,51 @@ fn counter(conn: &Connection, name: &str) -> Result<i64> {
 }
 
 fn facts_values(facts: &NodeFacts) -> Result<Vec<Value>> {
+    let row = FactsRow::from_facts(facts)?;
+    let text = |v: &str| Value::Text(v.to_owned());
     let opt_int = |v: Option<i64>| v.map(Value::Integer).unwrap_or(Value::Null);
     Ok(vec![
-        Value::Text(facts.node.as_str().to_owned()),
-        Value::Text(facts.namespace.to_string()),
-        Value::Text(facts.category.as_str().to_owned()),
-        Value::Text(facts.tree_id.to_string()),
-        facts.kind.map(|k| Value::Text(k.as_str().to_owned())).unwrap_or(Value::Null),
-        Value::Text(state_str(facts.state).to_owned()),
-        opt_int(opt_ts(facts.validity.valid_from)?),
-        opt_int(opt_ts(facts.validity.valid_to)?),
-        opt_int(opt_ts(facts.known.known_from)?),
-        opt_int(opt_ts(facts.known.known_until)?),
-        opt_int(opt_ts(facts.expires_at)?),
-        Value::Integer(sensitivity_code(facts.sensitivity)),
-        Value::Integer(ts(facts.time_start)?),
-        Value::Integer(ts(facts.time_end)?),
+        text(row.node_kind),
+        Value::Text(row.namespace),
+        text(row.category),
+        Value::Text(row.tree_id),
+        row.kind.map(text).unwrap_or(Value::Null),
+        text(row.state),
+        opt_int(row.valid_from),
+        opt_int(row.valid_to),
+        opt_int(row.known_from),
+        opt_int(row.known_until),
+        opt_int(row.expires_at),
+        Value::Integer(row.sensitivity),
+        Value::Integer(row.time_start),
+        Value::Integer(row.time_end),
     ])
 }
 
-const FACT_COLUMNS: [&str; 14] = [
-    "node_kind",
-    "namespace",
-    "category",
-    "tree_id",
-    "kind",
-    "state",
-    "valid_from",
-    "valid_to",
-    "known_from",
-    "known_until",
-    "expires_at",
-    "sensitivity",
-    "time_start",
-    "time_end",
-];
+const FACT_COLUMNS: [&str; 14] = FactsRow::COLUMNS;
 
 /// Reads filter columns back, starting at `first`.
 fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<NodeFacts> {
-    let get_text = |i: usize| -> Result<String> { row.get(first + i).map_err(sql_error) };
-    let get_opt = |i: usize| -> Result<Option<i64>> { row.get(first + i).map_err(sql_error) };
-    let bad = |e: &dyn std::fmt::Display| corrupt("index document", id, e);
-    let node = match get_text(0)?.as_str() {
-        "leaf" => NodeKind::Leaf,
-        "summary" => NodeKind::Summary,
-        other => return Err(bad(&format!("unknown node kind {other:?}"))),
-    };
-    let kind: Option<String> = row.get(first + 4).map_err(sql_error)?;
-    let state = match get_text(5)?.as_str() {
-        "current" => NodeState::Current,
-        "superseded" => NodeState::Superseded,
-        "archived" => NodeState::Archived,
-        "hidden" => NodeState::Hidden,
-        "forgotten" => NodeState::Forgotten,
-        other => return Err(bad(&format!("unknown state {other:?}"))),
-    };
-    let sensitivity: i64 = row.get(first + 11).map_err(sql_error)?;
-    Ok(NodeFacts {
-        node,
-        namespace: Namespace::parse(&get_text(1)?).map_err(|e| bad(&e))?,
-        category: Category::parse(&get_text(2)?).ok_or_else(|| bad(&"unknown category"))?,
-        tree_id: TreeId::parse(&get_text(3)?).map_err(|e| bad(&e))?,
-        kind: kind.map(|k| MemoryKind::parse(&k).ok_or_else(|| bad(&"unknown kind"))).transpose()?,
-        state,
-        validity: Validity::stored(get_opt(6)?.map(from_ts), get_opt(7)?.map(from_ts)).map_err(|e| bad(&e))?,
-        known: KnownSpan { known_from: get_opt(8)?.map(from_ts), known_until: get_opt(9)?.map(from_ts) },
-        expires_at: get_opt(10)?.map(from_ts),
-        sensitivity: match sensitivity {
-            0 => arbor_domain::sensitivity::Sensitivity::Normal,
-            1 => arbor_domain::sensitivity::Sensitivity::Sensitive,
-            2 => arbor_domain::sensitivity::Sensitivity::Restricted,
-            _ => return Err(bad(&"unknown sensitivity")),
-        },
-        time_start: from_ts(row.get(first + 12).map_err(sql_error)?),
-        time_end: from_ts(row.get(first + 13).map_err(sql_error)?),
-    })
+    let text = |i: usize| -> Result<String> { row.get(first + i).map_err(sql_error) };
+    let int = |i: usize| -> Result<i64> { row.get(first + i).map_err(sql_error) };
+    let opt_int = |i: usize| -> Result<Option<i64>> { row.get(first + i).map_err(sql_error) };
+    StoredFacts {
+        node_kind: text(0)?,
+        namespace: text(1)?,
+        category: text(2)?,
+        tree_id: text(3)?,
+        kind: row.get(first + 4).map_err(sql_error)?,
+        state: text(5)?,
+        valid_from: opt_int(6)?,
+        valid_to: opt_int(7)?,
+        known_from: opt_int(8)?,
+        known_until: opt_int(9)?,
+        expires_at: opt_int(10)?,
+        sensitivity: int(11)?,
+        time_start: int(12)?,
+        time_end: int(13)?,
+    }
+    .into_facts(id)
 }
 
 /// Exact rescoring of approximate candidates from the stored `f32` vectors: the best `limit`,
@@ -243,7 +206,7 @@ fn rescore(
     }
     let mut scored: Vec<(Candidate, f32)> =
         candidates.into_iter().filter_map(|c| exact.get(&c.rowid).map(|score| (c, *score))).collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.node.cmp(&b.0.node)));
+    scored.sort_by(|a, b| arbor_ports::best_first((a.1, &a.0.node), (b.1, &b.0.node)));
     scored.truncate(limit);
     Ok(scored)
 }
@@ -508,7 +471,7 @@ impl SearchIndex for SqliteIndex {
             let layer = compiled.as_ref().and_then(|c| gate.mirror.layer_of(c, rowid)).ok_or_else(missing)?;
             hits.push(Hit { id: node, namespace: query.filter.layers[layer].namespace.clone(), score: -rank as f32 });
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.sort_by(Hit::best_first);
         Ok(hits)
     }
 
@@ -620,9 +583,11 @@ mod tests {
     use std::collections::BTreeMap;
 
     use arbor_domain::id::{LeafId, ScopeId};
+    use arbor_domain::model::{Category, TreeId};
+    use arbor_domain::namespace::Namespace;
     use arbor_domain::sensitivity::Sensitivity;
-    use arbor_domain::time::Timestamp;
-    use arbor_domain::visibility::{LayerFilter, VisibilityFilter};
+    use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+    use arbor_domain::visibility::{LayerFilter, NodeKind, NodeState, VisibilityFilter};
     use proptest::prelude::*;
 
     use super::*;

@@ -336,7 +336,7 @@ impl Mirror {
                 Some(Candidate { rowid: slot.rowid, node: slot.node.clone(), layer, approx: w.0.approx })
             })
             .collect();
-        out.sort_by(|a, b| b.approx.total_cmp(&a.approx).then_with(|| a.node.cmp(&b.node)));
+        out.sort_by(|a, b| arbor_ports::best_first((a.approx, &a.node), (b.approx, &b.node)));
         out
     }
 }

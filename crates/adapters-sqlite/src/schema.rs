@@ -61,3 +61,12 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The unique index over live fingerprints covers exactly the statuses the rule names.
+    #[test]
+    fn the_live_fingerprint_index_follows_the_rule() {
+        assert!(arbor_ports::rows::status_sql::holds_fingerprint_in(super::MIGRATIONS[0]));
+    }
+}

@@ -10,6 +10,7 @@ use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, Tree
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
+use arbor_ports::rows::status_sql;
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
     IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
@@ -42,14 +43,6 @@ impl SqliteStore {
     pub fn database(&self) -> &Arc<SqliteDatabase> {
         &self.db
     }
-}
-
-fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Error {
-    Error::Conflict { what, id: id.to_string(), expected: expected.to_string(), found: found.to_string() }
-}
-
-fn show_parent(parent: &Option<String>) -> String {
-    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
 }
 
 fn scope_values(scope: &[Namespace]) -> Vec<Value> {
@@ -118,15 +111,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 .optional()
                 .map_err(sql_error)?;
             let (status, parent, namespace, tree) = current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
-            if status != expect.status.as_str() {
-                return Err(conflict("leaf", &record.id, expect.status, status));
-            }
-            if let Some(expected_parent) = &expect.parent {
-                let expected = expected_parent.as_ref().map(|p| p.to_string());
-                if expected != parent {
-                    return Err(conflict("leaf", &record.id, show_parent(&expected), show_parent(&parent)));
-                }
-            }
+            expect.check(&record.id, &status, parent.as_deref())?;
             if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
                 return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
             }
@@ -142,15 +127,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 .optional()
                 .map_err(sql_error)?;
             let (status, parent) = current.ok_or_else(|| Error::not_found("summary", &record.id))?;
-            if status != expect.status.as_str() {
-                return Err(conflict("summary", &record.id, expect.status.as_str(), status));
-            }
-            if let Some(expected_parent) = &expect.parent {
-                let expected = expected_parent.as_ref().map(|p| p.to_string());
-                if expected != parent {
-                    return Err(conflict("summary", &record.id, show_parent(&expected), show_parent(&parent)));
-                }
-            }
+            expect.check(&record.id, &status, parent.as_deref())?;
             tx.execute("DELETE FROM summaries WHERE id = ?", [record.id.as_str()]).map_err(sql_error)?;
             insert_summary(tx, &record)?;
         }
@@ -164,11 +141,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 .optional()
                 .map_err(sql_error)?;
             let current = current.ok_or_else(|| Error::not_found("tree", &tree))?;
-            let expected = expect.as_ref().map(ToString::to_string);
-            if current != expected {
-                let show = |r: &Option<String>| r.clone().unwrap_or_else(|| "none".to_owned());
-                return Err(conflict("tree root", &tree, show(&expected), show(&current)));
-            }
+            arbor_ports::check_root(&tree, expect.as_ref(), current.as_deref())?;
             tx.execute(
                 "UPDATE trees SET root = ?, root_stale = ? WHERE namespace = ? AND tree_id = ?",
                 params![root.as_ref().map(SummaryId::as_str), i64::from(stale), namespace.to_string(), tree.as_str()],
@@ -279,15 +252,18 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
                 )
                 .map_err(sql_error)?;
             if !present {
-                return Err(conflict("entity", &id, "present", "gone"));
+                return Err(Error::conflict("entity", &id, "present", "gone"));
             }
         }
         Change::DeleteEntityIfUnused { namespace, id } => {
+            let holds_content = status_sql::leaves_where(LeafStatus::has_content);
             tx.execute(
-                "DELETE FROM entities WHERE id = ?1 AND namespace = ?2
-                   AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = ?2 AND entity = ?1)
-                   AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = ?2 AND status <> 'tombstone'
-                                     AND (entity_primary = ?1 OR instr(entities_secondary, ?3) > 0))",
+                &format!(
+                    "DELETE FROM entities WHERE id = ?1 AND namespace = ?2
+                       AND NOT EXISTS (SELECT 1 FROM trees WHERE namespace = ?2 AND entity = ?1)
+                       AND NOT EXISTS (SELECT 1 FROM leaves WHERE namespace = ?2 AND {holds_content}
+                                         AND (entity_primary = ?1 OR instr(entities_secondary, ?3) > 0))"
+                ),
                 params![id.as_str(), namespace.to_string(), format!("\"{}\"", id.as_str())],
             )
             .map_err(sql_error)?;
@@ -349,18 +325,20 @@ fn dissolve_tree(tx: &Transaction<'_>, namespace: &Namespace, tree: &TreeId) -> 
     let first = |sql: &str| -> Result<Option<String>> {
         tx.query_row(sql, params![ns, tree.as_str()], |r| r.get(0)).optional().map_err(sql_error)
     };
-    if let Some(live) = first(
-        "SELECT id || ' ' || status FROM leaves WHERE namespace = ? AND tree_id = ? AND status <> 'tombstone' LIMIT 1",
-    )? {
-        return Err(conflict("tree", tree, "only tombstones", format!("leaf {live}")));
+    if let Some(live) = first(&format!(
+        "SELECT id || ' ' || status FROM leaves WHERE namespace = ? AND tree_id = ? AND {} LIMIT 1",
+        status_sql::leaves_where(LeafStatus::has_content)
+    ))? {
+        return Err(Error::conflict("tree", tree, "only tombstones", format!("leaf {live}")));
     }
-    if let Some(readable) = first(
-        "SELECT id FROM summaries WHERE namespace = ? AND tree_id = ? AND status IN ('current', 'stale') LIMIT 1",
-    )? {
-        return Err(conflict("tree", tree, "no readable summary", format!("summary {readable}")));
+    if let Some(readable) = first(&format!(
+        "SELECT id FROM summaries WHERE namespace = ? AND tree_id = ? AND {} LIMIT 1",
+        status_sql::summaries_where(SummaryStatus::is_readable)
+    ))? {
+        return Err(Error::conflict("tree", tree, "no readable summary", format!("summary {readable}")));
     }
     if let Some(purge) = first("SELECT id FROM jobs WHERE namespace = ? AND tree_id = ? AND kind = 'purge' LIMIT 1")? {
-        return Err(conflict("tree", tree, "no pending purge", format!("job {purge}")));
+        return Err(Error::conflict("tree", tree, "no pending purge", format!("job {purge}")));
     }
     for sql in [
         "DELETE FROM leaves WHERE namespace = ? AND tree_id = ?",
@@ -556,13 +534,11 @@ impl MetadataStore for SqliteStore {
         let conn = self.db.lock();
         let mut out = Vec::new();
         let mut stmt = conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT id, COALESCE(known_from, created_at) FROM leaves
-                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL
-                   AND status IN ('active', 'superseded', 'archived')
-                   -- LeafStatus::sits_in_tree: an archived leaf only if it was ever current.
-                   AND (status <> 'archived' OR known_from IS NOT NULL)",
-            )
+                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL AND {}",
+                status_sql::leaf_sits_in_tree()
+            ))
             .map_err(sql_error)?;
         let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;
         while let Some(row) = rows.next().map_err(sql_error)? {
@@ -572,10 +548,11 @@ impl MetadataStore for SqliteStore {
             out.push(FrontierNode { node: id.into(), height: 0, joined_at: from_ts(joined) });
         }
         let mut stmt = conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT id, height, sealed_at FROM summaries
-                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL AND role = 'sealed' AND status != 'retired'",
-            )
+                 WHERE namespace = ? AND tree_id = ? AND parent IS NULL AND role = 'sealed' AND {}",
+                status_sql::summaries_where(SummaryStatus::is_tree_member)
+            ))
             .map_err(sql_error)?;
         let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;
         while let Some(row) = rows.next().map_err(sql_error)? {
@@ -600,7 +577,8 @@ impl MetadataStore for SqliteStore {
     async fn summaries_awaiting_reseal(&self, namespace: &Namespace, tree: &TreeId) -> Result<Vec<SummaryRecord>> {
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS} FROM summaries
-             WHERE namespace = ? AND tree_id = ? AND role = 'sealed' AND status IN ('stale', 'purged')"
+             WHERE namespace = ? AND tree_id = ? AND role = 'sealed' AND {}",
+            status_sql::summaries_where(SummaryStatus::awaits_reseal)
         );
         self.query_summaries(&sql, vec![Value::Text(namespace.to_string()), Value::Text(tree.to_string())])
     }
@@ -958,10 +936,10 @@ impl MetadataStore for SqliteStore {
             trees: count("SELECT COUNT(*) FROM trees")?,
             entities: count("SELECT COUNT(*) FROM entities")?,
             leaves_by_status: by_status,
-            summaries_current: count("SELECT COUNT(*) FROM summaries WHERE status = 'current'")?,
-            summaries_stale: count("SELECT COUNT(*) FROM summaries WHERE status = 'stale'")?,
-            summaries_purged: count("SELECT COUNT(*) FROM summaries WHERE status = 'purged'")?,
-            summaries_retired: count("SELECT COUNT(*) FROM summaries WHERE status = 'retired'")?,
+            summaries_current: count(&status_sql::count_summaries_in(SummaryStatus::Current))?,
+            summaries_stale: count(&status_sql::count_summaries_in(SummaryStatus::Stale))?,
+            summaries_purged: count(&status_sql::count_summaries_in(SummaryStatus::Purged))?,
+            summaries_retired: count(&status_sql::count_summaries_in(SummaryStatus::Retired))?,
             jobs_pending: count("SELECT COUNT(*) FROM jobs WHERE dead = 0")?,
             jobs_dead: count("SELECT COUNT(*) FROM jobs WHERE dead = 1")?,
             jobs_next_due: conn

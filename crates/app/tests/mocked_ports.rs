@@ -31,16 +31,24 @@ fn describe(changes: &ChangeSet) -> &'static str {
     }
 }
 
-/// A store whose reads see an empty namespace, that keeps body intents and fails every
-/// commit of rows as `fail` says.
-fn store(fail: fn() -> Error, log: Log) -> MockMetadataStore {
+/// A store whose every read sees an empty namespace: the one place these tests say what the
+/// write path may read, so a new read in it changes this function, not every test. What a test
+/// is about is how its store answers `commit`.
+fn empty_store() -> MockMetadataStore {
     let mut store = MockMetadataStore::new();
     store.expect_backend().return_const("mock");
     store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
     store.expect_entity_by_slug().returning(|_, _| Ok(None));
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
+    // Inline indexing reads a new leaf back; finding none, it unindexes harmlessly.
     store.expect_leaf().returning(|_, _| Ok(None));
+    store
+}
+
+/// An empty store that keeps body intents and fails every commit of rows as `fail` says.
+fn store(fail: fn() -> Error, log: Log) -> MockMetadataStore {
+    let mut store = empty_store();
     // Abandoning bodies first asks whether the failed commit landed (it cleared the intent).
     let intents = Arc::new(std::sync::Mutex::new(Vec::<BodyIntent>::new()));
     let listed = intents.clone();
@@ -93,12 +101,7 @@ async fn a_failed_commit_leaves_no_body_behind() {
 #[tokio::test]
 async fn a_commit_that_landed_despite_its_error_keeps_its_bodies() {
     let bodies = Arc::new(InMemoryBodyStore::new());
-    let mut store = MockMetadataStore::new();
-    store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
-    store.expect_entity_by_slug().returning(|_, _| Ok(None));
-    store.expect_tree().returning(|_, _| Ok(None));
-    store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
-    store.expect_leaf().returning(|_, _| Ok(None));
+    let mut store = empty_store();
     store.expect_body_intents().returning(|| Ok(Vec::new()));
     store.expect_commit().returning(|changes| match describe(&changes) {
         "rows" => Err(Error::Unavailable { backend: "mock", source: "connection reset during COMMIT".into() }),
@@ -132,15 +135,12 @@ async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
     reasoner.expect_id().return_const("mock-model/0".to_owned());
     reasoner.expect_locality().return_const(arbor_ports::Locality::Local);
     reasoner.expect_assess().returning(|_| Err(Error::invalid("model answer", "truncated JSON")));
-    let mut store = MockMetadataStore::new();
-    store.expect_find_entities().returning(|_, _| Ok(Vec::new()));
-    store.expect_entity_by_slug().returning(|_, _| Ok(None));
-    store.expect_tree().returning(|_, _| Ok(None));
-    store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
-    // The body intent, the event's rows, then the inline index job's completion.
+    let mut store = empty_store();
+    // Whatever the commits are (the body intent, the rows, the index job's completion), the
+    // leaf among them names the reasoner that judged it.
     let extractors = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = extractors.clone();
-    store.expect_commit().times(3).returning(move |changes| {
+    store.expect_commit().returning(move |changes| {
         for change in changes.changes {
             if let Change::InsertLeaf(leaf) = change {
                 seen.lock().unwrap().push(leaf.provenance.extractor);
@@ -148,8 +148,6 @@ async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
         }
         Ok(())
     });
-    // Inline indexing reads the new leaf back; the mock has none, so it unindexes harmlessly.
-    store.expect_leaf().returning(|_, _| Ok(None));
     let ports = Ports {
         store: Arc::new(store),
         index: Arc::new(InMemorySearchIndex::new()),

@@ -646,6 +646,9 @@ pub enum SummaryStatus {
 }
 
 impl SummaryStatus {
+    pub const ALL: [SummaryStatus; 4] =
+        [SummaryStatus::Current, SummaryStatus::Stale, SummaryStatus::Purged, SummaryStatus::Retired];
+
     pub fn as_str(self) -> &'static str {
         match self {
             SummaryStatus::Current => "current",
@@ -658,6 +661,16 @@ impl SummaryStatus {
     /// Whether the summary still needs a replacement sealed over its children.
     pub fn awaits_reseal(self) -> bool {
         matches!(self, SummaryStatus::Stale | SummaryStatus::Purged)
+    }
+
+    /// Whether its words may still be read (a stale summary is, until its replacement).
+    pub fn is_readable(self) -> bool {
+        matches!(self, SummaryStatus::Current | SummaryStatus::Stale)
+    }
+
+    /// Whether it is still a node of its tree: everything but a replaced summary.
+    pub fn is_tree_member(self) -> bool {
+        self != SummaryStatus::Retired
     }
 }
 

@@ -28,6 +28,10 @@ impl NodeKind {
             NodeKind::Summary => "summary",
         }
     }
+
+    pub fn parse(value: &str) -> Option<NodeKind> {
+        [NodeKind::Leaf, NodeKind::Summary].into_iter().find(|kind| kind.as_str() == value)
+    }
 }
 
 /// A node's retrieval state, derived from its status. Indexes store this rather than the
@@ -74,6 +78,12 @@ impl NodeState {
             NodeState::Hidden => "hidden",
             NodeState::Forgotten => "forgotten",
         }
+    }
+
+    pub fn parse(value: &str) -> Option<NodeState> {
+        [NodeState::Current, NodeState::Superseded, NodeState::Archived, NodeState::Hidden, NodeState::Forgotten]
+            .into_iter()
+            .find(|state| state.as_str() == value)
     }
 }
 

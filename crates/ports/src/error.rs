@@ -60,6 +60,11 @@ impl Error {
         Error::NotFound { what, id: id.to_string() }
     }
 
+    /// A compare-and-set that found `found` where the caller expected `expected`.
+    pub fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Error {
+        Error::Conflict { what, id: id.to_string(), expected: expected.to_string(), found: found.to_string() }
+    }
+
     pub fn invalid(what: &'static str, reason: impl Into<String>) -> Error {
         Error::Invalid { what, reason: reason.into() }
     }

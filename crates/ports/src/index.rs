@@ -58,6 +58,20 @@ pub struct Hit {
     pub score: f32,
 }
 
+impl Hit {
+    /// The order a search returns hits in: see [`best_first`].
+    pub fn best_first(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+        best_first((a.score, &a.id), (b.score, &b.id))
+    }
+}
+
+/// The contract's order of results (and of a backend's candidates before its cut-off): best
+/// score first, equal scores by [`NodeId`]'s order, so every run and every backend orders ties
+/// alike.
+pub fn best_first(a: (f32, &NodeId), b: (f32, &NodeId)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextQuery {
     pub filter: VisibilityFilter,

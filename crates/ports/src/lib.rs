@@ -40,7 +40,7 @@ pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};
 pub use index::{
     BM25_B, BM25_K1, EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery,
-    VectorQuery, rarest_terms,
+    VectorQuery, best_first, rarest_terms,
 };
 pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,
@@ -50,6 +50,7 @@ pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapsh
 pub use store::{
     AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, IntegrityReport, Job, JobClaim, JobKind,
     JobLease, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
+    check_root,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

@@ -18,6 +18,7 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
 
 use crate::error::{Error, Result};
 use crate::store::{Job, JobKind};
@@ -565,10 +566,185 @@ mod tests {
         assert!(matches!(damaged.into_record(), Err(Error::Integrity { .. })));
     }
 
+    /// The conditions say what the rules say, and a store's migration that cannot call them
+    /// (the partial unique index over live fingerprints) is held to the rule by
+    /// [`status_sql::holds_fingerprint_in`].
+    #[test]
+    fn status_conditions_follow_the_rules() {
+        assert_eq!(
+            status_sql::leaves_where(LeafStatus::has_content),
+            "status IN ('candidate', 'active', 'rejected', 'superseded', 'archived')"
+        );
+        assert_eq!(
+            status_sql::leaf_sits_in_tree(),
+            "(status IN ('active', 'superseded') OR (known_from IS NOT NULL AND status IN ('active', 'superseded', 'archived')))"
+        );
+        assert_eq!(status_sql::summaries_where(SummaryStatus::awaits_reseal), "status IN ('stale', 'purged')");
+        let migration = "CREATE UNIQUE INDEX x ON leaves (f)\n    WHERE status IN ('active', 'candidate', 'rejected');";
+        assert!(status_sql::holds_fingerprint_in(migration));
+        assert!(!status_sql::holds_fingerprint_in(&migration.replace(", 'rejected'", "")));
+    }
+
     #[test]
     fn node_ids_round_trip_and_bad_ones_are_integrity_errors() {
         let node = NodeId::Leaf(LeafId::parse("leaf-1").unwrap());
         assert_eq!(node_from_str(&node_to_str(&node)).unwrap(), node);
         assert!(matches!(node_from_str("tree:x"), Err(Error::Integrity { .. })));
+    }
+}
+
+/// An index document's filter columns ([`NodeFacts`]) as every index stores them, so the
+/// backends that evaluate a `VisibilityFilter` in their own query language all compare the
+/// same values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactsRow {
+    pub node_kind: &'static str,
+    pub namespace: String,
+    pub category: &'static str,
+    pub tree_id: String,
+    pub kind: Option<&'static str>,
+    pub state: &'static str,
+    pub valid_from: Option<i64>,
+    pub valid_to: Option<i64>,
+    pub known_from: Option<i64>,
+    pub known_until: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub sensitivity: i64,
+    pub time_start: i64,
+    pub time_end: i64,
+}
+
+impl FactsRow {
+    /// The columns, in field order.
+    pub const COLUMNS: [&'static str; 14] = [
+        "node_kind",
+        "namespace",
+        "category",
+        "tree_id",
+        "kind",
+        "state",
+        "valid_from",
+        "valid_to",
+        "known_from",
+        "known_until",
+        "expires_at",
+        "sensitivity",
+        "time_start",
+        "time_end",
+    ];
+
+    pub fn from_facts(facts: &NodeFacts) -> Result<FactsRow> {
+        Ok(FactsRow {
+            node_kind: facts.node.as_str(),
+            namespace: facts.namespace.to_string(),
+            category: facts.category.as_str(),
+            tree_id: facts.tree_id.to_string(),
+            kind: facts.kind.map(MemoryKind::as_str),
+            state: facts.state.as_str(),
+            valid_from: opt_ts(facts.validity.valid_from)?,
+            valid_to: opt_ts(facts.validity.valid_to)?,
+            known_from: opt_ts(facts.known.known_from)?,
+            known_until: opt_ts(facts.known.known_until)?,
+            expires_at: opt_ts(facts.expires_at)?,
+            sensitivity: sensitivity_code(facts.sensitivity),
+            time_start: ts(facts.time_start)?,
+            time_end: ts(facts.time_end)?,
+        })
+    }
+}
+
+/// [`FactsRow`]'s columns as read back from a store (owned text), for the document `id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredFacts {
+    pub node_kind: String,
+    pub namespace: String,
+    pub category: String,
+    pub tree_id: String,
+    pub kind: Option<String>,
+    pub state: String,
+    pub valid_from: Option<i64>,
+    pub valid_to: Option<i64>,
+    pub known_from: Option<i64>,
+    pub known_until: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub sensitivity: i64,
+    pub time_start: i64,
+    pub time_end: i64,
+}
+
+impl StoredFacts {
+    pub fn into_facts(self, id: &str) -> Result<NodeFacts> {
+        let bad = |e: &dyn std::fmt::Display| corrupt("index document", id, e);
+        Ok(NodeFacts {
+            node: NodeKind::parse(&self.node_kind)
+                .ok_or_else(|| bad(&format!("unknown node kind {:?}", self.node_kind)))?,
+            namespace: Namespace::parse(&self.namespace).map_err(|e| bad(&e))?,
+            category: Category::parse(&self.category).ok_or_else(|| bad(&"unknown category"))?,
+            tree_id: TreeId::parse(&self.tree_id).map_err(|e| bad(&e))?,
+            kind: self.kind.map(|k| MemoryKind::parse(&k).ok_or_else(|| bad(&"unknown kind"))).transpose()?,
+            state: NodeState::parse(&self.state).ok_or_else(|| bad(&format!("unknown state {:?}", self.state)))?,
+            validity: Validity::stored(self.valid_from.map(from_ts), self.valid_to.map(from_ts))
+                .map_err(|e| bad(&e))?,
+            known: KnownSpan { known_from: self.known_from.map(from_ts), known_until: self.known_until.map(from_ts) },
+            expires_at: self.expires_at.map(from_ts),
+            sensitivity: sensitivity_from(self.sensitivity).ok_or_else(|| bad(&"unknown sensitivity"))?,
+            time_start: from_ts(self.time_start),
+            time_end: from_ts(self.time_end),
+        })
+    }
+}
+
+/// Status conditions of SQL queries, written from the domain's status rules, so a store's
+/// query asks exactly what the rule says and a status added to the domain reaches every
+/// backend (the stores use these instead of status literals).
+pub mod status_sql {
+    use arbor_domain::lifecycle::LeafStatus;
+    use arbor_domain::model::SummaryStatus;
+
+    fn quoted(names: impl Iterator<Item = &'static str>) -> String {
+        names.map(|name| format!("'{name}'")).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `status IN (…)`: the leaf statuses `rule` holds for.
+    pub fn leaves_where(rule: impl Fn(LeafStatus) -> bool) -> String {
+        format!("status IN ({})", quoted(LeafStatus::ALL.into_iter().filter(|s| rule(*s)).map(LeafStatus::as_str)))
+    }
+
+    /// `status IN (…)`: the summary statuses `rule` holds for.
+    pub fn summaries_where(rule: impl Fn(SummaryStatus) -> bool) -> String {
+        format!(
+            "status IN ({})",
+            quoted(SummaryStatus::ALL.into_iter().filter(|s| rule(*s)).map(SummaryStatus::as_str))
+        )
+    }
+
+    /// Whether `migration` declares the unique index over live fingerprints on exactly
+    /// [`LeafStatus::HOLDING_FINGERPRINT`] (in any order): SQL files cannot call the rule, so
+    /// each store's test holds its migration to it.
+    pub fn holds_fingerprint_in(migration: &str) -> bool {
+        let after = migration.split("leaves_live_fingerprint").nth(1).unwrap_or(migration);
+        let Some(list) = after.split("status IN (").nth(1).and_then(|rest| rest.split(')').next()) else {
+            return false;
+        };
+        let mut found: Vec<&str> = list.split(',').map(|s| s.trim().trim_matches('\'')).collect();
+        let mut rule: Vec<&str> = LeafStatus::HOLDING_FINGERPRINT.iter().map(|s| s.as_str()).collect();
+        found.sort_unstable();
+        rule.sort_unstable();
+        found == rule
+    }
+
+    /// How many summaries are in `status`.
+    pub fn count_summaries_in(status: SummaryStatus) -> String {
+        format!("SELECT COUNT(*) FROM summaries WHERE status = '{}'", status.as_str())
+    }
+
+    /// [`LeafStatus::sits_in_tree`] over a `leaves` row, whose `known_from` is set once the
+    /// leaf was ever current.
+    pub fn leaf_sits_in_tree() -> String {
+        format!(
+            "({} OR (known_from IS NOT NULL AND {}))",
+            leaves_where(|s| s.sits_in_tree(false)),
+            leaves_where(|s| s.sits_in_tree(true))
+        )
     }
 }

@@ -264,6 +264,13 @@ impl LeafExpect {
     pub fn status(status: LeafStatus) -> LeafExpect {
         LeafExpect { status, parent: None }
     }
+
+    /// The compare-and-set of [`Change::UpdateLeaf`], against the stored row's status and
+    /// parent as the backend holds them (their `as_str` forms): every store refuses the same
+    /// way, with the same [`Error::Conflict`](crate::Error::Conflict).
+    pub fn check(&self, id: &LeafId, status: &str, parent: Option<&str>) -> Result<()> {
+        check_row("leaf", id.as_str(), (self.status.as_str(), &self.parent), (status, parent))
+    }
 }
 
 /// What the caller expects a summary to look like before an update.
@@ -271,6 +278,41 @@ impl LeafExpect {
 pub struct SummaryExpect {
     pub status: SummaryStatus,
     pub parent: Option<Option<SummaryId>>,
+}
+
+impl SummaryExpect {
+    /// The compare-and-set of [`Change::UpdateSummary`]; see [`LeafExpect::check`].
+    pub fn check(&self, id: &SummaryId, status: &str, parent: Option<&str>) -> Result<()> {
+        check_row("summary", id.as_str(), (self.status.as_str(), &self.parent), (status, parent))
+    }
+}
+
+/// The compare-and-set of [`Change::SetRoot`]: the tree's root must be `expected` (`None`: no
+/// root yet).
+pub fn check_root(tree: &TreeId, expected: Option<&SummaryId>, current: Option<&str>) -> Result<()> {
+    let expected = expected.map(SummaryId::as_str);
+    if expected == current {
+        return Ok(());
+    }
+    Err(crate::Error::conflict("tree root", tree, expected.unwrap_or("none"), current.unwrap_or("none")))
+}
+
+fn check_row(
+    what: &'static str,
+    id: &str,
+    (expected_status, expected_parent): (&str, &Option<Option<SummaryId>>),
+    (status, parent): (&str, Option<&str>),
+) -> Result<()> {
+    if status != expected_status {
+        return Err(crate::Error::conflict(what, id, expected_status, status));
+    }
+    if let Some(expected) = expected_parent
+        && expected.as_ref().map(SummaryId::as_str) != parent
+    {
+        let show = |parent: Option<&str>| parent.map_or_else(|| "no parent".to_owned(), |p| format!("parent {p}"));
+        return Err(crate::Error::conflict(what, id, show(expected.as_ref().map(SummaryId::as_str)), show(parent)));
+    }
+    Ok(())
 }
 
 /// One change inside a [`ChangeSet`].

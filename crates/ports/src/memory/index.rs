@@ -38,7 +38,7 @@ impl InMemorySearchIndex {
 }
 
 fn sort_hits(hits: &mut Vec<Hit>, limit: usize) {
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    hits.sort_by(Hit::best_first);
     hits.truncate(limit);
 }
 

@@ -78,14 +78,6 @@ fn in_scope(scope: &[Namespace], namespace: &Namespace) -> bool {
     scope.contains(namespace)
 }
 
-fn conflict(what: &'static str, id: impl ToString, expected: impl ToString, found: impl ToString) -> Error {
-    Error::Conflict { what, id: id.to_string(), expected: expected.to_string(), found: found.to_string() }
-}
-
-fn describe_parent(parent: &Option<SummaryId>) -> String {
-    parent.as_ref().map(|p| format!("parent {p}")).unwrap_or_else(|| "no parent".to_owned())
-}
-
 /// Statuses that hold a fingerprint: at most one leaf per (namespace, tree) may be in one.
 fn is_live(status: LeafStatus) -> bool {
     matches!(status, LeafStatus::Active | LeafStatus::Candidate | LeafStatus::Rejected)
@@ -140,19 +132,7 @@ impl State {
             }
             Change::UpdateLeaf { expect, record } => {
                 let current = self.leaves.get(&record.id).ok_or_else(|| Error::not_found("leaf", &record.id))?;
-                if current.status != expect.status {
-                    return Err(conflict("leaf", &record.id, expect.status, current.status));
-                }
-                if let Some(parent) = &expect.parent
-                    && &current.parent != parent
-                {
-                    return Err(conflict(
-                        "leaf",
-                        &record.id,
-                        describe_parent(parent),
-                        describe_parent(&current.parent),
-                    ));
-                }
+                expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
                 if current.namespace != record.namespace || current.tree_id != record.tree_id {
                     return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
                 }
@@ -174,34 +154,14 @@ impl State {
             }
             Change::UpdateSummary { expect, record } => {
                 let current = self.summaries.get(&record.id).ok_or_else(|| Error::not_found("summary", &record.id))?;
-                if current.status != expect.status {
-                    return Err(conflict(
-                        "summary",
-                        &record.id,
-                        format!("{:?}", expect.status),
-                        format!("{:?}", current.status),
-                    ));
-                }
-                if let Some(parent) = &expect.parent
-                    && &current.parent != parent
-                {
-                    return Err(conflict(
-                        "summary",
-                        &record.id,
-                        describe_parent(parent),
-                        describe_parent(&current.parent),
-                    ));
-                }
+                expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
                 undo.push(Undo::Summary(record.id.clone(), Some(current.clone())));
                 self.summaries.insert(record.id.clone(), record);
             }
             Change::SetRoot { namespace, tree, expect, root, stale } => {
                 let key = (namespace, tree);
                 let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
-                if current.root != expect {
-                    let show = |r: &Option<SummaryId>| r.as_ref().map(ToString::to_string).unwrap_or("none".into());
-                    return Err(conflict("tree root", &key.1, show(&expect), show(&current.root)));
-                }
+                crate::store::check_root(&key.1, expect.as_ref(), current.root.as_ref().map(SummaryId::as_str))?;
                 undo.push(Undo::Tree(key.clone(), Some(current.clone())));
                 let updated = TreeRecord { root, root_stale: stale, ..current.clone() };
                 self.trees.insert(key, updated);
@@ -286,7 +246,7 @@ impl State {
                     .values()
                     .find(|l| in_tree(&l.namespace, &l.tree_id) && l.status != LeafStatus::Tombstone)
                 {
-                    return Err(conflict(
+                    return Err(Error::conflict(
                         "tree",
                         &tree,
                         "only tombstones",
@@ -297,14 +257,19 @@ impl State {
                     in_tree(&s.namespace, &s.tree_id)
                         && matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale)
                 }) {
-                    return Err(conflict("tree", &tree, "no readable summary", format!("summary {}", readable.id)));
+                    return Err(Error::conflict(
+                        "tree",
+                        &tree,
+                        "no readable summary",
+                        format!("summary {}", readable.id),
+                    ));
                 }
                 if let Some(purge) = self.jobs.values().find(|row| {
                     row.job.kind == crate::store::JobKind::Purge
                         && row.job.namespace == namespace
                         && row.job.tree.as_ref() == Some(&tree)
                 }) {
-                    return Err(conflict("tree", &tree, "no pending purge", format!("job {}", purge.job.id)));
+                    return Err(Error::conflict("tree", &tree, "no pending purge", format!("job {}", purge.job.id)));
                 }
                 let leaves: Vec<LeafId> =
                     self.leaves.values().filter(|l| in_tree(&l.namespace, &l.tree_id)).map(|l| l.id.clone()).collect();
@@ -337,7 +302,7 @@ impl State {
             }
             Change::ExpectEntity { namespace, id } => {
                 if self.entities.get(&id).is_none_or(|e| e.namespace != namespace) {
-                    return Err(conflict("entity", &id, "present", "gone"));
+                    return Err(Error::conflict("entity", &id, "present", "gone"));
                 }
             }
             Change::DeleteEntityIfUnused { namespace, id } => {
