@@ -113,16 +113,17 @@ pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     let root = tidy::workspace_root();
-    let features = if options.lance {
-        "arbor-cli/postgres,arbor-bench/postgres,arbor-bench/lance"
-    } else {
-        "arbor-cli/postgres,arbor-bench/postgres"
-    };
-    // Two binaries: `arbor-bench` (the measurements, with the floor searches) and `arbor`
-    // (the concurrent ingest below runs the shipping binary as users do).
-    let mut build = cargo();
-    build.args(["build", "--release", "--locked", "--bin", "arbor", "--bin", "arbor-bench", "--features", features]);
-    step(&format!("cargo build --release --bin arbor --bin arbor-bench --features {features}"), build)?;
+    // Two builds, so features do not unify across them: `arbor` as users build it (the
+    // concurrent ingest below runs the shipping binary), and `arbor-bench`, the only binary
+    // with the floor searches.
+    let bench_features = if options.lance { "postgres,lance" } else { "postgres" };
+    for (package, binary, features) in
+        [("arbor-cli", "arbor", "postgres"), ("arbor-bench", "arbor-bench", bench_features)]
+    {
+        let mut build = cargo();
+        build.args(["build", "--release", "--locked", "-p", package, "--bin", binary, "--features", features]);
+        step(&format!("cargo build --release -p {package} --bin {binary} --features {features}"), build)?;
+    }
     let target = target_dir(&root)?;
     let arbor = target.join("release").join("arbor");
     let arbor_bench = target.join("release").join("arbor-bench");

@@ -31,7 +31,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|all> | bench [--backend sqlite|postgres|all] [--sizes N,M] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|lance|all> | bench [--backend sqlite|postgres|all] [--lance] [--sizes N,M] [--queries N] [--embedders E,F] [--keep] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -217,9 +217,9 @@ fn outside_reference(line: &str) -> Option<&str> {
     None
 }
 
-/// No adapter's query names a status by hand: the conditions come from
-/// `arbor_ports::rows::status_sql`, written from the domain's rules, so a rule changed there
-/// reaches every store.
+/// No adapter's query names a status or a node state by hand: the conditions come from
+/// `arbor_ports::rows::status_sql` and `VisibilityFilter::visible_states`, written from the
+/// domain's rules, so a rule changed there reaches every store.
 fn check_adapter_status_literals(root: &Path) -> Result<Vec<String>> {
     let mut problems = Vec::new();
     for adapter in ["crates/adapters-sqlite/src", "crates/adapters-postgres/src", "crates/adapters-lance/src"] {
@@ -227,24 +227,38 @@ fn check_adapter_status_literals(root: &Path) -> Result<Vec<String>> {
         collect_rs_files(&root.join(adapter), &mut files)?;
         for file in files {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-            // Queries are string literals, so the text itself is read (comments and tests aside).
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            for (number, line) in code.lines().enumerate() {
-                if line.trim_start().starts_with("//") {
-                    continue;
-                }
-                let compact: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
-                if ["status IN ('", "status = '", "status <> '", "status != '"].iter().any(|p| compact.contains(p)) {
-                    problems.push(format!(
-                        "{}:{}: a status literal in a query; use arbor_ports::rows::status_sql",
-                        file.strip_prefix(root).unwrap_or(&file).display(),
-                        number + 1
-                    ));
-                }
+            if let Some(literal) = status_literal(&text) {
+                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+                problems.push(format!(
+                    "{shown}: `{literal}…` names a status in a query; use arbor_ports::rows::status_sql or \
+                     VisibilityFilter::visible_states"
+                ));
             }
         }
     }
     Ok(problems)
+}
+
+/// The first status or state literal in a query of `text` (its test module and comment lines
+/// aside), read with whitespace and case ignored so a condition split over lines is seen too.
+fn status_literal(text: &str) -> Option<String> {
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    let compact: String = code
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .flat_map(|line| line.chars())
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
+    for column in ["status", "state"] {
+        for operator in ["in('", "notin('", "='", "<>'", "!='", "=any(array['"] {
+            let pattern = format!("{column}{operator}");
+            if let Some(at) = compact.find(&pattern) {
+                return Some(compact[at..(at + pattern.len() + 8).min(compact.len())].to_owned());
+            }
+        }
+    }
+    None
 }
 
 /// The longest a function of `crates/app` may be, in lines: a use case reads as a short list
@@ -489,18 +503,24 @@ fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
                 dep["features"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
             problems.extend(dependency_problem(name, dep_name, &features));
         }
-        // A feature of this crate that turns on the floor searches of the adapter.
-        let floor = format!("{}/{}", FLOOR_FEATURE.0, FLOOR_FEATURE.1);
         for (feature, enables) in package["features"].as_object().into_iter().flatten() {
-            let enables_floor = enables.as_array().into_iter().flatten().any(|e| e.as_str() == Some(floor.as_str()));
-            if enables_floor && name != FLOOR_USER {
-                problems.push(format!(
-                    "{name}'s feature `{feature}` enables {floor}; only {FLOOR_USER} searches outside the filter"
-                ));
-            }
+            let enables: Vec<&str> = enables.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            problems.extend(feature_problem(name, feature, &enables));
         }
     }
     Ok(problems)
+}
+
+/// What is wrong with workspace crate `name` having a feature that turns on `enables`: only
+/// the bench may turn on the adapter's floor searches (`dep/feature` or `dep?/feature`).
+fn feature_problem(name: &str, feature: &str, enables: &[&str]) -> Option<String> {
+    let (adapter, floor) = FLOOR_FEATURE;
+    let turns_on_floor = enables
+        .iter()
+        .any(|e| e.split_once('/').is_some_and(|(dep, f)| dep.trim_end_matches('?') == adapter && f == floor));
+    (turns_on_floor && name != FLOOR_USER).then(|| {
+        format!("{name}'s feature `{feature}` enables {adapter}/{floor}; only {FLOOR_USER} searches outside the filter")
+    })
 }
 
 /// What is wrong with workspace crate `name` depending on `dep` (with `features` turned on).
@@ -542,7 +562,7 @@ fn dependency_problem(name: &str, dep: &str, features: &[&str]) -> Option<String
 
 #[cfg(test)]
 mod boundary_tests {
-    use super::dependency_problem;
+    use super::{dependency_problem, feature_problem};
 
     /// Each never, broken once, is reported; the wiring as it stands is not.
     #[test]
@@ -570,6 +590,32 @@ mod boundary_tests {
             ("arbor-adapters-sqlite", "rusqlite", &[]),
         ] {
             assert_eq!(dependency_problem(name, dep, features), None, "{name} -> {dep}");
+        }
+        assert!(feature_problem("arbor-cli", "fast", &["arbor-adapters-sqlite/bench"]).is_some());
+        assert!(feature_problem("arbor-compose", "x", &["arbor-adapters-sqlite?/bench"]).is_some());
+        assert_eq!(feature_problem("arbor-bench", "default", &["arbor-adapters-sqlite/bench"]), None);
+        assert_eq!(feature_problem("arbor-cli", "lance", &["arbor-compose/lance"]), None);
+    }
+
+    /// Status literals are found however a query is laid out; the generated conditions and
+    /// test modules are not flagged.
+    #[test]
+    fn status_literals_are_found_however_written() {
+        use super::status_literal;
+        for query in [
+            "\"SELECT 1 FROM leaves WHERE status = 'active'\"",
+            "\"... AND STATUS IN ('stale', 'purged')\"",
+            "\"... AND status NOT IN\n    ('tombstone')\"",
+            "\"... state='current'\"",
+        ] {
+            assert!(status_literal(query).is_some(), "{query}");
+        }
+        for clean in [
+            "format!(\"... AND {}\", status_sql::leaves_unless(LeafStatus::has_content))",
+            "// status = 'active' in a comment",
+            "fn f() {}\n#[cfg(test)]\nmod tests { const Q: &str = \"status = 'active'\"; }",
+        ] {
+            assert_eq!(status_literal(clean), None, "{clean}");
         }
     }
 }

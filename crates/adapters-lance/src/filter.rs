@@ -16,6 +16,11 @@ fn list(values: impl IntoIterator<Item = String>) -> String {
     values.into_iter().map(|v| literal(&v)).collect::<Vec<_>>().join(", ")
 }
 
+/// The states a layer may see ([`VisibilityFilter::visible_states`]), as a quoted list.
+fn visible_states(filter: &VisibilityFilter, frozen: bool) -> String {
+    list(filter.visible_states(frozen).iter().map(|state| state.as_str().to_owned()))
+}
+
 /// The predicate over the documents' filter columns.
 pub(crate) fn predicate(filter: &VisibilityFilter) -> Result<String> {
     let groups = filter.layer_groups();
@@ -31,12 +36,12 @@ pub(crate) fn predicate(filter: &VisibilityFilter) -> Result<String> {
             Some(frozen) => {
                 let at = ts(frozen)?;
                 condition.push_str(&format!(
-                    " AND state IN ('current', 'superseded', 'archived') AND known_from IS NOT NULL \
-                     AND known_from <= {at} AND (known_until IS NULL OR known_until > {at})"
+                    " AND state IN ({}) AND known_from IS NOT NULL \
+                     AND known_from <= {at} AND (known_until IS NULL OR known_until > {at})",
+                    visible_states(filter, true)
                 ));
             }
-            None if filter.as_of.is_some() => condition.push_str(" AND state IN ('current', 'superseded')"),
-            None => condition.push_str(" AND state = 'current'"),
+            None => condition.push_str(&format!(" AND state IN ({})", visible_states(filter, false))),
         }
         let as_of = ts(group.as_of)?;
         condition.push_str(&format!(

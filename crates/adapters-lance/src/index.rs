@@ -22,7 +22,7 @@ use std::sync::Arc;
 use arbor_domain::id::NodeId;
 use arbor_domain::text::{index_tokens, query_terms};
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::rows::{FactsRow, node_from_str, node_to_str, opt_ts, sensitivity_code, ts};
+use arbor_ports::rows::{FactsRow, node_from_str, node_to_str};
 use arbor_ports::{
     EmbedderId, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
     rarest_terms,
@@ -326,11 +326,11 @@ fn fact_columns(rows: &[(&NodeId, &NodeFacts)]) -> Result<Vec<ArrayRef>> {
     Ok(vec![
         strings(&|(id, _)| id),
         strings(&|(_, row)| &row.namespace),
-        strings(&|(_, row)| row.node_kind),
-        strings(&|(_, row)| row.category),
+        strings(&|(_, row)| &row.node_kind),
+        strings(&|(_, row)| &row.category),
         strings(&|(_, row)| &row.tree_id),
-        Arc::new(StringArray::from(facts.iter().map(|(_, row)| row.kind).collect::<Vec<_>>())),
-        strings(&|(_, row)| row.state),
+        Arc::new(StringArray::from(facts.iter().map(|(_, row)| row.kind.as_deref()).collect::<Vec<_>>())),
+        strings(&|(_, row)| &row.state),
         times(&|row| row.valid_from),
         times(&|row| row.valid_to),
         times(&|row| row.known_from),

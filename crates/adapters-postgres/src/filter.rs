@@ -19,11 +19,12 @@ pub(crate) enum Target {
 }
 
 impl Target {
-    /// The stored value for a node state on this table.
-    fn state(self, state: &str) -> &str {
-        match (self, state) {
-            (Target::Leaves, "current") => "active",
-            _ => state,
+    /// The stored values for the states a layer may see
+    /// ([`VisibilityFilter::visible_states`]) on this table.
+    fn visible(self, filter: &VisibilityFilter, frozen: bool) -> Vec<String> {
+        match self {
+            Target::Leaves => filter.visible_leaf_statuses(frozen).iter().map(|s| s.as_str().to_owned()).collect(),
+            Target::IndexDocs => filter.visible_states(frozen).iter().map(|s| s.as_str().to_owned()).collect(),
         }
     }
 
@@ -59,7 +60,6 @@ pub(crate) fn push_visibility(
         return Ok(());
     }
     let state = target.state_column();
-    let states = |names: &[&str]| -> Vec<String> { names.iter().map(|s| target.state(s).to_owned()).collect() };
     sql.push("((");
     for (i, group) in groups.into_iter().enumerate() {
         if i > 0 {
@@ -71,18 +71,15 @@ pub(crate) fn push_visibility(
             Some(frozen) => {
                 let at = ts(frozen)?;
                 sql.push(format!(" AND {state} = ANY("))
-                    .push_bind(states(&["current", "superseded", "archived"]))
+                    .push_bind(target.visible(filter, true))
                     .push(") AND known_from IS NOT NULL AND known_from <= ")
                     .push_bind(at)
                     .push(" AND (known_until IS NULL OR known_until > ")
                     .push_bind(at)
                     .push(")");
             }
-            None if filter.as_of.is_some() => {
-                sql.push(format!(" AND {state} = ANY(")).push_bind(states(&["current", "superseded"])).push(")");
-            }
             None => {
-                sql.push(format!(" AND {state} = ")).push_bind(target.state("current").to_owned());
+                sql.push(format!(" AND {state} = ANY(")).push_bind(target.visible(filter, false)).push(")");
             }
         }
         let as_of = ts(group.as_of)?;

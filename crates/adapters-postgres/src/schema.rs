@@ -73,13 +73,13 @@ mod tests {
     use super::*;
     use crate::config::{PgConfig, PgDatabase};
     use crate::store::PgStore;
+    use crate::testing::{fresh_database, test_database_url};
 
     /// The unique index over live fingerprints covers exactly the statuses the rule names.
     #[test]
     fn the_live_fingerprint_index_follows_the_rule() {
         assert!(arbor_ports::rows::status_sql::holds_fingerprint_in(MIGRATIONS[0]));
     }
-    use crate::testing::{fresh_database, test_database_url};
 
     /// A connection whose `search_path` is the test's schema.
     async fn connect(schema: &str) -> PgConnection {

@@ -344,7 +344,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                                                  AND (entity_primary = $1 OR strpos(entities_secondary, $3) > 0))
                              RETURNING id)
                          DELETE FROM entity_terms WHERE namespace = $2 AND entity_id IN (SELECT id FROM gone)",
-                        status_sql::leaves_where(LeafStatus::has_content)
+                        status_sql::leaves_unless(LeafStatus::has_content)
                     )
                 });
                 sqlx::query(DELETE_UNUSED.as_str())
@@ -417,7 +417,7 @@ async fn dissolve_tree(
     static LIVE_LEAF: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT id || ' ' || status FROM leaves WHERE namespace = $1 AND tree_id = $2 AND {} LIMIT 1",
-            status_sql::leaves_where(LeafStatus::has_content)
+            status_sql::leaves_unless(LeafStatus::has_content)
         )
     });
     static READABLE_SUMMARY: LazyLock<String> = LazyLock::new(|| {
@@ -638,7 +638,7 @@ impl MetadataStore for PgStore {
                  SELECT 'summary', id, height, sealed_at FROM summaries
                  WHERE namespace = $1 AND tree_id = $2 AND parent IS NULL AND role = 'sealed' AND {}",
                 status_sql::leaf_sits_in_tree(),
-                status_sql::summaries_where(SummaryStatus::is_tree_member)
+                status_sql::summaries_unless(SummaryStatus::is_tree_member)
             )
         });
         let rows = sqlx::query(FRONTIER.as_str())

@@ -8,10 +8,10 @@ use rusqlite::types::Value;
 
 use crate::codec::ts;
 
-/// Leaf statuses for the node states a layer may see.
-fn status_in(states: &[&str]) -> String {
+/// The leaf statuses a layer may see ([`VisibilityFilter::visible_leaf_statuses`]).
+fn status_in(filter: &VisibilityFilter, frozen: bool) -> String {
     let statuses: Vec<String> =
-        states.iter().map(|s| format!("'{}'", if *s == "current" { "active" } else { s })).collect();
+        filter.visible_leaf_statuses(frozen).into_iter().map(|s| format!("'{}'", s.as_str())).collect();
     format!("status IN ({})", statuses.join(", "))
 }
 
@@ -32,11 +32,10 @@ pub(crate) fn leaf_visibility_sql(filter: &VisibilityFilter, params: &mut Vec<Va
                 params.push(Value::Integer(at));
                 format!(
                     "{} AND known_from IS NOT NULL AND known_from <= ? AND (known_until IS NULL OR known_until > ?)",
-                    status_in(&["current", "superseded", "archived"])
+                    status_in(filter, true)
                 )
             }
-            None if filter.as_of.is_some() => status_in(&["current", "superseded"]),
-            None => status_in(&["current"]),
+            None => status_in(filter, false),
         };
         let as_of = ts(group.as_of)?;
         params.push(Value::Integer(as_of));

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
-use arbor_ports::rows::{FactsRow, StoredFacts, term_id, term_lexeme};
+use arbor_ports::rows::{FactsRow, term_id, term_lexeme};
 
 use crate::codec::{node_from_str, node_to_str};
 use crate::config::{SqliteDatabase, write_transaction};
@@ -134,15 +134,14 @@ fn counter(conn: &Connection, name: &str) -> Result<i64> {
 
 fn facts_values(facts: &NodeFacts) -> Result<Vec<Value>> {
     let row = FactsRow::from_facts(facts)?;
-    let text = |v: &str| Value::Text(v.to_owned());
     let opt_int = |v: Option<i64>| v.map(Value::Integer).unwrap_or(Value::Null);
     Ok(vec![
-        text(row.node_kind),
+        Value::Text(row.node_kind),
         Value::Text(row.namespace),
-        text(row.category),
+        Value::Text(row.category),
         Value::Text(row.tree_id),
-        row.kind.map(text).unwrap_or(Value::Null),
-        text(row.state),
+        row.kind.map(Value::Text).unwrap_or(Value::Null),
+        Value::Text(row.state),
         opt_int(row.valid_from),
         opt_int(row.valid_to),
         opt_int(row.known_from),
@@ -161,7 +160,7 @@ fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<Nod
     let text = |i: usize| -> Result<String> { row.get(first + i).map_err(sql_error) };
     let int = |i: usize| -> Result<i64> { row.get(first + i).map_err(sql_error) };
     let opt_int = |i: usize| -> Result<Option<i64>> { row.get(first + i).map_err(sql_error) };
-    StoredFacts {
+    FactsRow {
         node_kind: text(0)?,
         namespace: text(1)?,
         category: text(2)?,

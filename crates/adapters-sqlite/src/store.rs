@@ -256,7 +256,7 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             }
         }
         Change::DeleteEntityIfUnused { namespace, id } => {
-            let holds_content = status_sql::leaves_where(LeafStatus::has_content);
+            let holds_content = status_sql::leaves_unless(LeafStatus::has_content);
             tx.execute(
                 &format!(
                     "DELETE FROM entities WHERE id = ?1 AND namespace = ?2
@@ -327,7 +327,7 @@ fn dissolve_tree(tx: &Transaction<'_>, namespace: &Namespace, tree: &TreeId) -> 
     };
     if let Some(live) = first(&format!(
         "SELECT id || ' ' || status FROM leaves WHERE namespace = ? AND tree_id = ? AND {} LIMIT 1",
-        status_sql::leaves_where(LeafStatus::has_content)
+        status_sql::leaves_unless(LeafStatus::has_content)
     ))? {
         return Err(Error::conflict("tree", tree, "only tombstones", format!("leaf {live}")));
     }
@@ -551,7 +551,7 @@ impl MetadataStore for SqliteStore {
             .prepare_cached(&format!(
                 "SELECT id, height, sealed_at FROM summaries
                  WHERE namespace = ? AND tree_id = ? AND parent IS NULL AND role = 'sealed' AND {}",
-                status_sql::summaries_where(SummaryStatus::is_tree_member)
+                status_sql::summaries_unless(SummaryStatus::is_tree_member)
             ))
             .map_err(sql_error)?;
         let mut rows = stmt.query(params![namespace.to_string(), tree.as_str()]).map_err(sql_error)?;

@@ -210,7 +210,7 @@ pub(crate) async fn run(args: LocomoArgs, json: bool) -> Result<()> {
     if json {
         crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));
     } else {
-        crate::print(&render(&report));
+        crate::print_text(&render(&report));
     }
     if args.dir.is_some() {
         crate::eprint(&format!("store kept at {}\n", root.display()));

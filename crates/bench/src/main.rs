@@ -73,14 +73,21 @@ fn choice<T: Copy + Send + Sync + 'static>(
     })
 }
 
-/// Writes to standard output; a reader that went away ends the process quietly.
+/// Writes machine-readable output to standard output as it is; a reader that went away ends
+/// the process quietly.
 fn print(text: &str) {
     write_or_exit(std::io::stdout().lock(), text);
 }
 
-/// Writes to standard error; a reader that went away ends the process quietly.
+/// Writes text for people to standard output, control characters shown (a benchmark file's
+/// words can hold any).
+fn print_text(text: &str) {
+    write_or_exit(std::io::stdout().lock(), &arbor_domain::text::terminal_safe(text));
+}
+
+/// Writes text for people to standard error, control characters shown.
 fn eprint(text: &str) {
-    write_or_exit(std::io::stderr().lock(), text);
+    write_or_exit(std::io::stderr().lock(), &arbor_domain::text::terminal_safe(text));
 }
 
 fn write_or_exit(mut stream: impl Write, text: &str) {

@@ -370,7 +370,7 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     for file in &damaged_copies_removed {
         crate::output::outln!(
             "  damaged copy removed:  {} (set aside by a rebuild, it held this memory and cannot be edited)",
-            crate::output::terminal_safe(&file.display().to_string())
+            arbor_domain::text::terminal_safe(&file.display().to_string())
         );
     }
     Ok(())

@@ -6,7 +6,6 @@
 //!
 //! The rest of the crate prints through [`outln!`], [`out!`], [`errln!`] and [`print_raw`].
 
-use std::borrow::Cow;
 use std::io::Write;
 
 /// The status a shell reports for a process ended by SIGPIPE (128 + 13).
@@ -45,35 +44,12 @@ pub(crate) fn print_raw(text: &str) {
     write(Stream::Stdout, text);
 }
 
-/// `text` with every character a terminal would act on shown as an escape instead: C0 and C1
-/// control characters (but newline and tab) and the invisible bidirectional overrides that
-/// reorder what a line seems to say.
-pub(crate) fn terminal_safe(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(acts_on_terminal) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for ch in text.chars() {
-        if acts_on_terminal(ch) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(ch)));
-        } else {
-            out.push(ch);
-        }
-    }
-    Cow::Owned(out)
-}
-
-fn acts_on_terminal(ch: char) -> bool {
-    (ch.is_control() && ch != '\n' && ch != '\t')
-        || matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
 /// Text for people on standard output, control characters shown, with a newline.
 macro_rules! outln {
     () => { $crate::output::write($crate::output::Stream::Stdout, "\n") };
     ($($arg:tt)*) => {{
         let text = format!($($arg)*);
-        let mut safe = $crate::output::terminal_safe(&text).into_owned();
+        let mut safe = arbor_domain::text::terminal_safe(&text).into_owned();
         safe.push('\n');
         $crate::output::write($crate::output::Stream::Stdout, &safe);
     }};
@@ -83,7 +59,7 @@ macro_rules! outln {
 macro_rules! out {
     ($($arg:tt)*) => {{
         let text = format!($($arg)*);
-        $crate::output::write($crate::output::Stream::Stdout, &$crate::output::terminal_safe(&text));
+        $crate::output::write($crate::output::Stream::Stdout, &arbor_domain::text::terminal_safe(&text));
     }};
 }
 
@@ -92,7 +68,7 @@ macro_rules! errln {
     () => { $crate::output::write($crate::output::Stream::Stderr, "\n") };
     ($($arg:tt)*) => {{
         let text = format!($($arg)*);
-        let mut safe = $crate::output::terminal_safe(&text).into_owned();
+        let mut safe = arbor_domain::text::terminal_safe(&text).into_owned();
         safe.push('\n');
         $crate::output::write($crate::output::Stream::Stderr, &safe);
     }};
@@ -102,24 +78,8 @@ macro_rules! errln {
 macro_rules! err {
     ($($arg:tt)*) => {{
         let text = format!($($arg)*);
-        $crate::output::write($crate::output::Stream::Stderr, &$crate::output::terminal_safe(&text));
+        $crate::output::write($crate::output::Stream::Stderr, &arbor_domain::text::terminal_safe(&text));
     }};
 }
 
 pub(crate) use {err, errln, out, outln};
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn what_would_drive_a_terminal_is_shown_not_sent() {
-        assert_eq!(terminal_safe("plain\ttext\nnext line"), "plain\ttext\nnext line");
-        assert_eq!(terminal_safe("\u{1b}]0;pwned\u{7}title"), "\\u{1b}]0;pwned\\u{7}title");
-        assert_eq!(terminal_safe("red \u{1b}[31mtext"), "red \\u{1b}[31mtext");
-        assert_eq!(terminal_safe("c1 \u{9b}31m"), "c1 \\u{9b}31m");
-        assert_eq!(terminal_safe("carriage\rreturn"), "carriage\\u{d}return");
-        assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
-        assert!(matches!(terminal_safe("日本語 ok"), Cow::Borrowed(_)));
-    }
-}

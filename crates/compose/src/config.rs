@@ -75,8 +75,8 @@ impl IndexBackend {
         },
         Choice {
             name: "lance",
-            help: "A LanceDB dataset in the store directory (<root>/lance), for large corpora; needs an arbor \
-                   built with --features lance",
+            help: "A LanceDB dataset in the store directory (`<root>/lance`), for large corpora; needs an \
+                   arbor built with `--features lance`",
             value: IndexBackend::Lance,
         },
     ];
@@ -225,4 +225,42 @@ pub fn update_config(root: &Path, change: impl FnOnce(&mut StoreConfig)) -> Resu
 /// `./.arbor`.
 pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant is offered by the name it is saved under in `arbor.json`.
+    #[test]
+    fn each_choice_is_named_as_it_is_saved() {
+        for choice in Backend::CHOICES {
+            assert_eq!(serde_json::to_value(choice.value).unwrap(), choice.name);
+        }
+        for choice in IndexBackend::CHOICES {
+            assert_eq!(serde_json::to_value(choice.value).unwrap(), choice.name);
+        }
+        // A new variant fails to compile here until it is listed.
+        for backend in [Backend::Sqlite, Backend::Postgres] {
+            match backend {
+                Backend::Sqlite | Backend::Postgres => {
+                    assert!(Backend::CHOICES.iter().any(|c| c.value == backend));
+                }
+            }
+        }
+        for index in [IndexBackend::Store, IndexBackend::Lance] {
+            match index {
+                IndexBackend::Store | IndexBackend::Lance => {
+                    assert!(IndexBackend::CHOICES.iter().any(|c| c.value == index));
+                }
+            }
+        }
+        for embedder in [EmbedderChoice::Auto, EmbedderChoice::Local, EmbedderChoice::Hashing] {
+            match embedder {
+                EmbedderChoice::Auto | EmbedderChoice::Local | EmbedderChoice::Hashing => {
+                    assert!(EmbedderChoice::CHOICES.iter().any(|c| c.value == embedder));
+                }
+            }
+        }
+    }
 }

@@ -184,6 +184,31 @@ fn split_sentences(paragraph: &str) -> Vec<&str> {
     out
 }
 
+/// `text` with every character a terminal would act on shown as an escape instead: C0 and C1
+/// control characters (but newline and tab) and the invisible bidirectional overrides that
+/// reorder what a line seems to say. What every binary writes for people goes through this, so
+/// words in a memory (an agent can write any) cannot move the cursor, retitle the window or
+/// hide what follows.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(acts_on_terminal) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for ch in text.chars() {
+        if acts_on_terminal(ch) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(ch)));
+        } else {
+            out.push(ch);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn acts_on_terminal(ch: char) -> bool {
+    (ch.is_control() && ch != '\n' && ch != '\t')
+        || matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Cuts `text` to at most `max_chars` characters at a character boundary, adding `…` when it
 /// had to cut. For titles and one-line digests.
 pub fn truncate_chars(text: &str, max_chars: usize) -> String {
@@ -208,6 +233,17 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn what_would_drive_a_terminal_is_shown_not_sent() {
+        assert_eq!(terminal_safe("plain\ttext\nnext line"), "plain\ttext\nnext line");
+        assert_eq!(terminal_safe("\u{1b}]0;pwned\u{7}title"), "\\u{1b}]0;pwned\\u{7}title");
+        assert_eq!(terminal_safe("red \u{1b}[31mtext"), "red \\u{1b}[31mtext");
+        assert_eq!(terminal_safe("c1 \u{9b}31m"), "c1 \\u{9b}31m");
+        assert_eq!(terminal_safe("carriage\rreturn"), "carriage\\u{d}return");
+        assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert!(matches!(terminal_safe("日本語 ok"), Cow::Borrowed(_)));
+    }
     use crate::testkit::proptest_config;
     use proptest::prelude::*;
 

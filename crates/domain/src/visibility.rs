@@ -243,6 +243,26 @@ impl VisibilityFilter {
         }
     }
 
+    /// The node states a layer shows: the current ones; with `as_of`, the superseded too (the
+    /// past is asked about); in a frozen layer anything that was ever current, which the caller
+    /// narrows to what was current when the layer froze (`KnownSpan::was_current_at`). Hidden
+    /// and forgotten nodes never. Backends write their state conditions from this.
+    pub fn visible_states(&self, frozen: bool) -> &'static [NodeState] {
+        if frozen {
+            &[NodeState::Current, NodeState::Superseded, NodeState::Archived]
+        } else if self.as_of.is_some() {
+            &[NodeState::Current, NodeState::Superseded]
+        } else {
+            &[NodeState::Current]
+        }
+    }
+
+    /// [`visible_states`](Self::visible_states) as the leaf statuses stored for them.
+    pub fn visible_leaf_statuses(&self, frozen: bool) -> Vec<LeafStatus> {
+        let states = self.visible_states(frozen);
+        LeafStatus::ALL.into_iter().filter(|status| states.contains(&NodeState::of_leaf(*status))).collect()
+    }
+
     /// Whether a node may be retrieved under this filter. Scope first: a node outside the
     /// layers is refused before anything else is looked at.
     pub fn admits(&self, facts: &NodeFacts) -> bool {
@@ -252,14 +272,9 @@ impl VisibilityFilter {
         if !self.node_kinds.contains(&facts.node) {
             return false;
         }
-        let state_ok = match (facts.state, layer.frozen_at) {
-            (NodeState::Forgotten | NodeState::Hidden, _) => false,
-            // A frozen layer shows what was current when it froze, whatever happened since.
-            (_, Some(frozen_at)) => facts.known.was_current_at(frozen_at),
-            (NodeState::Current, None) => true,
-            (NodeState::Superseded, None) => self.as_of.is_some(),
-            (NodeState::Archived, None) => false,
-        };
+        // A frozen layer shows what was current when it froze, whatever happened since.
+        let state_ok = self.visible_states(layer.frozen_at.is_some()).contains(&facts.state)
+            && layer.frozen_at.is_none_or(|frozen_at| facts.known.was_current_at(frozen_at));
         if !state_ok {
             return false;
         }

@@ -552,58 +552,17 @@ impl JobRow {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::conformance::fixtures::{conversation, leaf, tree_id};
-
-    #[test]
-    fn a_leaf_survives_the_round_trip() {
-        let record = leaf(&conversation("c1"), &tree_id("topic"), "leaf-1", "the text", 7);
-        let row = LeafRow::from_record(&record).unwrap();
-        assert_eq!(row.clone().into_record().unwrap(), record);
-        let damaged = LeafRow { status: "vanished".into(), ..row };
-        assert!(matches!(damaged.into_record(), Err(Error::Integrity { .. })));
-    }
-
-    /// The conditions say what the rules say, and a store's migration that cannot call them
-    /// (the partial unique index over live fingerprints) is held to the rule by
-    /// [`status_sql::holds_fingerprint_in`].
-    #[test]
-    fn status_conditions_follow_the_rules() {
-        assert_eq!(
-            status_sql::leaves_where(LeafStatus::has_content),
-            "status IN ('candidate', 'active', 'rejected', 'superseded', 'archived')"
-        );
-        assert_eq!(
-            status_sql::leaf_sits_in_tree(),
-            "(status IN ('active', 'superseded') OR (known_from IS NOT NULL AND status IN ('active', 'superseded', 'archived')))"
-        );
-        assert_eq!(status_sql::summaries_where(SummaryStatus::awaits_reseal), "status IN ('stale', 'purged')");
-        let migration = "CREATE UNIQUE INDEX x ON leaves (f)\n    WHERE status IN ('active', 'candidate', 'rejected');";
-        assert!(status_sql::holds_fingerprint_in(migration));
-        assert!(!status_sql::holds_fingerprint_in(&migration.replace(", 'rejected'", "")));
-    }
-
-    #[test]
-    fn node_ids_round_trip_and_bad_ones_are_integrity_errors() {
-        let node = NodeId::Leaf(LeafId::parse("leaf-1").unwrap());
-        assert_eq!(node_from_str(&node_to_str(&node)).unwrap(), node);
-        assert!(matches!(node_from_str("tree:x"), Err(Error::Integrity { .. })));
-    }
-}
-
 /// An index document's filter columns ([`NodeFacts`]) as every index stores them, so the
 /// backends that evaluate a `VisibilityFilter` in their own query language all compare the
-/// same values.
+/// same values; read back with [`into_facts`](Self::into_facts).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FactsRow {
-    pub node_kind: &'static str,
+    pub node_kind: String,
     pub namespace: String,
-    pub category: &'static str,
+    pub category: String,
     pub tree_id: String,
-    pub kind: Option<&'static str>,
-    pub state: &'static str,
+    pub kind: Option<String>,
+    pub state: String,
     pub valid_from: Option<i64>,
     pub valid_to: Option<i64>,
     pub known_from: Option<i64>,
@@ -635,12 +594,12 @@ impl FactsRow {
 
     pub fn from_facts(facts: &NodeFacts) -> Result<FactsRow> {
         Ok(FactsRow {
-            node_kind: facts.node.as_str(),
+            node_kind: facts.node.as_str().to_owned(),
             namespace: facts.namespace.to_string(),
-            category: facts.category.as_str(),
+            category: facts.category.as_str().to_owned(),
             tree_id: facts.tree_id.to_string(),
-            kind: facts.kind.map(MemoryKind::as_str),
-            state: facts.state.as_str(),
+            kind: facts.kind.map(|kind| kind.as_str().to_owned()),
+            state: facts.state.as_str().to_owned(),
             valid_from: opt_ts(facts.validity.valid_from)?,
             valid_to: opt_ts(facts.validity.valid_to)?,
             known_from: opt_ts(facts.known.known_from)?,
@@ -651,28 +610,8 @@ impl FactsRow {
             time_end: ts(facts.time_end)?,
         })
     }
-}
 
-/// [`FactsRow`]'s columns as read back from a store (owned text), for the document `id`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredFacts {
-    pub node_kind: String,
-    pub namespace: String,
-    pub category: String,
-    pub tree_id: String,
-    pub kind: Option<String>,
-    pub state: String,
-    pub valid_from: Option<i64>,
-    pub valid_to: Option<i64>,
-    pub known_from: Option<i64>,
-    pub known_until: Option<i64>,
-    pub expires_at: Option<i64>,
-    pub sensitivity: i64,
-    pub time_start: i64,
-    pub time_end: i64,
-}
-
-impl StoredFacts {
+    /// The facts a stored row holds, for the document `id` (for messages).
     pub fn into_facts(self, id: &str) -> Result<NodeFacts> {
         let bad = |e: &dyn std::fmt::Display| corrupt("index document", id, e);
         Ok(NodeFacts {
@@ -705,9 +644,25 @@ pub mod status_sql {
         names.map(|name| format!("'{name}'")).collect::<Vec<_>>().join(", ")
     }
 
-    /// `status IN (…)`: the leaf statuses `rule` holds for.
+    /// `status IN (…)`: the leaf statuses `rule` holds for. A row whose status the domain does
+    /// not know (a damaged one) does not match.
     pub fn leaves_where(rule: impl Fn(LeafStatus) -> bool) -> String {
         format!("status IN ({})", quoted(LeafStatus::ALL.into_iter().filter(|s| rule(*s)).map(LeafStatus::as_str)))
+    }
+
+    /// `status NOT IN (…)`: every leaf but those in a status `rule` refuses. A row whose status
+    /// the domain does not know matches, so a check that must not destroy what it cannot read
+    /// ("does any leaf still hold content?") fails closed.
+    pub fn leaves_unless(rule: impl Fn(LeafStatus) -> bool) -> String {
+        format!("status NOT IN ({})", quoted(LeafStatus::ALL.into_iter().filter(|s| !rule(*s)).map(LeafStatus::as_str)))
+    }
+
+    /// `status NOT IN (…)` over summaries; see [`leaves_unless`].
+    pub fn summaries_unless(rule: impl Fn(SummaryStatus) -> bool) -> String {
+        format!(
+            "status NOT IN ({})",
+            quoted(SummaryStatus::ALL.into_iter().filter(|s| !rule(*s)).map(SummaryStatus::as_str))
+        )
     }
 
     /// `status IN (…)`: the summary statuses `rule` holds for.
@@ -746,5 +701,55 @@ pub mod status_sql {
             leaves_where(|s| s.sits_in_tree(false)),
             leaves_where(|s| s.sits_in_tree(true))
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::fixtures::{conversation, leaf, tree_id};
+
+    #[test]
+    fn a_leaf_survives_the_round_trip() {
+        let record = leaf(&conversation("c1"), &tree_id("topic"), "leaf-1", "the text", 7);
+        let row = LeafRow::from_record(&record).unwrap();
+        assert_eq!(row.clone().into_record().unwrap(), record);
+        let damaged = LeafRow { status: "vanished".into(), ..row };
+        assert!(matches!(damaged.into_record(), Err(Error::Integrity { .. })));
+    }
+
+    /// The conditions say what the rules say, and a store's migration that cannot call them
+    /// (the partial unique index over live fingerprints) is held to the rule by
+    /// [`status_sql::holds_fingerprint_in`].
+    #[test]
+    fn status_conditions_follow_the_rules() {
+        assert_eq!(status_sql::leaves_unless(LeafStatus::has_content), "status NOT IN ('tombstone')");
+        assert_eq!(status_sql::summaries_unless(SummaryStatus::is_tree_member), "status NOT IN ('retired')");
+        assert_eq!(status_sql::summaries_where(SummaryStatus::is_readable), "status IN ('current', 'stale')");
+        assert_eq!(
+            status_sql::leaf_sits_in_tree(),
+            "(status IN ('active', 'superseded') OR (known_from IS NOT NULL AND status IN ('active', 'superseded', 'archived')))"
+        );
+        assert_eq!(status_sql::summaries_where(SummaryStatus::awaits_reseal), "status IN ('stale', 'purged')");
+        let migration = "CREATE UNIQUE INDEX x ON leaves (f)\n    WHERE status IN ('active', 'candidate', 'rejected');";
+        assert!(status_sql::holds_fingerprint_in(migration));
+        assert!(!status_sql::holds_fingerprint_in(&migration.replace(", 'rejected'", "")));
+    }
+
+    #[test]
+    fn index_facts_survive_the_round_trip() {
+        let record = leaf(&conversation("c1"), &tree_id("topic"), "leaf-1", "the text", 7);
+        let facts = NodeFacts::of_leaf(&record);
+        let row = FactsRow::from_facts(&facts).unwrap();
+        assert_eq!(row.clone().into_facts("leaf-1").unwrap(), facts);
+        let damaged = FactsRow { state: "vanished".into(), ..row };
+        assert!(matches!(damaged.into_facts("leaf-1"), Err(Error::Integrity { .. })));
+    }
+
+    #[test]
+    fn node_ids_round_trip_and_bad_ones_are_integrity_errors() {
+        let node = NodeId::Leaf(LeafId::parse("leaf-1").unwrap());
+        assert_eq!(node_from_str(&node_to_str(&node)).unwrap(), node);
+        assert!(matches!(node_from_str("tree:x"), Err(Error::Integrity { .. })));
     }
 }

@@ -1,6 +1,6 @@
-//! `arbor-bench locomo` on a small LoCoMo-format fixture written for this test: the whole
-//! pipeline runs (ingest per conversation, jobs, exact-evidence retrieval), recall is counted the
-//! LoCoMo way, and bad files get clear errors.
+//! The `arbor-bench` binary: `locomo` on a small LoCoMo-format fixture written for this test
+//! (the whole pipeline runs: ingest per conversation, jobs, exact-evidence retrieval; recall is
+//! counted the LoCoMo way; bad files get clear errors), and `synthetic`'s refusal of empty runs.
 
 use std::path::Path;
 use std::process::{Command, Output};
