@@ -1,10 +1,12 @@
 //! `arbor-bench`: the measurements, kept out of the shipping `arbor` binary because they
 //! alone search outside the visibility filter (the floor a benchmark compares against).
 //! `synthetic` times a generated store (`cargo xtask bench` runs it per size and backend);
-//! `locomo` measures retrieval recall on LoCoMo-format conversations.
+//! `locomo` measures retrieval recall on LoCoMo-format conversations; `updates` whether
+//! naturally phrased updates replace what they update.
 
 mod bench;
 mod eval;
+mod updates;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -34,6 +36,8 @@ enum Command {
     Synthetic(bench::Args),
     /// Retrieval recall (R@k) on LoCoMo-format conversations.
     Locomo(eval::LocomoArgs),
+    /// Whether naturally phrased updates replace what they update (and keep what they do not).
+    Updates(updates::UpdatesArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Synthetic(args) => bench::run(args, cli.json).await,
             Command::Locomo(args) => eval::run(args, cli.json).await,
+            Command::Updates(args) => updates::run(args, cli.json).await,
         }
     });
     match result {

@@ -1,6 +1,7 @@
 //! The `arbor-bench` binary: `locomo` on a small LoCoMo-format fixture written for this test
 //! (the whole pipeline runs: ingest per conversation, jobs, exact-evidence retrieval; recall is
-//! counted the LoCoMo way; bad files get clear errors), and `synthetic`'s refusal of empty runs.
+//! counted the LoCoMo way; bad files get clear errors), `updates` on a fixture of its own, and
+//! `synthetic`'s refusal of empty runs.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -106,5 +107,55 @@ fn a_bench_of_nothing_is_a_usage_error() {
         assert_eq!(output.status.code(), Some(2), "{flag} 0");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(stderr.contains("must be at least 1"), "{stderr}");
+    }
+}
+
+const UPDATES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/updates-mini.json");
+
+fn updates(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
+        .arg("updates")
+        .args(args)
+        .env("ARBOR_EMBEDDER", "hashing")
+        .env_remove("ARBOR_LOG")
+        .output()
+        .expect("arbor-bench runs")
+}
+
+/// Every probe is asked and judged by what the pack offers; the two kinds are counted apart,
+/// and a distinct fact about the same person survives.
+#[test]
+fn update_cases_are_scored_probe_by_probe() {
+    let output = updates(&["--json", "--data", UPDATES]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((report["cases"].as_u64(), report["events"].as_u64()), (Some(2), Some(5)));
+    assert_eq!(report["update_probes"]["total"], 2);
+    assert_eq!(report["keep_probes"], serde_json::json!({ "passed": 1, "total": 1 }));
+    for result in report["results"].as_array().unwrap() {
+        let clean =
+            result["missing"].as_array().unwrap().is_empty() && result["offered_stale"].as_array().unwrap().is_empty();
+        assert_eq!(result["passed"].as_bool(), Some(clean), "{result}");
+        assert!(!result["evidence"].as_array().unwrap().is_empty(), "each probe finds something: {result}");
+    }
+    let text = updates(&["--data", UPDATES]);
+    let shown = String::from_utf8(text.stdout).unwrap();
+    assert!(shown.contains("keep probes:   1 of 1 pass (100%)"), "{shown}");
+}
+
+#[test]
+fn bad_update_files_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (body, expected) in [
+        ("{}", "is not a list of update cases"),
+        ("[]", "holds no cases"),
+        (r#"[{"id":"x","namespace":"planet:mars","events":[],"probes":[]}]"#, "is not a namespace"),
+    ] {
+        let path = dir.path().join("cases.json");
+        std::fs::write(&path, body).unwrap();
+        let output = updates(&["--data", path.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(1), "{body}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{body}: {stderr}");
     }
 }
