@@ -207,15 +207,7 @@ pub(crate) async fn run(args: LocomoArgs, json: bool) -> Result<()> {
         (ingest_seconds, jobs_seconds),
         results,
     );
-    if json {
-        crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));
-    } else {
-        crate::print_text(&render(&report));
-    }
-    if args.dir.is_some() {
-        crate::eprint(&format!("store kept at {}\n", root.display()));
-    }
-    Ok(())
+    crate::report(&report, json, render, args.dir.is_some().then_some(root.as_path()))
 }
 
 struct Counts {

@@ -78,6 +78,25 @@ fn choice<T: Copy + Send + Sync + 'static>(
     })
 }
 
+/// Prints a run's report: as JSON, or as text for people; and where the store was kept, when
+/// the caller chose the directory.
+fn report<R: serde::Serialize>(
+    report: &R,
+    json: bool,
+    render: fn(&R) -> String,
+    kept: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    if json {
+        print(&(serde_json::to_string_pretty(report)? + "\n"));
+    } else {
+        print_text(&render(report));
+    }
+    if let Some(root) = kept {
+        eprint(&format!("store kept at {}\n", root.display()));
+    }
+    Ok(())
+}
+
 /// Writes machine-readable output to standard output as it is; a reader that went away ends
 /// the process quietly.
 fn print(text: &str) {

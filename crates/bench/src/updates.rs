@@ -160,15 +160,7 @@ pub(crate) async fn run(args: UpdatesArgs, json: bool) -> Result<()> {
         keep_probes: tally(false),
         results,
     };
-    if json {
-        crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));
-    } else {
-        crate::print_text(&render(&report));
-    }
-    if args.dir.is_some() {
-        crate::eprint(&format!("store kept at {}\n", root.display()));
-    }
-    Ok(())
+    crate::report(&report, json, render, args.dir.is_some().then_some(root.as_path()))
 }
 
 /// Confirms every candidate in the cases' namespaces, as the person who entered them would;

@@ -8,15 +8,20 @@ use std::process::{Command, Output};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/locomo-mini.json");
 
-fn eval(args: &[&str]) -> Output {
+/// `arbor-bench <command> <args>`; the fixtures are about counting, not about a model: feature
+/// hashing.
+fn bench(command: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
-        .arg("locomo")
+        .arg(command)
         .args(args)
-        // The fixture is about counting, not about a model: feature hashing.
         .env("ARBOR_EMBEDDER", "hashing")
         .env_remove("ARBOR_LOG")
         .output()
         .expect("arbor-bench runs")
+}
+
+fn eval(args: &[&str]) -> Output {
+    bench("locomo", args)
 }
 
 #[test]
@@ -100,10 +105,7 @@ fn bad_files_get_clear_errors() {
 #[test]
 fn a_bench_of_nothing_is_a_usage_error() {
     for flag in ["--leaves", "--queries", "--batch"] {
-        let output = Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
-            .args(["synthetic", flag, "0"])
-            .output()
-            .expect("arbor-bench runs");
+        let output = bench("synthetic", &[flag, "0"]);
         assert_eq!(output.status.code(), Some(2), "{flag} 0");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(stderr.contains("must be at least 1"), "{stderr}");
@@ -113,13 +115,7 @@ fn a_bench_of_nothing_is_a_usage_error() {
 const UPDATES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/updates-mini.json");
 
 fn updates(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbor-bench"))
-        .arg("updates")
-        .args(args)
-        .env("ARBOR_EMBEDDER", "hashing")
-        .env_remove("ARBOR_LOG")
-        .output()
-        .expect("arbor-bench runs")
+    bench("updates", args)
 }
 
 /// Every probe is asked and judged by what the pack offers; the two kinds are counted apart,
