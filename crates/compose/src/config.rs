@@ -12,9 +12,9 @@ use crate::models::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
 /// The file that marks a directory as an Arbor store.
 pub const CONFIG_FILE: &str = "arbor.json";
 /// The SQLite database inside the store.
-pub const DATABASE_FILE: &str = "arbor.db";
+pub(crate) const DATABASE_FILE: &str = "arbor.db";
 /// The store format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 const FORMAT: &str = "arbor-store";
 
 /// `arbor.json`.
@@ -87,7 +87,8 @@ impl IndexBackend {
 }
 
 /// The directory of a store's LanceDB dataset.
-pub const LANCE_DIR: &str = "lance";
+#[cfg(feature = "lance")]
+pub(crate) const LANCE_DIR: &str = "lance";
 
 /// Where a store's rows live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,7 +127,7 @@ pub struct PostgresSettings {
 }
 
 /// The environment variable naming the Postgres server; it overrides the configured URL.
-pub const DATABASE_URL_VAR: &str = "ARBOR_DATABASE_URL";
+pub(crate) const DATABASE_URL_VAR: &str = "ARBOR_DATABASE_URL";
 
 /// How `init` creates a store.
 #[derive(Debug, Clone)]

@@ -14,18 +14,16 @@ mod set_aside;
 
 pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
-pub use arbor_adapters_sqlite::OpenMode;
 pub use config::{
-    Backend, CONFIG_FILE, Choice, DATABASE_FILE, DATABASE_URL_VAR, FORMAT_VERSION, IndexBackend, InitOptions,
-    LANCE_DIR, PostgresSettings, StoreConfig, resolve_root, update_config,
+    Backend, CONFIG_FILE, Choice, IndexBackend, InitOptions, PostgresSettings, StoreConfig, resolve_root, update_config,
 };
-pub use liveness::{owner, process_state, writer_is_dead};
+pub use liveness::writer_is_dead;
 pub use models::{
     EmbedderChoice, EmbedderConfig, EmbedderSwitch, ReasonerConfig, RemoteEndpoint, local_name, switch_embedder,
 };
 pub use open::{
-    Database, Embedders, Initialized, Opened, deterministic, first_body, init, open, open_for_check, open_for_reading,
-    open_for_rebuild, open_index, open_with, person, save_config,
+    Database, Embedders, Initialized, Opened, deterministic, init, open, open_for_check, open_for_reading,
+    open_for_rebuild, open_with, save_config,
 };
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,

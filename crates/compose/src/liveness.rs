@@ -17,13 +17,13 @@ fn hostname() -> String {
 }
 
 /// This process, as recorded on body intents.
-pub fn owner() -> String {
+pub(crate) fn owner() -> String {
     format!("{}/{}", hostname(), std::process::id())
 }
 
 /// Whether the process an owner string (`<host>/<pid>`) names is running: on this host, by its
 /// pid; another host's, or where that cannot be told, is unknown.
-pub fn process_state(owner: &str) -> ProcessState {
+pub(crate) fn process_state(owner: &str) -> ProcessState {
     let Some((host, pid)) = owner.rsplit_once('/') else { return ProcessState::Unknown };
     if host != hostname() || !cfg!(target_os = "linux") {
         return ProcessState::Unknown;

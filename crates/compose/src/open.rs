@@ -73,7 +73,7 @@ fn sqlite_database_present(root: &Path) -> bool {
 }
 
 /// A body document under `<root>/memory`, if there is any: found without listing them all.
-pub fn first_body(root: &Path) -> Option<PathBuf> {
+pub(crate) fn first_body(root: &Path) -> Option<PathBuf> {
     fn walk(dir: &Path, depth: usize) -> Option<PathBuf> {
         if depth > 8 {
             return None;
@@ -214,7 +214,7 @@ impl Database {
 }
 
 /// The search index `config` names for the store at `root`.
-pub async fn open_index(
+pub(crate) async fn open_index(
     root: &Path,
     config: &StoreConfig,
     database: &Database,
@@ -313,7 +313,7 @@ pub enum Embedders {
 }
 
 /// Who runs this command, for the audit log: the operating-system user.
-pub fn person() -> String {
+pub(crate) fn person() -> String {
     let user = std::env::var("USER").or_else(|_| std::env::var("USERNAME")).unwrap_or_else(|_| "local".to_owned());
     format!("person:{user}")
 }
