@@ -30,6 +30,7 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::reconcile::Claim;
 use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
@@ -47,6 +48,11 @@ use crate::{AppError, AppResult, Arbor};
 /// The longest leaf summary kept on the metadata row; the whole text is in the body.
 pub(crate) const LEAF_SUMMARY_CHARS: usize = 280;
 
+/// How many of the namespace's leaves most like a chunk reconciliation reads: enough to hold
+/// every current fact about one subject that shares a word with it, in any store where a
+/// subject has at most a few dozen memories that do.
+const RECONCILE_CANDIDATES: usize = 24;
+
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
 
@@ -63,10 +69,24 @@ fn duplicate_match_terms(text: &str) -> usize {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum IngestOutcome {
-    Created { leaf_id: LeafId, status: LeafStatus },
-    Superseding { leaf_id: LeafId, replaces: LeafId, status: LeafStatus },
-    NoopDuplicate { existing: LeafId, existing_status: LeafStatus },
-    NotAdmitted { reason: String },
+    Created {
+        leaf_id: LeafId,
+        status: LeafStatus,
+    },
+    Superseding {
+        leaf_id: LeafId,
+        replaces: LeafId,
+        status: LeafStatus,
+        /// Why the new memory replaces the old one.
+        because: String,
+    },
+    NoopDuplicate {
+        existing: LeafId,
+        existing_status: LeafStatus,
+    },
+    NotAdmitted {
+        reason: String,
+    },
 }
 
 impl IngestOutcome {
@@ -228,8 +248,14 @@ impl Arbor {
                 let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
                 return Ok(result(Some(tree_id), reading.decision, outcome, None));
             }
-            WriteOutcome::Created => None,
-            WriteOutcome::Superseding { replaces } => Some(replaces),
+            // Nothing in the tree says the same or names the same subject: does it replace a
+            // current memory, wherever that was filed, the way people phrase updates?
+            WriteOutcome::Created => self.reconcile(plan, namespace, &chunk.text).await?,
+            WriteOutcome::Superseding { replaces } => Some((replaces, "same subject".to_owned())),
+        };
+        let (replaces, because) = match replaces {
+            Some((id, because)) => (Some(id), because),
+            None => (None, String::new()),
         };
         let replaced = match &replaces {
             Some(id) => self.current_record(plan, namespace, id).await?,
@@ -241,13 +267,68 @@ impl Arbor {
             self.retire_on_activation(plan, namespace, &record, replaced.as_ref(), now).await?;
         }
         let outcome = match &record.supersedes {
-            Some(old) => {
-                IngestOutcome::Superseding { leaf_id: record.id.clone(), replaces: old.clone(), status: record.status }
-            }
+            Some(old) => IngestOutcome::Superseding {
+                leaf_id: record.id.clone(),
+                replaces: old.clone(),
+                status: record.status,
+                because,
+            },
             None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
         };
         plan.leaves.push(PlannedLeaf { record, text: chunk.text });
         Ok(result(Some(tree_id), reading.decision, outcome, Some(approval.reason)))
+    }
+
+    /// `Reconcile`: the current memory of the namespace, in any tree, that a chunk replaces
+    /// (the same entity and attribute, with a change cue or a new value for a single-valued
+    /// slot), and why. Candidates are the namespace's leaves most like the chunk by full text,
+    /// and what this batch planned before it; the domain picks at most one. A replacement older
+    /// or less authoritative than what it replaces becomes a conflict in `planned_leaf`.
+    async fn reconcile(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        text: &str,
+    ) -> AppResult<Option<(LeafId, String)>> {
+        let claim = Claim::read(text);
+        if !claim.may_replace() || !self.ports.index.capabilities().full_text {
+            return Ok(None);
+        }
+        let filter = VisibilityFilter {
+            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
+            now: self.now(),
+            as_of: None,
+            include_restricted: true,
+            node_kinds: vec![NodeKind::Leaf],
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+        };
+        let query = TextQuery { filter, text: text.to_owned(), limit: RECONCILE_CANDIDATES, terms: TermSelection::All };
+        let ids: Vec<LeafId> =
+            self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
+        let mut current: Vec<LeafRecord> = self
+            .ports
+            .store
+            .leaves(std::slice::from_ref(namespace), &ids)
+            .await?
+            .into_iter()
+            .map(|leaf| plan.overlay(leaf))
+            .filter(|leaf| leaf.status == LeafStatus::Active)
+            .collect();
+        current.extend(
+            plan.leaves
+                .iter()
+                .filter(|p| &p.record.namespace == namespace && p.record.status == LeafStatus::Active)
+                .map(|p| p.record.clone()),
+        );
+        // Oldest first, so the latest wins a tie.
+        current.sort_by(|a, b| a.observed_at.cmp(&b.observed_at).then_with(|| a.id.cmp(&b.id)));
+        current.dedup_by(|a, b| a.id == b.id);
+        let claims: Vec<(LeafId, Claim)> =
+            current.into_iter().map(|leaf| (leaf.id, Claim::read(&leaf.summary))).collect();
+        Ok(self.policy.reconcile.best(&claim, &claims).map(|(id, why)| (id.clone(), why.to_string())))
     }
 
     /// Steps 2-6 for one chunk: the entity shortlist a reasoner may pick from, its assessment,

@@ -36,6 +36,7 @@ use arbor_domain::decay::DecayPolicy;
 use arbor_domain::decision::EntityDecisionMatrix;
 use arbor_domain::id::{JobId, LeafId, SummaryId};
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+use arbor_domain::reconcile::Reconcile;
 use arbor_domain::seal::SealPolicy;
 use arbor_domain::supersession::Supersession;
 use arbor_domain::text::Chunker;
@@ -102,6 +103,7 @@ pub struct Policy {
     pub approval: ApprovalPolicy,
     pub entities: EntityDecisionMatrix,
     pub supersession: Supersession,
+    pub reconcile: Reconcile,
     pub seal: SealPolicy,
     pub budget: RetrievalBudget,
     pub read_chain: ReadChainPolicy,

@@ -125,6 +125,9 @@ fn evidence(out: &mut String, n: usize, item: &EvidenceItem) {
     if let Some(winner) = &item.overridden_by {
         let _ = writeln!(out, "     overridden by {winner}");
     }
+    if let Some(newer) = &item.possibly_outdated_by {
+        let _ = writeln!(out, "     possibly outdated by {newer}");
+    }
 }
 
 fn section(out: &mut String, title: &str, lines: &[String]) {

@@ -11,6 +11,7 @@
 //! | the secret guard and sensitivity levels | [`sensitivity`] |
 //! | the `EntityDecision` matrix | [`decision`], [`entity`] |
 //! | dedup and `Supersession` | [`supersession`] |
+//! | `Reconcile`: does a memory, as people phrase it, replace a current one? | [`reconcile`] |
 //! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
 //! | promotion paths up a read chain | [`promotion`] |
 //! | experiment snapshots, reruns and settlement | [`experiment`] |
@@ -46,6 +47,7 @@ pub mod paths;
 pub mod promotion;
 pub mod ranking;
 pub mod read_chain;
+pub mod reconcile;
 pub mod recovery;
 pub mod seal;
 pub mod sensitivity;

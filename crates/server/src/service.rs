@@ -335,7 +335,7 @@ impl Service {
                 use arbor_app::IngestOutcome as O;
                 let (leaf_id, status, replaces, reason) = match &chunk.outcome {
                     O::Created { leaf_id, status } => (Some(leaf_id), Some(*status), None, None),
-                    O::Superseding { leaf_id, replaces, status } => {
+                    O::Superseding { leaf_id, replaces, status, .. } => {
                         (Some(leaf_id), Some(*status), Some(replaces), None)
                     }
                     O::NoopDuplicate { existing, existing_status } => {

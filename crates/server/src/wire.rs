@@ -402,6 +402,9 @@ pub(crate) struct Evidence {
     pub why: String,
     pub supersedes: Option<String>,
     pub overridden_by: Option<String>,
+    /// A newer memory in this pack that seems to replace this one: it ranks after it and is
+    /// not offered as a fact.
+    pub possibly_outdated_by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -27,6 +27,7 @@ use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeI
 use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::reconcile::{Claim, Reconcile};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::truncate_chars;
@@ -174,6 +175,10 @@ pub struct EvidenceItem {
     pub supersedes: Option<LeafId>,
     /// Set when a more specific or more trusted layer's memory about the same subject wins.
     pub overridden_by: Option<String>,
+    /// Set when a newer current memory in this pack seems to replace this one (the same entity
+    /// and attribute, by the `Reconcile` rules) but reconciliation has not retired it: the
+    /// newer one's id. Such an item ranks after the newer one and is not offered as a fact.
+    pub possibly_outdated_by: Option<LeafId>,
 }
 
 /// A candidate that was considered but left out, and why.
@@ -410,6 +415,48 @@ fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BT
     overridden
 }
 
+/// How many of the ranking's first leaves are compared for memories a newer one seems to
+/// replace: what a pack can hold at most by default, twice over, so the check costs the same at
+/// any store size.
+const OUTDATED_CHECK_DEPTH: usize = 24;
+
+/// Current leaves a newer current leaf among the first read seems to replace (`Reconcile`
+/// rules on their summaries), each with the newest such leaf: what reconciliation at write
+/// time missed (it ran before both were known, or a person confirmed both).
+fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, LeafId> {
+    let leaves: Vec<(&LeafRecord, Claim)> = ranked
+        .iter()
+        .take(OUTDATED_CHECK_DEPTH)
+        .filter_map(|(_, record)| match record {
+            Record::Leaf(leaf) => Some(leaf),
+            Record::Summary(_) => None,
+        })
+        .map(|leaf| (leaf, Claim::read(&leaf.summary)))
+        .collect();
+    let mut outdated: BTreeMap<NodeId, LeafId> = BTreeMap::new();
+    for (newer, new_claim) in &leaves {
+        if !new_claim.may_replace() {
+            continue;
+        }
+        // As at write time: the one earlier memory of its namespace it replaces best.
+        let mut earlier: Vec<(&LeafRecord, Claim)> = leaves
+            .iter()
+            .filter(|(older, _)| {
+                older.namespace == newer.namespace && (older.observed_at, &older.id) < (newer.observed_at, &newer.id)
+            })
+            .map(|(older, claim)| (*older, claim.clone()))
+            .collect();
+        earlier.sort_by(|a, b| a.0.observed_at.cmp(&b.0.observed_at).then_with(|| a.0.id.cmp(&b.0.id)));
+        if let Some((older, _)) = reconcile.best(new_claim, &earlier) {
+            let entry = outdated.entry(older.node_id()).or_insert_with(|| newer.id.clone());
+            if *entry < newer.id {
+                *entry = newer.id.clone();
+            }
+        }
+    }
+    outdated
+}
+
 fn evidence_item(
     record: Record,
     text: String,
@@ -417,6 +464,7 @@ fn evidence_item(
     scores: EvidenceScores,
     why: String,
     overridden_by: Option<String>,
+    possibly_outdated_by: Option<LeafId>,
 ) -> EvidenceItem {
     match record {
         Record::Leaf(leaf) => EvidenceItem {
@@ -436,6 +484,7 @@ fn evidence_item(
             why,
             supersedes: leaf.supersedes.clone(),
             overridden_by,
+            possibly_outdated_by,
             namespace: leaf.namespace,
         },
         Record::Summary(summary) => EvidenceItem {
@@ -455,6 +504,7 @@ fn evidence_item(
             why,
             supersedes: None,
             overridden_by: None,
+            possibly_outdated_by: None,
             namespace: summary.namespace,
         },
     }
@@ -583,7 +633,8 @@ fn assemble(
         }
         line
     };
-    let current = |e: &&EvidenceItem| e.node == NodeKind::Leaf && e.overridden_by.is_none();
+    let current =
+        |e: &&EvidenceItem| e.node == NodeKind::Leaf && e.overridden_by.is_none() && e.possibly_outdated_by.is_none();
     let known_facts = evidence
         .iter()
         .filter(current)
@@ -596,15 +647,7 @@ fn assemble(
     let mut by_time: Vec<&EvidenceItem> = evidence.iter().filter(current).collect();
     by_time.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| a.node_id.cmp(&b.node_id)));
     let recent = by_time.into_iter().take(3).map(line).collect();
-    if evidence.is_empty() {
-        gaps.push(format!("nothing readable in memory matches \"{}\"", truncate_chars(&request.query, 80)));
-    }
-    if evidence.iter().any(|e| e.sensitivity == Sensitivity::Sensitive) {
-        gaps.push("some evidence is sensitive: confirm before repeating it".to_owned());
-    }
-    for e in evidence.iter().filter(|e| e.overridden_by.is_some()) {
-        gaps.push(format!("{} is overridden by {}", e.node_id, e.overridden_by.as_deref().unwrap_or_default()));
-    }
+    note_gaps(request, &evidence, &mut gaps);
     let recommended_next_source = match evidence.iter().find(|e| e.node == NodeKind::Leaf) {
         Some(top) => top.source.as_ref().map(|s| format!("verify against the source {s}")),
         None if evidence.is_empty() => Some("ask the user, or the system of record".to_owned()),
@@ -633,6 +676,25 @@ fn assemble(
             skipped: tally.skipped,
         },
         evidence,
+    }
+}
+
+/// What the pack says it could not do or should warn about: nothing found, sensitive
+/// evidence, evidence another layer overrides or a newer memory may have replaced.
+fn note_gaps(request: &RetrieveRequest, evidence: &[EvidenceItem], gaps: &mut Vec<String>) {
+    if evidence.is_empty() {
+        gaps.push(format!("nothing readable in memory matches \"{}\"", truncate_chars(&request.query, 80)));
+    }
+    if evidence.iter().any(|e| e.sensitivity == Sensitivity::Sensitive) {
+        gaps.push("some evidence is sensitive: confirm before repeating it".to_owned());
+    }
+    for e in evidence.iter().filter(|e| e.overridden_by.is_some()) {
+        gaps.push(format!("{} is overridden by {}", e.node_id, e.overridden_by.as_deref().unwrap_or_default()));
+    }
+    for e in evidence.iter() {
+        if let Some(newer) = &e.possibly_outdated_by {
+            gaps.push(format!("{} may be outdated: {newer} is newer about the same thing", e.node_id));
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use arbor_domain::budget::{BudgetItem, BudgetTracker, DEFAULT_MAX_RESULTS, RetrievalBudget};
 use arbor_domain::entity::Entity;
-use arbor_domain::id::{NodeId, SummaryId};
+use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::model::{LeafRecord, SummaryRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
@@ -19,7 +19,7 @@ use arbor_ports::{CandidateOutcome, ConsideredNode, Locality};
 use super::channels::{Candidates, ChannelKind};
 use super::{
     EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record, RetrieveMode,
-    RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts,
+    RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts, possibly_outdated,
 };
 use crate::{AppResult, Arbor};
 
@@ -113,6 +113,8 @@ struct Pass<'a> {
     reranked: HashMap<NodeId, usize>,
     /// Candidates a more specific layer overrides, with why.
     overridden: BTreeMap<NodeId, String>,
+    /// Candidates a newer one seems to replace, with its id.
+    outdated: BTreeMap<NodeId, LeafId>,
 }
 
 /// What filling the budgets chose.
@@ -145,9 +147,14 @@ impl Arbor {
             ranked.sort_by_key(|(candidate, _)| candidate.key.as_leaf().is_some());
         }
         let overridden = layer_conflicts(chain, &ranked);
-        // Winners before losers, otherwise rank order.
-        ranked.sort_by_key(|(candidate, _)| overridden.contains_key(&candidate.key));
-        let pass = Pass { chain, scope: &scope, filter, mode: intent.mode, found: &found, reranked, overridden };
+        let outdated = possibly_outdated(&self.policy.reconcile, &ranked);
+        // Winners before losers, the newer of two disagreeing memories before the older,
+        // otherwise rank order.
+        ranked.sort_by_key(|(candidate, _)| {
+            (overridden.contains_key(&candidate.key), outdated.contains_key(&candidate.key))
+        });
+        let pass =
+            Pass { chain, scope: &scope, filter, mode: intent.mode, found: &found, reranked, overridden, outdated };
         let chosen = self.fill_budgets(&pass, &budget, ranked, &mut walk).await?;
         let (tally, considered) = walk.account(&found, chosen.bodies_read);
         Ok(Gathered { evidence: chosen.evidence, tally, gaps: chosen.gaps, considered })
@@ -245,7 +252,8 @@ impl Arbor {
             let why = explain(&scores, layer, &record);
             walk.outcomes.insert(candidate.key.clone(), (CandidateOutcome::Selected, why.clone()));
             let conflict = pass.overridden.get(&candidate.key).cloned();
-            chosen.evidence.push(evidence_item(record, text, layer, scores, why, conflict));
+            let outdated = pass.outdated.get(&candidate.key).cloned();
+            chosen.evidence.push(evidence_item(record, text, layer, scores, why, conflict, outdated));
         }
         Ok(chosen)
     }

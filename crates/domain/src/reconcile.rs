@@ -1,0 +1,1165 @@
+//! `Reconcile`: whether a memory that arrives replaces a current one about the same entity and
+//! the same attribute, read from the words alone (no hints, no model).
+//!
+//! Each text is read as a [`Claim`]: the entities it mentions (capitalised names anywhere, not
+//! only its first words, and the speaker when it speaks in the first person), its subject (the
+//! first of them), the attribute slots it speaks of (where someone lives, works, who manages
+//! them, …), the content words it holds, the change cue it uses ("moved to", "switched to",
+//! "no longer", "now", "instead", "correction:", …) and anything that forbids reading it as a
+//! replacement ("also", "visited", "might", a question).
+//!
+//! A new claim replaces a current one when all of these hold:
+//! 1. **same entity**: the new claim's subject is mentioned by the old one, or the old one's
+//!    subject is mentioned by the new one bound to a word both share ("Finance cut *the Atlas
+//!    budget*" is about Atlas's budget; "Tom moved in with Maya" is not about where Maya lives);
+//! 2. **same attribute**: an attribute slot both speak of, or at least one content word both
+//!    share besides the subject ("the *Orion* API *rate limit*");
+//! 3. **a reason to replace**: a change cue in the new claim, or a slot that holds one value at
+//!    a time (a manager, a school grade, an address) given a value the old claim does not have
+//!    ("Omar reports to Daniel Wu" after "Omar's manager is Linda Park");
+//! 4. **nothing holding it back**: no additive cue ("also", "as well"), no hedge ("might",
+//!    "thinking about", a question), no negated cue ("is not moving to"), and no visit when the
+//!    slot is where someone lives ("visited Berlin for a conference").
+//!
+//! Of the current claims that qualify, only the best is replaced: the most shared slots and
+//! words, then the most recent. Precision comes first: a false replacement hides a true fact
+//! from every later question, a missed one leaves two facts side by side, which retrieval marks
+//! (the newer first, the older flagged as possibly outdated), so every rule above errs towards
+//! "distinct".
+//!
+//! Why these rules hold beyond the examples they were tried on: names are how people refer to
+//! who a fact is about in every register (chat, notes, tickets), so a shared name is the
+//! cheapest reliable evidence of a shared subject; the attribute slots are the handful of facts
+//! about people and projects that by nature hold one value at a time; and the change cues are
+//! the verbs and adverbs English uses to say a value changed, independent of what the value is.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::text::{is_stopword, stem, tokenize};
+
+/// The key under which first-person statements are about their speaker.
+pub const SPEAKER: &str = "@speaker";
+
+/// An entity named in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// The name as written, possessive removed ("Maya's" → "Maya").
+    pub name: String,
+    /// The name lowercased: how mentions are compared.
+    pub key: String,
+    /// The index of its first word among the text's words.
+    pub word: usize,
+}
+
+/// A slot a fact fills. `strong` slots are named by their own words (an address, a manager);
+/// the others are value types (a time of day, a date, a cadence) that only break ties, because
+/// two different facts about one person easily both hold a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Attribute {
+    Residence,
+    Address,
+    Work,
+    Manager,
+    Phone,
+    Car,
+    Diet,
+    Relationship,
+    Children,
+    Schooling,
+    TimeOfDay,
+    Date,
+    Cadence,
+}
+
+impl Attribute {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Attribute::Residence => "residence",
+            Attribute::Address => "address",
+            Attribute::Work => "work",
+            Attribute::Manager => "manager",
+            Attribute::Phone => "phone",
+            Attribute::Car => "car",
+            Attribute::Diet => "diet",
+            Attribute::Relationship => "relationship",
+            Attribute::Children => "children",
+            Attribute::Schooling => "schooling",
+            Attribute::TimeOfDay => "time of day",
+            Attribute::Date => "date",
+            Attribute::Cadence => "cadence",
+        }
+    }
+
+    /// Named by its own words, so sharing it is evidence of speaking of the same thing.
+    fn is_strong(self) -> bool {
+        !matches!(self, Attribute::TimeOfDay | Attribute::Date | Attribute::Cadence)
+    }
+
+    /// Holds one value at a time, so a new value replaces the old one even without a cue.
+    fn is_single_valued(self) -> bool {
+        matches!(self, Attribute::Address | Attribute::Manager | Attribute::Schooling)
+    }
+}
+
+struct AttributeRule {
+    attribute: Attribute,
+    pattern: Regex,
+}
+
+static ATTRIBUTE_RULES: LazyLock<Vec<AttributeRule>> = LazyLock::new(|| {
+    let rule = |attribute, pattern: &str| AttributeRule {
+        attribute,
+        pattern: Regex::new(&format!("(?i){pattern}")).expect("attribute pattern compiles"),
+    };
+    vec![
+        rule(
+            Attribute::Residence,
+            r"\b(?:lives?|lived|living|moved (?:to|back to)|moving to|moves to|relocat\w*|based in|resides?|hometown|home town)\b",
+        ),
+        rule(Attribute::Address, r"\b(?:address|lives at)\b"),
+        rule(
+            Attribute::Work,
+            r"\b(?:(?:works?|worked|working) (?:at|for|as)|job|employer|employed|hired|careers?|profession|occupation)\b",
+        ),
+        rule(Attribute::Manager, r"\b(?:manager|boss|supervisor|reports? (?:to|directly to)|reporting to)\b"),
+        rule(Attribute::Phone, r"\b(?:phone|smartphone|iphone|pixel|galaxy s\d+)\b"),
+        rule(Attribute::Car, r"\b(?:car|cars|drives|drove|driving a|vehicle)\b"),
+        rule(Attribute::Diet, r"\b(?:vegetarian|vegan|pescatarian|keto|paleo|diet|gluten|dairy|eats meat)\b"),
+        rule(
+            Attribute::Relationship,
+            r"\b(?:dating|boyfriend|girlfriend|married|engaged|single|divorced|broke up|separated|fianc[eé]e?|in a relationship)\b",
+        ),
+        rule(Attribute::Children, r"\b(?:child|children|kids?|sons?|daughters?|baby)\b"),
+        rule(Attribute::Schooling, r"\b(?:grade|kindergarten|year \d+ at|semester)\b"),
+        rule(Attribute::TimeOfDay, r"\b(?:\d{1,2}[:.]\d{2}|\d{1,2} ?(?:am|pm)|noon|midnight)\b"),
+        rule(
+            Attribute::Date,
+            r"\b(?:\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}(?:st|nd|rd|th)?|scheduled|deadline|launch(?:es)?|opens?)\b",
+        ),
+        rule(
+            Attribute::Cadence,
+            r"\b(?:daily|weekly|monthly|yearly|biweekly|fortnightly|every (?:day|week|month|year|other|two|three|\w+day)|once a|twice a)\b",
+        ),
+    ]
+});
+
+/// Words and phrases English uses to say that a value changed. Each needs a word boundary on
+/// both sides; `(?: \S+){0,6} to` lets the changed thing sit between the verb and its new value
+/// ("cut *the Atlas budget* to", "moved *standup* to").
+static CHANGE_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    let cues: &[(&'static str, &str)] = &[
+        ("correction", r"\bcorrection\b"),
+        // Only as a correction ("Actually, it's Tuesday"), not as an intensifier.
+        ("actually", r"^\W*actually\b|\bactually,"),
+        ("instead", r"\binstead\b"),
+        ("no longer", r"\bno longer\b"),
+        ("not anymore", r"\b(?:any ?more)\b"),
+        ("now", r"\bnow\b"),
+        ("these days", r"\b(?:these days|nowadays|from now on|going forward)\b"),
+        ("switched", r"\b(?:switched|switching|switches|swapped)\b"),
+        ("changed", r"\b(?:changed|changes|changing)(?: \S+){0,4} (?:to|from|into)\b"),
+        ("moved to", r"\b(?:moved|moves|moving|relocated|relocating)(?: \S+){0,3} (?:to|off|away from)\b"),
+        ("left", r"\b(?:left|leaving|quit|quitting|resigned)\b"),
+        ("dropped", r"\b(?:dropped|stopped|gave up|given up|ditched|abandoned)\b"),
+        ("replaced", r"\b(?:replaced|replacing|upgraded|downgraded|traded in|sold)\b"),
+        ("cancelled", r"\b(?:cancell?ed|withdrew|withdrawn|pulled out|dropped out|called off)\b"),
+        ("postponed", r"\b(?:slipped|postponed|delayed|pushed (?:back|out)|rescheduled|brought forward|moved up)\b"),
+        (
+            "changed to",
+            r"\b(?:cut|raised|increased|reduced|lowered|bumped|grew|fell|rose|extended|shortened|went (?:up|down))(?: \S+){0,6} to\b",
+        ),
+        ("migrated", r"\b(?:migrated|migrating|migrates)\b"),
+        ("handed over", r"\b(?:handed (?:over|off)|took over|taking over|takes over)\b"),
+        ("broke up", r"\b(?:broke up|split up|divorced|separated)\b"),
+        (
+            "new",
+            r"\bnew (?:address|job|home|house|flat|apartment|phone|number|manager|boss|role|title|car|email|employer|team|school|partner)\b",
+        ),
+    ];
+    cues.iter().map(|(name, re)| (*name, Regex::new(&format!("(?i){re}")).expect("cue pattern compiles"))).collect()
+});
+
+/// Cues that a text adds to what is known rather than replacing it, or only imagines a change.
+static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    let cues: &[(&'static str, &str)] = &[
+        ("also", r"\b(?:also|as well|in addition|additionally|besides|another)\b|\btoo\s*[.!]?\s*$"),
+        (
+            "hedged",
+            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|if|whether|unless|will|going to|gonna)\b",
+        ),
+        ("question", r"\?\s*$"),
+    ];
+    cues.iter().map(|(name, re)| (*name, Regex::new(&format!("(?i){re}")).expect("hold pattern compiles"))).collect()
+});
+
+/// A stay somewhere is not a move there: these keep a text off the residence slot.
+static VISIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:visit\w*|trip|vacation|holiday|conference|travell?(?:ed|ing)|stay(?:ed|ing)|for the weekend|for a week)\b")
+        .expect("visit pattern compiles")
+});
+
+/// Cue words in phrases that change nothing: "dropped off the cake", "stopped by the shop",
+/// "left over", "now and then", "changed my mind about dinner" is still a change, so kept.
+static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:dropped|stopped|dropping|stopping) (?:off|by|in|into|over|at)|left (?:over|behind)|now and then|now (?:that|i|i'm|i've|you|you're|we|they|he|she|it)|instead of \w+ing)\b",
+    )
+        .expect("not-a-cue pattern compiles")
+});
+
+/// "Now" in a phrase about time rather than a change: "right now", "for a while now", "seven
+/// years now", "just now".
+static NOT_NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:right|just|until|till|by|for|up to|years|months|weeks|days|while|ago|than|even|and)\s+$")
+        .expect("figurative now pattern compiles")
+});
+
+/// A negation just before a cue: "is not moving to", "didn't switch".
+static NEGATION_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:\bnot|\bnever|n't|\bno)\s+(?:\S+\s+)?$").expect("negation pattern compiles"));
+
+/// Capitalised words that are not names when they open a sentence or stand alone.
+const NOT_NAMES: &[&str] = &[
+    "a",
+    "about",
+    "actually",
+    "after",
+    "afterwards",
+    "also",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "before",
+    "but",
+    "by",
+    "can",
+    "correction",
+    "could",
+    "did",
+    "do",
+    "does",
+    "during",
+    "every",
+    "finally",
+    "for",
+    "from",
+    "good",
+    "great",
+    "he",
+    "heads",
+    "her",
+    "here",
+    "hey",
+    "hi",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "is",
+    "it",
+    "its",
+    "just",
+    "last",
+    "let",
+    "maybe",
+    "my",
+    "next",
+    "nice",
+    "no",
+    "note",
+    "now",
+    "oh",
+    "ok",
+    "okay",
+    "on",
+    "or",
+    "our",
+    "please",
+    "reminder",
+    "she",
+    "since",
+    "so",
+    "some",
+    "sure",
+    "thanks",
+    "that",
+    "the",
+    "their",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "to",
+    "today",
+    "tomorrow",
+    "tonight",
+    "update",
+    "was",
+    "we",
+    "well",
+    "were",
+    "what",
+    "when",
+    "where",
+    "who",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yes",
+    "yesterday",
+    "you",
+    "your",
+];
+
+/// Calendar words are capitalised in English but name times, not entities.
+const CALENDAR: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mondays",
+    "tuesdays",
+    "wednesdays",
+    "thursdays",
+    "fridays",
+    "saturdays",
+    "sundays",
+];
+
+/// People a possessive can point at: "Maya's parents" are not Maya.
+const RELATIONS: &[&str] = &[
+    "aunt",
+    "boyfriend",
+    "brother",
+    "brothers",
+    "children",
+    "colleague",
+    "cousin",
+    "dad",
+    "daughter",
+    "father",
+    "friend",
+    "friends",
+    "girlfriend",
+    "grandfather",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "husband",
+    "kids",
+    "mom",
+    "mother",
+    "mum",
+    "neighbour",
+    "neighbor",
+    "parents",
+    "partner",
+    "roommate",
+    "sister",
+    "sisters",
+    "son",
+    "uncle",
+    "wife",
+];
+
+/// Words that mark who speaks in a transcript line ("user: …"), not what it says.
+const SPEAKER_LABELS: &[&str] = &["user", "assistant", "system", "human", "ai", "bot"];
+
+/// Words after which a name is someone spoken to.
+const INTERJECTIONS: &[&str] = &[
+    "aw",
+    "aww",
+    "bye",
+    "congrats",
+    "congratulations",
+    "dear",
+    "ha",
+    "haha",
+    "hello",
+    "hey",
+    "hi",
+    "lol",
+    "oh",
+    "ok",
+    "okay",
+    "sorry",
+    "thank",
+    "thanks",
+    "welcome",
+    "woohoo",
+    "wow",
+    "yeah",
+    "yes",
+    "yay",
+    "you",
+];
+
+/// Words that open a line with a subject of its own, so it has not dropped an "I".
+const IMPLIED_SUBJECTS: &[&str] = &[
+    "a", "an", "he", "her", "here", "his", "it", "its", "our", "she", "that", "the", "their", "there", "these", "they",
+    "this", "those", "we", "you", "your",
+];
+
+const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself"];
+
+/// Ordinals, compared as values: "third grade" and "fourth grade" differ.
+const ORDINALS: &[&str] = &[
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth",
+];
+
+/// What a text says, as far as reconciliation needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// Its words, lowercased, punctuation trimmed, in order.
+    words: Vec<String>,
+    pub mentions: Vec<Mention>,
+    /// Whom or what it is about: its first mention (the speaker's key for "I …", or
+    /// "maya's parents" for a possessive that points at someone else).
+    pub subject: Option<String>,
+    pub attributes: BTreeSet<Attribute>,
+    /// Content-word stems, without the subject's name, speaker labels and stopwords.
+    terms: BTreeSet<String>,
+    /// Numbers, ordinals and names besides the subject: the values it states.
+    values: BTreeSet<String>,
+    /// The change cue it uses, if any.
+    pub change: Option<&'static str>,
+    /// The content words and slots of the sentences that hold a change cue: what the change is
+    /// about, as opposed to the rest of a long message.
+    changed_terms: BTreeSet<String>,
+    changed_attributes: BTreeSet<Attribute>,
+    /// The content words a change verb acts on: those right next to it ([`CUE_NEIGHBOURS`]
+    /// words either side: "quit *coffee*", "moved *standup* to", "the *beta* slipped").
+    cue_neighbours: BTreeSet<String>,
+    /// Whether a change adverb or a correction is among its cues.
+    adverb_cue: bool,
+    /// Short enough to state one fact: at most [`STATEMENT_SENTENCES`] sentences and
+    /// [`STATEMENT_WORDS`] words, with no exclamation or question. Only a statement is
+    /// replaced; longer messages and reactions are conversation, where two messages on one
+    /// topic are the norm, not an update.
+    statement: bool,
+    /// What keeps it from replacing anything, if anything.
+    pub hold: Option<&'static str>,
+    visit: bool,
+}
+
+impl Claim {
+    /// Reads a text.
+    pub fn read(text: &str) -> Claim {
+        let raw: Vec<&str> = text.split_whitespace().collect();
+        let words: Vec<String> = raw.iter().map(|w| trim_word(w).to_lowercase()).collect();
+        let mentions = find_mentions(&raw);
+        let subject = subject_of(&raw, &words, &mentions);
+        let visit = VISIT.is_match(text);
+        let attributes = attributes_of(text, visit);
+        let subject_words: BTreeSet<String> =
+            subject.iter().flat_map(|s| tokenize(s)).map(|t| stem(&t).into_owned()).collect();
+        let terms_of = |text: &str| -> BTreeSet<String> {
+            tokenize(text)
+                .into_iter()
+                .filter(|t| {
+                    !is_stopword(t) && !SPEAKER_LABELS.contains(&t.as_str()) && !FIRST_PERSON.contains(&t.as_str())
+                })
+                .map(|t| stem(&t).into_owned())
+                .filter(|t| !subject_words.contains(t))
+                .collect()
+        };
+        let terms = terms_of(text);
+        let mut values: BTreeSet<String> = mentions
+            .iter()
+            .filter(|m| Some(&m.key) != subject.as_ref() && m.key != SPEAKER)
+            .map(|m| m.key.clone())
+            .collect();
+        for word in &words {
+            if word.chars().any(|c| c.is_ascii_digit()) || ORDINALS.contains(&word.as_str()) {
+                values.insert(word.clone());
+            }
+        }
+        let mut change = None;
+        let (mut changed_terms, mut changed_attributes) = (BTreeSet::new(), BTreeSet::new());
+        let mut cue_neighbours = BTreeSet::new();
+        let mut adverb_cue = false;
+        for clause in sentences(text).into_iter().flat_map(clauses) {
+            for (cue, re) in CHANGE_CUES.iter() {
+                for found in unnegated_matches(re, clause) {
+                    change = change.or(Some(*cue));
+                    // What a cue speaks of: the whole text for a correction, the clause for
+                    // an adverb ("she is single now") or a verb ("Tom left Stripe").
+                    let scope = match cue_reach(cue) {
+                        CueReach::Text => text,
+                        CueReach::Clause | CueReach::Verb => clause,
+                    };
+                    changed_terms.extend(terms_of(scope));
+                    changed_attributes.extend(attributes_of(scope, visit));
+                    // What the cue acts on: a verb, the words next to it; an adverb or a
+                    // correction, all it reaches.
+                    match cue_reach(cue) {
+                        CueReach::Verb => cue_neighbours.extend(terms_of(around(clause, found, CUE_NEIGHBOURS))),
+                        CueReach::Text | CueReach::Clause => adverb_cue = true,
+                    }
+                }
+            }
+        }
+        let hold = HOLD_CUES.iter().find(|(_, re)| re.is_match(text)).map(|(name, _)| *name);
+        // Exclamations and questions are reactions, not statements of fact.
+        let statement =
+            sentences(text).len() <= STATEMENT_SENTENCES && raw.len() <= STATEMENT_WORDS && !text.contains(['!', '?']);
+        Claim {
+            statement,
+            words,
+            mentions,
+            subject,
+            attributes,
+            terms,
+            values,
+            change,
+            changed_terms,
+            changed_attributes,
+            cue_neighbours,
+            adverb_cue,
+            hold,
+            visit,
+        }
+    }
+
+    /// Whether this claim could replace anything at all: it has a subject, nothing holds it
+    /// back, and it uses a change cue or speaks of a single-valued slot. The cheap test before
+    /// looking for what it replaces.
+    pub fn may_replace(&self) -> bool {
+        self.subject.is_some()
+            && self.hold.is_none()
+            && (self.change.is_some() || self.attributes.iter().any(|a| a.is_single_valued()))
+    }
+
+    /// Whether it mentions `key`, or a longer or shorter form of it ("Orion" and "Orion API",
+    /// "Pixel" and "Pixel 7"): names grow and shrink by whole words.
+    fn mentions_key(&self, key: &str) -> bool {
+        self.mention_of(key).is_some()
+    }
+
+    fn mention_of(&self, key: &str) -> Option<&Mention> {
+        let same_name = |a: &str, b: &str| {
+            a == b
+                || a.strip_prefix(b).is_some_and(|rest| rest.starts_with(' '))
+                || a.strip_suffix(b).is_some_and(|rest| rest.ends_with(' '))
+        };
+        self.mentions.iter().find(|m| same_name(&m.key, key) || same_name(key, &m.key))
+    }
+
+    /// Whether `key` is mentioned next to one of `shared` words: within two words before it
+    /// ("the Atlas budget", "Orion's API") or after it ("the budget for Atlas").
+    fn binds(&self, key: &str, shared: &BTreeSet<String>) -> bool {
+        let Some(mention) = self.mention_of(key) else { return false };
+        let len = mention.key.split_whitespace().count();
+        // "Ivy's sister lives in Boston" is not about where Ivy lives.
+        if self.words.get(mention.word + len).is_some_and(|w| RELATIONS.contains(&w.as_str())) {
+            return false;
+        }
+        let near = |i: usize| {
+            self.words.get(i).is_some_and(|w| {
+                let w = w.trim_end_matches("'s").trim_end_matches('’');
+                tokenize(w).iter().any(|t| shared.contains(stem(t).as_ref()))
+            })
+        };
+        let after = (mention.word + len..mention.word + len + 2).any(near);
+        let before = (mention.word.saturating_sub(3)..mention.word).any(near);
+        after || before
+    }
+}
+
+/// The slots a text speaks of; a visit keeps it off the residence slot.
+fn attributes_of(text: &str, visit: bool) -> BTreeSet<Attribute> {
+    ATTRIBUTE_RULES
+        .iter()
+        .filter(|rule| !(rule.attribute == Attribute::Residence && visit))
+        .filter(|rule| rule.pattern.is_match(text))
+        .map(|rule| rule.attribute)
+        .collect()
+}
+
+/// A text's sentences: split after `.`, `!`, `?` or `;` followed by a space, and at line ends.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if c == '\n' || (matches!(c, '.' | '!' | '?' | ';' | '。' | '！' | '？') && next_is_space) {
+            let end = at + c.len_utf8();
+            if !text[start..end].trim().is_empty() {
+                out.push(&text[start..end]);
+            }
+            start = end;
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// How far a change cue's meaning reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CueReach {
+    /// "Correction: …" revises the whole text.
+    Text,
+    /// An adverb ("now", "these days", "instead", "anymore", "no longer") changes its clause.
+    Clause,
+    /// A verb ("left", "quit", "slipped", "moved … to") acts on the words next to it.
+    Verb,
+}
+
+fn cue_reach(cue: &str) -> CueReach {
+    match cue {
+        "correction" | "actually" => CueReach::Text,
+        "now" | "these days" | "instead" | "not anymore" | "no longer" => CueReach::Clause,
+        _ => CueReach::Verb,
+    }
+}
+
+/// A sentence's clauses: split at `:`, `;` and dashes between words (not at commas, which
+/// join lists as often as clauses).
+fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (at, separator) in sentence.match_indices([':', ';', '—', '–']).chain(sentence.match_indices(" - ")) {
+        if at >= start {
+            out.push(&sentence[start..at]);
+            start = at + separator.len();
+        }
+    }
+    out.push(&sentence[start..]);
+    out.retain(|c| !c.trim().is_empty());
+    out
+}
+
+/// Whether `re` matches somewhere not negated just before.
+fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<Item = regex::Match<'t>> {
+    re.find_iter(text).filter(move |m| {
+        if NOT_A_CUE.is_match(&text[m.start()..]) {
+            return false;
+        }
+        let before = &text[..m.start()];
+        if m.as_str().eq_ignore_ascii_case("now") && NOT_NOW_BEFORE.is_match(before) {
+            return false;
+        }
+        let negated = NEGATION_BEFORE.is_match(before) && !m.as_str().to_lowercase().starts_with("no longer");
+        !negated
+    })
+}
+
+/// The part of `sentence` from `words` words before `found` to `words` words after it.
+fn around<'t>(sentence: &'t str, found: regex::Match<'_>, words: usize) -> &'t str {
+    let boundaries: Vec<usize> = sentence.match_indices(char::is_whitespace).map(|(at, _)| at).collect();
+    let before = boundaries.iter().rev().filter(|&&at| at < found.start()).nth(words).map_or(0, |&at| at);
+    let after = boundaries.iter().filter(|&&at| at >= found.end()).nth(words).map_or(sentence.len(), |&at| at);
+    &sentence[before..after]
+}
+
+fn trim_word(word: &str) -> &str {
+    word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .trim_end_matches(['\'', '’'])
+        .trim_start_matches(['\'', '’'])
+}
+
+/// The word without a possessive ending, and whether it had one.
+fn strip_possessive(word: &str) -> (&str, bool) {
+    for ending in ["'s", "’s", "s'", "s’"] {
+        if let Some(stem) = word.strip_suffix(ending) {
+            let keep = if ending.starts_with('s') { &word[..stem.len() + 1] } else { stem };
+            return (keep, true);
+        }
+    }
+    (word, false)
+}
+
+fn is_capitalised(word: &str) -> bool {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) if first.is_uppercase() => word.chars().filter(|c| c.is_alphabetic()).count() > 1,
+        // iPhone, eBay: a brand written with its capital inside.
+        Some(first) if first.is_lowercase() => chars.clone().next().is_some_and(char::is_uppercase),
+        _ => false,
+    }
+}
+
+/// The names in a text: runs of capitalised words (with a number that belongs to them, as in
+/// "Pixel 7"), except sentence openers and calendar words.
+fn find_mentions(raw: &[&str]) -> Vec<Mention> {
+    let mut mentions = Vec::new();
+    let mut sentence_start = true;
+    let mut i = 0;
+    // "Caroline: I …" is Caroline speaking: her "I" is her, and her label is not a mention.
+    let label = raw.first().map(|w| w.trim_end_matches(':')).filter(|name| {
+        raw[0].ends_with(':')
+            && is_capitalised(name)
+            && name.chars().all(char::is_alphabetic)
+            && !NOT_NAMES.contains(&name.to_lowercase().as_str())
+            && !SPEAKER_LABELS.contains(&name.to_lowercase().as_str())
+    });
+    if label.is_some() {
+        i = 1;
+    }
+    let speaker = match label {
+        Some(name) => Mention { name: name.to_owned(), key: name.to_lowercase(), word: 0 },
+        None => Mention { name: "the speaker".to_owned(), key: SPEAKER.to_owned(), word: 0 },
+    };
+    while i < raw.len() {
+        let word = trim_word(raw[i]);
+        let ends_sentence = |w: &str| w.ends_with(['.', '!', '?', ':', ';']) || w.ends_with("—");
+        let (bare, possessive) = strip_possessive(word);
+        let lower = bare.to_lowercase();
+        let opener = sentence_start;
+        let is_first_person = FIRST_PERSON.contains(&word.to_lowercase().as_str());
+        let previous = if i > 0 { trim_word(raw[i - 1]).to_lowercase() } else { String::new() };
+        // "Thanks, Mel!", "Hey Gina!", "Caroline, so glad…": a name said to someone, who is
+        // not what the message is about.
+        let set_off = i > 0 && raw[i - 1].ends_with(',') && raw[i].ends_with([',', '!', '.', '?']);
+        let vocative =
+            INTERJECTIONS.contains(&previous.as_str()) || (opener && raw[i].ends_with([',', '!'])) || set_off;
+        if is_first_person {
+            if !mentions.iter().any(|m: &Mention| m.key == speaker.key) {
+                mentions.push(Mention { word: i, ..speaker.clone() });
+            }
+        } else if vocative {
+        } else if is_capitalised(bare)
+            && !CALENDAR.contains(&lower.as_str())
+            && !(opener && (NOT_NAMES.contains(&lower.as_str()) || is_stopword(&lower) || looks_like_an_opener(&lower)))
+            && !SPEAKER_LABELS.contains(&lower.as_str())
+        {
+            let start = i;
+            let mut names = vec![bare.to_owned()];
+            let mut ended = possessive || ends_sentence(raw[i]) || raw[i].ends_with(',');
+            while !ended && i + 1 < raw.len() {
+                let next = trim_word(raw[i + 1]);
+                let (next_bare, next_possessive) = strip_possessive(next);
+                let number = next_bare.chars().all(|c| c.is_ascii_digit()) && !next_bare.is_empty();
+                let name = is_capitalised(next_bare) && !CALENDAR.contains(&next_bare.to_lowercase().as_str());
+                if !(number || name) || names.len() >= 4 {
+                    break;
+                }
+                names.push(next_bare.to_owned());
+                i += 1;
+                ended = next_possessive || ends_sentence(raw[i]) || raw[i].ends_with(',') || number;
+            }
+            let name = names.join(" ");
+            let key = name.to_lowercase();
+            if !mentions.iter().any(|m: &Mention| m.key == key) {
+                mentions.push(Mention { name, key, word: start });
+            }
+        }
+        sentence_start = ends_sentence(raw[i]) || SPEAKER_LABELS.contains(&word.to_lowercase().as_str());
+        i += 1;
+    }
+    // A transcript line of the person that names no one, or drops its "I" ("user: just moved
+    // to Denver"), speaks of them.
+    let labelled = raw.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "user:" | "human:"));
+    let implied_i = raw
+        .get(1)
+        .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase) && !IMPLIED_SUBJECTS.contains(&trim_word(w)));
+    if labelled && !mentions.iter().any(|m| m.key == SPEAKER) && (mentions.is_empty() || implied_i) {
+        mentions.insert(0, Mention { name: "the speaker".to_owned(), key: SPEAKER.to_owned(), word: 0 });
+    }
+    mentions
+}
+
+/// Sentence openers that are capitalised only because they open: "Starting October, …",
+/// "Finally, …", "Recently …" (gerunds, participles and adverbs are not names).
+fn looks_like_an_opener(lower: &str) -> bool {
+    lower.len() > 4 && (lower.ends_with("ing") || lower.ends_with("ed") || lower.ends_with("ly"))
+}
+
+/// The first mention, or the person a possessive of it points at ("Maya's parents").
+fn subject_of(raw: &[&str], words: &[String], mentions: &[Mention]) -> Option<String> {
+    let first = mentions.iter().min_by_key(|m| m.word)?;
+    let len = first.key.split_whitespace().count();
+    let last = raw.get(first.word + len - 1).map(|w| trim_word(w)).unwrap_or_default();
+    let possessive = strip_possessive(last).1 || (first.key == SPEAKER && words[first.word] == "my");
+    if possessive
+        && let Some(next) = words.get(first.word + len)
+        && RELATIONS.contains(&next.as_str())
+    {
+        // "my daughter Zoe": the name that follows is the subject.
+        let named = mentions.iter().find(|m| m.word == first.word + len + 1);
+        return Some(named.map(|m| m.key.clone()).unwrap_or_else(|| format!("{}'s {next}", first.key)));
+    }
+    Some(first.key.clone())
+}
+
+/// A subject such as "maya's parents": someone named through someone else.
+fn is_relation(subject: &str) -> bool {
+    subject.contains("'s ")
+}
+
+/// Why a new claim replaces a current one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replacement {
+    /// The entity both are about.
+    pub subject: String,
+    /// The slots both speak of.
+    pub attributes: Vec<Attribute>,
+    /// The content words both hold, besides the subject.
+    pub shared: Vec<String>,
+    /// The change cue, or the single-valued slot given a new value.
+    pub because: String,
+}
+
+impl fmt::Display for Replacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "about \"{}\"", self.subject)?;
+        if !self.attributes.is_empty() {
+            let names: Vec<&str> = self.attributes.iter().map(|a| a.as_str()).collect();
+            write!(f, ", same {}", names.join(", "))?;
+        }
+        if !self.shared.is_empty() {
+            write!(f, ", both say \"{}\"", self.shared.join("\", \""))?;
+        }
+        write!(f, "; {}", self.because)
+    }
+}
+
+/// Words so common in statements of facts that sharing one says nothing about sharing an
+/// attribute: "favourite food" and "favourite film" are different slots, and two updates both
+/// saying "now" are not about the same thing.
+static GENERIC_STEMS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+    [
+        "favourite",
+        "favorite",
+        "new",
+        "old",
+        "now",
+        "current",
+        "usual",
+        "main",
+        "best",
+        "really",
+        "great",
+        "good",
+        "time",
+        "day",
+        "days",
+        "thing",
+        "things",
+        "lot",
+        "today",
+        "still",
+        "actually",
+        "instead",
+        "anymore",
+        "week",
+        "year",
+        "month",
+        "last",
+        "next",
+        "first",
+        "says",
+        "said",
+        "thanks",
+        "love",
+        "like",
+        "want",
+    ]
+    .into_iter()
+    .map(|w| stem(w).into_owned())
+    .collect()
+});
+
+/// The most content words an old statement may have for one shared word, without a verb
+/// acting on it, to say the same attribute: "favourite food sushi", "drink coffee black".
+const SHORT_STATEMENT_TERMS: usize = 4;
+
+/// How close to its cue a single shared word must be to be what the cue acts on: the cue's
+/// object or subject, with room for an article and an adjective ("sold *the old* Golf").
+const CUE_NEIGHBOURS: usize = 2;
+
+/// The most sentences a statement of one fact runs to ("X moved to Y; she loves it.").
+const STATEMENT_SENTENCES: usize = 2;
+
+/// The most words a statement of one fact runs to: twice what facts in notes and agents'
+/// saved memories usually take, well short of a chat message that tells a story.
+const STATEMENT_WORDS: usize = 32;
+
+/// How many content words of an old text one shared word or slot stands for: a statement of
+/// one fact has about eight content words, and the evidence asked of a longer text grows with
+/// it, so a chatty message that shares one word with another is not read as an update of it.
+const WORDS_PER_SHARED_WORD: usize = 8;
+
+/// The reconciliation rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Reconcile;
+
+impl Reconcile {
+    /// Whether `new` replaces `old`, and why. `None` means they are distinct facts (or the new
+    /// one only adds to the old one).
+    pub fn replaces(&self, new: &Claim, old: &Claim) -> Option<Replacement> {
+        if new.hold.is_some() || !old.statement {
+            return None;
+        }
+        // With a change cue, what changed is what the cue's sentences say.
+        let (new_terms, new_attributes) = match new.change {
+            Some(_) => (&new.changed_terms, &new.changed_attributes),
+            None => (&new.terms, &new.attributes),
+        };
+        let attributes: Vec<Attribute> = new_attributes.intersection(&old.attributes).copied().collect();
+        let strong: Vec<Attribute> = attributes.iter().copied().filter(|a| a.is_strong()).collect();
+        let mut shared: BTreeSet<String> = new_terms.intersection(&old.terms).cloned().collect();
+        let subject = self.shared_subject(new, old, &shared)?;
+        for word in tokenize(&subject) {
+            shared.remove(stem(&word).as_ref());
+        }
+        shared.retain(|t| !GENERIC_STEMS.contains(t));
+        // One shared word is evidence between two short statements and chance between two
+        // long messages: a word or slot in common for every eight words of the old text.
+        let needed = old.terms.len().div_ceil(WORDS_PER_SHARED_WORD).max(1);
+        if shared.len() + strong.len() < needed {
+            return None;
+        }
+        if strong.is_empty() && shared.len() == 1 && !self.one_word_suffices(new, old, &shared) {
+            return None;
+        }
+        let because = if let Some(cue) = new.change {
+            if strong.contains(&Attribute::Residence) && old.visit {
+                return None;
+            }
+            format!("change cue \"{cue}\"")
+        } else {
+            let slot = strong.iter().find(|a| a.is_single_valued())?;
+            let new_values: BTreeSet<&String> = new.values.difference(&old.values).collect();
+            let old_values: BTreeSet<&String> = old.values.difference(&new.values).collect();
+            if new_values.is_empty() || old_values.is_empty() {
+                return None;
+            }
+            format!("{} holds one value, and this gives a new one", slot.as_str())
+        };
+        Some(Replacement { subject, attributes, shared: shared.into_iter().collect(), because })
+    }
+
+    /// Whether one shared word is enough to say two claims speak of the same attribute: when a
+    /// change verb acts on it ("quit *coffee*"; "the replication tests slipped" is not about
+    /// using replication), or, for a change adverb, when the old statement is so short that
+    /// the word is most of what it says ("Noah drinks his coffee black" → "Noah takes his
+    /// coffee with oat milk now").
+    fn one_word_suffices(&self, new: &Claim, old: &Claim, shared: &BTreeSet<String>) -> bool {
+        let acted_on = shared.iter().all(|t| new.cue_neighbours.contains(t));
+        acted_on || (new.adverb_cue && old.terms.len() <= SHORT_STATEMENT_TERMS)
+    }
+
+    /// The entity both claims are about, if any (rule 1 of the module docs).
+    fn shared_subject(&self, new: &Claim, old: &Claim, shared: &BTreeSet<String>) -> Option<String> {
+        let new_subject = new.subject.as_ref()?;
+        let old_subject = old.subject.as_ref()?;
+        if new_subject == old_subject {
+            return Some(new_subject.clone());
+        }
+        // "Ethan's sister" is someone else than Ethan, whichever claim names her.
+        if is_relation(new_subject) || is_relation(old_subject) {
+            return None;
+        }
+        if old.mentions_key(new_subject) {
+            return Some(new_subject.clone());
+        }
+        if new.mentions_key(old_subject) && new.binds(old_subject, shared) {
+            return Some(old_subject.clone());
+        }
+        None
+    }
+
+    /// The one current claim `new` replaces, best first by shared slots and words, then the
+    /// most focused (the fewest words of its own: the statement of the slot rather than an
+    /// aside that also names it), then the latest (by the order `current` is given in: oldest
+    /// first).
+    pub fn best<'a, T>(&self, new: &Claim, current: &'a [(T, Claim)]) -> Option<(&'a T, Replacement)> {
+        current
+            .iter()
+            .enumerate()
+            .filter_map(|(at, (item, old))| self.replaces(new, old).map(|r| (at, item, r)))
+            .max_by_key(|(at, _, r)| {
+                let own_words = current[*at].1.terms.len();
+                (r.attributes.len() + r.shared.len(), std::cmp::Reverse(own_words), *at)
+            })
+            .map(|(_, item, r)| (item, r))
+    }
+}
+
+/// The display names of the entities a text mentions, for finding what else is about them.
+pub fn mention_names(claim: &Claim) -> Vec<&str> {
+    claim.mentions.iter().filter(|m| m.key != SPEAKER).map(|m| m.name.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replaces(old: &str, new: &str) -> Option<Replacement> {
+        Reconcile.replaces(&Claim::read(new), &Claim::read(old))
+    }
+
+    #[test]
+    fn mentions_anywhere_and_subjects() {
+        let claim = Claim::read("After the reorg Omar reports to Daniel Wu.");
+        let keys: Vec<&str> = claim.mentions.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["omar", "daniel wu"]);
+        assert_eq!(claim.subject.as_deref(), Some("omar"));
+
+        let claim = Claim::read("Sam finally replaced the old Pixel with an iPhone 17.");
+        let keys: Vec<&str> = claim.mentions.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["sam", "pixel", "iphone 17"]);
+
+        assert_eq!(Claim::read("Ivan's standup is at 9:30 every weekday.").subject.as_deref(), Some("ivan"));
+        assert_eq!(Claim::read("Heads up: the Orion beta slipped.").subject.as_deref(), Some("orion"));
+        assert_eq!(Claim::read("Starting October, Nimbus moves to weekly.").subject.as_deref(), Some("nimbus"));
+        assert_eq!(Claim::read("user: my daughter Zoe is in third grade").subject.as_deref(), Some("zoe"));
+        assert_eq!(Claim::read("Maya's parents moved to Lisbon.").subject.as_deref(), Some("maya's parents"));
+        assert_eq!(Claim::read("I'm training for the Berlin half marathon").subject.as_deref(), Some(SPEAKER));
+        assert_eq!(Claim::read("we should look into that soon").subject, None);
+    }
+
+    #[test]
+    fn the_four_outcomes_rest_on_these_rules() {
+        // Update by a change cue and a shared slot.
+        let r = replaces("Maya lives in Porto with her two cats.", "Maya just moved to Amsterdam for her new job.");
+        assert_eq!(r.unwrap().attributes, [Attribute::Residence]);
+        // Update by a cue and shared words.
+        assert!(
+            replaces("Tom works as a backend engineer at Stripe.", "Tom left Stripe and now works at Anthropic.")
+                .is_some()
+        );
+        // A single-valued slot given a new value, no cue needed.
+        assert!(replaces("Omar's manager is Linda Park.", "After the reorg Omar reports to Daniel Wu.").is_some());
+        assert!(
+            replaces("user: my daughter Zoe is in third grade", "user: Zoe started fourth grade this week").is_some()
+        );
+        // Distinct: another attribute of the same person.
+        assert!(
+            replaces("Tom plays the bass guitar in a weekend band.", "Tom left Stripe and now works at Anthropic.")
+                .is_none()
+        );
+        assert!(replaces("Maya is allergic to peanuts.", "Maya just moved to Amsterdam.").is_none());
+    }
+
+    #[test]
+    fn precision_cases() {
+        // Additive facts.
+        assert!(replaces("Bea likes jazz.", "Bea also likes classical music, especially Bach.").is_none());
+        assert!(replaces("Tom speaks French.", "Tom speaks Spanish as well now.").is_none());
+        // A visit is not a move, either way round.
+        assert!(replaces("Grace lives in Dublin.", "Grace visited Berlin for a conference, now back.").is_none());
+        assert!(replaces("Grace visited Berlin for a conference.", "Grace lives in Dublin.").is_none());
+        // Two people with similar facts.
+        assert!(replaces("Maya lives in Porto.", "Tom just moved to Porto.").is_none());
+        assert!(replaces("Maya lives in Porto.", "Maya's parents moved to Lisbon.").is_none());
+        assert!(replaces("Maya lives in Porto.", "Tom moved in with Maya last week.").is_none());
+        // Hedged, asked or negated changes change nothing.
+        assert!(replaces("Maya lives in Porto.", "Maya might move to Berlin next year.").is_none());
+        assert!(replaces("Maya lives in Porto.", "Is Maya moving to Berlin?").is_none());
+        assert!(replaces("Maya lives in Porto.", "Maya is not moving to Berlin after all.").is_none());
+        // A single-valued slot restated with the same value is not an update.
+        assert!(replaces("Omar's manager is Linda Park.", "Omar's manager Linda Park is great.").is_none());
+        // Conversation is not a list of facts: a long message is never replaced.
+        let story = "Thanks, Jon! After losing my job at the bank I wanted to take control of my own destiny. \
+                     It has been a tough journey, but my dance studio is finally open and I love it.";
+        assert!(replaces(story, "Jon: Losing my job was hard, but I'm living my dreams now.").is_none());
+        assert!(
+            replaces("Maria is volunteering at the shelter.", "Maria dropped off some cakes at the shelter.").is_none()
+        );
+        // A name said to someone is not who the message is about.
+        assert_eq!(Claim::read("Jon: Thanks for asking, Gina! I lost my job.").subject.as_deref(), Some("jon"));
+        // Time phrases and narrative are not changes.
+        assert_eq!(Claim::read("Joanna: I have been writing scripts for years now.").change, None);
+        assert_eq!(Claim::read("Tim: Instead of giving up, I turned it into a lesson.").change, None);
+        assert_eq!(Claim::read("John: That trip really changed my perspective.").change, None);
+        assert_eq!(Claim::read("Mia changed her email to mia@new.org.").change, Some("changed"));
+        assert!(replaces("Nate: I love your cake so much!", "Nate: I am a baker now, cakes every day.").is_none());
+        // One shared word counts only as what the cue acts on.
+        let r = replaces(
+            "Project Atlas uses logical replication for the cut-over.",
+            "Project Atlas ships to the EU region first, now in May: the replication lag tests slipped.",
+        );
+        assert!(r.is_none(), "{r:?}");
+        assert!(replaces("Ana's favourite coffee is a flat white.", "Ana quit coffee entirely in August.").is_some());
+        let r = replaces(
+            "We decided to run Project Atlas behind a feature flag per region.",
+            "Project Atlas ships to the EU region first, now in May: the replication lag tests slipped.",
+        );
+        assert!(r.is_none(), "{r:?}");
+        assert!(replaces("Noah drinks his coffee black.", "Noah takes his coffee with oat milk now.").is_some());
+        // A shared modifier is not a shared slot.
+        assert!(
+            replaces("Aiden's favourite film is Alien.", "Aiden says his favourite food is ramen these days.")
+                .is_none()
+        );
+        // Nothing in common but the name.
+        assert!(
+            replaces("Leo's favourite restaurant is the Thai place.", "Leo went fully vegan, no eggs anymore.")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_mention_bound_to_a_shared_word_makes_a_subject() {
+        let r = replaces(
+            "The Atlas budget for this year is 200,000 dollars.",
+            "Finance cut the Atlas budget to 150,000 dollars.",
+        );
+        assert_eq!(r.unwrap().subject, "atlas");
+    }
+
+    #[test]
+    fn names_match_by_whole_words() {
+        let r = replaces(
+            "Orion's API rate limit is 100 requests per minute per key.",
+            "We raised the Orion API rate limit to 300 requests per minute per key.",
+        );
+        assert!(r.is_some());
+        assert!(replaces("Orionis has a rate limit of 100.", "We raised the Orion rate limit to 300.").is_none());
+    }
+
+    #[test]
+    fn the_best_candidate_wins() {
+        let current = vec![
+            ("notes", Claim::read("Nimbus release notes are written by the docs team.")),
+            ("cadence", Claim::read("Nimbus releases ship every two weeks on Tuesdays.")),
+        ];
+        let new = Claim::read("Starting October, Nimbus moves to a weekly release every Thursday.");
+        assert_eq!(Reconcile.best(&new, &current).map(|(id, _)| *id), Some("cadence"));
+    }
+}
