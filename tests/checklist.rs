@@ -23,7 +23,8 @@
 //! decay and archival [design §lifecycle], [`decay_demotes_old_episodes_but_never_preferences`] and
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
 //! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`]
-//! and [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`].
+//! and [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; consolidation,
+//! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`].
 
 use std::sync::{Arc, Mutex};
 
@@ -66,7 +67,8 @@ macro_rules! acceptance_checklist {
             unused_candidates_are_archived_never_summarized_and_can_be_restored,
             // Knowing what is current when updates come as people phrase them.
             updates_phrased_in_passing_replace_only_what_they_update,
-            disagreeing_current_memories_rank_the_newer_first_and_flag_the_older
+            disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
+            consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -1103,6 +1105,105 @@ pub async fn disagreeing_current_memories_rank_the_newer_first_and_flag_the_olde
     assert!(pack.gaps.iter().any(|g| g.contains("may be outdated") && g.contains(newer.as_str())), "{:?}", pack.gaps);
 }
 
+/// An engine whose writes are indexed only by the job runner, so a write cannot find the one
+/// before it: what reconciliation at write time misses, for consolidation to catch.
+fn engine_indexing_later(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(start()));
+    ports.clock = clock.clone();
+    ports.ids = Arc::new(arbor_ports::SequentialIds::default());
+    let options = arbor_app::Options { index_inline: false, ..arbor_app::Options::default() };
+    (Arbor::new(ports, arbor_app::Policy::default(), options), clock)
+}
+
+/// Consolidation ("dream") over what was written since the last pass: it merges a repeat filed
+/// in another tree, supersedes an update and invalidates what a later memory ends, all as
+/// history (nothing deleted, validity closed where the successor starts); a replacement from a
+/// memory said to hold from before the one it would replace waits for a person; a dry run changes nothing; a second pass changes
+/// nothing; the report names every change; fsck stays clean.
+pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change(ports: Ports) {
+    use arbor_app::ConsolidateRequest;
+
+    let (arbor, clock) = engine_indexing_later(ports);
+    let global = only(&arbor, "global");
+    let namespace = Namespace::global();
+    minutes(&clock, 1);
+    let porto = note(&arbor, &global, "Maya lives in Porto with her two cats.").await;
+    let peanuts = note(&arbor, &global, "Maya and Tom are allergic to peanuts.").await;
+    let dating = note(&arbor, &global, "Nora is dating Felix.").await;
+    let manager = note(&arbor, &global, "Omar's manager is Linda Park.").await;
+    minutes(&clock, 60 * 24);
+    let amsterdam = note(&arbor, &global, "Maya just moved to Amsterdam for her new job.").await;
+    let single = note(&arbor, &global, "Nora and Felix broke up in August; she is single now.").await;
+    // first), and a replacement said to hold from before the fact it would replace.
+    let repeat = note(&arbor, &global, "Tom and Maya are allergic to peanuts.").await;
+    let mut backdated = Event::user_message("After the reorg Omar reports to Daniel Wu.");
+    backdated.hints.valid_from = Some(start().checked_sub(jiff::SignedDuration::from_hours(24 * 30)).unwrap());
+    let (reorg, status) = remember(&arbor, &global, backdated).await;
+    assert_eq!(status, LeafStatus::Active);
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let before = arbor.ports().store.counts().await.unwrap();
+    let everything = [&porto, &peanuts, &dating, &manager, &amsterdam, &single, &repeat, &reorg];
+
+    let request = |mark| ConsolidateRequest { namespaces: vec![(namespace.clone(), mark)], dry_run: false };
+    let dry = arbor.consolidate(&ConsolidateRequest { dry_run: true, ..request(None) }).await.unwrap();
+    assert_eq!((dry.applied(), dry.left_for_review()), (3, 1), "{dry:#?}");
+    for id in everything {
+        assert_eq!(stored(&arbor, "global", id).await.status, LeafStatus::Active, "a dry run changes nothing");
+    }
+
+    let run = arbor.consolidate(&request(None)).await.unwrap();
+    let pass = &run.namespaces[0];
+    let changes: Vec<(&str, &LeafId, &LeafId, bool)> = pass
+        .proposals
+        .iter()
+        .map(|p| (p.proposal.kind.as_str(), &p.proposal.retire, &p.proposal.keep, p.applied))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("update", &porto, &amsterdam, true),
+            ("merge", &peanuts, &repeat, true),
+            ("invalidate", &dating, &single, true),
+            ("update", &manager, &reorg, false),
+        ]
+    );
+    for (old, new) in [(&porto, &amsterdam), (&peanuts, &repeat), (&dating, &single)] {
+        let (old, new) = (stored(&arbor, "global", old).await, stored(&arbor, "global", new).await);
+        assert_eq!((old.status, old.superseded_by.as_ref()), (LeafStatus::Superseded, Some(&new.id)));
+        assert_eq!(old.validity.valid_to, new.validity.valid_from, "history ends where its successor starts");
+        assert_eq!(new.status, LeafStatus::Active);
+    }
+    assert_eq!(stored(&arbor, "global", &manager).await.status, LeafStatus::Active, "the import waits for a person");
+    let after = arbor.ports().store.counts().await.unwrap();
+    let total = |counts: &arbor_ports::StoreCounts| counts.leaves_by_status.iter().map(|(_, n)| n).sum::<usize>();
+    assert_eq!(total(&after), total(&before), "nothing is deleted");
+
+    // The report names every change, and holds none of the memories' words.
+    let report = run.to_markdown();
+    for id in everything {
+        assert!(report.contains(id.as_str()), "{id} is named: {report}");
+    }
+    assert!(report.contains("Left for review") && report.contains("holds from before"), "{report}");
+    for word in ["Porto", "Amsterdam", "peanuts", "Felix", "Linda", "Daniel"] {
+        assert!(!report.contains(word), "the report holds no memory text ({word}): {report}");
+    }
+    let marks = arbor_app::report_marks(&report).expect("a report");
+    assert_eq!(marks, vec![(namespace.clone(), pass.through.clone().unwrap())]);
+
+    // Idempotent: from the mark, nothing is read again; from the start, nothing new is done.
+    let again = arbor.consolidate(&request(pass.through.clone())).await.unwrap();
+    assert_eq!((again.applied(), again.left_for_review(), again.namespaces[0].read), (0, 0, 0), "{again:#?}");
+    let from_scratch = arbor.consolidate(&request(None)).await.unwrap();
+    assert_eq!((from_scratch.applied(), from_scratch.left_for_review()), (0, 1), "{from_scratch:#?}");
+    assert_eq!(total(&arbor.ports().store.counts().await.unwrap()), total(&before));
+
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let fsck = arbor.fsck(false, &|_| true).await.unwrap();
+    assert!(fsck.is_clean(), "{:?}", fsck.findings);
+    let pack = pack_text(&ask(&arbor, &conversation(&arbor, "c1", "p1"), "Where does Maya live?").await);
+    assert!(pack.contains("Amsterdam") && !pack.contains("lives in Porto"), "{pack}");
+}
+
 #[cfg(test)]
 mod tests {
     /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
@@ -1137,7 +1238,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 17, "{checks:?}");
+        assert_eq!(checks.len(), 18, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

@@ -8,8 +8,11 @@ use sqlx::{Connection, PgConnection, Row};
 use crate::error::{BACKEND, sql_error};
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] =
-    &[include_str!("../migrations/0001_initial.sql"), include_str!("../migrations/0002_retrievals.sql")];
+pub(crate) const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_retrievals.sql"),
+    include_str!("../migrations/0003_written_order.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

@@ -20,7 +20,7 @@ use arbor_ports::rows::{
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
     IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
-    TreeLeafQuery,
+    TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
@@ -680,6 +680,22 @@ impl MetadataStore for PgStore {
         push_visibility(&mut sql, filter, Target::Leaves)?;
         sql.push(" ORDER BY observed_at DESC, id DESC LIMIT ").push_bind(limit(page.limit));
         sql.push(" OFFSET ").push_bind(limit(page.offset));
+        self.query_leaves(sql).await
+    }
+
+    async fn leaves_written_after(
+        &self,
+        namespace: &Namespace,
+        after: Option<WriteMark>,
+        limit_to: usize,
+    ) -> Result<Vec<LeafRecord>> {
+        let mut sql = select(leaf_columns(), "leaves");
+        sql.push("namespace = ").push_bind(namespace.to_string());
+        if let Some(mark) = &after {
+            sql.push(" AND (created_at, id) > (").push_bind(ts(mark.at)?).push(", ").push_bind(mark.id.to_string());
+            sql.push(")");
+        }
+        sql.push(" ORDER BY created_at, id LIMIT ").push_bind(limit(limit_to));
         self.query_leaves(sql).await
     }
 

@@ -14,7 +14,7 @@ use arbor_ports::rows::status_sql;
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
     IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
-    TreeLeafQuery,
+    TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -591,6 +591,27 @@ impl MetadataStore for SqliteStore {
         let sql = format!(
             "SELECT {LEAF_COLUMNS} FROM leaves WHERE {condition} ORDER BY observed_at DESC, id DESC LIMIT ? OFFSET ?"
         );
+        self.query_leaves(&sql, params)
+    }
+
+    async fn leaves_written_after(
+        &self,
+        namespace: &Namespace,
+        after: Option<WriteMark>,
+        limit: usize,
+    ) -> Result<Vec<LeafRecord>> {
+        let mut sql = format!("SELECT {LEAF_COLUMNS} FROM leaves WHERE namespace = ?");
+        let mut params = vec![Value::Text(namespace.to_string())];
+        if let Some(mark) = &after {
+            sql.push_str(" AND (created_at > ? OR (created_at = ? AND id > ?))");
+            params.extend([
+                Value::Integer(ts(mark.at)?),
+                Value::Integer(ts(mark.at)?),
+                Value::Text(mark.id.to_string()),
+            ]);
+        }
+        sql.push_str(" ORDER BY created_at, id LIMIT ?");
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         self.query_leaves(&sql, params)
     }
 

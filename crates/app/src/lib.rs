@@ -11,6 +11,7 @@ mod audit;
 mod browse;
 mod catalog;
 mod conflict;
+mod consolidate;
 mod correct;
 mod error;
 mod experiment;
@@ -32,6 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbor_domain::admission::{AdmissionPolicy, ApprovalPolicy};
 use arbor_domain::budget::RetrievalBudget;
+use arbor_domain::consolidation::Consolidation;
 use arbor_domain::decay::DecayPolicy;
 use arbor_domain::decision::EntityDecisionMatrix;
 use arbor_domain::id::{JobId, LeafId, SummaryId};
@@ -52,6 +54,10 @@ pub use arbor_ports::JobLease;
 pub use audit::Usage;
 pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
+pub use consolidate::{
+    ConsolidateRequest, ConsolidationRun, LIKE_EACH_CHANGE, MAX_READ_PER_PASS, NamespacePass, ProposalView,
+    REPORT_MARKER, report_marks,
+};
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};
 pub use experiment::{ExperimentStart, Settlement};
@@ -104,6 +110,7 @@ pub struct Policy {
     pub entities: EntityDecisionMatrix,
     pub supersession: Supersession,
     pub reconcile: Reconcile,
+    pub consolidation: Consolidation,
     pub seal: SealPolicy,
     pub budget: RetrievalBudget,
     pub read_chain: ReadChainPolicy,

@@ -2,6 +2,7 @@
 //! its module. Exit status: 0 success, 1 failure or refused input, 2 usage error.
 
 mod commands;
+mod consolidate;
 mod experiment;
 mod ingest;
 mod models;
@@ -82,6 +83,9 @@ enum Command {
     /// The store's embedder and reasoner: list, install a local model, switch.
     #[command(subcommand)]
     Models(models::ModelsCommand),
+    /// Consolidate ("dream"): merge, update and invalidate in hindsight what was written since
+    /// the last pass, and write a report of what changed.
+    Consolidate(consolidate::Args),
     /// Check that rows, bodies and the index agree (exit status 1 if not clean).
     Fsck(commands::FsckArgs),
     /// Counts of what the store holds.
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
             Command::Export(args) => commands::export(&root, args).await.map(|()| true),
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),
+            Command::Consolidate(args) => consolidate::run(&root, args, json).await.map(|()| true),
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),

@@ -242,3 +242,66 @@ fn bad_input_gets_a_clear_error_and_leaves_nothing_behind() {
         "{error}"
     );
 }
+
+/// `arbor consolidate` as a person runs it: two suggestions confirmed in the wrong order are both
+/// current until a pass supersedes the older; `--dry-run` changes nothing; the report lands
+/// under `reports/consolidation/`, is listed by `--reports` and holds no memory text (a forget
+/// leaves no byte of it behind); a second pass finds nothing new; while another pass holds the
+/// lock, a pass refuses to start.
+#[test]
+fn consolidate_supersedes_in_hindsight_reports_and_takes_turns() {
+    let (_dir, root) = new_store();
+    let events = concat!(
+        r#"{"text":"Maya lives in Porto with her two quokkas.","actor":"assistant","observed_at":"2026-01-01T00:00:00Z"}"#,
+        "\n",
+        r#"{"text":"Maya just moved to Amsterdam for her new job.","actor":"assistant","observed_at":"2026-05-01T00:00:00Z"}"#,
+        "\n",
+    );
+    ok(&arbor_stdin(&root, &["ingest"], events.as_bytes()));
+    let pending = ok(&arbor(&root, &["review", "list"]));
+    for leaf in leaf_ids(&pending) {
+        ok(&arbor(&root, &["review", "confirm", &leaf]));
+    }
+    let both = ok(&arbor(&root, &["retrieve", "where does Maya live?"]));
+    assert!(both.contains("Porto") && both.contains("possibly outdated"), "{both}");
+    let pack: serde_json::Value =
+        serde_json::from_str(&ok(&arbor(&root, &["--json", "retrieve", "where does Maya live?"]))).unwrap();
+    let porto = pack["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["text"].as_str().unwrap().contains("Porto"))
+        .and_then(|e| e["node_id"]["id"].as_str())
+        .expect("the older memory is evidence")
+        .to_owned();
+
+    let plan = ok(&arbor(&root, &["consolidate", "--dry-run"]));
+    assert!(plan.contains("**update**") && plan.contains("would be applied"), "{plan}");
+    assert!(ok(&arbor(&root, &["consolidate", "--reports"])).contains("no consolidation reports yet"));
+
+    std::fs::create_dir_all(root.join("reports/consolidation")).unwrap();
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(root.join("reports/consolidation/.lock"));
+    let lock = lock.unwrap();
+    lock.try_lock().unwrap();
+    let refused = failure(&arbor(&root, &["consolidate"]));
+    assert!(refused.contains("another consolidation pass is running"), "{refused}");
+    lock.unlock().unwrap();
+
+    let done = ok(&arbor(&root, &["consolidate"]));
+    assert!(done.contains("1 change applied, 0 left for review"), "{done}");
+    let listed = ok(&arbor(&root, &["consolidate", "--reports"]));
+    assert!(listed.contains("reports/consolidation/") && listed.contains("1 change applied"), "{listed}");
+    let now = ok(&arbor(&root, &["retrieve", "where does Maya live?"]));
+    assert!(now.contains("Amsterdam") && !now.contains("Porto"), "{now}");
+    assert!(ok(&arbor(&root, &["consolidate"])).contains("nothing to consolidate"));
+
+    // The superseded memory is history; forgetting it leaves no byte of it, reports included.
+    ok(&arbor(&root, &["forget", &porto]));
+    ok(&arbor(&root, &["jobs", "run"]));
+    assert_eq!(holders(&root, "quokkas"), Vec::<PathBuf>::new());
+    ok(&arbor(&root, &["fsck"]));
+}

@@ -10,6 +10,7 @@ mod config;
 mod liveness;
 mod models;
 mod open;
+mod reports;
 mod set_aside;
 
 pub use arbor_adapters_models::JsonOutput;
@@ -24,6 +25,9 @@ pub use models::{
 pub use open::{
     Database, Embedders, Initialized, Opened, deterministic, init, open, open_for_check, open_for_reading,
     open_for_rebuild, open_with, save_config,
+};
+pub use reports::{
+    ConsolidationLock, REPORTS_DIR, ReportFile, list_reports, lock_consolidation, resume_marks, write_report,
 };
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,

@@ -251,6 +251,13 @@ pub fn judge_duplicate(request: &DuplicateRequest) -> DuplicateJudgement {
     }
 }
 
+/// Whether two texts are the same memory by the deterministic bar (nearly all the same
+/// content words), and how much they share.
+pub fn same_memory(a: &str, b: &str) -> Option<f32> {
+    let score = overlap(&content_words(a), &content_words(b));
+    (score >= SAME_MEMORY_OVERLAP).then_some(score)
+}
+
 /// An extractive digest of the children, oldest first, titled by the words they share most.
 pub fn summarize(request: &SummarizeRequest) -> SummaryDraft {
     let mut children = request.children.clone();

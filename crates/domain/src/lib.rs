@@ -12,6 +12,7 @@
 //! | the `EntityDecision` matrix | [`decision`], [`entity`] |
 //! | dedup and `Supersession` | [`supersession`] |
 //! | `Reconcile`: does a memory, as people phrase it, replace a current one? | [`reconcile`] |
+//! | `Consolidation` ("dream"): merge, update or invalidate in hindsight | [`consolidation`] |
 //! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
 //! | promotion paths up a read chain | [`promotion`] |
 //! | experiment snapshots, reruns and settlement | [`experiment`] |
@@ -30,6 +31,7 @@
 pub mod admission;
 pub mod budget;
 pub mod conflict;
+pub mod consolidation;
 pub mod decay;
 pub mod decision;
 pub mod entity;

@@ -843,6 +843,20 @@ pub struct Replacement {
     pub because: String,
 }
 
+impl Replacement {
+    /// The rule that decided, without the memories' own words: the slots and the cue, for
+    /// records that must hold nothing a forget would have to find.
+    pub fn rule(&self) -> String {
+        let slots: Vec<&str> = self.attributes.iter().map(|a| a.as_str()).collect();
+        let about = match (slots.is_empty(), self.shared.len()) {
+            (false, _) => format!("same {}", slots.join(", ")),
+            (true, 1) => "one word in common".to_owned(),
+            (true, n) => format!("{n} words in common"),
+        };
+        format!("same entity, {about}; {}", self.because)
+    }
+}
+
 impl fmt::Display for Replacement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "about \"{}\"", self.subject)?;

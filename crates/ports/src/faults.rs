@@ -27,7 +27,7 @@ use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, Vec
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
     AuditEvent, BodyIntent, ChangeSet, EntityQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition,
-    MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery,
+    MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
 /// How an armed fault fails its call.
@@ -234,6 +234,15 @@ impl MetadataStore for FailingStore {
     }
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
         guarded(&self.plan, "store.list_leaves", self.inner.list_leaves(filter, page)).await
+    }
+    async fn leaves_written_after(
+        &self,
+        namespace: &Namespace,
+        after: Option<WriteMark>,
+        limit: usize,
+    ) -> Result<Vec<LeafRecord>> {
+        guarded(&self.plan, "store.leaves_written_after", self.inner.leaves_written_after(namespace, after, limit))
+            .await
     }
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
         guarded(&self.plan, "store.claim_jobs", self.inner.claim_jobs(claim)).await

@@ -50,7 +50,7 @@ pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapsh
 pub use store::{
     AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, IntegrityReport, Job, JobClaim, JobKind,
     JobLease, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
-    check_root,
+    WriteMark, check_root,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

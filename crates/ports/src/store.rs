@@ -96,6 +96,17 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// Leaves admitted by `filter`, newest observation first (ties by id, descending).
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>>;
 
+    /// The leaves of `namespace` written after `after` (every one when `None`), in any
+    /// status, in the order they were written (`created_at`, then id), at most `limit`: what
+    /// changed since a consolidation ran. Backends answer from an index on (namespace,
+    /// created_at, id), so the cost follows what changed, not the size of the store.
+    async fn leaves_written_after(
+        &self,
+        namespace: &Namespace,
+        after: Option<WriteMark>,
+        limit: usize,
+    ) -> Result<Vec<LeafRecord>>;
+
     /// Claims up to `claim.limit` runnable jobs (due, and unclaimed or with an expired lease),
     /// oldest first, leasing them to `claim.worker` until `claim.lease_until`.
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>>;
@@ -237,6 +248,19 @@ pub struct TreeLeafQuery {
     pub subject: Option<SubjectKey>,
     /// Empty means every status.
     pub statuses: Vec<LeafStatus>,
+}
+
+/// A position in the order leaves were written: their `created_at`, then their id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct WriteMark {
+    pub at: Timestamp,
+    pub id: LeafId,
+}
+
+impl WriteMark {
+    pub fn of(leaf: &LeafRecord) -> WriteMark {
+        WriteMark { at: leaf.created_at, id: leaf.id.clone() }
+    }
 }
 
 /// A page of a listing.

@@ -82,6 +82,7 @@ macro_rules! metadata_store_conformance {
                 live_fingerprints_are_unique_per_tree,
                 reviving_a_twin_is_refused,
                 listings_are_ordered_by_name,
+                leaves_are_listed_in_the_order_written,
                 entity_slugs_are_unique_per_namespace,
                 entity_shortlist_matches_names_and_aliases,
                 root_swap_is_compare_and_set,

@@ -16,7 +16,7 @@ use super::fixtures::{
 use crate::error::Error;
 use crate::store::{
     Change, ChangeSet, EntityQuery, JobClaim, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, SummaryExpect,
-    TreeLeafQuery,
+    TreeLeafQuery, WriteMark,
 };
 
 fn lid(id: &str) -> LeafId {
@@ -277,6 +277,34 @@ pub async fn listings_are_ordered_by_name(store: &dyn MetadataStore) {
 }
 
 /// An entity slug is unique within a namespace, not across namespaces.
+/// `leaves_written_after` lists one namespace's leaves, in any status, in the order they were
+/// written (`created_at`, ties by id) and from just after a mark, whatever their observation
+/// times: a consolidation pass resumes exactly where the last one stopped.
+pub async fn leaves_are_listed_in_the_order_written(store: &dyn MetadataStore) {
+    let (ns, other) = (conversation("c1"), conversation("c2"));
+    let (t, u) = (seed_tree(store, &ns, "topic").await, seed_tree(store, &other, "topic").await);
+    let mut changes = ChangeSet::new();
+    // Written at 10, 20, 20, 30; observed in the reverse order.
+    for (id, written, observed) in [("leaf-d", 30, 1), ("leaf-b", 20, 2), ("leaf-c", 20, 3), ("leaf-a", 10, 4)] {
+        let mut record = leaf(&ns, &t, id, &format!("memory {id}"), observed);
+        record.created_at = ts(written);
+        if id == "leaf-c" {
+            record.status = LeafStatus::Superseded;
+        }
+        changes.push(Change::InsertLeaf(record));
+    }
+    changes.push(Change::InsertLeaf(leaf(&other, &u, "leaf-z", "another namespace", 15)));
+    store.commit(changes).await.unwrap();
+    let ids =
+        |leaves: Vec<arbor_domain::model::LeafRecord>| leaves.into_iter().map(|l| l.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(store.leaves_written_after(&ns, None, 10).await.unwrap()), ["leaf-a", "leaf-b", "leaf-c", "leaf-d"]);
+    let mark = WriteMark { at: ts(20), id: lid("leaf-b") };
+    assert_eq!(ids(store.leaves_written_after(&ns, Some(mark.clone()), 10).await.unwrap()), ["leaf-c", "leaf-d"]);
+    assert_eq!(ids(store.leaves_written_after(&ns, Some(mark.clone()), 1).await.unwrap()), ["leaf-c"]);
+    let last = WriteMark { at: ts(30), id: lid("leaf-d") };
+    assert!(store.leaves_written_after(&ns, Some(last), 10).await.unwrap().is_empty());
+}
+
 pub async fn entity_slugs_are_unique_per_namespace(store: &dyn MetadataStore) {
     let (a, b) = (project("alpha"), project("beta"));
     store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&a, "ent-1", "Dana")))).await.unwrap();

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
     AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, LeafPosition, MetadataStore, Neighbours,
-    Page, StoreCounts, TreeLeafQuery,
+    Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
 const BACKEND: &str = "memory";
@@ -513,6 +513,22 @@ impl MetadataStore for InMemoryMetadataStore {
             state.leaves.values().filter(|l| filter.admits(&NodeFacts::of_leaf(l))).collect();
         admitted.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| b.id.cmp(&a.id)));
         Ok(admitted.into_iter().skip(page.offset).take(page.limit).cloned().collect())
+    }
+
+    async fn leaves_written_after(
+        &self,
+        namespace: &Namespace,
+        after: Option<WriteMark>,
+        limit: usize,
+    ) -> Result<Vec<LeafRecord>> {
+        let state = self.lock();
+        let mut written: Vec<&LeafRecord> = state
+            .leaves
+            .values()
+            .filter(|l| &l.namespace == namespace && after.as_ref().is_none_or(|mark| WriteMark::of(l) > *mark))
+            .collect();
+        written.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(written.into_iter().take(limit).cloned().collect())
     }
 
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {

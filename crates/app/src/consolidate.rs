@@ -1,0 +1,338 @@
+//! Consolidation ("dream"): a pass over the memories written since the last pass, proposing
+//! merges, updates and invalidations in hindsight (`Consolidation::propose`) and applying the
+//! ones policy allows.
+//!
+//! - Work follows what changed: each namespace is read from the caller's mark on
+//!   (`MetadataStore::leaves_written_after`), at most [`MAX_READ_PER_PASS`] leaves a pass, and
+//!   each changed memory brings only the [`LIKE_EACH_CHANGE`] current memories of its namespace
+//!   most like it by full text. The pass returns the mark to resume from.
+//! - A proposal is applied only when the memory that stays is no less authoritative and holds
+//!   from no earlier than the one it retires (`conflict_between`, as at write time); the rest
+//!   are returned for a person, with the reason.
+//! - Applying never deletes: the retired memory becomes history (superseded, its validity
+//!   closed where the memory that stays begins), its summaries go stale and are re-sealed, its
+//!   index entry follows. One change set per namespace; a concurrent write to the same memories
+//!   makes the pass plan again.
+//! - Idempotent: a second pass over an unchanged store finds every retired memory retired and
+//!   proposes nothing. A dry run plans the same and writes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use arbor_domain::conflict::{ClaimView, conflict_between};
+use arbor_domain::consolidation::{CurrentMemory, Proposal, ProposalKind};
+use arbor_domain::id::LeafId;
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::LeafRecord;
+use arbor_domain::namespace::Namespace;
+use arbor_domain::seal::StaleCause;
+use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
+use arbor_ports::{Change, ChangeSet, JobKind, LeafExpect, TermSelection, TextQuery, WriteMark};
+use serde::Serialize;
+
+use crate::write::Attempt;
+use crate::{AppResult, Arbor};
+
+/// The most leaves one pass reads per namespace; the rest wait for the next pass, which
+/// resumes from the mark this one returns.
+pub const MAX_READ_PER_PASS: usize = 5_000;
+
+/// How many current memories most like each changed one a pass compares it with.
+pub const LIKE_EACH_CHANGE: usize = 24;
+
+/// What to consolidate.
+#[derive(Debug, Clone, Default)]
+pub struct ConsolidateRequest {
+    /// The namespaces, each with the mark the last pass returned (none: from the start).
+    pub namespaces: Vec<(Namespace, Option<WriteMark>)>,
+    /// Plan and report, change nothing.
+    pub dry_run: bool,
+}
+
+/// One proposal, with what a person needs to check it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProposalView {
+    #[serde(flatten)]
+    pub proposal: Proposal,
+    /// Where each memory came from (`message:m12`, `user_entry`, …).
+    pub retire_source: String,
+    pub keep_source: String,
+    /// Applied (or, in a dry run, would be); otherwise why it waits for a person.
+    pub applied: bool,
+    pub left_because: Option<String>,
+}
+
+/// What a pass did in one namespace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamespacePass {
+    pub namespace: Namespace,
+    /// Leaves written since the last pass that this one read.
+    pub read: usize,
+    /// Where the next pass resumes.
+    pub through: Option<WriteMark>,
+    /// Whether leaves remain past `through` (more than one pass reads).
+    pub more: bool,
+    pub proposals: Vec<ProposalView>,
+}
+
+/// What a whole pass did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConsolidationRun {
+    pub at: Timestamp,
+    pub dry_run: bool,
+    pub namespaces: Vec<NamespacePass>,
+}
+
+impl ConsolidationRun {
+    pub fn applied(&self) -> usize {
+        self.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.applied).count()
+    }
+
+    pub fn left_for_review(&self) -> usize {
+        self.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| !p.applied).count()
+    }
+}
+
+impl Arbor {
+    /// One consolidation pass over `request.namespaces`, each from its mark on.
+    pub async fn consolidate(&self, request: &ConsolidateRequest) -> AppResult<ConsolidationRun> {
+        let mut passes = Vec::with_capacity(request.namespaces.len());
+        for (namespace, mark) in &request.namespaces {
+            let pass = self
+                .replanning(|| async move {
+                    Attempt::of(self.consolidate_namespace(namespace, mark.as_ref(), request.dry_run).await)
+                })
+                .await?;
+            passes.push(pass);
+        }
+        Ok(ConsolidationRun { at: self.now(), dry_run: request.dry_run, namespaces: passes })
+    }
+
+    async fn consolidate_namespace(
+        &self,
+        namespace: &Namespace,
+        mark: Option<&WriteMark>,
+        dry_run: bool,
+    ) -> AppResult<NamespacePass> {
+        let store = &self.ports.store;
+        let written = store.leaves_written_after(namespace, mark.cloned(), MAX_READ_PER_PASS + 1).await?;
+        let more = written.len() > MAX_READ_PER_PASS;
+        let written = &written[..written.len().min(MAX_READ_PER_PASS)];
+        let through = written.last().map(WriteMark::of).or_else(|| mark.cloned());
+        let changed: BTreeSet<&LeafId> =
+            written.iter().filter(|l| l.status == LeafStatus::Active).map(|l| &l.id).collect();
+        let mut current: BTreeMap<LeafId, LeafRecord> = BTreeMap::new();
+        for leaf in written.iter().filter(|l| l.status == LeafStatus::Active) {
+            current.insert(leaf.id.clone(), leaf.clone());
+            for like in self.current_like(namespace, leaf).await? {
+                current.entry(like.id.clone()).or_insert(like);
+            }
+        }
+        let memories: Vec<CurrentMemory> = current
+            .values()
+            .map(|leaf| CurrentMemory {
+                id: leaf.id.clone(),
+                text: leaf.summary.clone(),
+                fingerprint: leaf.fingerprint.clone(),
+                observed_at: leaf.observed_at,
+                changed: changed.contains(&leaf.id),
+            })
+            .collect();
+        let proposals = self.policy.consolidation.propose(&memories);
+        let views: Vec<ProposalView> = proposals
+            .into_iter()
+            .map(|proposal| {
+                let (retire, keep) = (&current[&proposal.retire], &current[&proposal.keep]);
+                let left_because = conflict_between(&ClaimView::of_leaf(keep), &ClaimView::of_leaf(retire))
+                    .map(|c| c.reason().to_owned());
+                ProposalView {
+                    retire_source: retire.provenance.source.short(),
+                    keep_source: keep.provenance.source.short(),
+                    applied: left_because.is_none(),
+                    left_because,
+                    proposal,
+                }
+            })
+            .collect();
+        if !dry_run {
+            self.apply_proposals(namespace, &current, &views).await?;
+        }
+        Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), through, more, proposals: views })
+    }
+
+    /// The current leaves of `namespace` most like `leaf` by full text, in any tree.
+    async fn current_like(&self, namespace: &Namespace, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
+        if !self.ports.index.capabilities().full_text {
+            return Ok(Vec::new());
+        }
+        let filter = VisibilityFilter {
+            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
+            now: self.now(),
+            as_of: None,
+            include_restricted: true,
+            node_kinds: vec![NodeKind::Leaf],
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+        };
+        let query =
+            TextQuery { filter, text: leaf.summary.clone(), limit: LIKE_EACH_CHANGE, terms: TermSelection::All };
+        let ids: Vec<LeafId> =
+            self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
+        let leaves = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
+        Ok(leaves.into_iter().filter(|l| l.status == LeafStatus::Active).collect())
+    }
+
+    /// Retires what the applied proposals retire, in one change set: each as history of the
+    /// memory that stays, its summaries stale, its index entry refreshed.
+    async fn apply_proposals(
+        &self,
+        namespace: &Namespace,
+        current: &BTreeMap<LeafId, LeafRecord>,
+        views: &[ProposalView],
+    ) -> AppResult<()> {
+        let now = self.now();
+        let mut changes = ChangeSet::new();
+        let mut touched = BTreeSet::new();
+        let mut retired = Vec::new();
+        for view in views.iter().filter(|v| v.applied) {
+            let (old, keep) = (&current[&view.proposal.retire], &current[&view.proposal.keep]);
+            let record = old.superseded_by(&keep.id, keep.validity.valid_from.unwrap_or(keep.observed_at), now)?;
+            // As read: still active, under the same parent (a seal in between re-plans).
+            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: record.clone() });
+            let action = match view.proposal.kind {
+                ProposalKind::Merge => "leaf.merged",
+                ProposalKind::Update => "leaf.superseded",
+                ProposalKind::Invalidate => "leaf.invalidated",
+            };
+            changes.push(Change::Audit(self.audit(now, action, namespace, old.node_id(), &old.body_sha256)));
+            self.invalidate_above(&mut changes, &mut touched, &record, StaleCause::Superseded, now).await?;
+            retired.push(record);
+        }
+        if retired.is_empty() {
+            return Ok(());
+        }
+        let nodes = retired.iter().map(LeafRecord::node_id).collect();
+        let index_job = self.job(now, JobKind::Index, namespace, None, nodes);
+        changes.push(Change::Enqueue(index_job.clone()));
+        let trees: BTreeSet<_> = retired.iter().map(|l| l.tree_id.clone()).collect();
+        for tree in &trees {
+            changes.push(Change::Enqueue(self.job(now, JobKind::Seal, namespace, Some(tree), Vec::new())));
+        }
+        self.ports.store.commit(changes).await?;
+        if self.options.index_inline {
+            let facts: Vec<_> = retired.iter().map(|l| (l.node_id(), NodeFacts::of_leaf(l))).collect();
+            match self.ports.index.set_facts(facts).await {
+                Ok(()) => {
+                    let done = ChangeSet::new().with(Change::CompleteJob { id: index_job.id.clone() });
+                    if let Err(error) = self.ports.store.commit(done).await {
+                        tracing::warn!(%error, "could not complete the consolidation's index job; the runner will");
+                    }
+                }
+                Err(error) => tracing::warn!(%error, "consolidation: index update left for the job runner"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The first line of every consolidation report, by which a report is told from other files.
+pub const REPORT_MARKER: &str = "arbor: consolidation report";
+
+impl ConsolidationRun {
+    /// The report a person reads: what was merged, superseded and invalidated, what waits for
+    /// review and why, with ids and sources, and nothing of the memories' own words (a report
+    /// must hold nothing a forget would have to find). Its front matter records where each
+    /// namespace's next pass resumes (`through: <namespace> <written at> <leaf id>`).
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("---\n{REPORT_MARKER}\nat: {}\ndry_run: {}\n", self.at, self.dry_run);
+        for pass in &self.namespaces {
+            if let Some(mark) = &pass.through {
+                out.push_str(&format!("through: {} {} {}\n", pass.namespace, mark.at, mark.id));
+            }
+        }
+        out.push_str("---\n\n");
+        let title = if self.dry_run { "Consolidation plan (dry run)" } else { "Consolidation" };
+        out.push_str(&format!("# {title}, {}\n\n", self.at.strftime("%Y-%m-%d %H:%M UTC")));
+        let read: usize = self.namespaces.iter().map(|n| n.read).sum();
+        let verb = if self.dry_run { "would be applied" } else { "applied" };
+        out.push_str(&format!(
+            "{} {verb}, {} left for review; {read} memories written since the last pass read in {} namespaces.\n",
+            plural(self.applied(), "change"),
+            self.left_for_review(),
+            self.namespaces.len()
+        ));
+        for pass in self.namespaces.iter().filter(|p| p.read > 0 || !p.proposals.is_empty()) {
+            out.push_str(&format!("\n## {}\n\n", pass.namespace));
+            out.push_str(&format!(
+                "{} read{}.\n",
+                plural(pass.read, "memory"),
+                if pass.more { "; more remain for the next pass" } else { "" }
+            ));
+            let line = |p: &ProposalView| {
+                let verb = match p.proposal.kind {
+                    ProposalKind::Merge => "merged into",
+                    ProposalKind::Update => "superseded by",
+                    ProposalKind::Invalidate => "invalidated by",
+                };
+                format!(
+                    "- **{}** `{}` ({}) {verb} `{}` ({}): {}\n",
+                    p.proposal.kind.as_str(),
+                    p.proposal.retire,
+                    p.retire_source,
+                    p.proposal.keep,
+                    p.keep_source,
+                    p.proposal.reason
+                )
+            };
+            let applied: Vec<&ProposalView> = pass.proposals.iter().filter(|p| p.applied).collect();
+            if !applied.is_empty() {
+                out.push('\n');
+                applied.iter().for_each(|p| out.push_str(&line(p)));
+            }
+            let left: Vec<&ProposalView> = pass.proposals.iter().filter(|p| !p.applied).collect();
+            if !left.is_empty() {
+                out.push_str("\n### Left for review\n\n");
+                for p in left {
+                    let mut entry = line(p);
+                    entry.pop();
+                    out.push_str(&format!("{entry} — {}\n", p.left_because.as_deref().unwrap_or("needs a person")));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "memory") => format!("{n} memories"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// Where each namespace's next pass resumes, as a report's front matter records it; `None`
+/// for a text that is not a consolidation report.
+pub fn report_marks(report: &str) -> Option<Vec<(Namespace, WriteMark)>> {
+    let mut lines = report.lines();
+    if lines.next() != Some("---") || lines.next() != Some(REPORT_MARKER) {
+        return None;
+    }
+    let mut marks = Vec::new();
+    for line in lines.take_while(|l| *l != "---") {
+        let Some(rest) = line.strip_prefix("through: ") else { continue };
+        let mut parts = rest.split(' ');
+        let (Some(namespace), Some(at), Some(id), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let namespace = Namespace::parse(namespace).ok()?;
+        let at = at.parse::<Timestamp>().ok()?;
+        let id = LeafId::parse(id).ok()?;
+        marks.push((namespace, WriteMark { at, id }));
+    }
+    Some(marks)
+}

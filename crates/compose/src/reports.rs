@@ -1,0 +1,109 @@
+//! Consolidation reports on disk: `reports/consolidation/<at>.md` under the store, one per pass
+//! that read anything, named so they sort in time. The latest report's front matter says where
+//! each namespace's next pass resumes; a lock file held for the length of a pass lets only one
+//! run at a time per store (the operating system releases it when the process ends, so a
+//! killed pass never blocks the next).
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, TryLockError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arbor_app::{ConsolidationRun, report_marks};
+use arbor_domain::namespace::Namespace;
+use arbor_ports::WriteMark;
+
+/// Where the reports live, under the store root.
+pub const REPORTS_DIR: &str = "reports/consolidation";
+
+/// Held while a consolidation pass runs; released when dropped (or when the process ends).
+#[derive(Debug)]
+pub struct ConsolidationLock {
+    _file: File,
+}
+
+/// Takes the store's consolidation lock, or says that another pass holds it.
+pub fn lock_consolidation(root: &Path) -> Result<ConsolidationLock> {
+    let dir = root.join(REPORTS_DIR);
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(".lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(ConsolidationLock { _file: file }),
+        Err(TryLockError::WouldBlock) => bail!("another consolidation pass is running on this store; try again later"),
+        Err(TryLockError::Error(error)) => Err(error).with_context(|| format!("locking {}", path.display())),
+    }
+}
+
+/// A report on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportFile {
+    pub path: PathBuf,
+    pub name: String,
+}
+
+/// The reports, oldest first. Files that are not reports are passed over.
+pub fn list_reports(root: &Path) -> Result<Vec<ReportFile>> {
+    let dir = root.join(REPORTS_DIR);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", dir.display())),
+    };
+    let mut reports = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        if name.ends_with(".md") && !name.starts_with('.') {
+            reports.push(ReportFile { path, name });
+        }
+    }
+    reports.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(reports)
+}
+
+/// Where each namespace's next pass resumes: the newest mark any report records for it. A
+/// report that cannot be read is an error, not a silent fresh start.
+pub fn resume_marks(root: &Path) -> Result<BTreeMap<Namespace, WriteMark>> {
+    let mut marks: BTreeMap<Namespace, WriteMark> = BTreeMap::new();
+    for report in list_reports(root)? {
+        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let Some(found) = report_marks(&text) else {
+            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+        };
+        for (namespace, mark) in found {
+            let slot = marks.entry(namespace).or_insert_with(|| mark.clone());
+            if mark > *slot {
+                *slot = mark;
+            }
+        }
+    }
+    Ok(marks)
+}
+
+/// Writes `run`'s report durably (a temporary file, synced, renamed into place, the directory
+/// synced) and returns its path.
+pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
+    let dir = root.join(REPORTS_DIR);
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stem = run.at.strftime("%Y%m%dT%H%M%S%.3fZ").to_string();
+    let mut path = dir.join(format!("{stem}.md"));
+    let mut n = 1;
+    while path.exists() {
+        n += 1;
+        path = dir.join(format!("{stem}-{n}.md"));
+    }
+    let temporary = dir.join(format!(".{stem}.md.tmp"));
+    let mut file = File::create(&temporary).with_context(|| format!("writing {}", temporary.display()))?;
+    file.write_all(run.to_markdown().as_bytes()).with_context(|| format!("writing {}", temporary.display()))?;
+    file.sync_all().with_context(|| format!("syncing {}", temporary.display()))?;
+    fs::rename(&temporary, &path).with_context(|| format!("renaming {}", temporary.display()))?;
+    File::open(&dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))?;
+    Ok(path)
+}

@@ -1,0 +1,189 @@
+//! `Consolidation` ("dream"): what a pass over the memories written since the last pass
+//! proposes, in hindsight, for each of them against the current memories of its namespace.
+//!
+//! Write-time reconciliation sees only what was current and indexed when a memory arrived. A
+//! pass catches what it could not: two processes writing at once, a batch indexed later,
+//! history imported out of order, near-duplicates filed in different trees. For every pair of
+//! current memories of one namespace where at least one was written since the last pass:
+//! - **merge** (a NOOP for what is known): the two say the same thing — the same fingerprint or
+//!   nearly all the same words (`heuristics::same_memory`) — and the later one stays;
+//! - **update**: the later one replaces the earlier by the `Reconcile` rules (same entity, same
+//!   attribute, a change cue or a new value for a single-valued slot);
+//! - **invalidate**: the same, where the later one only says the earlier no longer holds
+//!   ("quit", "cancelled", "no longer", "broke up") rather than giving a new value;
+//! - **add**: anything else, which is left alone.
+//!
+//! Each memory is retired at most once, by the latest memory that replaces it; proposals are
+//! made oldest first, so a chain of updates retires each version by the next. The app applies
+//! a proposal only when the later memory is no less authoritative than the earlier one
+//! (`conflict_between` finds no conflict); the rest are reported for a person. Nothing is ever
+//! deleted: a retired memory stays as history, closed where its successor starts.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::heuristics::same_memory;
+use crate::id::LeafId;
+use crate::model::Fingerprint;
+use crate::reconcile::{Claim, Reconcile};
+use crate::time::Timestamp;
+
+/// What a pass may change about a memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalKind {
+    Merge,
+    Update,
+    Invalidate,
+}
+
+impl ProposalKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalKind::Merge => "merge",
+            ProposalKind::Update => "update",
+            ProposalKind::Invalidate => "invalidate",
+        }
+    }
+}
+
+/// One proposed change: `retire` gives way to `keep`, for `reason`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Proposal {
+    pub kind: ProposalKind,
+    /// The earlier memory, retired as history.
+    pub retire: LeafId,
+    /// The later memory, which stays current.
+    pub keep: LeafId,
+    /// Why, in the rules' own words (slot names and cue names, never the memories' words, so
+    /// a report keeps nothing a forget would have to find).
+    pub reason: String,
+}
+
+/// What a pass knows of one current memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurrentMemory {
+    pub id: LeafId,
+    pub text: String,
+    pub fingerprint: Fingerprint,
+    /// When it was said (its observation time): the later of two is the newer fact.
+    pub observed_at: Timestamp,
+    /// Written since the last pass.
+    pub changed: bool,
+}
+
+/// Change cues that end a fact rather than give it a new value.
+const CESSATION_CUES: [&str; 6] = ["no longer", "not anymore", "left", "dropped", "cancelled", "broke up"];
+
+/// The consolidation rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Consolidation {
+    pub reconcile: Reconcile,
+}
+
+impl Consolidation {
+    /// The proposals for `memories` (the current memories of one namespace: those written
+    /// since the last pass and those like them), oldest first.
+    pub fn propose(&self, memories: &[CurrentMemory]) -> Vec<Proposal> {
+        let mut order: Vec<&CurrentMemory> = memories.iter().collect();
+        order.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+        order.dedup_by(|a, b| a.id == b.id);
+        let claims: Vec<Claim> = order.iter().map(|m| Claim::read(&m.text)).collect();
+        let mut retired: BTreeSet<&LeafId> = BTreeSet::new();
+        let mut proposals = Vec::new();
+        // From the newest down, each memory retires at most one earlier memory, the one it
+        // replaces best, as at write time: a chain of updates retires each version by the next.
+        for later in (0..order.len()).rev() {
+            let newer = order[later];
+            let earlier: Vec<usize> = (0..later)
+                .filter(|&i| !retired.contains(&order[i].id) && (newer.changed || order[i].changed))
+                .collect();
+            let merge = earlier.iter().rev().find_map(|&i| self.merge(newer, order[i]));
+            let proposal = merge.or_else(|| {
+                let current: Vec<(usize, Claim)> = earlier.iter().map(|&i| (i, claims[i].clone())).collect();
+                let (&i, replacement) = self.reconcile.best(&claims[later], &current)?;
+                let kind = match claims[later].change {
+                    Some(cue) if CESSATION_CUES.contains(&cue) => ProposalKind::Invalidate,
+                    _ => ProposalKind::Update,
+                };
+                Some(Proposal { kind, retire: order[i].id.clone(), keep: newer.id.clone(), reason: replacement.rule() })
+            });
+            if let Some(proposal) = proposal {
+                retired.insert(&order.iter().find(|m| m.id == proposal.retire).expect("proposed from the list").id);
+                proposals.push(proposal);
+            }
+        }
+        proposals.sort_by(|a, b| {
+            let at = |id: &LeafId| order.iter().position(|m| &m.id == id);
+            (at(&a.retire), &a.retire).cmp(&(at(&b.retire), &b.retire))
+        });
+        proposals
+    }
+
+    /// `older` said again by `newer`: the same fingerprint, or nearly all the same words.
+    fn merge(&self, newer: &CurrentMemory, older: &CurrentMemory) -> Option<Proposal> {
+        let reason = if newer.fingerprint == older.fingerprint {
+            "the same words".to_owned()
+        } else {
+            let overlap = same_memory(&newer.text, &older.text)?;
+            format!("{}% of the same words", (overlap * 100.0).round())
+        };
+        Some(Proposal { kind: ProposalKind::Merge, retire: older.id.clone(), keep: newer.id.clone(), reason })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::fingerprint;
+
+    fn memory(id: &str, text: &str, day: i64, changed: bool) -> CurrentMemory {
+        CurrentMemory {
+            id: LeafId::parse(id).unwrap(),
+            text: text.to_owned(),
+            fingerprint: fingerprint(text),
+            observed_at: Timestamp::from_second(day * 86_400).unwrap(),
+            changed,
+        }
+    }
+
+    fn kinds(proposals: &[Proposal]) -> Vec<(&str, &str, &str)> {
+        proposals.iter().map(|p| (p.kind.as_str(), p.retire.as_str(), p.keep.as_str())).collect()
+    }
+
+    #[test]
+    fn merges_updates_invalidates_and_leaves_the_rest() {
+        let memories = [
+            memory("leaf-1", "Maya lives in Porto with her two cats.", 1, false),
+            memory("leaf-2", "Maya is allergic to peanuts.", 2, false),
+            memory("leaf-3", "Nora is dating Felix.", 3, false),
+            memory("leaf-4", "Maya just moved to Amsterdam for her new job.", 10, true),
+            memory("leaf-5", "Nora and Felix broke up in August.", 11, true),
+            memory("leaf-6", "Maya is allergic to peanuts!", 12, true),
+        ];
+        let proposals = Consolidation::default().propose(&memories);
+        assert_eq!(
+            kinds(&proposals),
+            [("update", "leaf-1", "leaf-4"), ("merge", "leaf-2", "leaf-6"), ("invalidate", "leaf-3", "leaf-5")]
+        );
+        // The reasons hold rule names, never the memories' words.
+        assert!(proposals.iter().all(|p| !p.reason.contains("maya") && !p.reason.contains("Porto")), "{proposals:?}");
+    }
+
+    #[test]
+    fn only_what_changed_since_the_last_pass_is_looked_at_and_a_chain_retires_each_version_once() {
+        let unchanged = [
+            memory("leaf-1", "Maya lives in Porto.", 1, false),
+            memory("leaf-2", "Maya just moved to Lisbon.", 2, false),
+        ];
+        assert!(Consolidation::default().propose(&unchanged).is_empty());
+        let chain = [
+            memory("leaf-1", "Maya lives in Porto.", 1, true),
+            memory("leaf-2", "Maya just moved to Lisbon.", 2, true),
+            memory("leaf-3", "Maya just moved to Amsterdam.", 3, true),
+        ];
+        let proposals = Consolidation::default().propose(&chain);
+        assert_eq!(kinds(&proposals), [("update", "leaf-1", "leaf-2"), ("update", "leaf-2", "leaf-3")]);
+    }
+}
