@@ -24,7 +24,8 @@
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
 //! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`]
 //! and [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; consolidation,
-//! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`].
+//! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
+//! per subject in hindsight, [`an_entity_brings_the_memories_filed_before_it_into_its_tree`].
 
 use std::sync::{Arc, Mutex};
 
@@ -68,7 +69,8 @@ macro_rules! acceptance_checklist {
             // Knowing what is current when updates come as people phrase them.
             updates_phrased_in_passing_replace_only_what_they_update,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
-            consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change
+            consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
+            an_entity_brings_the_memories_filed_before_it_into_its_tree
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -1204,6 +1206,45 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     assert!(pack.contains("Amsterdam") && !pack.contains("lives in Porto"), "{pack}");
 }
 
+/// One tree per subject, even in hindsight: memories that name someone before anyone is a
+/// subject land in the fallback bucket; when the entity comes into being, they move into its
+/// tree as new versions (the old placement kept as history, validity untouched), one current
+/// leaf each; a memory filed under another entity stays; the jobs seal both trees again and
+/// fsck is clean.
+pub async fn an_entity_brings_the_memories_filed_before_it_into_its_tree(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let global = only(&arbor, "global");
+    minutes(&clock, 1);
+    let (early, _) = remember(&arbor, &global, Event::user_message("Omar's manager is Linda Park.")).await;
+    let (aside, _) = remember(&arbor, &global, Event::user_message("the team offsite is in Lisbon")).await;
+    let bucket = stored(&arbor, "global", &early).await.tree_id;
+    assert!(bucket.is_uncategorized(), "no subject yet: {bucket}");
+    let (_, _) = remember(&arbor, &global, Event::user_message("Dana prefers morning meetings with Omar.")).await;
+    minutes(&clock, 5);
+    let report = arbor.ingest(&global, Event::user_message("Omar prefers tea to coffee.")).await.unwrap();
+    let omar_tree = report.chunks[0].tree_id.clone().expect("filed");
+    assert_eq!(omar_tree.slug(), "omar");
+
+    let old = stored(&arbor, "global", &early).await;
+    assert_eq!(old.status, LeafStatus::Superseded, "the old placement is history");
+    assert_eq!(old.validity.valid_to, None, "the fact did not change, only its tree");
+    let moved = stored(&arbor, "global", old.superseded_by.as_ref().expect("moved")).await;
+    assert_eq!((moved.tree_id.clone(), moved.status, moved.version.get()), (omar_tree.clone(), LeafStatus::Active, 2));
+    assert_eq!(
+        (moved.lineage.clone(), moved.observed_at, moved.validity),
+        (old.lineage.clone(), old.observed_at, old.validity)
+    );
+    assert_eq!(stored(&arbor, "global", &aside).await.status, LeafStatus::Active, "what does not name him stays");
+
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let fsck = arbor.fsck(false, &|_| true).await.unwrap();
+    assert!(fsck.is_clean(), "{:?}", fsck.findings);
+    let pack = ask(&arbor, &conversation(&arbor, "c1", "p1"), "Who is Omar's manager?").await;
+    let found: Vec<_> = pack.evidence.iter().filter(|e| e.text.contains("Linda Park")).collect();
+    assert_eq!(found.len(), 1, "one current leaf: {:#?}", pack.evidence);
+    assert_eq!(found[0].tree_id, omar_tree);
+}
+
 #[cfg(test)]
 mod tests {
     /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
@@ -1238,7 +1279,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 18, "{checks:?}");
+        assert_eq!(checks.len(), 19, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

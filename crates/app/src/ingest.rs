@@ -385,6 +385,7 @@ impl Arbor {
         reading: &Reading,
         now: Timestamp,
     ) -> AppResult<(TreeId, Option<EntityId>)> {
+        let mut created = None;
         let (tree_id, primary, tree_title) = match &reading.decision {
             EntityDecision::MatchedExisting { entity, .. } => {
                 let entity =
@@ -395,6 +396,7 @@ impl Arbor {
             }
             EntityDecision::CreatedEntity { name, entity_type, slug, .. } => {
                 let key = (namespace.clone(), slug.clone());
+                let new = !plan.new_entities.contains_key(&key);
                 let entity = plan
                     .new_entities
                     .entry(key)
@@ -408,7 +410,11 @@ impl Arbor {
                         created_at: now,
                     })
                     .clone();
-                (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone())
+                let filing = (TreeId::new(category, &entity.slug), Some(entity.id.clone()), entity.name.clone());
+                if new {
+                    created = Some(entity);
+                }
+                filing
             }
             EntityDecision::Fallback { .. } | EntityDecision::NotAdmitted => {
                 (TreeId::uncategorized(category), None, "Uncategorized".to_owned())
@@ -429,6 +435,10 @@ impl Arbor {
                 },
             };
             slot.insert(tree);
+        }
+        // One tree per subject, even in hindsight: what was filed before the entity existed.
+        if let Some(entity) = &created {
+            self.refile_into(plan, namespace, category, entity, &tree_id, now).await?;
         }
         Ok((tree_id, primary))
     }

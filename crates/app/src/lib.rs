@@ -23,6 +23,7 @@ mod jobs;
 mod projection;
 mod promote;
 mod rebuild;
+mod refile;
 mod retrieve;
 mod review;
 mod sealing;

@@ -383,7 +383,7 @@ fn propose_entity(request: &AssessRequest, text: &str) -> (EntityProposal, Vec<S
 }
 
 /// Where an entity's name or an alias first occurs as whole words, case-insensitively.
-fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
+pub fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
     let lower = text.to_lowercase();
     std::iter::once(&entity.name)
         .chain(entity.aliases.iter())

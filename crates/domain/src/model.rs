@@ -537,6 +537,34 @@ impl LeafRecord {
         })
     }
 
+    /// This leaf moved to `tree` of its namespace (the tree of `entity`, which came into being
+    /// after it was filed): the next version of the same memory, leaf `id`, with the same
+    /// words, times, validity and provenance, written at `at` and replacing this placement.
+    /// Its body is not written yet.
+    #[must_use]
+    pub fn refiled(&self, id: LeafId, tree: TreeId, entity: EntityId, at: Timestamp) -> LeafRecord {
+        let moved = LeafRecord { tree_id: tree, ..self.clone() };
+        LeafRecord {
+            lineage: self.lineage.clone(),
+            version: self.version.next(),
+            supersedes: Some(self.id.clone()),
+            entities: EntityLinks { primary: Some(entity), secondary: self.entities.secondary.clone() },
+            ..moved.copied(id, self.namespace.clone(), LeafStatus::Active, at)
+        }
+    }
+
+    /// This placement once `successor` holds the same memory in another tree: history, known
+    /// until `at`, its validity untouched (the fact did not change, only where it is filed).
+    pub fn refiled_as(&self, successor: &LeafId, at: Timestamp) -> Result<LeafRecord, IllegalTransition> {
+        let status = self.status.apply(LeafTransition::Supersede)?;
+        Ok(LeafRecord {
+            status,
+            superseded_by: Some(successor.clone()),
+            known: self.known.closed_at(at),
+            ..self.clone()
+        })
+    }
+
     /// The next version of this memory, `id`, written at `at`: the same memory (lineage,
     /// namespace, tree, kind, subject, entities, sensitivity, labels, provenance) and, until the
     /// caller gives it its own, the same words; current from `at` (active, observed, valid and

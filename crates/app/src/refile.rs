@@ -1,0 +1,83 @@
+//! One tree per subject, even in hindsight: when an entity comes into being, the current
+//! memories of its namespace that name it but were filed in the fallback bucket (before anyone
+//! knew it was a subject) move into its tree. Each moves as a new version of the same memory
+//! in the entity's tree (same words, times, validity and provenance), the old placement kept as
+//! history; the fallback tree's summaries go stale and the entity's tree grows, so sealing and
+//! the index follow through the usual commit. Memories filed under another entity stay there:
+//! they are about that one.
+
+use arbor_domain::entity::Entity;
+use arbor_domain::heuristics::first_mention;
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::model::{Category, TreeId};
+use arbor_domain::namespace::Namespace;
+use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
+use arbor_ports::{TermSelection, TextQuery};
+
+use crate::write::{BatchPlan, PlannedLeaf};
+use crate::{AppResult, Arbor};
+
+/// The most earlier memories one new entity brings into its tree at its creation: the few a
+/// subject gathers before it is recognised as one. Any beyond stay where they are, still found
+/// by full text and vectors.
+const MAX_REFILED_PER_ENTITY: usize = 50;
+
+impl Arbor {
+    /// Moves the fallback bucket's current memories of `namespace` that name `entity` into its
+    /// tree `tree`, in `plan`: stored ones as new versions (the old placement retired), ones
+    /// this batch planned before by changing their filing.
+    pub(crate) async fn refile_into(
+        &self,
+        plan: &mut BatchPlan,
+        namespace: &Namespace,
+        category: Category,
+        entity: &Entity,
+        tree: &TreeId,
+        now: Timestamp,
+    ) -> AppResult<()> {
+        let bucket = TreeId::uncategorized(category);
+        // Planned earlier in this batch: nothing is stored yet, so the filing just changes.
+        for planned in plan.leaves.iter_mut().filter(|p| &p.record.namespace == namespace && p.record.tree_id == bucket)
+        {
+            if first_mention(&planned.text, entity).is_some() {
+                let record = &mut planned.record;
+                record.tree_id = tree.clone();
+                record.body_path = arbor_domain::paths::BodyPath::leaf(namespace, category, tree, &record.id);
+                record.entities.primary = Some(entity.id.clone());
+            }
+        }
+        if !self.ports.index.capabilities().full_text {
+            return Ok(());
+        }
+        let filter = VisibilityFilter {
+            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
+            now,
+            as_of: None,
+            include_restricted: true,
+            node_kinds: vec![NodeKind::Leaf],
+            categories: vec![category],
+            tree: Some(bucket.clone()),
+            kinds: Vec::new(),
+            time_range: None,
+        };
+        let query =
+            TextQuery { filter, text: entity.name.clone(), limit: MAX_REFILED_PER_ENTITY, terms: TermSelection::All };
+        let ids: Vec<_> =
+            self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
+        for stored in self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await? {
+            let leaf = plan.overlay(stored);
+            if leaf.status != LeafStatus::Active || leaf.tree_id != bucket || plan.superseded.contains_key(&leaf.id) {
+                continue;
+            }
+            let text = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
+            if first_mention(&text, entity).is_none() {
+                continue;
+            }
+            let moved = leaf.refiled(self.new_leaf_id(now), tree.clone(), entity.id.clone(), now);
+            plan.superseded.insert(leaf.id.clone(), leaf.refiled_as(&moved.id, now)?);
+            plan.leaves.push(PlannedLeaf { record: moved, text });
+        }
+        Ok(())
+    }
+}
