@@ -21,7 +21,15 @@ from mcp import MCPError
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-TOOLS = {"memory_retrieve", "memory_browse", "memory_read", "memory_save", "memory_correct", "memory_catalog"}
+TOOLS = {
+    "memory_retrieve",
+    "memory_browse",
+    "memory_read",
+    "memory_save",
+    "memory_correct",
+    "memory_catalog",
+    "memory_dream",
+}
 BOUND = ["--conversation", "c1", "--project", "p1"]
 OTHER = ["--conversation", "c2", "--project", "p2"]
 # A host that relays what its user says: saves in a conversation are current at once.
@@ -117,6 +125,11 @@ async def exercise(session, mine, theirs, transport):
     check(not catalog.is_error, text_of(catalog))
     catalog = catalog.structured_content
     check(catalog["text"] and len(catalog["text"]) <= 1000, catalog)
+    # memory_dream: read-only, and only this scope's sections of any report.
+    dream = await session.call_tool("memory_dream", {"limit": 5})
+    check(not dream.is_error, text_of(dream))
+    check(isinstance(dream.structured_content["reports"], list), dream.structured_content)
+    check("conversation:c2" not in text_of(dream), text_of(dream))
 
     # memory_correct: bound to the version read; the same version again is stale.
     fix = {

@@ -336,3 +336,24 @@ pub fn report_marks(report: &str) -> Option<Vec<(Namespace, WriteMark)>> {
     }
     Some(marks)
 }
+
+/// A report as a caller bound to `namespaces` may read it: its title and the sections of those
+/// namespaces only (the run's totals span other scopes, so they are left out); `None` when the
+/// report says nothing about them, or is not a report.
+pub fn report_for(report: &str, namespaces: &[Namespace]) -> Option<String> {
+    report_marks(report)?;
+    let body = report.splitn(3, "---\n").nth(2)?;
+    let title = body.lines().find(|l| l.starts_with("# "))?;
+    let mut out = format!("{title}\n");
+    let mut kept = false;
+    for section in body.split("\n## ").skip(1) {
+        let name = section.lines().next().unwrap_or_default().trim();
+        if Namespace::parse(name).is_ok_and(|ns| namespaces.contains(&ns)) {
+            out.push_str("\n## ");
+            out.push_str(section.trim_end());
+            out.push('\n');
+            kept = true;
+        }
+    }
+    kept.then_some(out)
+}

@@ -62,6 +62,10 @@ pub(crate) struct Args {
     /// Sentences embedded one at a time, then in batches of 64, to measure the embedder alone.
     #[arg(long, default_value_t = 256)]
     embed_sentences: usize,
+    /// After the queries, write this many new memories (a tenth of them phrased as updates) and
+    /// time a consolidation pass over them; 0 skips it.
+    #[arg(long, default_value_t = 1_000)]
+    consolidate_new: usize,
 }
 
 /// A count that must be positive: a bench of nothing has no percentiles.
@@ -127,7 +131,19 @@ pub(crate) struct Report {
     /// The evidence each timed exact question got, node ids in pack order: two runs over the
     /// same store (the SQLite index and the LanceDB index) are compared by what they answered.
     pub answers: Vec<Vec<String>>,
+    /// A consolidation pass over the memories written after the store was built.
+    pub consolidation: Option<ConsolidationTiming>,
     pub peak_rss_mib: f64,
+}
+
+/// One consolidation pass over `new` memories written into a store of `leaves`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ConsolidationTiming {
+    pub new: usize,
+    pub read: usize,
+    pub applied: usize,
+    pub left_for_review: usize,
+    pub seconds: f64,
 }
 
 /// Broad questions: how long they take and how many body files each hydrates. Summary-first
@@ -346,6 +362,10 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         }
     }
     let broad = broad_questions(&arbor, &chain, &mut corpus, args.queries).await?;
+    let consolidation = match args.consolidate_new {
+        0 => None,
+        new => Some(consolidation_pass(&arbor, &chain, &mut corpus, args.leaves, new).await?),
+    };
     let retrieve = Latency::of(retrieve);
     let floor = floor_index.is_some().then(|| Latency::of(floor));
     let report = Report {
@@ -373,6 +393,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         floor,
         mean_evidence: evidence as f64 / args.queries as f64,
         answers,
+        consolidation,
         peak_rss_mib: peak_rss_mib(),
     };
     if json {
@@ -381,6 +402,49 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         crate::print(&format!("{report:#?}\n"));
     }
     Ok(())
+}
+
+/// Writes `new` memories after the store was built (every tenth phrased as an update of one of
+/// the corpus's people), then times one consolidation pass from the mark just before them: the
+/// work a scheduled pass does, which must follow what changed, not the store's size.
+async fn consolidation_pass(
+    arbor: &Arbor,
+    chain: &arbor_domain::read_chain::ReadChain,
+    corpus: &mut Corpus,
+    built: usize,
+    new: usize,
+) -> Result<ConsolidationTiming> {
+    let mark = arbor_ports::WriteMark { at: arbor.ports().clock.now(), id: arbor_domain::id::LeafId::parse("leaf-0")? };
+    let events: Vec<Event> = (0..new)
+        .map(|i| {
+            let text = match i % 10 {
+                0 => format!("{} just moved to {} for a new job.", NAMES[i / 10 % NAMES.len()], corpus.content_word()),
+                _ => corpus.memory(built + i),
+            };
+            let mut event = Event::user_message(text);
+            event.source = SourceRef::Message { conversation: None, message_id: format!("n{i}") };
+            event
+        })
+        .collect();
+    for batch in events.chunks(100) {
+        for outcome in arbor.ingest_batch(chain, batch.to_vec()).await? {
+            outcome?;
+        }
+    }
+    let request = arbor_app::ConsolidateRequest {
+        namespaces: vec![(chain.write_namespace().clone(), Some(mark))],
+        dry_run: false,
+    };
+    let began = Instant::now();
+    let run = arbor.consolidate(&request).await?;
+    let seconds = began.elapsed().as_secs_f64();
+    Ok(ConsolidationTiming {
+        new,
+        read: run.namespaces.iter().map(|n| n.read).sum(),
+        applied: run.applied(),
+        left_for_review: run.left_for_review(),
+        seconds,
+    })
 }
 
 /// Broad questions about the corpus's people, with the default budgets: latency (query

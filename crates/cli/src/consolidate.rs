@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use arbor_app::ConsolidateRequest;
 use arbor_compose as compose;
 use arbor_domain::namespace::Namespace;
 
@@ -34,29 +33,12 @@ pub(crate) async fn run(root: &Path, args: Args, json: bool) -> Result<()> {
         return list(root, json);
     }
     let opened = compose::open(root).await?;
-    // A dry run reads only; a real pass holds the lock until its report is written.
-    let _lock = if args.dry_run { None } else { Some(compose::lock_consolidation(root)?) };
-    let marks = compose::resume_marks(root)?;
-    let namespaces = match args.namespaces.is_empty() {
-        true => opened.arbor.ports().store.namespaces().await?,
-        false => args.namespaces,
-    };
-    let request = ConsolidateRequest {
-        namespaces: namespaces
-            .into_iter()
-            .map(|ns| {
-                let mark = marks.get(&ns).cloned();
-                (ns, mark)
-            })
-            .collect(),
-        dry_run: args.dry_run,
-    };
-    let run = opened.arbor.consolidate(&request).await?;
+    let namespaces = (!args.namespaces.is_empty()).then_some(args.namespaces);
+    let pass = compose::consolidation_pass(&opened.arbor, root, namespaces, args.dry_run, None)
+        .await?
+        .context("the pass did not run")?;
+    let (run, report) = (pass.run, pass.report);
     let read: usize = run.namespaces.iter().map(|n| n.read).sum();
-    let report = match (args.dry_run, read) {
-        (false, 1..) => Some(compose::write_report(root, &run)?),
-        _ => None,
-    };
     if json {
         let mut value = serde_json::to_value(&run)?;
         value["report"] = serde_json::json!(report.as_ref().map(|p| p.display().to_string()));

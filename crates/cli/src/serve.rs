@@ -12,6 +12,25 @@ use arbor_server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, Service};
 
 use crate::scope::ScopeArgs;
 
+/// Every `minutes`, a consolidation pass over the whole store, when at least `min_new`
+/// memories were written since the last one and no other pass holds the store's lock.
+async fn consolidate_on_schedule(service: Arc<Service>, root: std::path::PathBuf, minutes: u32, min_new: usize) {
+    let every = std::time::Duration::from_secs(u64::from(minutes) * 60);
+    loop {
+        tokio::time::sleep(every).await;
+        match compose::consolidation_pass(service.arbor(), &root, None, false, Some(min_new)).await {
+            Ok(Some(pass)) => tracing::info!(
+                applied = pass.run.applied(),
+                left_for_review = pass.run.left_for_review(),
+                report = ?pass.report,
+                "scheduled consolidation pass"
+            ),
+            Ok(None) => tracing::debug!("scheduled consolidation: too little new, or another pass is running"),
+            Err(error) => tracing::warn!(%error, "scheduled consolidation failed; trying again next time"),
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Serve the MCP tools: over stdio, or over streamable HTTP at `/mcp` with --listen.
@@ -37,6 +56,18 @@ pub(crate) struct Args {
     /// a domain name to it.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
+    /// Consolidate ("dream") the store every this many minutes, beside serving: a pass over
+    /// what was written since the last one (see `arbor consolidate`). Off by default.
+    #[arg(long = "consolidate-every", value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=10_080))]
+    consolidate_every_minutes: Option<u32>,
+    /// A scheduled pass runs only when at least this many memories were written since the last.
+    #[arg(
+        long = "consolidate-min-new",
+        default_value_t = 20,
+        value_name = "N",
+        requires = "consolidate_every_minutes"
+    )]
+    consolidate_min_new: usize,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
     max_body_bytes: usize,
@@ -105,8 +136,12 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     let opened = compose::open_with(root, embedders, &actor).await?;
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
-    let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()));
+    let reports = root.join(arbor_compose::REPORTS_DIR);
+    let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()).with_reports(reports));
     tokio::spawn(service.clone().run_jobs_in_background());
+    if let Some(minutes) = args.consolidate_every_minutes {
+        tokio::spawn(consolidate_on_schedule(service.clone(), root.to_path_buf(), minutes, args.consolidate_min_new));
+    }
     match args.listen {
         None => {
             if args.http {

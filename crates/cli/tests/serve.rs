@@ -640,3 +640,46 @@ async fn two_hundred_concurrent_retrievals_all_succeed() {
     assert_eq!(answered, 200);
     assert!(started.elapsed() < Duration::from_secs(120), "no request hung");
 }
+
+/// `GET /dream` (and the MCP `memory_dream` tool): the consolidation reports cut to the bound
+/// chain — another scope's changes, and the run's totals across scopes, stay out; bad limits
+/// are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dream_shows_only_the_bound_chains_consolidation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    assert!(arbor(&root, &["init"], None).status.success());
+    for (scope, name) in [(BOUND, "Maya"), (OTHER, "Quentin")] {
+        let events = format!(
+            "{}\n{}\n",
+            json!({ "text": format!("{name} lives in Porto."), "actor": "assistant", "observed_at": "2026-01-01T00:00:00Z" }),
+            json!({ "text": format!("{name} just moved to Amsterdam."), "actor": "assistant", "observed_at": "2026-05-01T00:00:00Z" }),
+        );
+        let mut args = vec!["ingest"];
+        args.extend_from_slice(scope);
+        assert!(arbor(&root, &args, Some(&events)).status.success());
+        let mut list = vec!["--json", "review", "list"];
+        list.extend_from_slice(scope);
+        let pending: Value = serde_json::from_slice(&arbor(&root, &list, None).stdout).unwrap();
+        for item in pending.as_array().unwrap() {
+            let mut confirm = vec!["review", "confirm", item["leaf"]["id"].as_str().unwrap()];
+            confirm.extend_from_slice(scope);
+            assert!(arbor(&root, &confirm, None).status.success());
+        }
+    }
+    let done = arbor(&root, &["consolidate"], None);
+    assert!(String::from_utf8_lossy(&done.stdout).contains("2 changes applied"), "{done:?}");
+
+    let server = serve(&root, &[]);
+    let c = reqwest::Client::new();
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let (status, body) = call(c.get(api("dream"))).await;
+    assert_eq!(status, 200, "{body}");
+    let reports = body["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{body}");
+    let markdown = reports[0]["markdown"].as_str().unwrap();
+    assert!(markdown.contains("## conversation:c1") && markdown.contains("superseded by"), "{markdown}");
+    assert!(!markdown.contains("c2") && !markdown.contains("2 changes"), "nothing of another scope: {markdown}");
+    let (status, body) = call(c.get(api("dream")).query(&[("limit", "0")])).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+}

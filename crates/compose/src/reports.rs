@@ -107,3 +107,110 @@ pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
     File::open(&dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))?;
     Ok(path)
 }
+
+/// What one scheduled or requested pass came to.
+#[derive(Debug)]
+pub struct Pass {
+    pub run: ConsolidationRun,
+    /// The report written, when the pass read anything and was not a dry run.
+    pub report: Option<PathBuf>,
+}
+
+/// One consolidation pass over `namespaces` (every namespace of the store when `None`), each
+/// from where the last report left it: under the store's lock unless `dry_run`, its report
+/// written when it read anything. With `min_new`, the pass is skipped (`Ok(None)`) unless at
+/// least that many memories were written since the last one — what a scheduled pass waits
+/// for; a busy lock is then a skip too, not an error.
+pub async fn consolidation_pass(
+    arbor: &arbor_app::Arbor,
+    root: &Path,
+    namespaces: Option<Vec<Namespace>>,
+    dry_run: bool,
+    min_new: Option<usize>,
+) -> Result<Option<Pass>> {
+    let _lock = match (dry_run, min_new) {
+        (true, _) => None,
+        (false, None) => Some(lock_consolidation(root)?),
+        (false, Some(_)) => match lock_consolidation(root) {
+            Ok(lock) => Some(lock),
+            Err(error) => {
+                tracing::info!(%error, "scheduled consolidation skipped");
+                return Ok(None);
+            }
+        },
+    };
+    let marks = resume_marks(root)?;
+    let store = &arbor.ports().store;
+    let namespaces = match namespaces {
+        Some(namespaces) => namespaces,
+        None => store.namespaces().await?,
+    };
+    if let Some(min_new) = min_new {
+        let mut new = 0;
+        for namespace in &namespaces {
+            new += store.leaves_written_after(namespace, marks.get(namespace).cloned(), min_new - new).await?.len();
+            if new >= min_new {
+                break;
+            }
+        }
+        if new < min_new {
+            return Ok(None);
+        }
+    }
+    let request = arbor_app::ConsolidateRequest {
+        namespaces: namespaces
+            .into_iter()
+            .map(|ns| {
+                let mark = marks.get(&ns).cloned();
+                (ns, mark)
+            })
+            .collect(),
+        dry_run,
+    };
+    let run = arbor.consolidate(&request).await?;
+    let read: usize = run.namespaces.iter().map(|n| n.read).sum();
+    let report = if dry_run || read == 0 { None } else { Some(write_report(root, &run)?) };
+    Ok(Some(Pass { run, report }))
+}
+
+#[cfg(test)]
+mod tests {
+    use arbor_domain::event::Event;
+    use arbor_domain::read_chain::TrustedContext;
+
+    use super::*;
+    use crate::{EmbedderChoice, InitOptions, init, open};
+
+    /// A scheduled pass waits for enough new memories and skips while another pass holds the
+    /// lock; a requested one says the lock is taken; each pass resumes where the last report
+    /// left off.
+    #[tokio::test]
+    async fn passes_wait_for_new_memories_take_turns_and_resume_from_the_last_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        init(&root, &InitOptions { embedder: EmbedderChoice::Hashing, ..InitOptions::default() }).await.unwrap();
+        let arbor = open(&root).await.unwrap().arbor;
+        let chain = arbor.read_chain(&TrustedContext::Only { namespace: Namespace::global() }).unwrap();
+        for text in ["Maya lives in Porto.", "Tom plays the bass.", "Ana runs on Sundays."] {
+            arbor.ingest(&chain, Event::user_message(text)).await.unwrap();
+        }
+        assert!(consolidation_pass(&arbor, &root, None, false, Some(4)).await.unwrap().is_none(), "3 < 4 new");
+        let held = lock_consolidation(&root).unwrap();
+        assert!(consolidation_pass(&arbor, &root, None, false, Some(1)).await.unwrap().is_none(), "busy: skipped");
+        let refused = consolidation_pass(&arbor, &root, None, false, None).await.unwrap_err();
+        assert!(refused.to_string().contains("another consolidation pass is running"), "{refused}");
+        drop(held);
+
+        let pass = consolidation_pass(&arbor, &root, None, false, Some(3)).await.unwrap().expect("enough new");
+        assert_eq!(pass.run.namespaces[0].read, 3);
+        let report = pass.report.expect("written");
+        assert!(report.starts_with(root.join(REPORTS_DIR)));
+        assert_eq!(list_reports(&root).unwrap().len(), 1);
+        let marks = resume_marks(&root).unwrap();
+        assert_eq!(marks.get(&Namespace::global()), pass.run.namespaces[0].through.as_ref());
+        assert!(consolidation_pass(&arbor, &root, None, false, Some(1)).await.unwrap().is_none(), "nothing new");
+        // A file that is not a report is an error, not a silent fresh start.
+        fs::write(root.join(REPORTS_DIR).join("notes.md"), "hello").unwrap();
+        assert!(resume_marks(&root).unwrap_err().to_string().contains("is not a consolidation report"));
+    }
+}

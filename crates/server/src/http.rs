@@ -225,6 +225,13 @@ async fn catalog(State(s): State<AppState>, params: Result<Query<wire::CatalogIn
     }
 }
 
+async fn dream(State(s): State<AppState>, params: Result<Query<wire::DreamInput>, QueryRejection>) -> Response {
+    match query(params) {
+        Ok(input) => reply(s.service.dream(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
 async fn status(State(s): State<AppState>) -> Response {
     reply(s.service.status().await)
 }
@@ -465,6 +472,7 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
             .route("/correct", post(correct))
             .route("/browse", get(browse))
             .route("/catalog", get(catalog))
+            .route("/dream", get(dream))
             .route("/status", get(status))
             .route("/sync", post(sync))
             .method_not_allowed_fallback(method_not_allowed)

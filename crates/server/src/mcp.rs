@@ -104,6 +104,17 @@ impl MemoryTools {
     }
 
     #[tool(
+        description = "What consolidation (\"dream\") passes changed in this agent's memory, newest first: memories merged, superseded or invalidated in hindsight, and what waits for a person, by id and rule. Read-only.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_dream(
+        &self,
+        Parameters(input): Parameters<wire::DreamInput>,
+    ) -> Result<Json<wire::Dream>, CallToolResult> {
+        self.service.dream(input).await.map(Json).map_err(tool_error)
+    }
+
+    #[tool(
         description = "A bounded digest of everything memory holds for this agent: one line per tree with its size, last update and most recent titles. Cheap; use it to decide what to retrieve or browse.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]

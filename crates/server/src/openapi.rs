@@ -27,6 +27,7 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::SaveResult>(&mut generator);
     add::<wire::Corrected>(&mut generator);
     add::<wire::Catalog>(&mut generator);
+    add::<wire::Dream>(&mut generator);
     add::<wire::Status>(&mut generator);
     add::<wire::Synced>(&mut generator);
     add::<wire::ErrorBody>(&mut generator);
@@ -123,6 +124,19 @@ pub(crate) fn document() -> Value {
         json!({ "type": "integer", "minimum": 200, "maximum": 20000 }),
         false
     )]);
+    let mut dream = operation(
+        "What consolidation passes changed in memory in scope, newest first (read-only).",
+        "dream",
+        None,
+        schema("Dream"),
+        &[],
+    );
+    dream["parameters"] = json!([query_parameter(
+        "limit",
+        "At most this many reports (1-20, default 3).",
+        json!({ "type": "integer", "minimum": 1, "maximum": 20 }),
+        false
+    )]);
     let mut correct = operation(
         "Correct a memory: a new version bound to the version read (`version`, and If-Match if sent).",
         "correct",
@@ -163,6 +177,7 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/correct": { "post": correct },
             "/api/v1/memory/browse": { "get": browse },
             "/api/v1/memory/catalog": { "get": catalog },
+            "/api/v1/memory/dream": { "get": dream },
             "/api/v1/memory/status": { "get": operation("What this server is bound to, and sizes in scope.", "status", None, schema("Status"), &[]) },
             "/api/v1/memory/sync": { "post": sync }
         },

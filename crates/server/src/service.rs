@@ -84,6 +84,8 @@ pub struct Service {
     chain: ReadChain,
     /// Who the words sent to this server are from, fixed when it starts.
     speaker: Actor,
+    /// Where the store keeps its consolidation reports, when it has any.
+    reports: Option<std::path::PathBuf>,
 }
 
 /// Reads the app's serialization of `value` as the wire mirror `T`.
@@ -146,7 +148,47 @@ fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
 
 impl Service {
     pub fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
-        Service { arbor, chain, speaker }
+        Service { arbor, chain, speaker, reports: None }
+    }
+
+    /// The engine this service answers from, for the maintenance its host schedules beside it.
+    pub fn arbor(&self) -> &Arbor {
+        &self.arbor
+    }
+
+    /// Serves the consolidation reports in `dir` (read-only, each cut to the chain's sections).
+    #[must_use]
+    pub fn with_reports(self, dir: std::path::PathBuf) -> Service {
+        Service { reports: Some(dir), ..self }
+    }
+
+    pub(crate) async fn dream(&self, input: wire::DreamInput) -> ApiResult<wire::Dream> {
+        let limit = in_range("limit", input.limit, 1, 20)?.unwrap_or(3);
+        let namespaces: Vec<_> = self.chain.namespaces().cloned().collect();
+        let mut reports = Vec::new();
+        let Some(dir) = &self.reports else { return Ok(wire::Dream { reports }) };
+        let mut names: Vec<String> = match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|name| name.ends_with(".md") && !name.starts_with('.'))
+                .collect(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => {
+                tracing::error!(%error, dir = %dir.display(), "could not list the consolidation reports");
+                return Err(ApiError::new(500, "internal", "the server could not read its reports; see its log"));
+            }
+        };
+        names.sort_unstable_by(|a, b| b.cmp(a));
+        for name in names {
+            if reports.len() == limit {
+                break;
+            }
+            let Ok(text) = std::fs::read_to_string(dir.join(&name)) else { continue };
+            if let Some(markdown) = arbor_app::report_for(&text, &namespaces) {
+                reports.push(wire::DreamReport { name, markdown });
+            }
+        }
+        Ok(wire::Dream { reports })
     }
 
     fn request(&self, query: &str, mode: wire::Mode) -> ApiResult<RetrieveRequest> {

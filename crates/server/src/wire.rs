@@ -312,6 +312,31 @@ pub(crate) struct CatalogInput {
     pub budget_chars: Option<u32>,
 }
 
+/// How many consolidation reports to return.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DreamInput {
+    /// At most this many, newest first (1-20, default 3).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(min = 1, max = 20))]
+    pub limit: Option<u32>,
+}
+
+/// What consolidation passes ("dream") changed in this agent's memory: merged, superseded and
+/// invalidated memories, and what waits for a person, by id and rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Dream {
+    pub reports: Vec<DreamReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct DreamReport {
+    /// The report's file name: when the pass ran.
+    pub name: String,
+    /// The report in markdown, with the sections of this agent's namespaces only.
+    pub markdown: String,
+}
+
 /// Run background work now (sealing summaries, indexing).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
