@@ -25,6 +25,7 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::StaleCause;
+use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{Change, ChangeSet, JobKind, LeafExpect, TermSelection, TextQuery, WriteMark};
@@ -39,6 +40,12 @@ pub const MAX_READ_PER_PASS: usize = 5_000;
 
 /// How many current memories most like each changed one a pass compares it with.
 pub const LIKE_EACH_CHANGE: usize = 24;
+
+/// How many of a memory's rarest terms find the memories like it.
+const LIKE_TERMS: usize = 8;
+
+/// How far before its mark a pass starts reading again (see `consolidate_namespace`).
+const RESUME_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
 
 /// What to consolidate.
 #[derive(Debug, Clone, Default)]
@@ -66,8 +73,11 @@ pub struct ProposalView {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NamespacePass {
     pub namespace: Namespace,
-    /// Leaves written since the last pass that this one read.
+    /// Leaves this pass read: those written since the last pass, and the last minutes before
+    /// its mark again.
     pub read: usize,
+    /// Of those, the ones written after the mark.
+    pub new: usize,
     /// Where the next pass resumes.
     pub through: Option<WriteMark>,
     /// Whether leaves remain past `through` (more than one pass reads).
@@ -84,6 +94,11 @@ pub struct ConsolidationRun {
 }
 
 impl ConsolidationRun {
+    /// Whether the pass saw anything new or proposed anything: what is worth a report.
+    pub fn found_anything(&self) -> bool {
+        self.namespaces.iter().any(|n| n.new > 0 || !n.proposals.is_empty())
+    }
+
     pub fn applied(&self) -> usize {
         self.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.applied).count()
     }
@@ -115,17 +130,27 @@ impl Arbor {
         dry_run: bool,
     ) -> AppResult<NamespacePass> {
         let store = &self.ports.store;
-        let written = store.leaves_written_after(namespace, mark.cloned(), MAX_READ_PER_PASS + 1).await?;
+        // A leaf's write time is when its batch was planned, which may be a while before it
+        // was committed (or come from a clock behind this one): a pass re-reads a margin before
+        // its mark, which costs a repeat of what it already saw and nothing else.
+        let from = mark.map(|m| WriteMark {
+            at: m.at.checked_sub(RESUME_MARGIN).unwrap_or(m.at),
+            id: LeafId::parse("leaf-0").unwrap_or_else(|_| m.id.clone()),
+        });
+        let written = store.leaves_written_after(namespace, from, MAX_READ_PER_PASS + 1).await?;
         let more = written.len() > MAX_READ_PER_PASS;
         let written = &written[..written.len().min(MAX_READ_PER_PASS)];
-        let through = written.last().map(WriteMark::of).or_else(|| mark.cloned());
-        let changed: BTreeSet<&LeafId> =
-            written.iter().filter(|l| l.status == LeafStatus::Active).map(|l| &l.id).collect();
+        let through = written.last().map(WriteMark::of).max(mark.cloned());
+        let new = written.iter().filter(|l| mark.is_none_or(|m| WriteMark::of(l) > *m)).count();
+        let readable = |l: &&LeafRecord| l.status == LeafStatus::Active && l.sensitivity != Sensitivity::Restricted;
+        let mut like: BTreeMap<LeafId, Vec<LeafId>> = BTreeMap::new();
         let mut current: BTreeMap<LeafId, LeafRecord> = BTreeMap::new();
-        for leaf in written.iter().filter(|l| l.status == LeafStatus::Active) {
+        for leaf in written.iter().filter(readable) {
             current.insert(leaf.id.clone(), leaf.clone());
-            for like in self.current_like(namespace, leaf).await? {
-                current.entry(like.id.clone()).or_insert(like);
+            let found = self.current_like(namespace, leaf).await?;
+            like.insert(leaf.id.clone(), found.iter().map(|l| l.id.clone()).collect());
+            for other in found {
+                current.entry(other.id.clone()).or_insert(other);
             }
         }
         let memories: Vec<CurrentMemory> = current
@@ -135,7 +160,8 @@ impl Arbor {
                 text: leaf.summary.clone(),
                 fingerprint: leaf.fingerprint.clone(),
                 observed_at: leaf.observed_at,
-                changed: changed.contains(&leaf.id),
+                changed: like.contains_key(&leaf.id),
+                like: like.get(&leaf.id).cloned().unwrap_or_default(),
             })
             .collect();
         let proposals = self.policy.consolidation.propose(&memories);
@@ -157,7 +183,7 @@ impl Arbor {
         if !dry_run {
             self.apply_proposals(namespace, &current, &views).await?;
         }
-        Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), through, more, proposals: views })
+        Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), new, through, more, proposals: views })
     }
 
     /// The current leaves of `namespace` most like `leaf` by full text, in any tree.
@@ -169,19 +195,23 @@ impl Arbor {
             layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
             now: self.now(),
             as_of: None,
-            include_restricted: true,
+            // Restricted memories are left alone: a report about them would tell agents that
+            // read the same namespaces without that clearance that they exist.
+            include_restricted: false,
             node_kinds: vec![NodeKind::Leaf],
             categories: Vec::new(),
             tree: None,
             kinds: Vec::new(),
             time_range: None,
         };
-        let query =
-            TextQuery { filter, text: leaf.summary.clone(), limit: LIKE_EACH_CHANGE, terms: TermSelection::All };
+        // The rarest terms (names, the attribute's own words) find what a memory may update; the
+        // common ones only lengthen the lookup.
+        let terms = TermSelection::Rarest(LIKE_TERMS);
+        let query = TextQuery { filter, text: leaf.summary.clone(), limit: LIKE_EACH_CHANGE, terms };
         let ids: Vec<LeafId> =
             self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
         let leaves = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
-        Ok(leaves.into_iter().filter(|l| l.status == LeafStatus::Active).collect())
+        Ok(leaves.into_iter().filter(|l| l.status == LeafStatus::Active && l.id != leaf.id).collect())
     }
 
     /// Retires what the applied proposals retire, in one change set: each as history of the
@@ -199,6 +229,10 @@ impl Arbor {
         for view in views.iter().filter(|v| v.applied) {
             let (old, keep) = (&current[&view.proposal.retire], &current[&view.proposal.keep]);
             let record = old.superseded_by(&keep.id, keep.validity.valid_from.unwrap_or(keep.observed_at), now)?;
+            // The memory that stays must still be current at the commit (not forgotten or
+            // corrected meanwhile): an unchanged write of it, expecting it active.
+            let current = LeafExpect { status: LeafStatus::Active, parent: None };
+            changes.push(Change::UpdateLeaf { expect: current, record: keep.clone() });
             // As read: still active, under the same parent (a seal in between re-plans).
             let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
             changes.push(Change::UpdateLeaf { expect, record: record.clone() });
@@ -251,6 +285,12 @@ impl ConsolidationRun {
         for pass in &self.namespaces {
             if let Some(mark) = &pass.through {
                 out.push_str(&format!("through: {} {} {}\n", pass.namespace, mark.at, mark.id));
+            }
+        }
+        // What a rebuild from the bodies must retire again: the bodies do not say it.
+        if !self.dry_run {
+            for p in self.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.applied) {
+                out.push_str(&format!("retired: {} {}\n", p.proposal.retire, p.proposal.keep));
             }
         }
         out.push_str("---\n\n");
@@ -335,6 +375,19 @@ pub fn report_marks(report: &str) -> Option<Vec<(Namespace, WriteMark)>> {
         marks.push((namespace, WriteMark { at, id }));
     }
     Some(marks)
+}
+
+/// The retirements a report records (`retired: <retired id> <kept id>`), for a rebuild from
+/// the bodies; `None` for a text that is not a consolidation report.
+pub fn report_retirements(report: &str) -> Option<Vec<(LeafId, LeafId)>> {
+    report_marks(report)?;
+    let mut retired = Vec::new();
+    for line in report.lines().skip(1).take_while(|l| *l != "---") {
+        let Some(rest) = line.strip_prefix("retired: ") else { continue };
+        let (old, kept) = rest.split_once(' ')?;
+        retired.push((LeafId::parse(old).ok()?, LeafId::parse(kept).ok()?));
+    }
+    Some(retired)
 }
 
 /// A report as a caller bound to `namespaces` may read it: its title and the sections of those

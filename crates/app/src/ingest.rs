@@ -53,6 +53,10 @@ pub(crate) const LEAF_SUMMARY_CHARS: usize = 280;
 /// subject has at most a few dozen memories that do.
 const RECONCILE_CANDIDATES: usize = 24;
 
+/// How many of a chunk's rarest terms find what it may replace: its names and the words of the
+/// attribute it speaks of are its rarest; the common ones only lengthen the lookup.
+const RECONCILE_TERMS: usize = 8;
+
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
 
@@ -298,14 +302,21 @@ impl Arbor {
             layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
             now: self.now(),
             as_of: None,
-            include_restricted: true,
+            // A restricted memory is never replaced in passing: its id would come back in the
+            // result to a caller that may not know it exists.
+            include_restricted: false,
             node_kinds: vec![NodeKind::Leaf],
             categories: Vec::new(),
             tree: None,
             kinds: Vec::new(),
             time_range: None,
         };
-        let query = TextQuery { filter, text: text.to_owned(), limit: RECONCILE_CANDIDATES, terms: TermSelection::All };
+        let query = TextQuery {
+            filter,
+            text: text.to_owned(),
+            limit: RECONCILE_CANDIDATES,
+            terms: TermSelection::Rarest(RECONCILE_TERMS),
+        };
         let ids: Vec<LeafId> =
             self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
         let mut current: Vec<LeafRecord> = self

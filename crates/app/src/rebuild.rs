@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use arbor_domain::entity::{Entity, EntitySlug};
-use arbor_domain::id::EntityId;
+use arbor_domain::id::{EntityId, LeafId};
 use arbor_domain::model::{TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
@@ -48,9 +48,10 @@ type TreesOfLeaves = BTreeMap<(Namespace, TreeId), Vec<RecoveredLeaf>>;
 type NamedEntities = BTreeMap<(Namespace, EntityId), Entity>;
 
 impl Arbor {
-    /// Re-creates the rows of a store whose database lost them from its leaf documents. The
+    /// Re-creates the rows of a store whose database lost them from its leaf documents, and the
+    /// retirements consolidation reports recorded (`retired`: retired and kept leaf ids). The
     /// database must hold no tree: this is for a lost or replaced database, not a merge.
-    pub async fn rebuild_from_bodies(&self) -> AppResult<RebuildReport> {
+    pub async fn rebuild_from_bodies(&self, retired: &[(LeafId, LeafId)]) -> AppResult<RebuildReport> {
         let store = &self.ports.store;
         let present = store.namespaces().await?;
         if !present.is_empty() {
@@ -64,7 +65,7 @@ impl Arbor {
         let mut report = RebuildReport::default();
         let (recovered, summary_documents) = self.read_leaf_documents(&mut report).await?;
         let mut trees: TreesOfLeaves = BTreeMap::new();
-        for leaf in settle(recovered) {
+        for leaf in settle(recovered, retired) {
             trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
         }
         let entities = named_entities(&trees);

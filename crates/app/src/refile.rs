@@ -7,7 +7,6 @@
 //! they are about that one.
 
 use arbor_domain::entity::Entity;
-use arbor_domain::heuristics::first_mention;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Category, TreeId};
 use arbor_domain::namespace::Namespace;
@@ -22,6 +21,18 @@ use crate::{AppResult, Arbor};
 /// subject gathers before it is recognised as one. Any beyond stay where they are, still found
 /// by full text and vectors.
 const MAX_REFILED_PER_ENTITY: usize = 50;
+
+/// Whether `text` names `entity` as written (whole words, its capitals kept): a person "Will"
+/// is not every "will", nor "Mark" every "mark".
+fn names(text: &str, entity: &Entity) -> bool {
+    std::iter::once(&entity.name).chain(&entity.aliases).map(|n| n.trim()).filter(|n| !n.is_empty()).any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
+}
 
 impl Arbor {
     /// Moves the fallback bucket's current memories of `namespace` that name `entity` into its
@@ -40,7 +51,7 @@ impl Arbor {
         // Planned earlier in this batch: nothing is stored yet, so the filing just changes.
         for planned in plan.leaves.iter_mut().filter(|p| &p.record.namespace == namespace && p.record.tree_id == bucket)
         {
-            if first_mention(&planned.text, entity).is_some() {
+            if names(&planned.text, entity) {
                 let record = &mut planned.record;
                 record.tree_id = tree.clone();
                 record.body_path = arbor_domain::paths::BodyPath::leaf(namespace, category, tree, &record.id);
@@ -71,11 +82,15 @@ impl Arbor {
                 continue;
             }
             let text = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
-            if first_mention(&text, entity).is_none() {
+            if !names(&text, entity) {
                 continue;
             }
             let moved = leaf.refiled(self.new_leaf_id(now), tree.clone(), entity.id.clone(), now);
-            plan.superseded.insert(leaf.id.clone(), leaf.refiled_as(&moved.id, now)?);
+            // The old placement is history, its validity closed where the new one's starts (the
+            // same instant: the new placement holds the fact for all of its time), as a rebuild
+            // from the bodies would leave it.
+            let from = moved.validity.valid_from.unwrap_or(moved.observed_at);
+            plan.superseded.insert(leaf.id.clone(), leaf.superseded_by(&moved.id, from, now)?);
             plan.leaves.push(PlannedLeaf { record: moved, text });
         }
         Ok(())

@@ -573,7 +573,9 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
     } else {
         opened
     };
-    let report = opened.arbor.rebuild_from_bodies().await?;
+    // What consolidation retired is in its reports, not in the bodies.
+    let retired = compose::recorded_retirements(root)?;
+    let report = opened.arbor.rebuild_from_bodies(&retired).await?;
     let jobs = opened.arbor.run_jobs(None).await?;
     if json {
         #[derive(Serialize)]

@@ -12,13 +12,20 @@ use arbor_server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, Service};
 
 use crate::scope::ScopeArgs;
 
-/// Every `minutes`, a consolidation pass over the whole store, when at least `min_new`
-/// memories were written since the last one and no other pass holds the store's lock.
-async fn consolidate_on_schedule(service: Arc<Service>, root: std::path::PathBuf, minutes: u32, min_new: usize) {
+/// Every `minutes`, a consolidation pass over the namespaces this server reads, when at least
+/// `min_new` memories were written there since the last one and no other pass holds the
+/// store's lock.
+async fn consolidate_on_schedule(
+    service: Arc<Service>,
+    root: std::path::PathBuf,
+    namespaces: Vec<arbor_domain::namespace::Namespace>,
+    (minutes, min_new): (u32, usize),
+) {
     let every = std::time::Duration::from_secs(u64::from(minutes) * 60);
     loop {
         tokio::time::sleep(every).await;
-        match compose::consolidation_pass(service.arbor(), &root, None, false, Some(min_new)).await {
+        match compose::consolidation_pass(service.arbor(), &root, Some(namespaces.clone()), false, Some(min_new)).await
+        {
             Ok(Some(pass)) => tracing::info!(
                 applied = pass.run.applied(),
                 left_for_review = pass.run.left_for_review(),
@@ -140,7 +147,9 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()).with_reports(reports));
     tokio::spawn(service.clone().run_jobs_in_background());
     if let Some(minutes) = args.consolidate_every_minutes {
-        tokio::spawn(consolidate_on_schedule(service.clone(), root.to_path_buf(), minutes, args.consolidate_min_new));
+        let namespaces: Vec<_> = service.chain().namespaces().cloned().collect();
+        let schedule = (minutes, args.consolidate_min_new);
+        tokio::spawn(consolidate_on_schedule(service.clone(), root.to_path_buf(), namespaces, schedule));
     }
     match args.listen {
         None => {

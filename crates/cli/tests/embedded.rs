@@ -293,6 +293,13 @@ fn consolidate_supersedes_in_hindsight_reports_and_takes_turns() {
 
     let done = ok(&arbor(&root, &["consolidate"]));
     assert!(done.contains("1 change applied, 0 left for review"), "{done}");
+    // The report records what a rebuild from the bodies must retire again.
+    let reports: Vec<PathBuf> = files(&root.join("reports/consolidation"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    let report = std::fs::read_to_string(&reports[0]).unwrap();
+    assert!(report.lines().any(|l| l.starts_with("retired: ") && l.contains(&porto)), "{report}");
     let listed = ok(&arbor(&root, &["consolidate", "--reports"]));
     assert!(listed.contains("reports/consolidation/") && listed.contains("1 change applied"), "{listed}");
     let now = ok(&arbor(&root, &["retrieve", "where does Maya live?"]));

@@ -28,7 +28,7 @@ pub use open::{
 };
 pub use reports::{
     ConsolidationLock, Pass, REPORTS_DIR, ReportFile, consolidation_pass, list_reports, lock_consolidation,
-    resume_marks, write_report,
+    recorded_retirements, resume_marks, write_report,
 };
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,

@@ -1,8 +1,9 @@
 //! Consolidation reports on disk: `reports/consolidation/<at>.md` under the store, one per pass
-//! that read anything, named so they sort in time. The latest report's front matter says where
-//! each namespace's next pass resumes; a lock file held for the length of a pass lets only one
-//! run at a time per store (the operating system releases it when the process ends, so a
-//! killed pass never blocks the next).
+//! that found anything new or proposed anything, named so they sort in time. The latest
+//! report's front matter says where each namespace's next pass resumes; a lock file held for
+//! the length of a pass lets only one run at a time per store directory (the operating system
+//! releases it when the process ends, so a killed pass never blocks the next; processes on
+//! other machines sharing one Postgres store are not excluded by it).
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, TryLockError};
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arbor_app::{ConsolidationRun, report_marks};
+use arbor_domain::id::LeafId;
 use arbor_domain::namespace::Namespace;
 use arbor_ports::WriteMark;
 
@@ -85,6 +87,20 @@ pub fn resume_marks(root: &Path) -> Result<BTreeMap<Namespace, WriteMark>> {
         }
     }
     Ok(marks)
+}
+
+/// Every retirement the reports record, oldest report first: what `arbor fsck
+/// --rebuild-from-bodies` must retire again, since the bodies do not say it.
+pub fn recorded_retirements(root: &Path) -> Result<Vec<(LeafId, LeafId)>> {
+    let mut retired = Vec::new();
+    for report in list_reports(root)? {
+        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let Some(found) = arbor_app::report_retirements(&text) else {
+            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+        };
+        retired.extend(found);
+    }
+    Ok(retired)
 }
 
 /// Writes `run`'s report durably (a temporary file, synced, renamed into place, the directory
@@ -168,8 +184,7 @@ pub async fn consolidation_pass(
         dry_run,
     };
     let run = arbor.consolidate(&request).await?;
-    let read: usize = run.namespaces.iter().map(|n| n.read).sum();
-    let report = if dry_run || read == 0 { None } else { Some(write_report(root, &run)?) };
+    let report = if dry_run || !run.found_anything() { None } else { Some(write_report(root, &run)?) };
     Ok(Some(Pass { run, report }))
 }
 

@@ -19,11 +19,11 @@
 //! (`conflict_between` finds no conflict); the rest are reported for a person. Nothing is ever
 //! deleted: a retired memory stays as history, closed where its successor starts.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::heuristics::same_memory;
+use crate::heuristics::{content_words, same_words};
 use crate::id::LeafId;
 use crate::model::Fingerprint;
 use crate::reconcile::{Claim, Reconcile};
@@ -71,6 +71,9 @@ pub struct CurrentMemory {
     pub observed_at: Timestamp,
     /// Written since the last pass.
     pub changed: bool,
+    /// For a changed memory, the current memories most like it: the only ones it is compared
+    /// with, so a pass costs what changed, not the square of what it read.
+    pub like: Vec<LeafId>,
 }
 
 /// Change cues that end a fact rather than give it a new value.
@@ -90,46 +93,59 @@ impl Consolidation {
         order.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
         order.dedup_by(|a, b| a.id == b.id);
         let claims: Vec<Claim> = order.iter().map(|m| Claim::read(&m.text)).collect();
-        let mut retired: BTreeSet<&LeafId> = BTreeSet::new();
+        let words: Vec<BTreeSet<String>> = order.iter().map(|m| content_words(&m.text)).collect();
+        let named: Vec<BTreeSet<&str>> =
+            claims.iter().map(|c| c.mentions.iter().map(|m| m.key.as_str()).collect()).collect();
+        // Who is compared with whom: each changed memory with the memories like it.
+        let at: BTreeMap<&LeafId, usize> = order.iter().enumerate().map(|(i, m)| (&m.id, i)).collect();
+        let mut related: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); order.len()];
+        for (i, memory) in order.iter().enumerate().filter(|(_, m)| m.changed) {
+            for j in memory.like.iter().filter_map(|id| at.get(id).copied()).filter(|&j| j != i) {
+                related[i].insert(j);
+                related[j].insert(i);
+            }
+        }
+        let mut retired: BTreeSet<usize> = BTreeSet::new();
         let mut proposals = Vec::new();
         // From the newest down, each memory retires at most one earlier memory, the one it
         // replaces best, as at write time: a chain of updates retires each version by the next.
         for later in (0..order.len()).rev() {
             let newer = order[later];
-            let earlier: Vec<usize> = (0..later)
-                .filter(|&i| !retired.contains(&order[i].id) && (newer.changed || order[i].changed))
-                .collect();
-            let merge = earlier.iter().rev().find_map(|&i| self.merge(newer, order[i]));
-            let proposal = merge.or_else(|| {
-                let current: Vec<(usize, Claim)> = earlier.iter().map(|&i| (i, claims[i].clone())).collect();
-                let (&i, replacement) = self.reconcile.best(&claims[later], &current)?;
-                let kind = match claims[later].change {
-                    Some(cue) if CESSATION_CUES.contains(&cue) => ProposalKind::Invalidate,
-                    _ => ProposalKind::Update,
-                };
-                Some(Proposal { kind, retire: order[i].id.clone(), keep: newer.id.clone(), reason: replacement.rule() })
+            let earlier: Vec<usize> =
+                related[later].iter().copied().filter(|&i| i < later && !retired.contains(&i)).collect();
+            // The same words again, naming the same people and things (two people's identical
+            // commutes are two memories).
+            let merge = earlier.iter().rev().copied().find(|&i| {
+                named[i] == named[later]
+                    && (order[i].fingerprint == newer.fingerprint || same_words(&words[i], &words[later]).is_some())
             });
-            if let Some(proposal) = proposal {
-                retired.insert(&order.iter().find(|m| m.id == proposal.retire).expect("proposed from the list").id);
-                proposals.push(proposal);
+            let proposal = match merge {
+                Some(i) => {
+                    let reason = match same_words(&words[i], &words[later]) {
+                        _ if order[i].fingerprint == newer.fingerprint => "the same words".to_owned(),
+                        Some(overlap) => format!("{}% of the same words", (overlap * 100.0).round()),
+                        None => "the same words".to_owned(),
+                    };
+                    Some((i, ProposalKind::Merge, reason))
+                }
+                None => {
+                    let current: Vec<(usize, &Claim)> = earlier.iter().map(|&i| (i, &claims[i])).collect();
+                    self.reconcile.best(&claims[later], &current).map(|(&i, replacement)| {
+                        let kind = match claims[later].change {
+                            Some(cue) if CESSATION_CUES.contains(&cue) => ProposalKind::Invalidate,
+                            _ => ProposalKind::Update,
+                        };
+                        (i, kind, replacement.rule())
+                    })
+                }
+            };
+            if let Some((i, kind, reason)) = proposal {
+                retired.insert(i);
+                proposals.push((i, Proposal { kind, retire: order[i].id.clone(), keep: newer.id.clone(), reason }));
             }
         }
-        proposals.sort_by(|a, b| {
-            let at = |id: &LeafId| order.iter().position(|m| &m.id == id);
-            (at(&a.retire), &a.retire).cmp(&(at(&b.retire), &b.retire))
-        });
-        proposals
-    }
-
-    /// `older` said again by `newer`: the same fingerprint, or nearly all the same words.
-    fn merge(&self, newer: &CurrentMemory, older: &CurrentMemory) -> Option<Proposal> {
-        let reason = if newer.fingerprint == older.fingerprint {
-            "the same words".to_owned()
-        } else {
-            let overlap = same_memory(&newer.text, &older.text)?;
-            format!("{}% of the same words", (overlap * 100.0).round())
-        };
-        Some(Proposal { kind: ProposalKind::Merge, retire: older.id.clone(), keep: newer.id.clone(), reason })
+        proposals.sort_by(|a, b| (a.0, &a.1.retire).cmp(&(b.0, &b.1.retire)));
+        proposals.into_iter().map(|(_, p)| p).collect()
     }
 }
 
@@ -145,7 +161,17 @@ mod tests {
             fingerprint: fingerprint(text),
             observed_at: Timestamp::from_second(day * 86_400).unwrap(),
             changed,
+            like: Vec::new(),
         }
+    }
+
+    /// Every changed memory is like every other: what the tests compare.
+    fn all_alike(mut memories: Vec<CurrentMemory>) -> Vec<CurrentMemory> {
+        let ids: Vec<LeafId> = memories.iter().map(|m| m.id.clone()).collect();
+        for memory in &mut memories {
+            memory.like = ids.clone();
+        }
+        memories
     }
 
     fn kinds(proposals: &[Proposal]) -> Vec<(&str, &str, &str)> {
@@ -162,7 +188,7 @@ mod tests {
             memory("leaf-5", "Nora and Felix broke up in August.", 11, true),
             memory("leaf-6", "Maya is allergic to peanuts!", 12, true),
         ];
-        let proposals = Consolidation::default().propose(&memories);
+        let proposals = Consolidation::default().propose(&all_alike(memories.to_vec()));
         assert_eq!(
             kinds(&proposals),
             [("update", "leaf-1", "leaf-4"), ("merge", "leaf-2", "leaf-6"), ("invalidate", "leaf-3", "leaf-5")]
@@ -172,18 +198,27 @@ mod tests {
     }
 
     #[test]
+    fn the_same_words_about_someone_else_are_another_memory() {
+        let memories = [
+            memory("leaf-1", "Ana takes the 7:45 train from Utrecht to Amsterdam every weekday.", 1, false),
+            memory("leaf-2", "Tom takes the 7:45 train from Utrecht to Amsterdam every weekday.", 2, true),
+        ];
+        assert!(Consolidation::default().propose(&all_alike(memories.to_vec())).is_empty());
+    }
+
+    #[test]
     fn only_what_changed_since_the_last_pass_is_looked_at_and_a_chain_retires_each_version_once() {
         let unchanged = [
             memory("leaf-1", "Maya lives in Porto.", 1, false),
             memory("leaf-2", "Maya just moved to Lisbon.", 2, false),
         ];
-        assert!(Consolidation::default().propose(&unchanged).is_empty());
+        assert!(Consolidation::default().propose(&all_alike(unchanged.to_vec())).is_empty());
         let chain = [
             memory("leaf-1", "Maya lives in Porto.", 1, true),
             memory("leaf-2", "Maya just moved to Lisbon.", 2, true),
             memory("leaf-3", "Maya just moved to Amsterdam.", 3, true),
         ];
-        let proposals = Consolidation::default().propose(&chain);
+        let proposals = Consolidation::default().propose(&all_alike(chain.to_vec()));
         assert_eq!(kinds(&proposals), [("update", "leaf-1", "leaf-2"), ("update", "leaf-2", "leaf-3")]);
     }
 }

@@ -254,7 +254,12 @@ pub fn judge_duplicate(request: &DuplicateRequest) -> DuplicateJudgement {
 /// Whether two texts are the same memory by the deterministic bar (nearly all the same
 /// content words), and how much they share.
 pub fn same_memory(a: &str, b: &str) -> Option<f32> {
-    let score = overlap(&content_words(a), &content_words(b));
+    same_words(&content_words(a), &content_words(b))
+}
+
+/// [`same_memory`] over word sets read once ([`content_words`]), for comparing many pairs.
+pub fn same_words(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<f32> {
+    let score = overlap(a, b);
     (score >= SAME_MEMORY_OVERLAP).then_some(score)
 }
 
@@ -431,7 +436,8 @@ fn named_subject(text: &str) -> Option<(String, EntityType)> {
     Some((name, entity_type))
 }
 
-fn content_words(text: &str) -> BTreeSet<String> {
+/// A text's content words: its tokens without stopwords.
+pub fn content_words(text: &str) -> BTreeSet<String> {
     tokenize(text).into_iter().filter(|t| !is_stopword(t)).collect()
 }
 

@@ -553,18 +553,6 @@ impl LeafRecord {
         }
     }
 
-    /// This placement once `successor` holds the same memory in another tree: history, known
-    /// until `at`, its validity untouched (the fact did not change, only where it is filed).
-    pub fn refiled_as(&self, successor: &LeafId, at: Timestamp) -> Result<LeafRecord, IllegalTransition> {
-        let status = self.status.apply(LeafTransition::Supersede)?;
-        Ok(LeafRecord {
-            status,
-            superseded_by: Some(successor.clone()),
-            known: self.known.closed_at(at),
-            ..self.clone()
-        })
-    }
-
     /// The next version of this memory, `id`, written at `at`: the same memory (lineage,
     /// namespace, tree, kind, subject, entities, sensitivity, labels, provenance) and, until the
     /// caller gives it its own, the same words; current from `at` (active, observed, valid and

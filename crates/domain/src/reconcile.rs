@@ -120,7 +120,8 @@ static ATTRIBUTE_RULES: LazyLock<Vec<AttributeRule>> = LazyLock::new(|| {
     vec![
         rule(
             Attribute::Residence,
-            r"\b(?:lives?|lived|living|moved (?:to|back to)|moving to|moves to|relocat\w*|based in|resides?|hometown|home town)\b",
+            // A move to a place (a name, or a new home), not to a new team or a new phone.
+            r"\b(?:lives?|lived|living|(?:moved|moving|moves|relocated|relocating) (?:back )?to (?:(?-i:[A-Z])|a new (?:city|country|town|place|home|house|flat|apartment))|based in|resides?|hometown|home town)",
         ),
         rule(Attribute::Address, r"\b(?:address|lives at)\b"),
         rule(
@@ -174,7 +175,7 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
             "changed to",
             r"\b(?:cut|raised|increased|reduced|lowered|bumped|grew|fell|rose|extended|shortened|went (?:up|down))(?: \S+){0,6} to\b",
         ),
-        ("migrated", r"\b(?:migrated|migrating|migrates)\b"),
+        ("migrated", r"\b(?:migrated|migrating|migrates)(?:(?: \S+){0,2} (?:off|from|away from))?\b"),
         ("handed over", r"\b(?:handed (?:over|off)|took over|taking over|takes over)\b"),
         ("broke up", r"\b(?:broke up|split up|divorced|separated)\b"),
         (
@@ -191,9 +192,14 @@ static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ("also", r"\b(?:also|as well|in addition|additionally|besides|another)\b|\btoo\s*[.!]?\s*$"),
         (
             "hedged",
-            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|if|whether|unless|will|going to|gonna)\b",
+            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|if|whether|unless|will|going to|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\bmay\b)",
         ),
-        ("question", r"\?\s*$"),
+        ("question", r"\?"),
+        // Reported speech about someone else: "Maya said Tom just moved to Lisbon".
+        (
+            "reported",
+            r"(?-i:\b[A-Z]\w*)\s+(?:said|says|told|tells|mentioned|heard|thinks|thought|claims)\s+(?:that\s+)?(?-i:[A-Z])",
+        ),
     ];
     cues.iter().map(|(name, re)| (*name, Regex::new(&format!("(?i){re}")).expect("hold pattern compiles"))).collect()
 });
@@ -205,7 +211,7 @@ static VISIT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Cue words in phrases that change nothing: "dropped off the cake", "stopped by the shop",
-/// "left over", "now and then", "changed my mind about dinner" is still a change, so kept.
+/// "left over", "now and then", "now that…", "instead of giving up".
 static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)^(?:(?:dropped|stopped|dropping|stopping) (?:off|by|in|into|over|at)|left (?:over|behind)|now and then|now (?:that|i|i'm|i've|you|you're|we|they|he|she|it)|instead of \w+ing)\b",
@@ -216,13 +222,24 @@ static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
 /// "Now" in a phrase about time rather than a change: "right now", "for a while now", "seven
 /// years now", "just now".
 static NOT_NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:right|just|until|till|by|for|up to|years|months|weeks|days|while|ago|than|even|and)\s+$")
+    // …and "is at the gym now", "are in the shop now": where someone or something is for the
+    // moment, not a changed fact.
+    Regex::new(
+        r"(?i)(?:\b(?:right|just|until|till|by|for|up to|years|months|weeks|days|while|ago|than|even|and)\s+$|\b(?:is|are|'s|'re|am)\s+(?:at|in|on|with)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+|my\s+)?(?-i:[a-z])\w*\s+$)",
+    )
         .expect("figurative now pattern compiles")
 });
 
-/// A negation just before a cue: "is not moving to", "didn't switch".
-static NEGATION_BEFORE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(?:\bnot|\bnever|n't|\bno)\s+(?:\S+\s+)?$").expect("negation pattern compiles"));
+/// A change verb before "anymore": what stopped is the change, not the fact.
+static CALLED_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:mov|switch|chang|leav|quit|relocat|transferr?)\w*\b").expect("called-off pattern compiles")
+});
+
+/// A negation before a cue in its clause: "is not moving to", "didn't end up switching", "no
+/// change"; not for "no longer" and "anymore", which need one to say a thing ended.
+static NEGATION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\bno\s+(?:\S+\s+)?$|\bnot\b|\bnever\b|n't\b)").expect("negation pattern compiles")
+});
 
 /// Capitalised words that are not names when they open a sentence or stand alone.
 const NOT_NAMES: &[&str] = &[
@@ -365,18 +382,31 @@ const CALENDAR: &[&str] = &[
     "sundays",
 ];
 
+/// Verbs that make their subject a source rather than what is talked about.
+const SPEECH_VERBS: &[&str] = &["claims", "mentioned", "said", "says", "tells", "thinks", "told", "wrote", "writes"];
+
 /// People a possessive can point at: "Maya's parents" are not Maya.
 const RELATIONS: &[&str] = &[
     "aunt",
     "boyfriend",
     "brother",
     "brothers",
+    "cat",
     "children",
+    "co-worker",
     "colleague",
+    "company",
     "cousin",
+    "coworker",
+    "coworkers",
     "dad",
     "daughter",
+    "dog",
+    "employees",
+    "ex",
     "father",
+    "flatmate",
+    "flatmates",
     "friend",
     "friends",
     "girlfriend",
@@ -384,19 +414,25 @@ const RELATIONS: &[&str] = &[
     "grandma",
     "grandmother",
     "grandpa",
+    "housemate",
     "husband",
     "kids",
+    "landlord",
     "mom",
     "mother",
     "mum",
-    "neighbour",
     "neighbor",
+    "neighbors",
+    "neighbour",
+    "neighbours",
     "parents",
     "partner",
+    "pets",
     "roommate",
     "sister",
     "sisters",
     "son",
+    "startup",
     "uncle",
     "wife",
 ];
@@ -431,6 +467,12 @@ const INTERJECTIONS: &[&str] = &[
     "yes",
     "yay",
     "you",
+];
+
+/// Words that open a line whose "I" was dropped: verbs and the adverbs before them.
+const IMPLIED_I_OPENERS: &[&str] = &[
+    "am", "began", "bought", "finally", "found", "gave", "got", "had", "hurt", "just", "left", "lost", "made", "met",
+    "quit", "sold", "spent", "started", "still", "took", "went", "was",
 ];
 
 /// Words that open a line with a subject of its own, so it has not dropped an "I".
@@ -509,8 +551,10 @@ impl Claim {
             .filter(|m| Some(&m.key) != subject.as_ref() && m.key != SPEAKER)
             .map(|m| m.key.clone())
             .collect();
+        // Numbers are not values of a named slot (a date, a count in passing): names and
+        // ordinals are ("reports to Daniel Wu", "fourth grade").
         for word in &words {
-            if word.chars().any(|c| c.is_ascii_digit()) || ORDINALS.contains(&word.as_str()) {
+            if ORDINALS.contains(&word.as_str()) {
                 values.insert(word.clone());
             }
         }
@@ -577,12 +621,7 @@ impl Claim {
     }
 
     fn mention_of(&self, key: &str) -> Option<&Mention> {
-        let same_name = |a: &str, b: &str| {
-            a == b
-                || a.strip_prefix(b).is_some_and(|rest| rest.starts_with(' '))
-                || a.strip_suffix(b).is_some_and(|rest| rest.ends_with(' '))
-        };
-        self.mentions.iter().find(|m| same_name(&m.key, key) || same_name(key, &m.key))
+        self.mentions.iter().find(|m| same_name(&m.key, key))
     }
 
     /// Whether `key` is mentioned next to one of `shared` words: within two words before it
@@ -682,7 +721,13 @@ fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<Item = rege
         if m.as_str().eq_ignore_ascii_case("now") && NOT_NOW_BEFORE.is_match(before) {
             return false;
         }
-        let negated = NEGATION_BEFORE.is_match(before) && !m.as_str().to_lowercase().starts_with("no longer");
+        // "isn't moving to Berlin anymore": a change called off, not a fact ended.
+        if m.as_str().to_lowercase().starts_with("any") && CALLED_OFF.is_match(before) {
+            return false;
+        }
+        let cue = m.as_str().to_lowercase();
+        let ends_with_negation = cue.starts_with("no longer") || cue.starts_with("any");
+        let negated = NEGATION_BEFORE.is_match(before) && !ends_with_negation;
         !negated
     })
 }
@@ -760,8 +805,8 @@ fn find_mentions(raw: &[&str]) -> Vec<Mention> {
             if !mentions.iter().any(|m: &Mention| m.key == speaker.key) {
                 mentions.push(Mention { word: i, ..speaker.clone() });
             }
-        } else if vocative {
-        } else if is_capitalised(bare)
+        } else if !vocative
+            && is_capitalised(bare)
             && !CALENDAR.contains(&lower.as_str())
             && !(opener && (NOT_NAMES.contains(&lower.as_str()) || is_stopword(&lower) || looks_like_an_opener(&lower)))
             && !SPEAKER_LABELS.contains(&lower.as_str())
@@ -793,10 +838,13 @@ fn find_mentions(raw: &[&str]) -> Vec<Mention> {
     // A transcript line of the person that names no one, or drops its "I" ("user: just moved
     // to Denver"), speaks of them.
     let labelled = raw.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "user:" | "human:"));
-    let implied_i = raw
-        .get(1)
-        .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase) && !IMPLIED_SUBJECTS.contains(&trim_word(w)));
-    if labelled && !mentions.iter().any(|m| m.key == SPEAKER) && (mentions.is_empty() || implied_i) {
+    // Only a line that opens with a verb or an adverb has dropped its "I" ("just moved…",
+    // "hurt my knee…"); "maya moved…" written in lower case names someone else.
+    let implied_i = raw.get(1).is_some_and(|w| {
+        let w = trim_word(w).to_lowercase();
+        !IMPLIED_SUBJECTS.contains(&w.as_str()) && (IMPLIED_I_OPENERS.contains(&w.as_str()) || w.ends_with("ed"))
+    });
+    if labelled && implied_i && !mentions.iter().any(|m| m.key == SPEAKER) {
         mentions.insert(0, Mention { name: "the speaker".to_owned(), key: SPEAKER.to_owned(), word: 0 });
     }
     mentions
@@ -813,16 +861,29 @@ fn subject_of(raw: &[&str], words: &[String], mentions: &[Mention]) -> Option<St
     let first = mentions.iter().min_by_key(|m| m.word)?;
     let len = first.key.split_whitespace().count();
     let last = raw.get(first.word + len - 1).map(|w| trim_word(w)).unwrap_or_default();
-    let possessive = strip_possessive(last).1 || (first.key == SPEAKER && words[first.word] == "my");
+    let possessive = strip_possessive(last).1 || words[first.word] == "my";
     if possessive
         && let Some(next) = words.get(first.word + len)
         && RELATIONS.contains(&next.as_str())
+        // "Ben's landlord says the rent…" is the landlord as a source, about Ben.
+        && !words.get(first.word + len + 1).is_some_and(|w| SPEECH_VERBS.contains(&w.as_str()))
     {
         // "my daughter Zoe": the name that follows is the subject.
         let named = mentions.iter().find(|m| m.word == first.word + len + 1);
         return Some(named.map(|m| m.key.clone()).unwrap_or_else(|| format!("{}'s {next}", first.key)));
     }
     Some(first.key.clone())
+}
+
+/// Two names for one entity: equal, or one the other with whole words added ("Orion" and
+/// "Orion API", "Pixel" and "Pixel 7").
+fn same_name(a: &str, b: &str) -> bool {
+    let longer = |a: &str, b: &str| {
+        a == b
+            || a.strip_prefix(b).is_some_and(|rest| rest.starts_with(' '))
+            || a.strip_suffix(b).is_some_and(|rest| rest.ends_with(' '))
+    };
+    longer(a, b) || longer(b, a)
 }
 
 /// A subject such as "maya's parents": someone named through someone else.
@@ -1008,7 +1069,10 @@ impl Reconcile {
         if is_relation(new_subject) || is_relation(old_subject) {
             return None;
         }
-        if old.mentions_key(new_subject) {
+        // Both about the same entity: the same subject, or the old one's subject named in the
+        // new one next to what both speak of ("Finance cut *the Atlas budget*"). Someone the
+        // old text only mentions is not what it is about ("Maya lives in Porto with Tom").
+        if same_name(new_subject, old_subject) {
             return Some(new_subject.clone());
         }
         if new.mentions_key(old_subject) && new.binds(old_subject, shared) {
@@ -1021,13 +1085,17 @@ impl Reconcile {
     /// most focused (the fewest words of its own: the statement of the slot rather than an
     /// aside that also names it), then the latest (by the order `current` is given in: oldest
     /// first).
-    pub fn best<'a, T>(&self, new: &Claim, current: &'a [(T, Claim)]) -> Option<(&'a T, Replacement)> {
+    pub fn best<'a, T, C: std::borrow::Borrow<Claim>>(
+        &self,
+        new: &Claim,
+        current: &'a [(T, C)],
+    ) -> Option<(&'a T, Replacement)> {
         current
             .iter()
             .enumerate()
-            .filter_map(|(at, (item, old))| self.replaces(new, old).map(|r| (at, item, r)))
+            .filter_map(|(at, (item, old))| self.replaces(new, old.borrow()).map(|r| (at, item, r)))
             .max_by_key(|(at, _, r)| {
-                let own_words = current[*at].1.terms.len();
+                let own_words = current[*at].1.borrow().terms.len();
                 (r.attributes.len() + r.shared.len(), std::cmp::Reverse(own_words), *at)
             })
             .map(|(_, item, r)| (item, r))
@@ -1108,6 +1176,29 @@ mod tests {
         assert!(replaces("Maya lives in Porto.", "Maya is not moving to Berlin after all.").is_none());
         // A single-valued slot restated with the same value is not an update.
         assert!(replaces("Omar's manager is Linda Park.", "Omar's manager Linda Park is great.").is_none());
+        // What a hostile reading found, each kept as a case.
+        for (old, new) in [
+            ("Maya lives in Porto with Tom.", "Tom just moved to Lisbon."),
+            ("Omar's manager is Linda Park.", "Linda Park's manager is Raj Patel."),
+            ("Omar's manager is Linda Park.", "Omar's manager approved his vacation for March 3."),
+            ("Maya lives in Porto.", "Maya said Tom just moved to Lisbon."),
+            ("Maya works at Stripe.", "Maya: my brother works at Google now."),
+            ("user: I live in Porto", "user: maya moved to amsterdam"),
+            ("Maya lives in Porto.", "Maya moved to the design team."),
+            ("I live in Porto.", "I moved to a new team last month."),
+            ("Maya lives in Porto.", "Maya isn't moving to Berlin anymore."),
+            ("Maya lives in Porto.", "Maya didn't end up moving to Berlin."),
+            ("Maya lives in Porto.", "Maya may be moving to Berlin."),
+            ("Maya lives in Porto.", "Maya is moving to Berlin next month."),
+            ("Maya lives in Porto.", "Has Maya moved to Berlin? Not sure yet."),
+            ("Maya lives in Porto.", "Maya hates moving to new cities."),
+            ("Tom drives a blue Tesla.", "Tom's car is in the shop now."),
+            ("Tom has two kids, Ella and Sam.", "Tom's kids are at school now."),
+            ("Maya hates the gym.", "Maya is at the gym now."),
+        ] {
+            assert!(replaces(old, new).is_none(), "{new:?} must not replace {old:?}: {:?}", replaces(old, new));
+        }
+        assert!(replaces("Nora is dating Felix.", "Nora is not dating Felix anymore.").is_some());
         // Conversation is not a list of facts: a long message is never replaced.
         let story = "Thanks, Jon! After losing my job at the bank I wanted to take control of my own destiny. \
                      It has been a tough journey, but my dance studio is finally open and I love it.";

@@ -226,8 +226,11 @@ fn as_written(leaf: &RecoveredLeaf) -> LeafStatus {
 /// is current and the earlier ones are its history; candidates stay candidates; a leaf that
 /// another current leaf says it replaced is history too; and in each tree at most one current
 /// leaf per subject and one live leaf per fingerprint remain (the newest keeps its place; the
-/// others become history, or are archived when they were only suggestions). Known time starts at each leaf's creation.
-pub fn settle(mut leaves: Vec<RecoveredLeaf>) -> Vec<RecoveredLeaf> {
+/// others become history, or are archived when they were only suggestions); and a current leaf
+/// that a consolidation pass retired in favour of another current one (`retired`: pairs of
+/// retired and kept ids, as its reports record them) is history again. Known time starts at
+/// each leaf's creation.
+pub fn settle(mut leaves: Vec<RecoveredLeaf>, retired: &[(LeafId, LeafId)]) -> Vec<RecoveredLeaf> {
     leaves.sort_by(|a, b| {
         (&a.record.namespace.to_string(), &a.record.lineage, a.record.version, &a.record.id).cmp(&(
             &b.record.namespace.to_string(),
@@ -264,6 +267,16 @@ pub fn settle(mut leaves: Vec<RecoveredLeaf>) -> Vec<RecoveredLeaf> {
             && old != i
         {
             replaced_by.entry(old).or_insert(i);
+        }
+    }
+    // What consolidation retired, when both are still as they were then: current.
+    for (old, kept) in retired {
+        if let (Some(&old), Some(&kept)) = (index.get(old), index.get(kept))
+            && leaves[old].record.status == LeafStatus::Active
+            && leaves[kept].record.status == LeafStatus::Active
+            && old != kept
+        {
+            replaced_by.entry(old).or_insert(kept);
         }
     }
     // One current leaf per (tree, subject) and one live leaf per (tree, fingerprint): the
@@ -386,7 +399,7 @@ mod tests {
         assert_eq!(back.tree_title, "Dana");
         let entity = back.entity.unwrap();
         assert_eq!((entity.name.as_str(), entity.entity_type), ("Dana", EntityType::Person));
-        let settled = settle(vec![recovered(&leaf, "Dana moved to Berlin in May.", filing)]);
+        let settled = settle(vec![recovered(&leaf, "Dana moved to Berlin in May.", filing)], &[]);
         assert_eq!(settled[0].record.status, LeafStatus::Active);
     }
 
@@ -416,16 +429,43 @@ mod tests {
         v3.version = v2.version.next();
         v3.status = LeafStatus::Candidate;
         v3.created_at = v2.created_at + jiff::SignedDuration::from_hours(1);
-        let settled = settle(vec![
-            recovered(&v3, "I live in Porto, maybe.", filing),
-            recovered(&v1, "I live in Lisbon.", filing),
-            recovered(&v2, "I live in Berlin.", filing),
-        ]);
+        let settled = settle(
+            vec![
+                recovered(&v3, "I live in Porto, maybe.", filing),
+                recovered(&v1, "I live in Lisbon.", filing),
+                recovered(&v2, "I live in Berlin.", filing),
+            ],
+            &[],
+        );
         let status = |id: &str| settled.iter().find(|l| l.record.id.as_str() == id).unwrap().record.clone();
         assert_eq!(status("leaf-01").status, LeafStatus::Superseded);
         assert_eq!(status("leaf-01").superseded_by.as_ref().map(LeafId::as_str), Some("leaf-02"));
         assert_eq!(status("leaf-02").status, LeafStatus::Active, "the latest version written active is current");
         assert_eq!(status("leaf-03").status, LeafStatus::Candidate, "a suggestion waits for a person again");
+    }
+
+    #[test]
+    fn what_consolidation_retired_is_history_again_while_both_are_current() {
+        let filing = Filing { tree_title: "Uncategorized", entity: None };
+        let porto = sample_leaf("leaf-01", "Maya lives in Porto.");
+        let mut amsterdam = sample_leaf("leaf-02", "Maya just moved to Amsterdam.");
+        amsterdam.created_at = porto.created_at + jiff::SignedDuration::from_hours(1);
+        let documents = || {
+            vec![
+                recovered(&porto, "Maya lives in Porto.", filing),
+                recovered(&amsterdam, "Maya just moved to Amsterdam.", filing),
+            ]
+        };
+        let retired = [(porto.id.clone(), amsterdam.id.clone())];
+        let settled = settle(documents(), &retired);
+        let porto_now = settled.iter().find(|l| l.record.id == porto.id).unwrap();
+        assert_eq!(porto_now.record.status, LeafStatus::Superseded);
+        assert_eq!(porto_now.record.superseded_by.as_ref(), Some(&amsterdam.id));
+        // Without the record, both documents are current: nothing in them says otherwise.
+        assert!(settle(documents(), &[]).iter().all(|l| l.record.status == LeafStatus::Active));
+        // A record naming a leaf that is gone changes nothing.
+        let gone = [(porto.id.clone(), LeafId::parse("leaf-99").unwrap())];
+        assert!(settle(documents(), &gone).iter().all(|l| l.record.status == LeafStatus::Active));
     }
 
     #[test]
@@ -444,7 +484,7 @@ mod tests {
                 .collect();
             leaf_from_document(&leaf.body_path.clone(), old.as_bytes()).unwrap()
         };
-        let settled = settle(vec![strip(&typed, "typed in"), strip(&heard, "heard in passing")]);
+        let settled = settle(vec![strip(&typed, "typed in"), strip(&heard, "heard in passing")], &[]);
         assert_eq!(settled[0].record.status, LeafStatus::Active);
         assert_eq!(settled[1].record.status, LeafStatus::Candidate);
         assert_eq!(

@@ -156,6 +156,11 @@ impl Service {
         &self.arbor
     }
 
+    /// The read chain every request is answered in.
+    pub fn chain(&self) -> &ReadChain {
+        &self.chain
+    }
+
     /// Serves the consolidation reports in `dir` (read-only, each cut to the chain's sections).
     #[must_use]
     pub fn with_reports(self, dir: std::path::PathBuf) -> Service {
@@ -165,8 +170,20 @@ impl Service {
     pub(crate) async fn dream(&self, input: wire::DreamInput) -> ApiResult<wire::Dream> {
         let limit = in_range("limit", input.limit, 1, 20)?.unwrap_or(3);
         let namespaces: Vec<_> = self.chain.namespaces().cloned().collect();
+        let Some(dir) = self.reports.clone() else { return Ok(wire::Dream { reports: Vec::new() }) };
+        // Reading files blocks: off the async workers.
+        let read = tokio::task::spawn_blocking(move || Self::read_reports(&dir, &namespaces, limit));
+        let reports =
+            read.await.map_err(|_| ApiError::new(500, "internal", "the server could not read its reports"))??;
+        Ok(wire::Dream { reports })
+    }
+
+    fn read_reports(
+        dir: &std::path::Path,
+        namespaces: &[arbor_domain::namespace::Namespace],
+        limit: usize,
+    ) -> ApiResult<Vec<wire::DreamReport>> {
         let mut reports = Vec::new();
-        let Some(dir) = &self.reports else { return Ok(wire::Dream { reports }) };
         let mut names: Vec<String> = match std::fs::read_dir(dir) {
             Ok(entries) => entries
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -184,11 +201,11 @@ impl Service {
                 break;
             }
             let Ok(text) = std::fs::read_to_string(dir.join(&name)) else { continue };
-            if let Some(markdown) = arbor_app::report_for(&text, &namespaces) {
+            if let Some(markdown) = arbor_app::report_for(&text, namespaces) {
                 reports.push(wire::DreamReport { name, markdown });
             }
         }
-        Ok(wire::Dream { reports })
+        Ok(reports)
     }
 
     fn request(&self, query: &str, mode: wire::Mode) -> ApiResult<RetrieveRequest> {

@@ -175,9 +175,10 @@ pub struct EvidenceItem {
     pub supersedes: Option<LeafId>,
     /// Set when a more specific or more trusted layer's memory about the same subject wins.
     pub overridden_by: Option<String>,
-    /// Set when a newer current memory in this pack seems to replace this one (the same entity
-    /// and attribute, by the `Reconcile` rules) but reconciliation has not retired it: the
-    /// newer one's id. Such an item ranks after the newer one and is not offered as a fact.
+    /// Set when a newer current memory read beside this one seems to replace it (the same
+    /// entity and attribute, by the `Reconcile` rules) but reconciliation has not retired it:
+    /// the newer one's id. Such an item ranks after the newer one and is not offered as a fact;
+    /// the newer one is usually in the pack too, unless the budget left it out.
     pub possibly_outdated_by: Option<LeafId>,
 }
 
@@ -439,12 +440,12 @@ fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)])
             continue;
         }
         // As at write time: the one earlier memory of its namespace it replaces best.
-        let mut earlier: Vec<(&LeafRecord, Claim)> = leaves
+        let mut earlier: Vec<(&LeafRecord, &Claim)> = leaves
             .iter()
             .filter(|(older, _)| {
                 older.namespace == newer.namespace && (older.observed_at, &older.id) < (newer.observed_at, &newer.id)
             })
-            .map(|(older, claim)| (*older, claim.clone()))
+            .map(|(older, claim)| (*older, claim))
             .collect();
         earlier.sort_by(|a, b| a.0.observed_at.cmp(&b.0.observed_at).then_with(|| a.0.id.cmp(&b.0.id)));
         if let Some((older, _)) = reconcile.best(new_claim, &earlier) {

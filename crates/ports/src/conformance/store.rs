@@ -276,7 +276,6 @@ pub async fn listings_are_ordered_by_name(store: &dyn MetadataStore) {
     );
 }
 
-/// An entity slug is unique within a namespace, not across namespaces.
 /// `leaves_written_after` lists one namespace's leaves, in any status, in the order they were
 /// written (`created_at`, ties by id) and from just after a mark, whatever their observation
 /// times: a consolidation pass resumes exactly where the last one stopped.
@@ -305,6 +304,7 @@ pub async fn leaves_are_listed_in_the_order_written(store: &dyn MetadataStore) {
     assert!(store.leaves_written_after(&ns, Some(last), 10).await.unwrap().is_empty());
 }
 
+/// An entity slug is unique within a namespace, not across namespaces.
 pub async fn entity_slugs_are_unique_per_namespace(store: &dyn MetadataStore) {
     let (a, b) = (project("alpha"), project("beta"));
     store.commit(ChangeSet::new().with(Change::InsertEntity(entity(&a, "ent-1", "Dana")))).await.unwrap();
