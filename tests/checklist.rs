@@ -1146,7 +1146,7 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     let before = arbor.ports().store.counts().await.unwrap();
     let everything = [&porto, &peanuts, &dating, &manager, &amsterdam, &single, &repeat, &reorg];
 
-    let request = |mark| ConsolidateRequest { namespaces: vec![(namespace.clone(), mark)], dry_run: false };
+    let request = |mark| ConsolidateRequest::new(vec![(namespace.clone(), mark)], false);
     let dry = arbor.consolidate(&ConsolidateRequest { dry_run: true, ..request(None) }).await.unwrap();
     assert_eq!((dry.applied(), dry.left_for_review()), (3, 1), "{dry:#?}");
     for id in everything {

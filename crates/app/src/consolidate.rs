@@ -27,7 +27,7 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
-use arbor_domain::visibility::{LayerFilter, NodeFacts, NodeKind, VisibilityFilter};
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{Change, ChangeSet, JobKind, LeafExpect, TermSelection, TextQuery, WriteMark};
 use serde::Serialize;
 
@@ -44,16 +44,28 @@ pub const LIKE_EACH_CHANGE: usize = 24;
 /// How many of a memory's rarest terms find the memories like it.
 const LIKE_TERMS: usize = 8;
 
-/// How far before its mark a pass starts reading again (see `consolidate_namespace`).
-const RESUME_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
-
 /// What to consolidate.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ConsolidateRequest {
     /// The namespaces, each with the mark the last pass returned (none: from the start).
     pub namespaces: Vec<(Namespace, Option<WriteMark>)>,
     /// Plan and report, change nothing.
     pub dry_run: bool,
+    /// How far before each mark the pass reads again: a leaf's write time is when its batch
+    /// was planned, which may be a while before it was committed (or come from a clock behind
+    /// this one), so a batch in flight at the last pass is caught by the next.
+    /// [`ConsolidateRequest::RESUME_MARGIN`] by default.
+    pub resume_margin: jiff::SignedDuration,
+}
+
+impl ConsolidateRequest {
+    /// Ten minutes: longer than a batch takes to plan and commit, model calls included.
+    pub const RESUME_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
+
+    /// A pass over `namespaces`, each from its mark, with the default margin.
+    pub fn new(namespaces: Vec<(Namespace, Option<WriteMark>)>, dry_run: bool) -> ConsolidateRequest {
+        ConsolidateRequest { namespaces, dry_run, resume_margin: ConsolidateRequest::RESUME_MARGIN }
+    }
 }
 
 /// One proposal, with what a person needs to check it.
@@ -115,7 +127,7 @@ impl Arbor {
         for (namespace, mark) in &request.namespaces {
             let pass = self
                 .replanning(|| async move {
-                    Attempt::of(self.consolidate_namespace(namespace, mark.as_ref(), request.dry_run).await)
+                    Attempt::of(self.consolidate_namespace(namespace, mark.as_ref(), request).await)
                 })
                 .await?;
             passes.push(pass);
@@ -127,14 +139,14 @@ impl Arbor {
         &self,
         namespace: &Namespace,
         mark: Option<&WriteMark>,
-        dry_run: bool,
+        request: &ConsolidateRequest,
     ) -> AppResult<NamespacePass> {
         let store = &self.ports.store;
         // A leaf's write time is when its batch was planned, which may be a while before it
         // was committed (or come from a clock behind this one): a pass re-reads a margin before
         // its mark, which costs a repeat of what it already saw and nothing else.
         let from = mark.map(|m| WriteMark {
-            at: m.at.checked_sub(RESUME_MARGIN).unwrap_or(m.at),
+            at: m.at.checked_sub(request.resume_margin).unwrap_or(m.at),
             id: LeafId::parse("leaf-0").unwrap_or_else(|_| m.id.clone()),
         });
         let written = store.leaves_written_after(namespace, from, MAX_READ_PER_PASS + 1).await?;
@@ -180,7 +192,7 @@ impl Arbor {
                 }
             })
             .collect();
-        if !dry_run {
+        if !request.dry_run {
             self.apply_proposals(namespace, &current, &views).await?;
         }
         Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), new, through, more, proposals: views })
@@ -191,19 +203,9 @@ impl Arbor {
         if !self.ports.index.capabilities().full_text {
             return Ok(Vec::new());
         }
-        let filter = VisibilityFilter {
-            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
-            now: self.now(),
-            as_of: None,
-            // Restricted memories are left alone: a report about them would tell agents that
-            // read the same namespaces without that clearance that they exist.
-            include_restricted: false,
-            node_kinds: vec![NodeKind::Leaf],
-            categories: Vec::new(),
-            tree: None,
-            kinds: Vec::new(),
-            time_range: None,
-        };
+        // Restricted memories are left alone: a report about them would tell agents that read
+        // the same namespaces without that clearance that they exist.
+        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
         // The rarest terms (names, the attribute's own words) find what a memory may update; the
         // common ones only lengthen the lookup.
         let terms = TermSelection::Rarest(LIKE_TERMS);

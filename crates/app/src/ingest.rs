@@ -35,7 +35,7 @@ use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
-use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
+use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, TermSelection, TextQuery,
     TreeLeafQuery,
@@ -294,23 +294,16 @@ impl Arbor {
         namespace: &Namespace,
         text: &str,
     ) -> AppResult<Option<(LeafId, String)>> {
+        if !arbor_domain::reconcile::may_replace_anything(text) {
+            return Ok(None);
+        }
         let claim = Claim::read(text);
         if !claim.may_replace() || !self.ports.index.capabilities().full_text {
             return Ok(None);
         }
-        let filter = VisibilityFilter {
-            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
-            now: self.now(),
-            as_of: None,
-            // A restricted memory is never replaced in passing: its id would come back in the
-            // result to a caller that may not know it exists.
-            include_restricted: false,
-            node_kinds: vec![NodeKind::Leaf],
-            categories: Vec::new(),
-            tree: None,
-            kinds: Vec::new(),
-            time_range: None,
-        };
+        // A restricted memory is never replaced in passing: its id would come back in the
+        // result to a caller that may not know it exists.
+        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
         let query = TextQuery {
             filter,
             text: text.to_owned(),
@@ -698,15 +691,8 @@ impl Arbor {
             return Ok(None);
         }
         let filter = VisibilityFilter {
-            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
-            now: self.now(),
-            as_of: None,
-            include_restricted: true,
-            node_kinds: vec![NodeKind::Leaf],
-            categories: Vec::new(),
             tree: Some(tree.clone()),
-            kinds: Vec::new(),
-            time_range: None,
+            ..VisibilityFilter::current_leaves_of(namespace, self.now(), true)
         };
         let hits = self
             .ports

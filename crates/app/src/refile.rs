@@ -11,7 +11,7 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Category, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::time::Timestamp;
-use arbor_domain::visibility::{LayerFilter, NodeKind, VisibilityFilter};
+use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::{TermSelection, TextQuery};
 
 use crate::write::{BatchPlan, PlannedLeaf};
@@ -62,15 +62,9 @@ impl Arbor {
             return Ok(());
         }
         let filter = VisibilityFilter {
-            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
-            now,
-            as_of: None,
-            include_restricted: true,
-            node_kinds: vec![NodeKind::Leaf],
             categories: vec![category],
             tree: Some(bucket.clone()),
-            kinds: Vec::new(),
-            time_range: None,
+            ..VisibilityFilter::current_leaves_of(namespace, now, true)
         };
         let query =
             TextQuery { filter, text: entity.name.clone(), limit: MAX_REFILED_PER_ENTITY, terms: TermSelection::All };

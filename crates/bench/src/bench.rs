@@ -431,9 +431,12 @@ async fn consolidation_pass(
             outcome?;
         }
     }
+    // No margin before the mark: the store was built moments ago, and the default margin would
+    // re-read the last ten minutes of its build, which a pass on a store in use does not meet.
     let request = arbor_app::ConsolidateRequest {
         namespaces: vec![(chain.write_namespace().clone(), Some(mark))],
         dry_run: false,
+        resume_margin: jiff::SignedDuration::ZERO,
     };
     let began = Instant::now();
     let run = arbor.consolidate(&request).await?;

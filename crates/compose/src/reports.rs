@@ -173,16 +173,14 @@ pub async fn consolidation_pass(
             return Ok(None);
         }
     }
-    let request = arbor_app::ConsolidateRequest {
-        namespaces: namespaces
-            .into_iter()
-            .map(|ns| {
-                let mark = marks.get(&ns).cloned();
-                (ns, mark)
-            })
-            .collect(),
-        dry_run,
-    };
+    let namespaces = namespaces
+        .into_iter()
+        .map(|ns| {
+            let mark = marks.get(&ns).cloned();
+            (ns, mark)
+        })
+        .collect();
+    let request = arbor_app::ConsolidateRequest::new(namespaces, dry_run);
     let run = arbor.consolidate(&request).await?;
     let report = if dry_run || !run.found_anything() { None } else { Some(write_report(root, &run)?) };
     Ok(Some(Pass { run, report }))

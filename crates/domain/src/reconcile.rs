@@ -37,7 +37,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::Serialize;
 
 use crate::text::{is_stopword, stem, tokenize};
@@ -185,6 +185,21 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     ];
     cues.iter().map(|(name, re)| (*name, Regex::new(&format!("(?i){re}")).expect("cue pattern compiles"))).collect()
 });
+
+/// Every change cue and every single-valued slot in one automaton: a text none of them
+/// matches cannot replace anything, and is told so in one pass over it.
+static REPLACEMENT_SIGNS: LazyLock<RegexSet> = LazyLock::new(|| {
+    let cues = CHANGE_CUES.iter().map(|(_, re)| re.as_str().to_owned());
+    let slots =
+        ATTRIBUTE_RULES.iter().filter(|r| r.attribute.is_single_valued()).map(|r| r.pattern.as_str().to_owned());
+    RegexSet::new(cues.chain(slots)).expect("the cue patterns compile together")
+});
+
+/// Whether `text` shows any sign of replacing something (a change cue or a single-valued
+/// slot): the cheap test before reading it as a claim, which most texts fail.
+pub fn may_replace_anything(text: &str) -> bool {
+    REPLACEMENT_SIGNS.is_match(text)
+}
 
 /// Cues that a text adds to what is known rather than replacing it, or only imagines a change.
 static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {

@@ -179,6 +179,23 @@ pub struct VisibilityFilter {
 }
 
 impl VisibilityFilter {
+    /// The current leaves of one namespace as a write looks among them (dedup, reconciliation,
+    /// re-filing, consolidation): now, no frozen layer, every category and tree, restricted
+    /// ones only when asked.
+    pub fn current_leaves_of(namespace: &Namespace, now: Timestamp, include_restricted: bool) -> VisibilityFilter {
+        VisibilityFilter {
+            layers: vec![LayerFilter { namespace: namespace.clone(), frozen_at: None }],
+            now,
+            as_of: None,
+            include_restricted,
+            node_kinds: vec![NodeKind::Leaf],
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+        }
+    }
+
     /// The default filter for a read chain: current leaves and summaries, every category, no
     /// restricted memories.
     pub fn for_chain(chain: &ReadChain, now: Timestamp) -> VisibilityFilter {

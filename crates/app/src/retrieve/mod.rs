@@ -425,15 +425,19 @@ const OUTDATED_CHECK_DEPTH: usize = 24;
 /// rules on their summaries), each with the newest such leaf: what reconciliation at write
 /// time missed (it ran before both were known, or a person confirmed both).
 fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, LeafId> {
-    let leaves: Vec<(&LeafRecord, Claim)> = ranked
+    let read: Vec<&LeafRecord> = ranked
         .iter()
         .take(OUTDATED_CHECK_DEPTH)
         .filter_map(|(_, record)| match record {
             Record::Leaf(leaf) => Some(leaf),
             Record::Summary(_) => None,
         })
-        .map(|leaf| (leaf, Claim::read(&leaf.summary)))
         .collect();
+    // Most packs hold nothing that could replace anything: then no claim is read at all.
+    if !read.iter().any(|leaf| arbor_domain::reconcile::may_replace_anything(&leaf.summary)) {
+        return BTreeMap::new();
+    }
+    let leaves: Vec<(&LeafRecord, Claim)> = read.into_iter().map(|leaf| (leaf, Claim::read(&leaf.summary))).collect();
     let mut outdated: BTreeMap<NodeId, LeafId> = BTreeMap::new();
     for (newer, new_claim) in &leaves {
         if !new_claim.may_replace() {
