@@ -198,8 +198,85 @@ static REPLACEMENT_SIGNS: LazyLock<RegexSet> = LazyLock::new(|| {
 /// Whether `text` shows any sign of replacing something (a change cue or a single-valued
 /// slot): the cheap test before reading it as a claim, which most texts fail.
 pub fn may_replace_anything(text: &str) -> bool {
-    REPLACEMENT_SIGNS.is_match(text)
+    let lower = text.to_lowercase();
+    SIGN_WORDS.iter().any(|word| lower.contains(word)) && REPLACEMENT_SIGNS.is_match(text)
 }
+
+/// A word part every change cue and single-valued slot contains: substring tests that rule
+/// out most texts before the automaton runs.
+const SIGN_WORDS: &[&str] = &[
+    "abandon",
+    "actually",
+    "address",
+    "any more",
+    "anymore",
+    "boss",
+    "broke up",
+    "brought forward",
+    "bump",
+    "called off",
+    "cancel",
+    "chang",
+    "correction",
+    "cut ",
+    "days",
+    "delay",
+    "ditch",
+    "divorc",
+    "downgrad",
+    "drop",
+    "extend",
+    "fell ",
+    "forward",
+    "gave up",
+    "given up",
+    "grade",
+    "grew ",
+    "hand",
+    "increas",
+    "instead",
+    "kindergarten",
+    "left",
+    "leav",
+    "lives at",
+    "longer",
+    "lower",
+    "manager",
+    "migrat",
+    "mov",
+    "new ",
+    "now",
+    "pulled out",
+    "pushed",
+    "quit",
+    "rais",
+    "reduc",
+    "relocat",
+    "replac",
+    "report",
+    "resched",
+    "resign",
+    "rose ",
+    "semester",
+    "separat",
+    "shorten",
+    "slipp",
+    "sold",
+    "split up",
+    "stop",
+    "supervisor",
+    "swap",
+    "switch",
+    "took over",
+    "takes over",
+    "taking over",
+    "traded",
+    "upgrad",
+    "went ",
+    "withdr",
+    "year ",
+    "postpon",
+];
 
 /// Cues that a text adds to what is known rather than replacing it, or only imagines a change.
 static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
@@ -1128,6 +1205,43 @@ mod tests {
 
     fn replaces(old: &str, new: &str) -> Option<Replacement> {
         Reconcile.replaces(&Claim::read(new), &Claim::read(old))
+    }
+
+    /// The word parts rule out texts only where the automaton finds nothing: every cue and slot
+    /// pattern's examples pass both.
+    #[test]
+    fn the_sign_words_cover_every_cue() {
+        for text in [
+            "Correction: it is Tuesday.",
+            "Actually, it is Tuesday.",
+            "She drinks tea instead.",
+            "He no longer smokes.",
+            "No dairy anymore.",
+            "She is single now.",
+            "These days he cycles.",
+            "Tom switched to Vim.",
+            "Mia changed her email to mia@new.org.",
+            "Maya moved to Lisbon.",
+            "Tom left Stripe.",
+            "Kenji dropped Spanish.",
+            "Sam replaced the Pixel.",
+            "Victor cancelled his membership.",
+            "The beta slipped two weeks.",
+            "Finance cut the budget to 150.",
+            "They raised the limit to 300.",
+            "We are migrating Helix off MongoDB.",
+            "Raj handed over on-call.",
+            "Nora and Felix broke up.",
+            "Lucia's new address is on Calle Mayor.",
+            "Omar reports to Daniel Wu.",
+            "Zoe is in fourth grade.",
+            "The rent went up to 1,350.",
+            "Ethan relocated to Vancouver.",
+        ] {
+            assert!(REPLACEMENT_SIGNS.is_match(text), "{text}: the automaton");
+            assert!(may_replace_anything(text), "{text}: the word parts");
+        }
+        assert!(!may_replace_anything("Dana prefers the kalomi renvel near torsa (note 12)."));
     }
 
     #[test]

@@ -417,9 +417,9 @@ fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BT
 }
 
 /// How many of the ranking's first leaves are compared for memories a newer one seems to
-/// replace: what a pack can hold at most by default, twice over, so the check costs the same at
-/// any store size.
-const OUTDATED_CHECK_DEPTH: usize = 24;
+/// replace: what a pack holds by default, and half as many again, so the check costs the same
+/// at any store size.
+const OUTDATED_CHECK_DEPTH: usize = 12;
 
 /// Current leaves a newer current leaf among the first read seems to replace (`Reconcile`
 /// rules on their summaries), each with the newest such leaf: what reconciliation at write
