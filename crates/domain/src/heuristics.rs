@@ -251,13 +251,8 @@ pub fn judge_duplicate(request: &DuplicateRequest) -> DuplicateJudgement {
     }
 }
 
-/// Whether two texts are the same memory by the deterministic bar (nearly all the same
-/// content words), and how much they share.
-pub fn same_memory(a: &str, b: &str) -> Option<f32> {
-    same_words(&content_words(a), &content_words(b))
-}
-
-/// [`same_memory`] over word sets read once ([`content_words`]), for comparing many pairs.
+/// Whether two texts' content words ([`content_words`], read once) make them the same memory
+/// by the deterministic bar (nearly all shared), and how much they share.
 pub fn same_words(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<f32> {
     let score = overlap(a, b);
     (score >= SAME_MEMORY_OVERLAP).then_some(score)
@@ -388,7 +383,7 @@ fn propose_entity(request: &AssessRequest, text: &str) -> (EntityProposal, Vec<S
 }
 
 /// Where an entity's name or an alias first occurs as whole words, case-insensitively.
-pub fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
+fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
     let lower = text.to_lowercase();
     std::iter::once(&entity.name)
         .chain(entity.aliases.iter())

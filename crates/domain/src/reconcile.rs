@@ -1194,11 +1194,6 @@ impl Reconcile {
     }
 }
 
-/// The display names of the entities a text mentions, for finding what else is about them.
-pub fn mention_names(claim: &Claim) -> Vec<&str> {
-    claim.mentions.iter().filter(|m| m.key != SPEAKER).map(|m| m.name.as_str()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
