@@ -25,8 +25,9 @@ use serde::Serialize;
 
 use crate::heuristics::{content_words, same_words};
 use crate::id::LeafId;
-use crate::model::Fingerprint;
+use crate::model::{Confidence, Fingerprint};
 use crate::reconcile::{Claim, Reconcile};
+use crate::supersession::DuplicateJudgement;
 use crate::time::Timestamp;
 
 /// What a pass may change about a memory.
@@ -75,6 +76,10 @@ pub struct CurrentMemory {
     /// with, so a pass costs what changed, not the square of what it read.
     pub like: Vec<LeafId>,
 }
+
+/// How many earlier memories a reasoner is shown with one changed memory: the newest of those
+/// filed under what it names, as many as one prompt holds comfortably.
+pub const JUDGED_CANDIDATES: usize = 8;
 
 /// Change cues that end a fact rather than give it a new value.
 const CESSATION_CUES: [&str; 6] = ["no longer", "not anymore", "left", "dropped", "cancelled", "broke up"];
@@ -147,6 +152,41 @@ impl Consolidation {
         proposals.sort_by(|a, b| (a.0, &a.1.retire).cmp(&(b.0, &b.1.retire)));
         proposals.into_iter().map(|(_, p)| p).collect()
     }
+
+    /// A reasoner's judgement of `newer` against the earlier current memories it was `shown`,
+    /// validated as at write time: it must name one of them, observed before `newer`, and say
+    /// that `newer` repeats it (a merge) or replaces it (an update) with at least
+    /// `min_confidence`. Anything else proposes nothing. The reason names the reasoner and its
+    /// confidence, never the memories' words.
+    pub fn judged(
+        &self,
+        newer: &CurrentMemory,
+        shown: &[&CurrentMemory],
+        judgement: &DuplicateJudgement,
+        min_confidence: Confidence,
+        reasoner: &str,
+    ) -> Option<Proposal> {
+        let (leaf_id, confidence, kind, verdict) = match judgement {
+            DuplicateJudgement::SameMemory { leaf_id, confidence } => {
+                (leaf_id, *confidence, ProposalKind::Merge, "the same memory")
+            }
+            DuplicateJudgement::Supersedes { leaf_id, confidence } => {
+                (leaf_id, *confidence, ProposalKind::Update, "replaces it")
+            }
+            DuplicateJudgement::Distinct => return None,
+        };
+        if !Confidence::new(confidence).is_ok_and(|c| c >= min_confidence) {
+            return None;
+        }
+        let earlier = |m: &&&CurrentMemory| (m.observed_at, &m.id) < (newer.observed_at, &newer.id);
+        let target = shown.iter().filter(earlier).find(|m| m.id.as_str() == leaf_id)?;
+        Some(Proposal {
+            kind,
+            retire: target.id.clone(),
+            keep: newer.id.clone(),
+            reason: format!("judged by the reasoner {reasoner}: {verdict} (confidence {confidence:.2})"),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -195,6 +235,39 @@ mod tests {
         );
         // The reasons hold rule names, never the memories' words.
         assert!(proposals.iter().all(|p| !p.reason.contains("maya") && !p.reason.contains("Porto")), "{proposals:?}");
+    }
+
+    /// A reasoner's answer proposes a change only when it names a memory it was shown, earlier
+    /// than the changed one, confidently enough.
+    #[test]
+    fn a_judgement_is_validated_before_it_proposes() {
+        let old = memory("leaf-1", "The Helix pipeline runs nightly.", 1, false);
+        let other = memory("leaf-2", "Helix has three maintainers.", 2, false);
+        let new = memory("leaf-3", "The Helix pipeline is continuous these days.", 9, true);
+        let later = memory("leaf-4", "Helix pipeline notes.", 12, false);
+        let shown = [&old, &other, &later];
+        let min = Confidence::saturating(0.75);
+        let judge =
+            |judgement: DuplicateJudgement| Consolidation::default().judged(&new, &shown, &judgement, min, "m/1");
+        let update = judge(DuplicateJudgement::Supersedes { leaf_id: "leaf-1".into(), confidence: 0.9 }).unwrap();
+        assert_eq!(
+            (update.kind, update.retire.as_str(), update.keep.as_str()),
+            (ProposalKind::Update, "leaf-1", "leaf-3")
+        );
+        assert_eq!(update.reason, "judged by the reasoner m/1: replaces it (confidence 0.90)");
+        let merge = judge(DuplicateJudgement::SameMemory { leaf_id: "leaf-2".into(), confidence: 0.8 }).unwrap();
+        assert_eq!(merge.kind, ProposalKind::Merge);
+        for refused in [
+            DuplicateJudgement::Distinct,
+            DuplicateJudgement::Supersedes { leaf_id: "leaf-1".into(), confidence: 0.5 },
+            DuplicateJudgement::Supersedes { leaf_id: "leaf-9".into(), confidence: 0.9 },
+            // Not earlier than the changed memory: a later one is never retired by it.
+            DuplicateJudgement::Supersedes { leaf_id: "leaf-4".into(), confidence: 0.9 },
+            DuplicateJudgement::Supersedes { leaf_id: "leaf-3".into(), confidence: 0.9 },
+            DuplicateJudgement::SameMemory { leaf_id: "leaf-1".into(), confidence: f32::NAN },
+        ] {
+            assert_eq!(judge(refused.clone()), None, "{refused:?}");
+        }
     }
 
     #[test]

@@ -72,6 +72,12 @@ impl LeafStatus {
         self != LeafStatus::Tombstone
     }
 
+    /// Whether a leaf in this status is filed under its lookup keys (`reconcile::LookupKey`):
+    /// only a current memory can be replaced or repeated by a new one.
+    pub fn is_filed(self) -> bool {
+        self == LeafStatus::Active
+    }
+
     /// Whether a leaf in this status is part of its tree's structure (buffers and summaries).
     /// Candidates join when confirmed; rejected and forgotten leaves never count.
     pub fn is_tree_member(self) -> bool {

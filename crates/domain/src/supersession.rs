@@ -241,6 +241,27 @@ impl Supersession {
         }
     }
 
+    /// May the version `id` of a memory that another memory replaced (its successor is of
+    /// another lineage: an update said in passing, or consolidation) be revived — a new version
+    /// of its memory written after it, the replacing memory left as it is? Only the latest
+    /// version of its memory, as the caller saw it (`expected`), and only if it is history.
+    pub fn check_revival(
+        &self,
+        id: &LeafId,
+        version: Version,
+        status: LeafStatus,
+        expected: Version,
+    ) -> Result<(), CorrectionRefusal> {
+        if version != expected {
+            return Err(CorrectionRefusal::StaleVersion {
+                id: id.clone(),
+                expected: expected.get(),
+                found: version.get(),
+            });
+        }
+        self.check_restore(id, status)
+    }
+
     /// May `target` be replaced by a correction from a caller that last saw `expected`? Only
     /// the current version of an active memory may: a replaced version, another version than
     /// the one stated, candidates and history (rejected, archived, forgotten) are refused.
@@ -476,6 +497,21 @@ mod tests {
                 &id, Version::new(version).unwrap(), status, successor, Version::new(expected).unwrap(),
             );
             prop_assert_eq!(outcome.is_ok(), version == expected && !replaced && status == LeafStatus::Active);
+        }
+
+        /// A memory another one replaced is revived only from its latest version as the caller
+        /// saw it, and only while that version is history.
+        #[test]
+        fn only_the_latest_replaced_version_can_be_revived(version in 1u32..6, expected in 1u32..6, status in 0usize..6) {
+            let id = LeafId::parse("leaf-01JZ0000000000000000000001").unwrap();
+            let status = LeafStatus::ALL[status];
+            let outcome = Supersession::default().check_revival(
+                &id, Version::new(version).unwrap(), status, Version::new(expected).unwrap(),
+            );
+            prop_assert_eq!(outcome.is_ok(), version == expected && status == LeafStatus::Superseded);
+            if version != expected {
+                prop_assert!(outcome.unwrap_err().is_stale());
+            }
         }
     }
 }

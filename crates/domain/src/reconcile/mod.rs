@@ -42,6 +42,10 @@ use serde::Serialize;
 
 use crate::text::{is_stopword, stem, tokenize};
 
+mod lookup;
+
+pub use lookup::{CANDIDATES, Filing, LOOKUP_KEYS_VERSION, LookupKey, PER_KEY, WordSignature};
+
 /// The key under which first-person statements are about their speaker.
 pub const SPEAKER: &str = "@speaker";
 
@@ -103,7 +107,7 @@ impl Attribute {
 
     /// Holds one value at a time, so a new value replaces the old one even without a cue.
     fn is_single_valued(self) -> bool {
-        matches!(self, Attribute::Address | Attribute::Manager | Attribute::Schooling)
+        matches!(self, Attribute::Address | Attribute::Manager | Attribute::Schooling | Attribute::Relationship)
     }
 }
 
@@ -130,14 +134,17 @@ static ATTRIBUTE_RULES: LazyLock<Vec<AttributeRule>> = LazyLock::new(|| {
         ),
         rule(Attribute::Manager, r"\b(?:manager|boss|supervisor|reports? (?:to|directly to)|reporting to)\b"),
         rule(Attribute::Phone, r"\b(?:phone|smartphone|iphone|pixel|galaxy s\d+)\b"),
-        rule(Attribute::Car, r"\b(?:car|cars|drives|drove|driving a|vehicle)\b"),
+        rule(Attribute::Car, r"\b(?:car|cars|drives|drove|(?:drive|driving) (?:a|an|the)|vehicle)\b"),
         rule(Attribute::Diet, r"\b(?:vegetarian|vegan|pescatarian|keto|paleo|diet|gluten|dairy|eats meat)\b"),
         rule(
             Attribute::Relationship,
             r"\b(?:dating|boyfriend|girlfriend|married|engaged|single|divorced|broke up|separated|fianc[eé]e?|in a relationship)\b",
         ),
         rule(Attribute::Children, r"\b(?:child|children|kids?|sons?|daughters?|baby)\b"),
-        rule(Attribute::Schooling, r"\b(?:grade|kindergarten|year \d+ at|semester)\b"),
+        rule(
+            Attribute::Schooling,
+            r"\b(?:grade|kindergarten|year \d+ at|semester|(?:is|am|are|was) (?:studying|a student)|student at|enrolled (?:at|in)|graduated)\b",
+        ),
         rule(Attribute::TimeOfDay, r"\b(?:\d{1,2}[:.]\d{2}|\d{1,2} ?(?:am|pm)|noon|midnight)\b"),
         rule(
             Attribute::Date,
@@ -168,7 +175,7 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ("moved to", r"\b(?:moved|moves|moving|relocated|relocating)(?: \S+){0,3} (?:to|off|away from)\b"),
         ("left", r"\b(?:left|leaving|quit|quitting|resigned)\b"),
         ("dropped", r"\b(?:dropped|stopped|gave up|given up|ditched|abandoned)\b"),
-        ("replaced", r"\b(?:replaced|replacing|upgraded|downgraded|traded in|sold)\b"),
+        ("replaced", r"\b(?:replaced|replacing|upgraded|downgraded|traded(?: \S+){0,3} in|sold)\b"),
         ("cancelled", r"\b(?:cancell?ed|withdrew|withdrawn|pulled out|dropped out|called off)\b"),
         ("postponed", r"\b(?:slipped|postponed|delayed|pushed (?:back|out)|rescheduled|brought forward|moved up)\b"),
         (
@@ -177,6 +184,15 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ),
         ("migrated", r"\b(?:migrated|migrating|migrates)(?:(?: \S+){0,2} (?:off|from|away from))?\b"),
         ("handed over", r"\b(?:handed (?:over|off)|took over|taking over|takes over)\b"),
+        // A new rank replaces the old one ("got promoted to senior designer").
+        ("promoted", r"\b(?:promoted|demoted)(?: to)?\b"),
+        // Studies end ("graduated and now works as…").
+        ("graduated", r"\b(?:graduated|graduates)\b"),
+        // Made again another way ("the API was rewritten in Rust").
+        ("rewritten", r"\b(?:rewr(?:ote|itten|iting)|rebuilt|rebuilding|redesigned|redone|reworked|ported)\b"),
+        // Less of something, or none ("cut back on sugar", "cut her hair short", "cut out gluten").
+        ("cut back", r"\bcut (?:\S+ ){0,3}(?:short|back|off|out)\b"),
+        ("dyed", r"\b(?:dyed|bleached|shaved)\b"),
         ("broke up", r"\b(?:broke up|split up|divorced|separated)\b"),
         (
             "new",
@@ -276,6 +292,27 @@ const SIGN_WORDS: &[&str] = &[
     "withdr",
     "year ",
     "postpon",
+    "promot",
+    "demot",
+    "graduat",
+    "rewr",
+    "rebuil",
+    "redesign",
+    "redone",
+    "rework",
+    "ported",
+    "dyed",
+    "bleach",
+    "shaved",
+    // The relationship slot, which holds one state at a time.
+    "dating",
+    "boyfriend",
+    "girlfriend",
+    "married",
+    "engaged",
+    "single",
+    "fianc",
+    "relationship",
 ];
 
 /// Cues that a text adds to what is known rather than replacing it, or only imagines a change.
@@ -284,7 +321,7 @@ static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ("also", r"\b(?:also|as well|in addition|additionally|besides|another)\b|\btoo\s*[.!]?\s*$"),
         (
             "hedged",
-            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|if|whether|unless|will|going to|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\bmay\b)",
+            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|if|whether|unless|will|(?:(?:is|are|am|was|were|be)|['’](?:s|re|m)) going to|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\bmay\b)",
         ),
         ("question", r"\?"),
         // Reported speech about someone else: "Maya said Tom just moved to Lisbon".
@@ -303,10 +340,12 @@ static VISIT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Cue words in phrases that change nothing: "dropped off the cake", "stopped by the shop",
-/// "left over", "now and then", "now that…", "instead of giving up".
+/// "left over", "now and then", "now that…", "instead of giving up", and leaving a place or a
+/// thing rather than a job, a team or a habit ("left the office late", "left early", "left a
+/// note").
 static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:dropped|stopped|dropping|stopping) (?:off|by|in|into|over|at)|left (?:over|behind)|now and then|now (?:that|i|i'm|i've|you|you're|we|they|he|she|it)|instead of \w+ing)\b",
+        r"(?i)^(?:(?:dropped|stopped|dropping|stopping) (?:off|by|in|into|over|at)|left (?:over|behind)|now and then|now (?:that|i|i'm|i've|you|you're|we|they|he|she|it)|instead of \w+ing|left (?:(?:the|his|her|their|my|our|your|a|an) )?(?:\S+ )?(?:office|building|house|home|party|meeting|room|shop|store|gym|restaurant|bar|station|airport|stage|table|call|chat|keys|phone|bag|wallet|umbrella|laptop|kids?|note|message|comment|review|tip|voicemail)|left (?:early|late|at \d|for (?:lunch|dinner|the day|home|work|school|the airport)))\b",
     )
         .expect("not-a-cue pattern compiles")
 });
@@ -581,6 +620,34 @@ const ORDINALS: &[&str] = &[
     "twelfth",
 ];
 
+/// The states a relationship is in, compared as values: "dating" and "engaged" differ, and
+/// one replaces the other.
+const RELATIONSHIP_STATES: &[&str] = &["dating", "engaged", "married", "single", "divorced", "separated", "widowed"];
+
+/// The names joined to `subject` where it is named: "Kofi and Ama", "Kofi, Ama and Yaw",
+/// "Kofi & Ama".
+fn joint_subjects(raw: &[&str], mentions: &[Mention], subject: Option<&str>) -> Vec<String> {
+    let Some(first) = subject.and_then(|s| mentions.iter().find(|m| m.key == s)) else { return Vec::new() };
+    let starting_at = |word: usize| mentions.iter().find(|m| m.word == word);
+    let mut joint = Vec::new();
+    let mut end = first.word + first.key.split_whitespace().count();
+    loop {
+        let after_comma = raw.get(end - 1).is_some_and(|w| w.ends_with(','));
+        let conjunction = raw.get(end).is_some_and(|w| matches!(w.to_lowercase().as_str(), "and" | "&"));
+        let next = if conjunction {
+            starting_at(end + 1)
+        } else if after_comma {
+            starting_at(end)
+        } else {
+            None
+        };
+        let Some(next) = next else { break };
+        joint.push(next.key.clone());
+        end = next.word + next.key.split_whitespace().count();
+    }
+    joint
+}
+
 /// What a text says, as far as reconciliation needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
@@ -614,6 +681,9 @@ pub struct Claim {
     /// What keeps it from replacing anything, if anything.
     pub hold: Option<&'static str>,
     visit: bool,
+    /// The names its subject is joined with ("Kofi and Ama both live in Accra"): what it says
+    /// holds for them too.
+    joint: Vec<String>,
 }
 
 impl Claim {
@@ -646,18 +716,23 @@ impl Claim {
         // Numbers are not values of a named slot (a date, a count in passing): names and
         // ordinals are ("reports to Daniel Wu", "fourth grade").
         for word in &words {
-            if ORDINALS.contains(&word.as_str()) {
+            if ORDINALS.contains(&word.as_str()) || RELATIONSHIP_STATES.contains(&word.as_str()) {
                 values.insert(word.clone());
             }
         }
+        let joint = joint_subjects(&raw, &mentions, subject.as_deref());
         let mut change = None;
         let (mut changed_terms, mut changed_attributes) = (BTreeSet::new(), BTreeSet::new());
         let mut cue_neighbours = BTreeSet::new();
+        let mut cue_words = BTreeSet::new();
         let mut adverb_cue = false;
-        for clause in sentences(text).into_iter().flat_map(clauses) {
+        // Most texts hold no cue at all; the one-pass test spares them the cue-by-cue reading.
+        let clauses_to_read = if may_replace_anything(text) { sentences(text) } else { Vec::new() };
+        for clause in clauses_to_read.into_iter().flat_map(clauses) {
             for (cue, re) in CHANGE_CUES.iter() {
                 for found in unnegated_matches(re, clause) {
                     change = change.or(Some(*cue));
+                    cue_words.extend(found.as_str().split_whitespace().next().map(&terms_of).unwrap_or_default());
                     // What a cue speaks of: the whole text for a correction, the clause for
                     // an adverb ("she is single now") or a verb ("Tom left Stripe").
                     let scope = match cue_reach(cue) {
@@ -675,6 +750,10 @@ impl Claim {
                 }
             }
         }
+        // The cue's own verb is how the change is said, not what changed: "Alice moved the
+        // boxes" and "Alice just moved to Lyon" share "move" and nothing about one attribute.
+        changed_terms.retain(|t| !cue_words.contains(t));
+        cue_neighbours.retain(|t| !cue_words.contains(t));
         let hold = HOLD_CUES.iter().find(|(_, re)| re.is_match(text)).map(|(name, _)| *name);
         // Exclamations and questions are reactions, not statements of fact.
         let statement =
@@ -694,6 +773,7 @@ impl Claim {
             adverb_cue,
             hold,
             visit,
+            joint,
         }
     }
 
@@ -704,6 +784,15 @@ impl Claim {
         self.subject.is_some()
             && self.hold.is_none()
             && (self.change.is_some() || self.attributes.iter().any(|a| a.is_single_valued()))
+    }
+
+    /// How many of its content words describe what it is about rather than name a value: all
+    /// but the generic ones and the words of the names it states ("Tariq's favourite restaurant
+    /// is Sakura on Elm Street" describes one thing, a restaurant).
+    fn descriptive_terms(&self) -> usize {
+        let named: BTreeSet<String> =
+            self.values.iter().flat_map(|v| tokenize(v)).map(|t| stem(&t).into_owned()).collect();
+        self.terms.iter().filter(|t| !GENERIC_STEMS.contains(*t) && !named.contains(*t)).count()
     }
 
     /// Whether it mentions `key`, or a longer or shorter form of it ("Orion" and "Orion API",
@@ -1101,6 +1190,10 @@ impl Reconcile {
         if new.hold.is_some() || !old.statement {
             return None;
         }
+        // What holds for several people is not replaced by news about one of them.
+        if old.joint.iter().any(|name| !new.mentions_key(name)) {
+            return None;
+        }
         // With a change cue, what changed is what the cue's sentences say.
         let (new_terms, new_attributes) = match new.change {
             Some(_) => (&new.changed_terms, &new.changed_attributes),
@@ -1147,7 +1240,7 @@ impl Reconcile {
     /// coffee with oat milk now").
     fn one_word_suffices(&self, new: &Claim, old: &Claim, shared: &BTreeSet<String>) -> bool {
         let acted_on = shared.iter().all(|t| new.cue_neighbours.contains(t));
-        acted_on || (new.adverb_cue && old.terms.len() <= SHORT_STATEMENT_TERMS)
+        acted_on || (new.adverb_cue && old.descriptive_terms() <= SHORT_STATEMENT_TERMS)
     }
 
     /// The entity both claims are about, if any (rule 1 of the module docs).
@@ -1232,6 +1325,13 @@ mod tests {
             "Zoe is in fourth grade.",
             "The rent went up to 1,350.",
             "Ethan relocated to Vancouver.",
+            "Diego got promoted to senior designer.",
+            "Sam traded the Civic in for a Subaru.",
+            "Wen and Lucas got engaged.",
+            "Zara graduated last spring.",
+            "The API was rewritten in Rust.",
+            "Keiko cut her hair short.",
+            "Keiko dyed her hair red.",
         ] {
             assert!(REPLACEMENT_SIGNS.is_match(text), "{text}: the automaton");
             assert!(may_replace_anything(text), "{text}: the word parts");
@@ -1271,6 +1371,19 @@ mod tests {
         );
         // A single-valued slot given a new value, no cue needed.
         assert!(replaces("Omar's manager is Linda Park.", "After the reorg Omar reports to Daniel Wu.").is_some());
+        // A rank, a car traded in, a relationship's next state.
+        assert!(replaces("Diego is a junior designer at Figma.", "Diego got promoted to senior designer.").is_some());
+        assert!(replaces("user: I drive a Honda Civic", "user: traded the Civic in for a Subaru Outback").is_some());
+        assert!(replaces("Wen is dating Lucas.", "Wen and Lucas got engaged in June.").is_some());
+        assert!(replaces("Wen is dating Lucas.", "Wen has been dating Lucas for a year.").is_none());
+        // Studies that end, a thing made again, a look changed.
+        assert!(
+            replaces("Zara is studying law at King's College.", "Zara graduated and now works as a paralegal.")
+                .is_some()
+        );
+        assert!(replaces("Vega's API is written in Go.", "Vega's API was rewritten in Rust.").is_some());
+        assert!(replaces("Keiko's hair is long and black.", "Keiko cut her hair short and dyed it red.").is_some());
+        assert!(replaces("Keiko's hair is long and black.", "Keiko cut the cake into slices.").is_none());
         assert!(
             replaces("user: my daughter Zoe is in third grade", "user: Zoe started fourth grade this week").is_some()
         );
@@ -1323,6 +1436,21 @@ mod tests {
             assert!(replaces(old, new).is_none(), "{new:?} must not replace {old:?}: {:?}", replaces(old, new));
         }
         assert!(replaces("Nora is dating Felix.", "Nora is not dating Felix anymore.").is_some());
+        // Leaving a place is not leaving a job.
+        for new in
+            ["Tom left the Stripe office late.", "Tom left early for Stripe's party.", "Tom left a note at Stripe."]
+        {
+            assert!(replaces("Tom works at Stripe.", new).is_none(), "{new}");
+        }
+        assert!(replaces("Tom works at Stripe.", "Tom left Stripe for Figma.").is_some());
+        // The cue's own verb is not a shared attribute.
+        assert!(
+            replaces("Alice moved the boxes to the attic.", "Alice just moved to a new flat for her job.").is_none()
+        );
+        // What holds for several people is not replaced by news about one of them.
+        assert!(replaces("Kofi and Ama both live in Accra.", "Kofi moved to London for his degree.").is_none());
+        assert!(replaces("Kofi, Ama and Yaw live in Accra.", "Kofi moved to London.").is_none());
+        assert!(replaces("Kofi and Ama live in Accra.", "Kofi and Ama moved to London.").is_some());
         // Conversation is not a list of facts: a long message is never replaced.
         let story = "Thanks, Jon! After losing my job at the bank I wanted to take control of my own destiny. \
                      It has been a tough journey, but my dance studio is finally open and I love it.";
@@ -1351,6 +1479,18 @@ mod tests {
         );
         assert!(r.is_none(), "{r:?}");
         assert!(replaces("Noah drinks his coffee black.", "Noah takes his coffee with oat milk now.").is_some());
+        // The names a statement gives are its value, not what it describes.
+        let r = replaces(
+            "Tariq's favourite restaurant is Sakura on Elm Street.",
+            "Sakura closed, so Tariq's favourite restaurant is now Bella Napoli.",
+        );
+        assert_eq!(r.map(|r| r.subject).as_deref(), Some("tariq"));
+        // Going somewhere is not a plan.
+        assert!(
+            replaces("Yuki goes to the gym three times a week.", "Yuki stopped going to the gym and swims instead.")
+                .is_some()
+        );
+        assert!(replaces("Yuki goes to the gym.", "Yuki is going to stop the gym and swim instead.").is_none());
         // A shared modifier is not a shared slot.
         assert!(
             replaces("Aiden's favourite film is Alien.", "Aiden says his favourite food is ramen these days.")
