@@ -13,7 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgConnection, PgPool, Row};
 
 use crate::error::sql_error;
-use crate::schema::{MIGRATIONS, migrate};
+use crate::schema::{MIGRATIONS, migrate, refile_lookup_keys};
 
 /// Where Arbor's tables live on a Postgres server.
 #[derive(Clone, PartialEq, Eq)]
@@ -115,6 +115,7 @@ impl PgDatabase {
             .await
             .map_err(sql_error)?;
         migrate(&mut conn, MIGRATIONS).await?;
+        refile_lookup_keys(&mut conn).await?;
         conn.close().await.map_err(sql_error)?;
         let pool = PgPoolOptions::new()
             .max_connections(config.max_connections.max(1))

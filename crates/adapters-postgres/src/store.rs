@@ -14,13 +14,13 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::rows::{
-    EntityRow, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, from_ts, node_from_str, node_to_str, opt_ts, status_sql,
-    subject_hash, to_json, ts,
+    EntityRow, FiledEntries, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, filed_entries, filed_entries_of, from_ts,
+    lookup_key_hash, node_from_str, node_to_str, opt_ts, signature_from, status_sql, subject_hash, to_json, ts,
 };
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
-    IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
-    TreeLeafQuery, WriteMark,
+    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page,
+    Result, StoreCounts, TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
@@ -96,7 +96,49 @@ async fn insert_leaf(conn: &mut PgConnection, leaf: &LeafRecord) -> std::result:
     let mut sql = QueryBuilder::<Postgres>::new(format!("INSERT INTO leaves ({}) VALUES (", leaf_columns()));
     bind_leaf(&mut sql.separated(", "), LeafRow::from_record(leaf)?);
     sql.push(")");
-    sql.build().execute(conn).await?;
+    sql.build().execute(&mut *conn).await?;
+    file_leaf(conn, leaf.id.as_str(), ts(leaf.observed_at)?, &filed_entries(leaf)).await
+}
+
+/// Files a leaf under its lookup key hashes ([`MetadataStore::leaves_filed_under`]).
+async fn file_leaf(
+    conn: &mut PgConnection,
+    id: &str,
+    observed_at: i64,
+    entries: &FiledEntries,
+) -> std::result::Result<(), Failure> {
+    if entries.hashes.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO leaf_keys (key, observed_at, leaf, words) SELECT key, $2, $3, $4 FROM UNNEST($1::BIGINT[]) AS k(key)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(&entries.hashes)
+    .bind(observed_at)
+    .bind(id)
+    .bind(entries.words)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Takes a leaf out of the keys it was filed under.
+async fn unfile_leaf(
+    conn: &mut PgConnection,
+    id: &str,
+    observed_at: i64,
+    hashes: &[i64],
+) -> std::result::Result<(), Failure> {
+    if hashes.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM leaf_keys WHERE key = ANY($1) AND observed_at = $2 AND leaf = $3")
+        .bind(hashes)
+        .bind(observed_at)
+        .bind(id)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
@@ -163,11 +205,13 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
         }
         Change::InsertLeaf(leaf) => insert_leaf(conn, leaf).await?,
         Change::UpdateLeaf { expect, record } => {
-            let current = sqlx::query("SELECT status, parent, namespace, tree_id FROM leaves WHERE id = $1 FOR UPDATE")
-                .bind(record.id.as_str())
-                .fetch_optional(&mut *conn)
-                .await?
-                .ok_or_else(|| Error::not_found("leaf", &record.id))?;
+            let current = sqlx::query(
+                "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = $1 FOR UPDATE",
+            )
+            .bind(record.id.as_str())
+            .fetch_optional(&mut *conn)
+            .await?
+            .ok_or_else(|| Error::not_found("leaf", &record.id))?;
             let status: String = current.try_get(0)?;
             let parent: Option<String> = current.try_get(1)?;
             expect.check(&record.id, &status, parent.as_deref())?;
@@ -175,10 +219,23 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
                 return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree").into());
             }
+            let (summary, observed_at): (String, i64) = (current.try_get(4)?, current.try_get(5)?);
             let mut sql = QueryBuilder::<Postgres>::new(format!("UPDATE leaves SET ({}) = ROW(", leaf_columns()));
             bind_leaf(&mut sql.separated(", "), LeafRow::from_record(record)?);
             sql.push(") WHERE id = ").push_bind(record.id.as_str().to_owned());
             sql.build().execute(&mut *conn).await?;
+            // Filed anew only when what it is filed by changed (a seal moves a leaf under a
+            // parent and changes none of it).
+            let was_filed = LeafStatus::parse(&status).is_some_and(LeafStatus::is_filed);
+            let new_observed_at = ts(record.observed_at)?;
+            let (is_filed, same_words) = (record.status.is_filed(), summary == record.summary);
+            if (was_filed, observed_at) != (is_filed, new_observed_at) || !same_words {
+                if was_filed {
+                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary);
+                    unfile_leaf(conn, record.id.as_str(), observed_at, &old.hashes).await?;
+                }
+                file_leaf(conn, record.id.as_str(), new_observed_at, &filed_entries(record)).await?;
+            }
         }
         Change::InsertSummary(summary) => insert_summary(conn, summary).await?,
         Change::UpdateSummary { expect, record } => {
@@ -697,6 +754,36 @@ impl MetadataStore for PgStore {
         }
         sql.push(" ORDER BY created_at, id LIMIT ").push_bind(limit(limit_to));
         self.query_leaves(sql).await
+    }
+
+    async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
+        if query.keys.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut hashes: Vec<i64> = query.keys.iter().map(|key| lookup_key_hash(namespace, key)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        // Per key, the latest entries of the (key, observed_at, leaf) primary key: an index
+        // range each, no leaf row read until the few ranked first are.
+        let rows = sqlx::query(
+            "SELECT filed.leaf, filed.observed_at, filed.words FROM UNNEST($1::BIGINT[]) AS wanted(key)
+             CROSS JOIN LATERAL (SELECT leaf, observed_at, words FROM leaf_keys WHERE leaf_keys.key = wanted.key
+                                 ORDER BY observed_at DESC, leaf DESC LIMIT $2) AS filed",
+        )
+        .bind(&hashes)
+        .bind(limit(query.per_key))
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        let mut found = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let (leaf, observed_at, words): (String, i64, i64) = (row.get(0), row.get(1), row.get(2));
+            let leaf = LeafId::parse(&leaf).map_err(|e| corrupt("leaf key", &leaf, e))?;
+            found.push(FiledEntry { leaf, observed_at: from_ts(observed_at), words: signature_from(words) });
+        }
+        let ranked = query.rank(&found);
+        let leaves = self.leaves(std::slice::from_ref(namespace), &ranked).await?;
+        Ok(FiledQuery::in_rank_order(&ranked, leaves))
     }
 
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {

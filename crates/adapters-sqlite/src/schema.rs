@@ -1,8 +1,12 @@
 //! Versioned migrations, recorded in `PRAGMA user_version`. A database newer than this build
 //! is refused rather than guessed at.
 
+use arbor_domain::lifecycle::LeafStatus;
+use arbor_domain::namespace::Namespace;
+use arbor_domain::reconcile::LOOKUP_KEYS_VERSION;
+use arbor_ports::rows::{corrupt, filed_entries_of, status_sql};
 use arbor_ports::{Error, Result};
-use rusqlite::Connection;
+use rusqlite::{Connection, params};
 
 use crate::config::write_transaction;
 use crate::error::{BACKEND, sql_error};
@@ -12,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_retrievals.sql"),
     include_str!("../migrations/0003_written_order.sql"),
+    include_str!("../migrations/0004_lookup_keys.sql"),
 ];
 
 /// The schema version this build writes.
@@ -62,11 +67,101 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         tx.commit().map_err(sql_error)?;
         tracing::info!(version, "sqlite schema migrated");
     }
+    refile_lookup_keys(conn)
+}
+
+/// Files every active leaf again under the lookup keys this build's rules make, if the rows
+/// were made by other rules (`lookup_keys_version`); one transaction, re-checked under the
+/// write lock so that several processes opening the store at once file once.
+fn refile_lookup_keys(conn: &mut Connection) -> Result<()> {
+    let made_by = |conn: &Connection| -> Result<i64> {
+        conn.query_row("SELECT value FROM counters WHERE name = 'lookup_keys_version'", [], |r| r.get(0))
+            .map_err(sql_error)
+    };
+    let current = i64::from(LOOKUP_KEYS_VERSION);
+    if made_by(conn)? == current {
+        return Ok(());
+    }
+    let tx = write_transaction(conn)?;
+    if made_by(&tx)? == current {
+        return Ok(());
+    }
+    tx.execute("DELETE FROM leaf_keys", []).map_err(sql_error)?;
+    let mut filed = 0usize;
+    {
+        let mut leaves = tx
+            .prepare(&format!(
+                "SELECT id, namespace, summary, observed_at FROM leaves WHERE {}",
+                status_sql::leaves_where(LeafStatus::is_filed)
+            ))
+            .map_err(sql_error)?;
+        let mut rows = leaves.query([]).map_err(sql_error)?;
+        let mut insert = tx.prepare(INSERT_LEAF_KEY).map_err(sql_error)?;
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            let (id, namespace, summary, observed_at): (String, String, String, i64) = (
+                row.get(0).map_err(sql_error)?,
+                row.get(1).map_err(sql_error)?,
+                row.get(2).map_err(sql_error)?,
+                row.get(3).map_err(sql_error)?,
+            );
+            let namespace = Namespace::parse(&namespace).map_err(|e| corrupt("leaf", &id, e))?;
+            let entries = filed_entries_of(&namespace, LeafStatus::Active, &summary);
+            for hash in entries.hashes {
+                insert.execute(params![hash, observed_at, id, entries.words]).map_err(sql_error)?;
+            }
+            filed += 1;
+        }
+    }
+    tx.execute("UPDATE counters SET value = ? WHERE name = 'lookup_keys_version'", [current]).map_err(sql_error)?;
+    tx.commit().map_err(sql_error)?;
+    tracing::info!(leaves = filed, version = current, "active leaves filed under this build's lookup keys");
     Ok(())
 }
 
+/// Files one leaf under one key hash.
+pub(crate) const INSERT_LEAF_KEY: &str =
+    "INSERT OR IGNORE INTO leaf_keys (key, observed_at, leaf, words) VALUES (?, ?, ?, ?)";
+
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use arbor_domain::reconcile::Claim;
+    use arbor_ports::conformance::fixtures::{conversation, leaf, tree, tree_id};
+    use arbor_ports::{Change, ChangeSet, FiledQuery, MetadataStore};
+
+    use crate::{SqliteConfig, SqliteDatabase, SqliteStore};
+
+    /// A store whose lookup keys were made by other rules (or before they existed) has every
+    /// active leaf filed again when a writer opens it, once.
+    #[tokio::test]
+    async fn active_leaves_are_filed_again_under_this_builds_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = SqliteConfig::new(dir.path().join("arbor.db"));
+        let (ns, t) = (conversation("c1"), tree_id("topic"));
+        let record = leaf(&ns, &t, "leaf-1", "Maya lives in Porto.", 1);
+        let lookup = Claim::read("Maya moved to Lisbon.").looked_up_by();
+        let found = |db: &Arc<SqliteDatabase>| {
+            let (store, ns, query) =
+                (SqliteStore::new(db.clone()), ns.clone(), FiledQuery::new(lookup.clone(), 12, 24));
+            async move { store.leaves_filed_under(&ns, &query).await.unwrap().len() }
+        };
+        {
+            let db = Arc::new(SqliteDatabase::open(&config).unwrap());
+            let changes = ChangeSet::new().with(Change::EnsureTree(tree(&ns, &t))).with(Change::InsertLeaf(record));
+            SqliteStore::new(db.clone()).commit(changes).await.unwrap();
+            assert_eq!(found(&db).await, 1);
+            db.lock()
+                .execute_batch(
+                    "DELETE FROM leaf_keys; UPDATE counters SET value = 0 WHERE name = 'lookup_keys_version'",
+                )
+                .unwrap();
+            assert_eq!(found(&db).await, 0, "the rows are gone");
+        }
+        let db = Arc::new(SqliteDatabase::open(&config).unwrap());
+        assert_eq!(found(&db).await, 1, "filed again on opening");
+    }
+
     /// The unique index over live fingerprints covers exactly the statuses the rule names.
     #[test]
     fn the_live_fingerprint_index_follows_the_rule() {

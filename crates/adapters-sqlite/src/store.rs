@@ -1,6 +1,7 @@
 //! [`SqliteStore`]: the metadata store on SQLite. A change set is one transaction; every
 //! precondition is checked inside it, and any failure rolls the whole set back.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use arbor_domain::entity::{Entity, EntitySlug};
@@ -10,11 +11,11 @@ use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, Tree
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
-use arbor_ports::rows::status_sql;
+use arbor_ports::rows::{FiledEntries, filed_entries, filed_entries_of, lookup_key_hash, signature_from, status_sql};
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
-    IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page, Result, StoreCounts,
-    TreeLeafQuery, WriteMark,
+    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page,
+    Result, StoreCounts, TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -28,6 +29,7 @@ use crate::codec::{
 use crate::config::{SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, sql_error};
 use crate::filter::{leaf_visibility_sql, placeholders};
+use crate::schema::INSERT_LEAF_KEY;
 
 /// The metadata store on a [`SqliteDatabase`].
 #[derive(Debug, Clone)]
@@ -50,9 +52,33 @@ fn scope_values(scope: &[Namespace]) -> Vec<Value> {
 }
 
 fn insert_leaf(tx: &Transaction<'_>, leaf: &LeafRecord) -> Result<()> {
+    insert_leaf_row(tx, leaf)?;
+    file_leaf(tx, leaf.id.as_str(), ts(leaf.observed_at)?, &filed_entries(leaf))
+}
+
+fn insert_leaf_row(tx: &Transaction<'_>, leaf: &LeafRecord) -> Result<()> {
     let values = leaf_values(leaf)?;
     let sql = format!("INSERT INTO leaves ({LEAF_COLUMNS}) VALUES ({})", placeholders(values.len()));
     tx.execute(&sql, params_from_iter(values)).map_err(sql_error)?;
+    Ok(())
+}
+
+/// Files a leaf under its lookup key hashes ([`MetadataStore::leaves_filed_under`]).
+fn file_leaf(tx: &Transaction<'_>, id: &str, observed_at: i64, entries: &FiledEntries) -> Result<()> {
+    let mut insert = tx.prepare_cached(INSERT_LEAF_KEY).map_err(sql_error)?;
+    for hash in &entries.hashes {
+        insert.execute(params![hash, observed_at, id, entries.words]).map_err(sql_error)?;
+    }
+    Ok(())
+}
+
+/// Takes a leaf out of the keys it was filed under.
+fn unfile_leaf(tx: &Transaction<'_>, id: &str, observed_at: i64, hashes: &[i64]) -> Result<()> {
+    let mut delete =
+        tx.prepare_cached("DELETE FROM leaf_keys WHERE key = ? AND observed_at = ? AND leaf = ?").map_err(sql_error)?;
+    for hash in hashes {
+        delete.execute(params![hash, observed_at, id]).map_err(sql_error)?;
+    }
     Ok(())
 }
 
@@ -102,21 +128,35 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         }
         Change::InsertLeaf(leaf) => insert_leaf(tx, &leaf)?,
         Change::UpdateLeaf { expect, record } => {
-            let current: Option<(String, Option<String>, String, String)> = tx
+            type Current = (String, Option<String>, String, String, String, i64);
+            let current: Option<Current> = tx
                 .query_row(
-                    "SELECT status, parent, namespace, tree_id FROM leaves WHERE id = ?",
+                    "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = ?",
                     [record.id.as_str()],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
                 )
                 .optional()
                 .map_err(sql_error)?;
-            let (status, parent, namespace, tree) = current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
+            let (status, parent, namespace, tree, summary, observed_at) =
+                current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
             expect.check(&record.id, &status, parent.as_deref())?;
             if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
                 return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
             }
             tx.execute("DELETE FROM leaves WHERE id = ?", [record.id.as_str()]).map_err(sql_error)?;
-            insert_leaf(tx, &record)?;
+            insert_leaf_row(tx, &record)?;
+            // Filed anew only when what it is filed by changed (a seal moves a leaf under a
+            // parent and changes none of it).
+            let was_filed = LeafStatus::parse(&status).is_some_and(LeafStatus::is_filed);
+            let new_observed_at = ts(record.observed_at)?;
+            let (is_filed, same_words) = (record.status.is_filed(), summary == record.summary);
+            if (was_filed, observed_at) != (is_filed, new_observed_at) || !same_words {
+                if was_filed {
+                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary);
+                    unfile_leaf(tx, record.id.as_str(), observed_at, &old.hashes)?;
+                }
+                file_leaf(tx, record.id.as_str(), new_observed_at, &filed_entries(&record))?;
+            }
         }
         Change::InsertSummary(summary) => insert_summary(tx, &summary)?,
         Change::UpdateSummary { expect, record } => {
@@ -613,6 +653,37 @@ impl MetadataStore for SqliteStore {
         sql.push_str(" ORDER BY created_at, id LIMIT ?");
         params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         self.query_leaves(&sql, params)
+    }
+
+    async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
+        // Per key, the latest entries of the (key, observed_at, leaf) primary key: an index
+        // range each, no leaf row read until the few ranked first are.
+        let hashes: BTreeSet<i64> = query.keys.iter().map(|key| lookup_key_hash(namespace, key)).collect();
+        let per_key = i64::try_from(query.per_key).unwrap_or(i64::MAX);
+        let mut found = Vec::new();
+        {
+            let conn = self.db.lock();
+            let mut latest = conn
+                .prepare_cached(
+                    "SELECT leaf, observed_at, words FROM leaf_keys WHERE key = ? \
+                     ORDER BY observed_at DESC, leaf DESC LIMIT ?",
+                )
+                .map_err(sql_error)?;
+            for hash in hashes {
+                let mut rows = latest.query(params![hash, per_key]).map_err(sql_error)?;
+                while let Some(row) = rows.next().map_err(sql_error)? {
+                    let leaf: String = row.get(0).map_err(sql_error)?;
+                    found.push(FiledEntry {
+                        leaf: LeafId::parse(&leaf).map_err(|e| crate::error::corrupt("leaf key", &leaf, e))?,
+                        observed_at: from_ts(row.get(1).map_err(sql_error)?),
+                        words: signature_from(row.get(2).map_err(sql_error)?),
+                    });
+                }
+            }
+        }
+        let ranked = query.rank(&found);
+        let leaves = self.leaves(std::slice::from_ref(namespace), &ranked).await?;
+        Ok(FiledQuery::in_rank_order(&ranked, leaves))
     }
 
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {

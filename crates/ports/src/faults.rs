@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, VectorQuery};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, ChangeSet, EntityQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition,
+    AuditEvent, BodyIntent, ChangeSet, EntityQuery, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition,
     MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
@@ -243,6 +243,9 @@ impl MetadataStore for FailingStore {
     ) -> Result<Vec<LeafRecord>> {
         guarded(&self.plan, "store.leaves_written_after", self.inner.leaves_written_after(namespace, after, limit))
             .await
+    }
+    async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
+        guarded(&self.plan, "store.leaves_filed_under", self.inner.leaves_filed_under(namespace, query)).await
     }
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
         guarded(&self.plan, "store.claim_jobs", self.inner.claim_jobs(claim)).await

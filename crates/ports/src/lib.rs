@@ -48,9 +48,9 @@ pub use models::{
 };
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, IntegrityReport, Job, JobClaim, JobKind,
-    JobLease, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery,
-    WriteMark, check_root,
+    AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, FiledEntry, FiledQuery, IntegrityReport, Job,
+    JobClaim, JobKind, JobLease, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect,
+    TreeLeafQuery, WriteMark, check_root,
 };
 pub use system::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 

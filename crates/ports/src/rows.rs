@@ -16,6 +16,7 @@ use arbor_domain::model::{
 };
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
+use arbor_domain::reconcile::{Claim, LookupKey, WordSignature};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState};
@@ -72,6 +73,56 @@ pub fn sensitivity_from(code: i64) -> Option<Sensitivity> {
 /// A short stable hash of a subject key, so an index over subjects holds no words.
 pub fn subject_hash(subject: &SubjectKey) -> String {
     ContentHash::of(subject.as_str().as_bytes()).as_str()[..24].to_owned()
+}
+
+/// A lookup key as a backend stores it: 64 bits of the SHA-256 of the namespace and the key,
+/// so an index over keys holds no words and a key of one namespace never matches another's
+/// (the reads check the namespace as well).
+pub fn lookup_key_hash(namespace: &Namespace, key: &LookupKey) -> i64 {
+    let text = format!("{namespace}\u{0}{}", key.as_str());
+    let hash = ContentHash::of(text.as_bytes());
+    let hex = &hash.as_str()[..16];
+    // Sixteen hex digits are 64 bits; stored as a signed integer, as SQL backends hold them.
+    u64::from_str_radix(hex, 16).map_or(0, |bits| i64::from_ne_bytes(bits.to_ne_bytes()))
+}
+
+/// A leaf's entries in the lookup index ([`MetadataStore::leaves_filed_under`]): the hashes of
+/// the keys it is filed under, each stored with the signature of its words.
+///
+/// [`MetadataStore::leaves_filed_under`]: crate::MetadataStore::leaves_filed_under
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FiledEntries {
+    pub hashes: Vec<i64>,
+    /// [`WordSignature`]'s bits, as SQL backends hold 64 bits.
+    pub words: i64,
+}
+
+/// A leaf's entries while its status is filed ([`LeafStatus::is_filed`]: active) —
+/// [`Claim::filed_under`] of its summary — and none in any other status. What every backend
+/// writes with the leaf's row and removes with it.
+pub fn filed_entries(leaf: &LeafRecord) -> FiledEntries {
+    filed_entries_of(&leaf.namespace, leaf.status, &leaf.summary)
+}
+
+/// [`filed_entries`] from the three columns it reads.
+pub fn filed_entries_of(namespace: &Namespace, status: LeafStatus, summary: &str) -> FiledEntries {
+    if !status.is_filed() {
+        return FiledEntries::default();
+    }
+    let filing = Claim::read(summary).filed_under();
+    let mut hashes: Vec<i64> = filing.keys.iter().map(|key| lookup_key_hash(namespace, key)).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    FiledEntries { hashes, words: signature_bits(filing.words) }
+}
+
+/// A signature's 64 bits as a signed integer, and back.
+pub fn signature_bits(words: WordSignature) -> i64 {
+    i64::from_ne_bytes(words.0.to_ne_bytes())
+}
+
+pub fn signature_from(bits: i64) -> WordSignature {
+    WordSignature(u64::from_ne_bytes(bits.to_ne_bytes()))
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {

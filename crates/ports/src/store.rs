@@ -10,6 +10,7 @@ use arbor_domain::model::{
 };
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
+use arbor_domain::reconcile::{Filing, LookupKey, WordSignature};
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::VisibilityFilter;
@@ -106,6 +107,23 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
         after: Option<WriteMark>,
         limit: usize,
     ) -> Result<Vec<LeafRecord>>;
+
+    /// The active leaves of `namespace` filed under `query.keys` (`Claim::filed_under` of their
+    /// summaries, [`rows::filed_entries`](crate::rows::filed_entries)): of the `query.per_key`
+    /// latest entries under each key (by observation time, ties by id, descending), the
+    /// `query.limit` leaves ranked first by [`FiledQuery::rank`] (the most keys, then the most
+    /// shared words, then the latest), each once, in that order. What a memory that may
+    /// replace others compares itself with.
+    ///
+    /// # Contract
+    /// - A leaf is filed while it is active, under the keys of its current summary: a leaf
+    ///   that becomes active (a confirmed candidate, a restored version) is found from that
+    ///   commit on, one that stops being active (superseded, rejected, archived, forgotten)
+    ///   is not, and never a leaf of another namespace.
+    /// - The cost follows `keys × per_key` index entries and `limit` rows, not the size of
+    ///   the store: backends answer from an index on (key hash, observation time) that holds
+    ///   hashes and signatures, never words.
+    async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>>;
 
     /// Claims up to `claim.limit` runnable jobs (due, and unclaimed or with an expired lease),
     /// oldest first, leasing them to `claim.worker` until `claim.lease_until`.
@@ -222,6 +240,53 @@ impl LeafPosition {
 pub struct Neighbours {
     pub before: Vec<LeafId>,
     pub after: Vec<LeafId>,
+}
+
+/// What [`MetadataStore::leaves_filed_under`] looks up: `Claim::looked_up_by`'s keys and
+/// signature, how many entries under each key are read, and how many leaves are returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FiledQuery {
+    pub keys: Vec<LookupKey>,
+    pub words: WordSignature,
+    pub per_key: usize,
+    pub limit: usize,
+}
+
+/// One entry a lookup read: a leaf found under one of the keys, with what it was stored with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FiledEntry {
+    pub leaf: LeafId,
+    pub observed_at: Timestamp,
+    pub words: WordSignature,
+}
+
+impl FiledQuery {
+    /// The query `Claim::looked_up_by` makes for `lookup`.
+    pub fn new(lookup: Filing, per_key: usize, limit: usize) -> FiledQuery {
+        FiledQuery { keys: lookup.keys.into_iter().collect(), words: lookup.words, per_key, limit }
+    }
+
+    /// The leaves to return, from the entries the keys found: those found under the most keys
+    /// first, then those sharing the most of the query's words, then the latest, then by id
+    /// (descending), each once, at most `limit`. Every backend orders by this, once.
+    pub fn rank(&self, found: &[FiledEntry]) -> Vec<LeafId> {
+        let mut hits: std::collections::BTreeMap<&LeafId, (usize, &FiledEntry)> = std::collections::BTreeMap::new();
+        for entry in found {
+            hits.entry(&entry.leaf).or_insert((0, entry)).0 += 1;
+        }
+        let score = |(keys, entry): &(usize, &FiledEntry)| (*keys, self.words.shared(entry.words), entry.observed_at);
+        let mut ranked: Vec<(&LeafId, (usize, &FiledEntry))> = hits.into_iter().collect();
+        ranked.sort_by(|(a, found_a), (b, found_b)| score(found_b).cmp(&score(found_a)).then_with(|| b.cmp(a)));
+        ranked.into_iter().take(self.limit).map(|(leaf, _)| leaf.clone()).collect()
+    }
+
+    /// The leaves read for `ranked` ([`FiledQuery::rank`]), in its order, those whose status is
+    /// not filed (an entry left behind) dropped: a stale entry can hide a leaf, never show one.
+    pub fn in_rank_order(ranked: &[LeafId], leaves: Vec<LeafRecord>) -> Vec<LeafRecord> {
+        let mut by_id: std::collections::BTreeMap<LeafId, LeafRecord> =
+            leaves.into_iter().filter(|l| l.status.is_filed()).map(|l| (l.id.clone(), l)).collect();
+        ranked.iter().filter_map(|id| by_id.remove(id)).collect()
+    }
 }
 
 /// What to match entities against.

@@ -2,9 +2,10 @@
 
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{Category, MemoryKind, SummaryStatus, TreeId};
+use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryStatus, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
+use arbor_domain::reconcile::{Claim, Filing};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{KnownSpan, Validity};
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
@@ -15,8 +16,8 @@ use super::fixtures::{
 };
 use crate::error::Error;
 use crate::store::{
-    Change, ChangeSet, EntityQuery, JobClaim, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page, SummaryExpect,
-    TreeLeafQuery, WriteMark,
+    Change, ChangeSet, EntityQuery, FiledQuery, JobClaim, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page,
+    SummaryExpect, TreeLeafQuery, WriteMark,
 };
 
 fn lid(id: &str) -> LeafId {
@@ -302,6 +303,63 @@ pub async fn leaves_are_listed_in_the_order_written(store: &dyn MetadataStore) {
     assert_eq!(ids(store.leaves_written_after(&ns, Some(mark.clone()), 1).await.unwrap()), ["leaf-c"]);
     let last = WriteMark { at: ts(30), id: lid("leaf-d") };
     assert!(store.leaves_written_after(&ns, Some(last), 10).await.unwrap().is_empty());
+}
+
+/// `leaves_filed_under` finds the active leaves of one namespace filed under a query's keys:
+/// of the latest `per_key` under each, those filed under the most keys first. A leaf is filed
+/// while it is active (from its insert, or from the update that makes it active) and under the
+/// words it holds now, never across namespaces.
+pub async fn leaves_are_found_by_what_they_are_filed_under(store: &dyn MetadataStore) {
+    let (ns, other) = (conversation("c1"), conversation("c2"));
+    let (t, u) = (seed_tree(store, &ns, "topic").await, seed_tree(store, &other, "topic").await);
+    let porto = leaf(&ns, &t, "leaf-a", "Maya lives in Porto.", 1);
+    let peanuts = leaf(&ns, &t, "leaf-b", "Maya is allergic to peanuts.", 2);
+    let stripe = leaf(&ns, &t, "leaf-c", "Tom works at Stripe.", 3);
+    let mut lisbon = leaf(&ns, &t, "leaf-d", "Maya lives in Lisbon.", 4);
+    lisbon.status = LeafStatus::Candidate;
+    let elsewhere = leaf(&other, &u, "leaf-e", "Maya lives in Berlin.", 5);
+    let mut changes = ChangeSet::new();
+    for record in [&porto, &peanuts, &stripe, &lisbon, &elsewhere] {
+        changes.push(Change::InsertLeaf(record.clone()));
+    }
+    store.commit(changes).await.unwrap();
+    let keys = |text: &str| Claim::read(text).looked_up_by();
+    async fn filed(store: &dyn MetadataStore, ns: &Namespace, query: FiledQuery) -> Vec<String> {
+        let found = store.leaves_filed_under(ns, &query).await.unwrap();
+        found.into_iter().map(|l| l.id.to_string()).collect()
+    }
+    let found =
+        |lookup: Filing, per_key: usize, limit: usize| filed(store, &ns, FiledQuery::new(lookup, per_key, limit));
+    let moved = keys("Maya just moved to Amsterdam.");
+    // Her residence is filed under her name and the slot, her allergy under her name alone.
+    assert_eq!(found(moved.clone(), 12, 24).await, ["leaf-a", "leaf-b"], "Maya's active leaves, most keys first");
+    assert_eq!(found(moved.clone(), 12, 1).await, ["leaf-a"], "at most `limit`");
+    // "Maya" alone is filed under her name only: the latest one of it.
+    assert_eq!(found(keys("Maya"), 1, 24).await, ["leaf-b"]);
+    assert!(found(Filing::default(), 12, 24).await.is_empty());
+    assert!(found(keys("Nobody we know"), 12, 24).await.is_empty());
+
+    let update = |record: LeafRecord, was: LeafStatus| Change::UpdateLeaf { expect: LeafExpect::status(was), record };
+    let mut superseded = porto.clone();
+    superseded.status = LeafStatus::Superseded;
+    let mut confirmed = lisbon.clone();
+    confirmed.status = LeafStatus::Active;
+    // A seal moves a leaf under a parent and leaves it filed.
+    let mut sealed = peanuts.clone();
+    sealed.parent = Some(SummaryId::parse("sum-1").unwrap());
+    let changes = ChangeSet::new()
+        .with(update(superseded, LeafStatus::Active))
+        .with(update(confirmed, LeafStatus::Candidate))
+        .with(update(sealed.clone(), LeafStatus::Active));
+    store.commit(changes).await.unwrap();
+    assert_eq!(found(moved.clone(), 12, 24).await, ["leaf-d", "leaf-b"], "superseded out, confirmed in");
+
+    let forget = ChangeSet::new().with(Change::UpdateLeaf {
+        expect: LeafExpect { status: LeafStatus::Active, parent: Some(sealed.parent.clone()) },
+        record: sealed.tombstone(ts(9)),
+    });
+    store.commit(forget).await.unwrap();
+    assert_eq!(found(moved, 12, 24).await, ["leaf-d"], "a forgotten leaf is filed nowhere");
 }
 
 /// An entity slug is unique within a namespace, not across namespaces.

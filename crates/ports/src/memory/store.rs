@@ -13,10 +13,11 @@ use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use async_trait::async_trait;
 
 use crate::error::{Error, Result};
+use crate::rows::{filed_entries, lookup_key_hash, signature_from};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, Job, JobClaim, LeafPosition, MetadataStore, Neighbours,
-    Page, StoreCounts, TreeLeafQuery, WriteMark,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, FiledEntry, FiledQuery, Job, JobClaim, LeafPosition,
+    MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
 const BACKEND: &str = "memory";
@@ -529,6 +530,33 @@ impl MetadataStore for InMemoryMetadataStore {
             .collect();
         written.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(written.into_iter().take(limit).cloned().collect())
+    }
+
+    async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
+        // No index here: every active leaf of the namespace is read for its entries, which is
+        // what the SQL backends' rows hold.
+        let wanted: BTreeSet<i64> = query.keys.iter().map(|key| lookup_key_hash(namespace, key)).collect();
+        let state = self.lock();
+        let mut filed: BTreeMap<i64, Vec<FiledEntry>> = BTreeMap::new();
+        for leaf in state.leaves.values().filter(|l| &l.namespace == namespace) {
+            let entries = filed_entries(leaf);
+            for hash in entries.hashes.into_iter().filter(|h| wanted.contains(h)) {
+                let words = signature_from(entries.words);
+                filed.entry(hash).or_default().push(FiledEntry {
+                    leaf: leaf.id.clone(),
+                    observed_at: leaf.observed_at,
+                    words,
+                });
+            }
+        }
+        let mut found = Vec::new();
+        for mut entries in filed.into_values() {
+            entries.sort_by(|a, b| (b.observed_at, &b.leaf).cmp(&(a.observed_at, &a.leaf)));
+            found.extend(entries.into_iter().take(query.per_key));
+        }
+        let ranked = query.rank(&found);
+        let leaves = ranked.iter().filter_map(|id| state.leaves.get(id).cloned()).collect();
+        Ok(FiledQuery::in_rank_order(&ranked, leaves))
     }
 
     async fn claim_jobs(&self, claim: &JobClaim) -> Result<Vec<Job>> {
