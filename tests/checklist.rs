@@ -1078,22 +1078,30 @@ pub async fn updates_phrased_in_passing_replace_only_what_they_update(ports: Por
     assert!(boss.contains("Daniel Wu") && !boss.contains("Linda Park"), "{boss}");
 }
 
-/// When reconciliation has not caught up — here indexing is left to the jobs, so the second
-/// write could not find the first — two current memories about one entity's attribute that
-/// disagree come back newest first, the older marked as possibly outdated by the newer and not
-/// offered as a known fact.
-pub async fn disagreeing_current_memories_rank_the_newer_first_and_flag_the_older(mut ports: Ports) {
-    let clock = Arc::new(ManualClock::new(start()));
-    ports.clock = clock.clone();
-    ports.ids = Arc::new(arbor_ports::SequentialIds::default());
-    let options = arbor_app::Options { index_inline: false, ..arbor_app::Options::default() };
-    let arbor = Arbor::new(ports, arbor_app::Policy::default(), options);
+/// An assistant's suggestion, a candidate until a person confirms it.
+async fn suggest(arbor: &Arbor, chain: &ReadChain, text: &str, id: &str) -> LeafId {
+    let mut suggestion = message(text, id);
+    suggestion.actor = Actor::Assistant;
+    let (leaf, status) = remember(arbor, chain, suggestion).await;
+    assert_eq!(status, LeafStatus::Candidate, "{text}");
+    leaf
+}
+
+/// When reconciliation has not caught up — here an assistant's suggestion, waiting for a
+/// person when the update was written (so nothing current was there to replace), is confirmed
+/// afterwards — two current memories about one entity's attribute that disagree come back
+/// newest first, the older marked as possibly outdated by the newer and not offered as a known
+/// fact.
+pub async fn disagreeing_current_memories_rank_the_newer_first_and_flag_the_older(ports: Ports) {
+    let (arbor, clock) = engine(ports);
     let global = only(&arbor, "global");
     let reader = conversation(&arbor, "c1", "p1");
     minutes(&clock, 1);
-    let older = note(&arbor, &global, "Omar's manager is Linda Park.").await;
+    let older = suggest(&arbor, &global, "Omar's manager is Linda Park.", "a-1").await;
     minutes(&clock, 60 * 24);
     let newer = note(&arbor, &global, "After the reorg Omar reports to Daniel Wu.").await;
+    minutes(&clock, 5);
+    assert_eq!(arbor.confirm(&global, &older).await.unwrap().status, LeafStatus::Active);
     let jobs = arbor.run_jobs(None).await.unwrap();
     assert_eq!(jobs.failed, 0, "{jobs:?}");
 
@@ -1107,8 +1115,8 @@ pub async fn disagreeing_current_memories_rank_the_newer_first_and_flag_the_olde
     assert!(pack.gaps.iter().any(|g| g.contains("may be outdated") && g.contains(newer.as_str())), "{:?}", pack.gaps);
 }
 
-/// An engine whose writes are indexed only by the job runner, so a write cannot find the one
-/// before it: what reconciliation at write time misses, for consolidation to catch.
+/// An engine whose writes are indexed only by the job runner, so a write's duplicate judgement
+/// (which searches its tree's full text) cannot find the one before it.
 fn engine_indexing_later(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(start()));
     ports.clock = clock.clone();
@@ -1117,11 +1125,13 @@ fn engine_indexing_later(mut ports: Ports) -> (Arbor, Arc<ManualClock>) {
     (Arbor::new(ports, arbor_app::Policy::default(), options), clock)
 }
 
-/// Consolidation ("dream") over what was written since the last pass: it merges a repeat filed
-/// in another tree, supersedes an update and invalidates what a later memory ends, all as
-/// history (nothing deleted, validity closed where the successor starts); a replacement from a
-/// memory said to hold from before the one it would replace waits for a person; a dry run changes nothing; a second pass changes
-/// nothing; the report names every change; fsck stays clean.
+/// Consolidation ("dream") over what was written since the last pass, catching what writes
+/// missed — suggestions a person confirmed after their update was written, a repeat written
+/// before its twin was indexed: it merges the repeat, supersedes an update and invalidates
+/// what a later memory ends, all as history (nothing deleted, validity closed where the
+/// successor starts); a replacement from a memory said to hold from before the one it would
+/// replace waits for a person; a dry run changes nothing; a second pass changes nothing; the
+/// report names every change; fsck stays clean.
 pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change(ports: Ports) {
     use arbor_app::ConsolidateRequest;
 
@@ -1129,19 +1139,24 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     let global = only(&arbor, "global");
     let namespace = Namespace::global();
     minutes(&clock, 1);
-    let porto = note(&arbor, &global, "Maya lives in Porto with her two cats.").await;
+    let porto = suggest(&arbor, &global, "Maya lives in Porto with her two cats.", "a-1").await;
     let peanuts = note(&arbor, &global, "Maya and Tom are allergic to peanuts.").await;
-    let dating = note(&arbor, &global, "Nora is dating Felix.").await;
-    let manager = note(&arbor, &global, "Omar's manager is Linda Park.").await;
+    let dating = suggest(&arbor, &global, "Nora is dating Felix.", "a-2").await;
+    let manager = suggest(&arbor, &global, "Omar's manager is Linda Park.", "a-3").await;
     minutes(&clock, 60 * 24);
     let amsterdam = note(&arbor, &global, "Maya just moved to Amsterdam for her new job.").await;
     let single = note(&arbor, &global, "Nora and Felix broke up in August; she is single now.").await;
-    // first), and a replacement said to hold from before the fact it would replace.
+    // A repeat written before its twin was indexed, and a replacement said to hold from before
+    // the fact it would replace.
     let repeat = note(&arbor, &global, "Tom and Maya are allergic to peanuts.").await;
     let mut backdated = Event::user_message("After the reorg Omar reports to Daniel Wu.");
     backdated.hints.valid_from = Some(start().checked_sub(jiff::SignedDuration::from_hours(24 * 30)).unwrap());
     let (reorg, status) = remember(&arbor, &global, backdated).await;
     assert_eq!(status, LeafStatus::Active);
+    minutes(&clock, 5);
+    for suggestion in [&porto, &dating, &manager] {
+        assert_eq!(arbor.confirm(&global, suggestion).await.unwrap().status, LeafStatus::Active);
+    }
     assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
     let before = arbor.ports().store.counts().await.unwrap();
     let everything = [&porto, &peanuts, &dating, &manager, &amsterdam, &single, &repeat, &reorg];
@@ -1206,6 +1221,24 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     assert!(fsck.is_clean(), "{:?}", fsck.findings);
     let pack = pack_text(&ask(&arbor, &conversation(&arbor, "c1", "p1"), "Where does Maya live?").await);
     assert!(pack.contains("Amsterdam") && !pack.contains("lives in Porto"), "{pack}");
+
+    // A person who finds a retirement wrong restores the retired memory: a new version of it,
+    // current again, beside the memory that retired it (another memory, which stays as it is);
+    // a caller who saw another version is refused.
+    let retired = stored(&arbor, "global", &porto).await;
+    let stale = arbor.restore(&global, &porto, arbor_domain::id::Version::new(7).unwrap()).await.unwrap_err();
+    assert_eq!(stale.code(), "stale_version", "{stale}");
+    let restored = arbor.restore(&global, &porto, retired.version).await.unwrap();
+    assert_eq!(
+        (restored.status, restored.version, &restored.replaces),
+        (LeafStatus::Active, retired.version.get() + 1, &porto)
+    );
+    assert_eq!(stored(&arbor, "global", &restored.leaf_id).await.lineage, retired.lineage);
+    assert_eq!(stored(&arbor, "global", &amsterdam).await.status, LeafStatus::Active, "the other memory stays");
+    assert_eq!(stored(&arbor, "global", &porto).await, retired, "history is not rewritten");
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let pack = pack_text(&ask(&arbor, &conversation(&arbor, "c1", "p1"), "Where does Maya live?").await);
+    assert!(pack.contains("lives in Porto") && pack.contains("Amsterdam"), "{pack}");
 }
 
 /// One tree per subject, even in hindsight: memories that name someone before anyone is a

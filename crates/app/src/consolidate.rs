@@ -4,8 +4,10 @@
 //!
 //! - Work follows what changed: each namespace is read from the caller's mark on
 //!   (`MetadataStore::leaves_written_after`), at most [`MAX_READ_PER_PASS`] leaves a pass, and
-//!   each changed memory brings only the [`LIKE_EACH_CHANGE`] current memories of its namespace
-//!   most like it by full text. The pass returns the mark to resume from.
+//!   each changed memory brings only the current memories of its namespace filed under what it
+//!   names (`MetadataStore::leaves_filed_under`, the newest few per key), so a pass costs what
+//!   changed and what is said about the same subjects, never a search of the whole store. The
+//!   pass returns the mark to resume from.
 //! - A proposal is applied only when the memory that stays is no less authoritative and holds
 //!   from no earlier than the one it retires (`conflict_between`, as at write time); the rest
 //!   are returned for a person, with the reason.
@@ -15,20 +17,29 @@
 //!   makes the pass plan again.
 //! - Idempotent: a second pass over an unchanged store finds every retired memory retired and
 //!   proposes nothing. A dry run plans the same and writes nothing.
+//! - With a model reasoner, each changed memory the rules propose nothing for is shown, with
+//!   the earlier memories filed under what it names, to the reasoner's duplicate judgement
+//!   (validated by `Consolidation::judged`), within a hard budget of calls per pass
+//!   ([`ConsolidateRequest::model_calls`]); what the budget leaves unjudged is counted in the
+//!   report and judged by no later pass (the rules still are). The deterministic reasoner is
+//!   not asked: its judgement is the rules'. Memories a remote model may not read never reach
+//!   it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbor_domain::conflict::{ClaimView, conflict_between};
-use arbor_domain::consolidation::{CurrentMemory, Proposal, ProposalKind};
+use arbor_domain::consolidation::{CurrentMemory, JUDGED_CANDIDATES, Proposal, ProposalKind};
 use arbor_domain::id::LeafId;
+use arbor_domain::judgement::{DuplicateCandidate, DuplicateRequest};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
+use arbor_domain::reconcile::Claim;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
-use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
-use arbor_ports::{Change, ChangeSet, JobKind, LeafExpect, TermSelection, TextQuery, WriteMark};
+use arbor_domain::visibility::NodeFacts;
+use arbor_ports::{Change, ChangeSet, HEURISTIC_REASONER_ID, JobKind, LeafExpect, WriteMark};
 use serde::Serialize;
 
 use crate::write::Attempt;
@@ -37,12 +48,6 @@ use crate::{AppResult, Arbor};
 /// The most leaves one pass reads per namespace; the rest wait for the next pass, which
 /// resumes from the mark this one returns.
 pub const MAX_READ_PER_PASS: usize = 5_000;
-
-/// How many current memories most like each changed one a pass compares it with.
-pub const LIKE_EACH_CHANGE: usize = 24;
-
-/// How many of a memory's rarest terms find the memories like it.
-const LIKE_TERMS: usize = 8;
 
 /// What to consolidate.
 #[derive(Debug, Clone)]
@@ -56,16 +61,41 @@ pub struct ConsolidateRequest {
     /// this one), so a batch in flight at the last pass is caught by the next.
     /// [`ConsolidateRequest::RESUME_MARGIN`] by default.
     pub resume_margin: jiff::SignedDuration,
+    /// The most calls to a model reasoner the whole pass may make
+    /// ([`ConsolidateRequest::MODEL_CALLS`] by default; 0: none). Each call carries one memory
+    /// and at most `JUDGED_CANDIDATES` earlier ones, so the budget bounds tokens too.
+    pub model_calls: usize,
 }
 
 impl ConsolidateRequest {
     /// Ten minutes: longer than a batch takes to plan and commit, model calls included.
     pub const RESUME_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
 
-    /// A pass over `namespaces`, each from its mark, with the default margin.
+    /// A hundred calls: a pass over a day's memories of one busy user costs cents and a minute
+    /// or two of a remote model's time, not an open-ended bill.
+    pub const MODEL_CALLS: usize = 100;
+
+    /// A pass over `namespaces`, each from its mark, with the default margin and model budget.
     pub fn new(namespaces: Vec<(Namespace, Option<WriteMark>)>, dry_run: bool) -> ConsolidateRequest {
-        ConsolidateRequest { namespaces, dry_run, resume_margin: ConsolidateRequest::RESUME_MARGIN }
+        ConsolidateRequest {
+            namespaces,
+            dry_run,
+            resume_margin: ConsolidateRequest::RESUME_MARGIN,
+            model_calls: ConsolidateRequest::MODEL_CALLS,
+        }
     }
+}
+
+/// How a pass used a model reasoner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelUse {
+    /// The reasoner asked (its id).
+    pub reasoner: String,
+    /// The pass's budget of calls, and the calls made.
+    pub budget: usize,
+    pub calls: usize,
+    /// Changed memories the rules proposed nothing for and the budget left unjudged.
+    pub unjudged: usize,
 }
 
 /// One proposal, with what a person needs to check it.
@@ -103,6 +133,8 @@ pub struct ConsolidationRun {
     pub at: Timestamp,
     pub dry_run: bool,
     pub namespaces: Vec<NamespacePass>,
+    /// `None` when no model reasoner is configured (the rules alone decided).
+    pub model: Option<ModelUse>,
 }
 
 impl ConsolidationRun {
@@ -123,16 +155,21 @@ impl ConsolidationRun {
 impl Arbor {
     /// One consolidation pass over `request.namespaces`, each from its mark on.
     pub async fn consolidate(&self, request: &ConsolidateRequest) -> AppResult<ConsolidationRun> {
+        let reasoner = self.ports.reasoner.id();
+        let model = (reasoner != HEURISTIC_REASONER_ID)
+            .then(|| std::sync::Mutex::new(ModelUse { reasoner, budget: request.model_calls, calls: 0, unjudged: 0 }));
         let mut passes = Vec::with_capacity(request.namespaces.len());
         for (namespace, mark) in &request.namespaces {
+            let model = model.as_ref();
             let pass = self
                 .replanning(|| async move {
-                    Attempt::of(self.consolidate_namespace(namespace, mark.as_ref(), request).await)
+                    Attempt::of(self.consolidate_namespace(namespace, mark.as_ref(), request, model).await)
                 })
                 .await?;
             passes.push(pass);
         }
-        Ok(ConsolidationRun { at: self.now(), dry_run: request.dry_run, namespaces: passes })
+        let model = model.map(|m| m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+        Ok(ConsolidationRun { at: self.now(), dry_run: request.dry_run, namespaces: passes, model })
     }
 
     async fn consolidate_namespace(
@@ -140,6 +177,7 @@ impl Arbor {
         namespace: &Namespace,
         mark: Option<&WriteMark>,
         request: &ConsolidateRequest,
+        model: Option<&std::sync::Mutex<ModelUse>>,
     ) -> AppResult<NamespacePass> {
         let store = &self.ports.store;
         // A leaf's write time is when its batch was planned, which may be a while before it
@@ -176,7 +214,11 @@ impl Arbor {
                 like: like.get(&leaf.id).cloned().unwrap_or_default(),
             })
             .collect();
-        let proposals = self.policy.consolidation.propose(&memories);
+        let mut proposals = self.policy.consolidation.propose(&memories);
+        if let Some(model) = model {
+            let judged = self.judge_in_hindsight(&memories, &current, &proposals, model).await;
+            proposals.extend(judged);
+        }
         let views: Vec<ProposalView> = proposals
             .into_iter()
             .map(|proposal| {
@@ -198,22 +240,78 @@ impl Arbor {
         Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), new, through, more, proposals: views })
     }
 
-    /// The current leaves of `namespace` most like `leaf` by full text, in any tree.
-    async fn current_like(&self, namespace: &Namespace, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
-        if !self.ports.index.capabilities().full_text {
-            return Ok(Vec::new());
+    /// Asks the model reasoner about each changed memory the rules proposed nothing for
+    /// (newest first), shown with the earlier memories filed under what it names that no
+    /// proposal retires yet, while the pass's budget lasts; returns the validated proposals.
+    async fn judge_in_hindsight(
+        &self,
+        memories: &[CurrentMemory],
+        current: &BTreeMap<LeafId, LeafRecord>,
+        proposals: &[Proposal],
+        model: &std::sync::Mutex<ModelUse>,
+    ) -> Vec<Proposal> {
+        let locality = self.ports.reasoner.locality();
+        let shareable = |id: &LeafId| current.get(id).is_some_and(|l| l.sensitivity.may_be_given_to(locality));
+        let by_id: BTreeMap<&LeafId, &CurrentMemory> = memories.iter().map(|m| (&m.id, m)).collect();
+        let mut settled: BTreeSet<&LeafId> = proposals.iter().flat_map(|p| [&p.retire, &p.keep]).collect();
+        let mut changed: Vec<&CurrentMemory> = memories.iter().filter(|m| m.changed).collect();
+        changed.sort_by(|a, b| (b.observed_at, &b.id).cmp(&(a.observed_at, &a.id)));
+        let mut judged = Vec::new();
+        for newer in changed {
+            if settled.contains(&newer.id) || !shareable(&newer.id) {
+                continue;
+            }
+            let mut shown: Vec<&CurrentMemory> = newer
+                .like
+                .iter()
+                .filter(|id| !settled.contains(id) && shareable(id))
+                .filter_map(|id| by_id.get(id).copied())
+                .filter(|m| (m.observed_at, &m.id) < (newer.observed_at, &newer.id))
+                .collect();
+            if shown.is_empty() {
+                continue;
+            }
+            shown.sort_by(|a, b| (b.observed_at, &b.id).cmp(&(a.observed_at, &a.id)));
+            shown.truncate(JUDGED_CANDIDATES);
+            {
+                let mut used = model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if used.calls >= used.budget {
+                    used.unjudged += 1;
+                    continue;
+                }
+                used.calls += 1;
+            }
+            let candidates = shown
+                .iter()
+                .map(|m| DuplicateCandidate {
+                    id: m.id.clone(),
+                    title: current[&m.id].title.clone(),
+                    text: m.text.clone(),
+                })
+                .collect();
+            let request = DuplicateRequest { text: newer.text.clone(), subject: None, candidates };
+            let Some(judgement) = self.ask_reasoner("consolidate", self.ports.reasoner.judge_duplicate(&request)).await
+            else {
+                continue;
+            };
+            let min = self.policy.supersession.min_judgement_confidence;
+            let reasoner = self.ports.reasoner.id();
+            if let Some(proposal) = self.policy.consolidation.judged(newer, &shown, &judgement, min, &reasoner) {
+                let retired = shown.iter().find(|m| m.id == proposal.retire).map(|m| &m.id);
+                settled.extend(retired);
+                settled.insert(&newer.id);
+                judged.push(proposal);
+            }
         }
-        // Restricted memories are left alone: a report about them would tell agents that read
-        // the same namespaces without that clearance that they exist.
-        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
-        // The rarest terms (names, the attribute's own words) find what a memory may update; the
-        // common ones only lengthen the lookup.
-        let terms = TermSelection::Rarest(LIKE_TERMS);
-        let query = TextQuery { filter, text: leaf.summary.clone(), limit: LIKE_EACH_CHANGE, terms };
-        let ids: Vec<LeafId> =
-            self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
-        let leaves = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
-        Ok(leaves.into_iter().filter(|l| l.status == LeafStatus::Active && l.id != leaf.id).collect())
+        judged
+    }
+
+    /// The current leaves of `namespace` that `leaf` may replace or repeat, in any tree: those
+    /// filed under what it names. Restricted memories are left alone: a report about them would
+    /// tell agents that read the same namespaces without that clearance that they exist.
+    async fn current_like(&self, namespace: &Namespace, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
+        let found = self.current_filed_under(namespace, &Claim::read(&leaf.summary)).await?;
+        Ok(found.into_iter().filter(|l| l.id != leaf.id).collect())
     }
 
     /// Retires what the applied proposals retire, in one change set: each as history of the
@@ -306,6 +404,15 @@ impl ConsolidationRun {
             self.left_for_review(),
             self.namespaces.len()
         ));
+        if let Some(model) = &self.model {
+            out.push_str(&format!(
+                "The reasoner {} was asked {} (budget {}); {} left unjudged when the budget ran out.\n",
+                model.reasoner,
+                plural(model.calls, "time"),
+                model.budget,
+                plural(model.unjudged, "memory"),
+            ));
+        }
         for pass in self.namespaces.iter().filter(|p| p.read > 0 || !p.proposals.is_empty()) {
             out.push_str(&format!("\n## {}\n\n", pass.namespace));
             out.push_str(&format!(

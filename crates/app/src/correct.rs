@@ -69,6 +69,16 @@ impl Correction {
     }
 }
 
+/// How a new version follows the version it is written after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Succession {
+    /// A correction: the version it follows is current and becomes history.
+    Replaces,
+    /// A restore of a memory another memory replaced: the version it follows is already
+    /// history, and the memory that replaced it stays as it is.
+    Revives,
+}
+
 /// What a correction wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CorrectionReceipt {
@@ -91,6 +101,16 @@ impl Arbor {
     /// it did not exist) and live in the chain's write namespace: a broader layer's memory is
     /// read-only to this caller.
     pub async fn correct(&self, chain: &ReadChain, correction: &Correction) -> AppResult<CorrectionReceipt> {
+        self.write_next_version(chain, correction, Succession::Replaces).await
+    }
+
+    /// A new version of `correction.id`'s memory, after it as `succession` says.
+    async fn write_next_version(
+        &self,
+        chain: &ReadChain,
+        correction: &Correction,
+        succession: Succession,
+    ) -> AppResult<CorrectionReceipt> {
         validate_new_text(&correction.text, correction.title.as_deref())?;
         let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
         self.replanning(|| async move {
@@ -104,13 +124,7 @@ impl Arbor {
             if &old.namespace != chain.write_namespace() {
                 return Err(AppError::ReadOnlyLayer { namespace: old.namespace.to_string() });
             }
-            self.policy.supersession.check_correction(
-                &old.id,
-                old.version,
-                old.status,
-                old.superseded_by.as_ref(),
-                correction.expected_version,
-            )?;
+            self.check_succession(&old, correction.expected_version, succession)?;
             // Rule 1 of dedup holds for corrections too: one live leaf per fingerprint in a tree.
             if let Some(existing) =
                 self.leaf_holding_fingerprint(&old.namespace, &old.tree_id, &fingerprint(&correction.text)).await?
@@ -151,7 +165,7 @@ impl Arbor {
             };
             let mut plan = BatchPlan::default();
             plan.trees.insert((tree.namespace.clone(), tree.tree_id.clone()), tree);
-            if record.status == LeafStatus::Active {
+            if record.status == LeafStatus::Active && succession == Succession::Replaces {
                 plan.superseded.insert(old.id.clone(), old.superseded_by(&record.id, now, now)?);
             }
             plan.leaves.push(PlannedLeaf { record, text: correction.text.clone() });
@@ -160,6 +174,18 @@ impl Arbor {
             Attempt::of(self.commit_plan(&old.namespace, plan, now, std::time::Duration::ZERO).await.map(|()| receipt))
         })
         .await
+    }
+
+    /// Whether a new version may follow `old`, as the caller saw it (`expected`).
+    fn check_succession(&self, old: &LeafRecord, expected: Version, succession: Succession) -> AppResult<()> {
+        let rules = &self.policy.supersession;
+        match succession {
+            Succession::Replaces => {
+                rules.check_correction(&old.id, old.version, old.status, old.superseded_by.as_ref(), expected)?
+            }
+            Succession::Revives => rules.check_revival(&old.id, old.version, old.status, expected)?,
+        }
+        Ok(())
     }
 
     /// Makes the superseded version `old_id` current again: its text becomes the next version
@@ -178,18 +204,27 @@ impl Arbor {
         let old = store.leaf(&scope, old_id).await?.filter(readable).ok_or_else(|| Error::not_found("leaf", old_id))?;
         self.policy.supersession.check_restore(&old.id, old.status)?;
         let text = self.read_body(&old.body_path, &old.body_sha256).await?;
-        // The lineage's current version: follow the replacement links from the old one.
-        let mut current = old.clone();
+        // The memory's latest version: follow the replacement links from the old one while
+        // they stay in its lineage. A link to another lineage means another memory replaced
+        // this one (an update said in passing, consolidation): the memory has no current
+        // version, and restoring it revives it beside the one that replaced it.
+        let mut latest = old.clone();
+        let mut succession = Succession::Replaces;
         for _ in 0..MAX_LINEAGE_STEPS {
-            let Some(next) = &current.superseded_by else { break };
-            current = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
+            let Some(next) = &latest.superseded_by else { break };
+            let successor = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
+            if successor.lineage != latest.lineage {
+                succession = Succession::Revives;
+                break;
+            }
+            latest = successor;
         }
         let correction = Correction {
             title: Some(old.title.clone()),
             at_least: old.sensitivity,
-            ..Correction::by_person(current.id, expected_current, text)
+            ..Correction::by_person(latest.id, expected_current, text)
         };
-        self.correct(chain, &correction).await
+        self.write_next_version(chain, &correction, succession).await
     }
 
     /// Admission for a correction's text, as for any write: a secret is refused unless a person

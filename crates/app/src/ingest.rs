@@ -30,14 +30,14 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::reconcile::Claim;
+use arbor_domain::reconcile::{CANDIDATES, Claim, PER_KEY};
 use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
-use arbor_domain::visibility::VisibilityFilter;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, TermSelection, TextQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, FiledQuery, TermSelection, TextQuery,
     TreeLeafQuery,
 };
 use serde::Serialize;
@@ -47,15 +47,6 @@ use crate::{AppError, AppResult, Arbor};
 
 /// The longest leaf summary kept on the metadata row; the whole text is in the body.
 pub(crate) const LEAF_SUMMARY_CHARS: usize = 280;
-
-/// How many of the namespace's leaves most like a chunk reconciliation reads: enough to hold
-/// every current fact about one subject that shares a word with it, in any store where a
-/// subject has at most a few dozen memories that do.
-const RECONCILE_CANDIDATES: usize = 24;
-
-/// How many of a chunk's rarest terms find what it may replace: its names and the words of the
-/// attribute it speaks of are its rarest; the common ones only lengthen the lookup.
-const RECONCILE_TERMS: usize = 8;
 
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
@@ -298,24 +289,11 @@ impl Arbor {
             return Ok(None);
         }
         let claim = Claim::read(text);
-        if !claim.may_replace() || !self.ports.index.capabilities().full_text {
+        if !claim.may_replace() {
             return Ok(None);
         }
-        // A restricted memory is never replaced in passing: its id would come back in the
-        // result to a caller that may not know it exists.
-        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
-        let query = TextQuery {
-            filter,
-            text: text.to_owned(),
-            limit: RECONCILE_CANDIDATES,
-            terms: TermSelection::Rarest(RECONCILE_TERMS),
-        };
-        let ids: Vec<LeafId> =
-            self.ports.index.search_text(&query).await?.iter().filter_map(|h| h.id.as_leaf().cloned()).collect();
         let mut current: Vec<LeafRecord> = self
-            .ports
-            .store
-            .leaves(std::slice::from_ref(namespace), &ids)
+            .current_filed_under(namespace, &claim)
             .await?
             .into_iter()
             .map(|leaf| plan.overlay(leaf))
@@ -333,6 +311,20 @@ impl Arbor {
         let claims: Vec<(LeafId, Claim)> =
             current.into_iter().map(|leaf| (leaf.id, Claim::read(&leaf.summary))).collect();
         Ok(self.policy.reconcile.best(&claim, &claims).map(|(id, why)| (id.clone(), why.to_string())))
+    }
+
+    /// The current memories of `namespace` that `claim` may replace or repeat: those filed
+    /// under the keys it is looked up by (the names it mentions, with the slots and words it
+    /// changes; `Claim::looked_up_by`), in any tree: of the latest entries under each key, those
+    /// filed under the most keys, then sharing the most words. A lookup costs what is said about those names, not the size
+    /// of the store. Restricted memories are left
+    /// out: they are never replaced in passing, since a result naming one would tell a caller
+    /// without that clearance that it exists.
+    pub(crate) async fn current_filed_under(&self, namespace: &Namespace, claim: &Claim) -> AppResult<Vec<LeafRecord>> {
+        let query = FiledQuery::new(claim.looked_up_by(), PER_KEY, CANDIDATES);
+        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
+        let filed = self.ports.store.leaves_filed_under(namespace, &query).await?;
+        Ok(filed.into_iter().filter(|leaf| filter.admits(&NodeFacts::of_leaf(leaf))).collect())
     }
 
     /// Steps 2-6 for one chunk: the entity shortlist a reasoner may pick from, its assessment,

@@ -56,8 +56,8 @@ pub use audit::Usage;
 pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use consolidate::{
-    ConsolidateRequest, ConsolidationRun, LIKE_EACH_CHANGE, MAX_READ_PER_PASS, NamespacePass, ProposalView,
-    REPORT_MARKER, report_for, report_marks, report_retirements,
+    ConsolidateRequest, ConsolidationRun, MAX_READ_PER_PASS, ModelUse, NamespacePass, ProposalView, REPORT_MARKER,
+    report_for, report_marks, report_retirements,
 };
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};

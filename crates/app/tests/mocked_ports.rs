@@ -1,6 +1,6 @@
 //! The app against mocked ports (mockall): failures of the metadata store at commit time must
-//! leave nothing behind, and a store that keeps conflicting must produce a clear error rather
-//! than a loop.
+//! leave nothing behind, a store that keeps conflicting must produce a clear error rather than
+//! a loop, and a model reasoner is asked within its budget.
 
 use std::sync::Arc;
 
@@ -41,6 +41,7 @@ fn empty_store() -> MockMetadataStore {
     store.expect_entity_by_slug().returning(|_, _| Ok(None));
     store.expect_tree().returning(|_, _| Ok(None));
     store.expect_tree_leaves().returning(|_, _, _| Ok(Vec::new()));
+    store.expect_leaves_filed_under().returning(|_, _| Ok(Vec::new()));
     // Inline indexing reads a new leaf back; finding none, it unindexes harmlessly.
     store.expect_leaf().returning(|_, _| Ok(None));
     store
@@ -166,4 +167,99 @@ async fn a_failing_reasoner_falls_back_to_the_deterministic_one() {
         vec!["heuristic/1".to_owned()],
         "provenance names the reasoner actually used"
     );
+}
+
+/// A model reasoner consulted by consolidation: it answers like the deterministic one for
+/// everything but duplicate judgements, where — once `judging` is set — it says the changed
+/// memory replaces the first memory it was shown, and counts the call (before, at write time,
+/// it finds every memory distinct).
+fn judging_reasoner(
+    calls: Arc<std::sync::atomic::AtomicUsize>,
+    judging: Arc<std::sync::atomic::AtomicBool>,
+) -> MockReasoner {
+    use arbor_domain::heuristics;
+    use arbor_domain::supersession::DuplicateJudgement;
+    let mut reasoner = MockReasoner::new();
+    reasoner.expect_id().return_const("mock-model/1".to_owned());
+    reasoner.expect_locality().return_const(arbor_ports::Locality::Local);
+    reasoner.expect_assess().returning(|request| Ok(heuristics::assess(request)));
+    reasoner.expect_summarize().returning(|request| Ok(heuristics::summarize(request)));
+    reasoner.expect_classify_query().returning(|request| Ok(heuristics::classify_query(request)));
+    reasoner.expect_rerank().returning(|request| Ok(request.candidates.iter().map(|c| c.id.clone()).collect()));
+    reasoner.expect_judge_duplicate().returning(move |request| {
+        if !judging.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(DuplicateJudgement::Distinct);
+        }
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(match request.candidates.first() {
+            Some(first) => DuplicateJudgement::Supersedes { leaf_id: first.id.to_string(), confidence: 0.9 },
+            None => DuplicateJudgement::Distinct,
+        })
+    });
+    reasoner
+}
+
+/// With a model reasoner, consolidation asks it about changed memories the rules say nothing
+/// of, within the pass's budget: never more calls than the budget, the rest counted as
+/// unjudged in the run and its report; a budget of 0 makes no call; what the model proposes is
+/// validated and applied like a rule's proposal.
+#[tokio::test]
+async fn consolidation_asks_a_model_within_its_budget() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    use arbor_app::ConsolidateRequest;
+    use arbor_domain::namespace::Namespace;
+    use arbor_ports::memory::InMemoryMetadataStore;
+
+    let (calls, judging) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+    let clock = Arc::new(ManualClock::new(jiff::Timestamp::from_second(1_780_000_000).unwrap()));
+    let ports = Ports {
+        store: Arc::new(InMemoryMetadataStore::new()),
+        index: Arc::new(InMemorySearchIndex::new()),
+        bodies: Arc::new(InMemoryBodyStore::new()),
+        embedder: Arc::new(HashingEmbedder::default()),
+        reasoner: Arc::new(judging_reasoner(calls.clone(), judging.clone())),
+        clock: clock.clone(),
+        ids: Arc::new(SequentialIds::default()),
+    };
+    let arbor = Arbor::new(ports, Policy::default(), Options::default());
+    let global = arbor.read_chain(&TrustedContext::Only { namespace: Namespace::global() }).unwrap();
+    // About one project, in words no rule reads as a replacement of another.
+    for text in [
+        "Helix keeps its build cache on the shared volume.",
+        "Helix runs integration tests against a staging copy.",
+        "Helix publishes nightly artifacts for the mobile team.",
+        "Helix pins its toolchain in a lockfile.",
+        "Helix sends alerts to the on-call channel.",
+        "Helix stores secrets in the vault cluster.",
+        "Helix exports traces to the tracing backend.",
+    ] {
+        clock.advance_seconds(3_600);
+        arbor.ingest(&global, Event::user_message(text)).await.unwrap();
+    }
+    let request = |model_calls| ConsolidateRequest {
+        model_calls,
+        ..ConsolidateRequest::new(vec![(Namespace::global(), None)], true)
+    };
+
+    judging.store(true, Ordering::SeqCst);
+    let none = arbor.consolidate(&request(0)).await.unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "a budget of 0 makes no call");
+    let used = none.model.as_ref().expect("a model reasoner is configured");
+    assert_eq!((used.reasoner.as_str(), used.calls, used.budget), ("mock-model/1", 0, 0));
+    assert!(used.unjudged >= 3, "{used:?}");
+
+    let two = arbor.consolidate(&request(2)).await.unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "never more calls than the budget");
+    let used = two.model.as_ref().unwrap();
+    assert_eq!((used.calls, used.budget), (2, 2));
+    assert!(used.unjudged >= 1, "{used:?}");
+    let proposals: Vec<_> = two.namespaces[0].proposals.iter().collect();
+    assert_eq!(proposals.len(), 2, "{proposals:#?}");
+    assert!(
+        proposals.iter().all(|p| p.applied && p.proposal.reason.starts_with("judged by the reasoner mock-model/1"))
+    );
+    let report = two.to_markdown();
+    assert!(report.contains("The reasoner mock-model/1 was asked 2 times (budget 2)"), "{report}");
+    assert!(!report.contains("Helix"), "the report holds no memory text: {report}");
 }

@@ -22,6 +22,9 @@ pub(crate) struct Args {
     /// Consolidate only this namespace (repeatable); default: every namespace of the store.
     #[arg(long = "namespace", value_name = "NAMESPACE", value_parser = parse_namespace)]
     namespaces: Vec<Namespace>,
+    /// With a model reasoner: the most calls the pass makes to it (0: none) [default: 100].
+    #[arg(long, value_name = "N")]
+    model_calls: Option<usize>,
 }
 
 fn parse_namespace(value: &str) -> Result<Namespace, String> {
@@ -33,10 +36,13 @@ pub(crate) async fn run(root: &Path, args: Args, json: bool) -> Result<()> {
         return list(root, json);
     }
     let opened = compose::open(root).await?;
-    let namespaces = (!args.namespaces.is_empty()).then_some(args.namespaces);
-    let pass = compose::consolidation_pass(&opened.arbor, root, namespaces, args.dry_run, None)
-        .await?
-        .context("the pass did not run")?;
+    let options = compose::PassOptions {
+        namespaces: (!args.namespaces.is_empty()).then_some(args.namespaces),
+        dry_run: args.dry_run,
+        min_new: None,
+        model_calls: args.model_calls,
+    };
+    let pass = compose::consolidation_pass(&opened.arbor, root, options).await?.context("the pass did not run")?;
     let (run, report) = (pass.run, pass.report);
     let read: usize = run.namespaces.iter().map(|n| n.read).sum();
     if json {

@@ -24,8 +24,9 @@ async fn consolidate_on_schedule(
     let every = std::time::Duration::from_secs(u64::from(minutes) * 60);
     loop {
         tokio::time::sleep(every).await;
-        match compose::consolidation_pass(service.arbor(), &root, Some(namespaces.clone()), false, Some(min_new)).await
-        {
+        let options =
+            compose::PassOptions { namespaces: Some(namespaces.clone()), min_new: Some(min_new), ..Default::default() };
+        match compose::consolidation_pass(service.arbor(), &root, options).await {
             Ok(Some(pass)) => tracing::info!(
                 applied = pass.run.applied(),
                 left_for_review = pass.run.left_for_review(),

@@ -132,18 +132,24 @@ pub struct Pass {
     pub report: Option<PathBuf>,
 }
 
-/// One consolidation pass over `namespaces` (every namespace of the store when `None`), each
-/// from where the last report left it: under the store's lock unless `dry_run`, its report
-/// written when it read anything. With `min_new`, the pass is skipped (`Ok(None)`) unless at
-/// least that many memories were written since the last one — what a scheduled pass waits
-/// for; a busy lock is then a skip too, not an error.
-pub async fn consolidation_pass(
-    arbor: &arbor_app::Arbor,
-    root: &Path,
-    namespaces: Option<Vec<Namespace>>,
-    dry_run: bool,
-    min_new: Option<usize>,
-) -> Result<Option<Pass>> {
+/// What a consolidation pass covers, and how.
+#[derive(Debug, Clone, Default)]
+pub struct PassOptions {
+    /// The namespaces to consolidate; `None`: every namespace of the store.
+    pub namespaces: Option<Vec<Namespace>>,
+    /// Plan and report, change nothing (no report file, no lock).
+    pub dry_run: bool,
+    /// Skip the pass (`Ok(None)`) unless at least this many memories were written since the
+    /// last one — what a scheduled pass waits for; a busy lock is then a skip too, not an error.
+    pub min_new: Option<usize>,
+    /// The most calls to a model reasoner; `None`: `ConsolidateRequest::MODEL_CALLS`.
+    pub model_calls: Option<usize>,
+}
+
+/// One consolidation pass, each namespace from where the last report left it: under the
+/// store's lock unless a dry run, its report written when it read anything.
+pub async fn consolidation_pass(arbor: &arbor_app::Arbor, root: &Path, options: PassOptions) -> Result<Option<Pass>> {
+    let PassOptions { namespaces, dry_run, min_new, model_calls } = options;
     let _lock = match (dry_run, min_new) {
         (true, _) => None,
         (false, None) => Some(lock_consolidation(root)?),
@@ -180,7 +186,8 @@ pub async fn consolidation_pass(
             (ns, mark)
         })
         .collect();
-    let request = arbor_app::ConsolidateRequest::new(namespaces, dry_run);
+    let mut request = arbor_app::ConsolidateRequest::new(namespaces, dry_run);
+    request.model_calls = model_calls.unwrap_or(request.model_calls);
     let run = arbor.consolidate(&request).await?;
     let report = if dry_run || !run.found_anything() { None } else { Some(write_report(root, &run)?) };
     Ok(Some(Pass { run, report }))
@@ -207,21 +214,42 @@ mod tests {
         for text in ["Maya lives in Porto.", "Tom plays the bass.", "Ana runs on Sundays."] {
             arbor.ingest(&chain, Event::user_message(text)).await.unwrap();
         }
-        assert!(consolidation_pass(&arbor, &root, None, false, Some(4)).await.unwrap().is_none(), "3 < 4 new");
+        assert!(
+            consolidation_pass(&arbor, &root, PassOptions { min_new: Some(4), ..PassOptions::default() })
+                .await
+                .unwrap()
+                .is_none(),
+            "3 < 4 new"
+        );
         let held = lock_consolidation(&root).unwrap();
-        assert!(consolidation_pass(&arbor, &root, None, false, Some(1)).await.unwrap().is_none(), "busy: skipped");
-        let refused = consolidation_pass(&arbor, &root, None, false, None).await.unwrap_err();
+        assert!(
+            consolidation_pass(&arbor, &root, PassOptions { min_new: Some(1), ..PassOptions::default() })
+                .await
+                .unwrap()
+                .is_none(),
+            "busy: skipped"
+        );
+        let refused = consolidation_pass(&arbor, &root, PassOptions::default()).await.unwrap_err();
         assert!(refused.to_string().contains("another consolidation pass is running"), "{refused}");
         drop(held);
 
-        let pass = consolidation_pass(&arbor, &root, None, false, Some(3)).await.unwrap().expect("enough new");
+        let pass = consolidation_pass(&arbor, &root, PassOptions { min_new: Some(3), ..PassOptions::default() })
+            .await
+            .unwrap()
+            .expect("enough new");
         assert_eq!(pass.run.namespaces[0].read, 3);
         let report = pass.report.expect("written");
         assert!(report.starts_with(root.join(REPORTS_DIR)));
         assert_eq!(list_reports(&root).unwrap().len(), 1);
         let marks = resume_marks(&root).unwrap();
         assert_eq!(marks.get(&Namespace::global()), pass.run.namespaces[0].through.as_ref());
-        assert!(consolidation_pass(&arbor, &root, None, false, Some(1)).await.unwrap().is_none(), "nothing new");
+        assert!(
+            consolidation_pass(&arbor, &root, PassOptions { min_new: Some(1), ..PassOptions::default() })
+                .await
+                .unwrap()
+                .is_none(),
+            "nothing new"
+        );
         // A file that is not a report is an error, not a silent fresh start.
         fs::write(root.join(REPORTS_DIR).join("notes.md"), "hello").unwrap();
         assert!(resume_marks(&root).unwrap_err().to_string().contains("is not a consolidation report"));
