@@ -73,7 +73,7 @@ const BINARIES: &[&str] = &["arbor-cli", "arbor-bench"];
 const MAY_NAME_ADAPTERS: &[&str] = &["arbor-compose", "arbor-bench", "arbor-tests", "xtask"];
 
 /// The workspace crates above the ports, which neither the app nor an adapter may depend on.
-const PRODUCTS: &[&str] = &["arbor-compose", "arbor-server", "arbor-cli", "arbor-bench"];
+const PRODUCTS: &[&str] = &["arbor-compose", "arbor-server", "arbor-eval", "arbor-cli", "arbor-bench"];
 
 /// The adapter feature that compiles unfiltered searches, and the one crate allowed to enable it.
 const FLOOR_FEATURE: (&str, &str) = ("arbor-adapters-sqlite", "bench");

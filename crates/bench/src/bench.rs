@@ -20,6 +20,7 @@ use arbor_domain::id::ScopeId;
 use arbor_domain::model::SourceRef;
 use arbor_domain::read_chain::TrustedContext;
 use arbor_domain::time::Timestamp;
+use arbor_eval::Latency;
 use arbor_ports::{Embedder, Embedding};
 use serde::Serialize;
 
@@ -62,7 +63,8 @@ pub(crate) struct Args {
     /// Sentences embedded one at a time, then in batches of 64, to measure the embedder alone.
     #[arg(long, default_value_t = 256)]
     embed_sentences: usize,
-    /// After the queries, write this many new memories (a tenth of them phrased as updates) and
+    /// After the queries, write this many new memories (a fifth of them moves and the older homes
+    /// they replace, imported out of order) and
     /// time a consolidation pass over them; 0 skips it.
     #[arg(long, default_value_t = 1_000)]
     consolidate_new: usize,
@@ -74,25 +76,6 @@ fn at_least_one(value: &str) -> Result<usize, String> {
         Ok(0) => Err("must be at least 1".to_owned()),
         Ok(n) => Ok(n),
         Err(error) => Err(error.to_string()),
-    }
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Latency {
-    pub p50_ms: f64,
-    pub p95_ms: f64,
-    pub mean_ms: f64,
-}
-
-impl Latency {
-    /// Percentiles and mean of `samples`, in milliseconds; all zero when there are none.
-    pub(crate) fn of(mut samples: Vec<f64>) -> Latency {
-        if samples.is_empty() {
-            return Latency { p50_ms: 0.0, p95_ms: 0.0, mean_ms: 0.0 };
-        }
-        samples.sort_by(f64::total_cmp);
-        let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-        Latency { p50_ms: at(0.50), p95_ms: at(0.95), mean_ms: samples.iter().sum::<f64>() / samples.len() as f64 }
     }
 }
 
@@ -404,9 +387,12 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Writes `new` memories after the store was built (every tenth phrased as an update of one of
-/// the corpus's people), then times one consolidation pass from the mark just before them: the
-/// work a scheduled pass does, which must follow what changed, not the store's size.
+/// Writes `new` memories after the store was built, then times one consolidation pass from the
+/// mark just before them: the work a scheduled pass does, which must follow what changed, not
+/// the store's size. A fifth of them are history imported out of order, the case a pass exists
+/// for: a move ("Dana just moved to Lyon for a new job.") written before the older statement
+/// of where that person lived ("Dana lives in Porto.", observed a month earlier), which no
+/// write could replace, since it arrived second.
 async fn consolidation_pass(
     arbor: &Arbor,
     chain: &arbor_domain::read_chain::ReadChain,
@@ -415,13 +401,22 @@ async fn consolidation_pass(
     new: usize,
 ) -> Result<ConsolidationTiming> {
     let mark = arbor_ports::WriteMark { at: arbor.ports().clock.now(), id: arbor_domain::id::LeafId::parse("leaf-0")? };
+    let now = arbor.ports().clock.now();
+    let month_ago = now.checked_sub(jiff::SignedDuration::from_hours(24 * 30))?;
+    let place = |corpus: &mut Corpus| {
+        let word = corpus.content_word().to_owned();
+        word[..1].to_uppercase() + &word[1..]
+    };
     let events: Vec<Event> = (0..new)
         .map(|i| {
-            let text = match i % 10 {
-                0 => format!("{} just moved to {} for a new job.", NAMES[i / 10 % NAMES.len()], corpus.content_word()),
-                _ => corpus.memory(built + i),
+            let name = NAMES[i / 10 % NAMES.len()];
+            let (text, observed_at) = match i % 10 {
+                0 => (format!("{name} just moved to {} for a new job.", place(corpus)), now),
+                1 => (format!("{name} lives in {}.", place(corpus)), month_ago),
+                _ => (corpus.memory(built + i), now),
             };
             let mut event = Event::user_message(text);
+            event.observed_at = Some(observed_at);
             event.source = SourceRef::Message { conversation: None, message_id: format!("n{i}") };
             event
         })
@@ -437,6 +432,7 @@ async fn consolidation_pass(
         namespaces: vec![(chain.write_namespace().clone(), Some(mark))],
         dry_run: false,
         resume_margin: jiff::SignedDuration::ZERO,
+        model_calls: 0,
     };
     let began = Instant::now();
     let run = arbor.consolidate(&request).await?;

@@ -1,12 +1,10 @@
-//! `arbor-bench`: the measurements, kept out of the shipping `arbor` binary because they
-//! alone search outside the visibility filter (the floor a benchmark compares against).
-//! `synthetic` times a generated store (`cargo xtask bench` runs it per size and backend);
-//! `locomo` measures retrieval recall on LoCoMo-format conversations; `updates` whether
-//! naturally phrased updates replace what they update.
+//! `arbor-bench`: the timings, kept out of the shipping `arbor` binary because they alone
+//! search outside the visibility filter (the floor a benchmark compares against).
+//! `synthetic` times a generated store (`cargo xtask bench` runs it per size and backend). The
+//! quality measures (LoCoMo recall, natural updates) search only as any caller does, so they
+//! ship in `arbor eval` (crate `arbor-eval`).
 
 mod bench;
-mod eval;
-mod updates;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,7 +16,7 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Measure Arbor: latency and throughput on synthetic stores, recall on LoCoMo.
+/// Measure Arbor: latency and throughput on synthetic stores.
 #[derive(Debug, Parser)]
 #[command(name = "arbor-bench", version)]
 struct Cli {
@@ -34,10 +32,6 @@ struct Cli {
 enum Command {
     /// Ingest, seal, reindex and retrieve on a synthetic store, beside the floor searches.
     Synthetic(bench::Args),
-    /// Retrieval recall (R@k) on LoCoMo-format conversations.
-    Locomo(eval::LocomoArgs),
-    /// Whether naturally phrased updates replace what they update (and keep what they do not).
-    Updates(updates::UpdatesArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,8 +49,6 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Synthetic(args) => bench::run(args, cli.json).await,
-            Command::Locomo(args) => eval::run(args, cli.json).await,
-            Command::Updates(args) => updates::run(args, cli.json).await,
         }
     });
     match result {
@@ -78,35 +70,10 @@ fn choice<T: Copy + Send + Sync + 'static>(
     })
 }
 
-/// Prints a run's report: as JSON, or as text for people; and where the store was kept, when
-/// the caller chose the directory.
-fn report<R: serde::Serialize>(
-    report: &R,
-    json: bool,
-    render: fn(&R) -> String,
-    kept: Option<&std::path::Path>,
-) -> anyhow::Result<()> {
-    if json {
-        print(&(serde_json::to_string_pretty(report)? + "\n"));
-    } else {
-        print_text(&render(report));
-    }
-    if let Some(root) = kept {
-        eprint(&format!("store kept at {}\n", root.display()));
-    }
-    Ok(())
-}
-
 /// Writes machine-readable output to standard output as it is; a reader that went away ends
 /// the process quietly.
 fn print(text: &str) {
     write_or_exit(std::io::stdout().lock(), text);
-}
-
-/// Writes text for people to standard output, control characters shown (a benchmark file's
-/// words can hold any).
-fn print_text(text: &str) {
-    write_or_exit(std::io::stdout().lock(), &arbor_domain::text::terminal_safe(text));
 }
 
 /// Writes text for people to standard error, control characters shown.

@@ -3,6 +3,7 @@
 
 mod commands;
 mod consolidate;
+mod eval;
 mod experiment;
 mod ingest;
 mod models;
@@ -88,6 +89,10 @@ enum Command {
     Consolidate(consolidate::Args),
     /// Check that rows, bodies and the index agree (exit status 1 if not clean).
     Fsck(commands::FsckArgs),
+    /// Measure quality through the real pipeline, in a store of its own: LoCoMo recall, and
+    /// whether naturally phrased updates replace what they update.
+    #[command(subcommand)]
+    Eval(eval::EvalCommand),
     /// Counts of what the store holds.
     Stats,
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
@@ -129,6 +134,7 @@ fn main() -> ExitCode {
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),
             Command::Consolidate(args) => consolidate::run(&root, args, json).await.map(|()| true),
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
+            Command::Eval(command) => eval::run(command, json).await.map(|()| true),
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),

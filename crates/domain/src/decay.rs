@@ -51,7 +51,7 @@ impl DecayPolicy {
 
 impl Default for DecayPolicy {
     /// No kind decays by default. Measured: with `episodes_age` on the LoCoMo development
-    /// split (`arbor-bench locomo`, local embedder), R@10 fell from 74.2 to 66.8 (temporal
+    /// split (`arbor eval locomo`, local embedder), R@10 fell from 74.2 to 66.8 (temporal
     /// questions 79.8 to 62.2) — questions about past conversations are asked long after them,
     /// and a per-kind penalty reorders evidence by kind rather than by relevance. Hosts opt in.
     fn default() -> Self {

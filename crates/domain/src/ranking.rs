@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// The RRF constant, measured rather than taken from the literature's 60. Arbor fuses two
 /// channels of at most 50 candidates each; with k = 60 a memory both channels rank in the
 /// forties outscores one that a single channel ranks first, which is usually the answer. On the
-/// LoCoMo development split (`arbor-bench locomo`, local embedder) R@10 was 54.4 at k = 60, 59.1
+/// LoCoMo development split (`arbor eval locomo`, local embedder) R@10 was 54.4 at k = 60, 59.1
 /// at 20, 62.7 at 10, 63.6 at 5 and 63.8 at 2, with R@50 unchanged (79.3-79.4); 5 keeps some
 /// credit for agreement while trusting first places.
 pub const RRF_K: f32 = 5.0;
@@ -87,7 +87,7 @@ pub const CONTEXT_TURNS: usize = 2;
 /// The share of a strong hit's fused score its tree neighbours inherit. A memory is rarely
 /// complete in one turn: the answer to "when did Melanie paint a sunrise?" is often the reply
 /// just after the turn that matches the words. Measured on the LoCoMo development split
-/// (`arbor-bench locomo`, local embedder, stemmed full text): R@10 66.7 without context, 74.4
+/// (`arbor eval locomo`, local embedder, stemmed full text): R@10 66.7 without context, 74.4
 /// with these settings. With the top 5 hits lending 0.5 of their score, one turn each side gave
 /// 72.7, two 74.6, three 74.0 (measured before the preference channel existed); 3 or 8 anchors
 /// and a share of 0.35 did no better. Multi-hop questions gain nothing from it (39.3 -> 38.8).

@@ -1,4 +1,4 @@
-//! `arbor-bench locomo`: retrieval recall on the LoCoMo benchmark through the real pipeline.
+//! `arbor eval locomo`: retrieval recall on the LoCoMo benchmark through the real pipeline.
 //! Each conversation goes into its own conversation namespace through the normal write path
 //! (one event per turn, its `dia_id` as the message id, observed at its session's date), the
 //! jobs run, and every question is asked through the normal retrieval path in exact-evidence
@@ -24,24 +24,24 @@ use serde_json::Value;
 
 use arbor_compose::{self as compose, EmbedderChoice};
 
-use crate::bench::Latency;
-use crate::choice;
+use crate::Latency;
 
-#[derive(Debug, clap::Args)]
-pub(crate) struct LocomoArgs {
+/// What to evaluate, and how.
+#[derive(Debug, Clone)]
+pub struct LocomoOptions {
     /// The LoCoMo JSON file (a list of conversations with their questions).
-    #[arg(long, value_name = "FILE")]
-    data: PathBuf,
-    /// The cut-offs to report, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "5,10,25,50")]
-    k: Vec<usize>,
-    /// Where to build the store (a new or empty directory, kept); default: a temporary one,
+    pub data: PathBuf,
+    /// The cut-offs to report (positive).
+    pub k: Vec<usize>,
+    /// Where to build the store (a new or empty directory, kept); `None`: a temporary one,
     /// removed afterwards.
-    #[arg(long, value_name = "DIR")]
-    dir: Option<PathBuf>,
-    /// The embedder: the local model when installed, else hashing.
-    #[arg(long, value_parser = choice(EmbedderChoice::CHOICES), env = "ARBOR_EMBEDDER", default_value = "auto")]
-    embedder: EmbedderChoice,
+    pub dir: Option<PathBuf>,
+    pub embedder: EmbedderChoice,
+}
+
+impl LocomoOptions {
+    /// The published cut-offs.
+    pub const DEFAULT_K: [usize; 4] = [5, 10, 25, 50];
 }
 
 /// The question categories of LoCoMo, by their number in the data.
@@ -98,8 +98,9 @@ struct QuestionResult {
     latency_ms: f64,
 }
 
+/// A run's outcome: recall per category and overall, and each question's ranking.
 #[derive(Debug, Serialize)]
-struct Report {
+pub struct LocomoReport {
     data: String,
     embedder: String,
     reasoner: String,
@@ -125,15 +126,15 @@ struct CategoryRecall {
     recall_percent: Vec<f64>,
 }
 
-pub(crate) async fn run(args: LocomoArgs, json: bool) -> Result<()> {
+/// Builds a store from `args.data`'s conversations and asks every question.
+pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
     if args.k.is_empty() || args.k.contains(&0) {
-        bail!("--k takes positive cut-offs, e.g. 5,10,25,50");
+        bail!("the cut-offs (k) must be positive, e.g. 5,10,25,50");
     }
     let text = std::fs::read_to_string(&args.data).with_context(|| format!("reading {}", args.data.display()))?;
     let conversations = parse_locomo(&text).with_context(|| format!("{} is not LoCoMo data", args.data.display()))?;
 
-    let temp = tempfile::Builder::new().prefix("arbor-eval-").tempdir()?;
-    let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
+    let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-eval-")?;
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     let opened = compose::open(&root).await?;
@@ -199,15 +200,14 @@ pub(crate) async fn run(args: LocomoArgs, json: bool) -> Result<()> {
             });
         }
     }
-    let report = summarize(
-        &args,
+    Ok(summarize(
+        args,
         &arbor,
         &conversations,
         Counts { turns, not_admitted, folded },
         (ingest_seconds, jobs_seconds),
         results,
-    );
-    crate::report(&report, json, render, args.dir.is_some().then_some(root.as_path()))
+    ))
 }
 
 struct Counts {
@@ -217,13 +217,13 @@ struct Counts {
 }
 
 fn summarize(
-    args: &LocomoArgs,
+    args: &LocomoOptions,
     arbor: &Arbor,
     conversations: &[Conversation],
     counts: Counts,
     (ingest_seconds, jobs_seconds): (f64, f64),
     results: Vec<QuestionResult>,
-) -> Report {
+) -> LocomoReport {
     let mean = |rows: &[&QuestionResult]| CategoryRecall {
         questions: rows.len(),
         recall_percent: (0..args.k.len())
@@ -235,7 +235,7 @@ fn summarize(
         by_category.entry(result.category).or_default().push(result);
     }
     let all: Vec<&QuestionResult> = results.iter().collect();
-    Report {
+    LocomoReport {
         data: args.data.display().to_string(),
         embedder: arbor.ports().embedder.id().to_string(),
         reasoner: arbor.ports().reasoner.id(),
@@ -254,7 +254,20 @@ fn summarize(
     }
 }
 
-fn render(report: &Report) -> String {
+impl LocomoReport {
+    /// The overall mean R@k, in percent, for the cut-off `k` (if it was asked for).
+    pub fn overall_recall(&self, k: usize) -> Option<f64> {
+        let at = self.k.iter().position(|&c| c == k)?;
+        self.overall.recall_percent.get(at).copied()
+    }
+
+    /// The report as text for people: a table of recall per category.
+    pub fn render(&self) -> String {
+        render(self)
+    }
+}
+
+fn render(report: &LocomoReport) -> String {
     let mut out = format!(
         "LoCoMo retrieval recall: {} conversations, {} turns ({} not admitted, {} folded as duplicates), {} questions\n\
          embedder {}, reasoner {}; ingest {:.1} s, jobs {:.1} s\n\n",

@@ -1,4 +1,4 @@
-//! `arbor-bench updates`: whether the engine knows what is current when memories arrive the way
+//! `arbor eval updates`: whether the engine knows what is current when memories arrive the way
 //! people say them. Each case's events are written in order into its namespace as a person's
 //! own entries (no hints, no kind, no subject), all cases into one store; what waits for a person
 //! is confirmed (a person entering their own memories would); the jobs run; then each probe is
@@ -22,21 +22,16 @@ use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::choice;
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct UpdatesArgs {
+/// What to evaluate, and how.
+#[derive(Debug, Clone)]
+pub struct UpdatesOptions {
     /// The cases: a JSON list of `{id, namespace, events: [{observed_at, text}], probes: [{query,
     /// must_contain, must_not_contain}]}`.
-    #[arg(long, value_name = "FILE")]
-    data: PathBuf,
-    /// Where to build the store (a new or empty directory, kept); default: a temporary one,
+    pub data: PathBuf,
+    /// Where to build the store (a new or empty directory, kept); `None`: a temporary one,
     /// removed afterwards.
-    #[arg(long, value_name = "DIR")]
-    dir: Option<PathBuf>,
-    /// The embedder: the local model when installed, else hashing.
-    #[arg(long, value_parser = choice(EmbedderChoice::CHOICES), env = "ARBOR_EMBEDDER", default_value = "auto")]
-    embedder: EmbedderChoice,
+    pub dir: Option<PathBuf>,
+    pub embedder: EmbedderChoice,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,14 +76,16 @@ struct ProbeResult {
     evidence: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
-struct Tally {
-    passed: usize,
-    total: usize,
+/// How many probes of one kind passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub passed: usize,
+    pub total: usize,
 }
 
+/// A run's outcome: the update and keep tallies, and each probe's result.
 #[derive(Debug, Serialize)]
-struct Report {
+pub struct UpdatesReport {
     cases: usize,
     events: usize,
     embedder: String,
@@ -96,20 +93,20 @@ struct Report {
     confirmed: usize,
     /// Candidates confirming refused (they wait for another decision).
     left_for_review: usize,
-    update_probes: Tally,
-    keep_probes: Tally,
+    pub update_probes: Tally,
+    pub keep_probes: Tally,
     results: Vec<ProbeResult>,
 }
 
-pub(crate) async fn run(args: UpdatesArgs, json: bool) -> Result<()> {
+/// Writes every case's events into one new store, then asks every probe.
+pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
     let text = std::fs::read_to_string(&args.data).with_context(|| format!("reading {}", args.data.display()))?;
     let cases: Vec<Case> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a list of update cases", args.data.display()))?;
     if cases.is_empty() {
         bail!("{} holds no cases", args.data.display());
     }
-    let temp = tempfile::Builder::new().prefix("arbor-updates-").tempdir()?;
-    let root = args.dir.clone().unwrap_or_else(|| temp.path().join("store"));
+    let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-updates-")?;
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     let arbor = compose::open(&root).await?.arbor;
@@ -149,7 +146,7 @@ pub(crate) async fn run(args: UpdatesArgs, json: bool) -> Result<()> {
         passed: results.iter().filter(|r| r.update == update && r.passed).count(),
         total: results.iter().filter(|r| r.update == update).count(),
     };
-    let report = Report {
+    Ok(UpdatesReport {
         cases: cases.len(),
         events,
         embedder: arbor.ports().embedder.id().to_string(),
@@ -159,8 +156,7 @@ pub(crate) async fn run(args: UpdatesArgs, json: bool) -> Result<()> {
         update_probes: tally(true),
         keep_probes: tally(false),
         results,
-    };
-    crate::report(&report, json, render, args.dir.is_some().then_some(root.as_path()))
+    })
 }
 
 /// Confirms every candidate in the cases' namespaces, as the person who entered them would;
@@ -237,7 +233,14 @@ fn judge(case: &Case, probe: &Probe, pack: &RetrievalPack) -> ProbeResult {
     }
 }
 
-fn render(report: &Report) -> String {
+impl UpdatesReport {
+    /// The report as text for people: the failed probes, then both tallies.
+    pub fn render(&self) -> String {
+        render(self)
+    }
+}
+
+fn render(report: &UpdatesReport) -> String {
     let mut out = String::new();
     for result in report.results.iter().filter(|r| !r.passed) {
         out.push_str(&format!("FAIL {} {:?}", result.case, result.probe.query));
