@@ -32,7 +32,7 @@ use super::{Claim, GENERIC_STEMS, SPEAKER, is_relation};
 /// The version of the rules that make keys and signatures: a store keeps the version its
 /// entries were made by, and files every current memory again when it differs (a change to
 /// [`Claim::filed_under`], the name forms, the signature or the band hashes must raise it).
-pub const LOOKUP_KEYS_VERSION: u32 = 1;
+pub const LOOKUP_KEYS_VERSION: u32 = 2;
 
 /// How many of the latest entries under one key a lookup reads (the index alone, a few pages):
 /// what was said about one subject over weeks of ordinary use, where the slot keys reach
@@ -50,6 +50,55 @@ const SIGNATURE_TERMS: usize = 8;
 
 /// The most keys one lookup reads: every name's forms with the slots it changes fit within it.
 const MAX_LOOKUP_KEYS: usize = 24;
+
+/// Words that open or close a name without telling one name from another: honorifics, kin
+/// titles, and the nouns of organisations and places. Never a name form on their own.
+const NAME_TITLES: &[&str] = &[
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "dr",
+    "prof",
+    "professor",
+    "sir",
+    "st",
+    "saint",
+    "mt",
+    "mount",
+    "uncle",
+    "aunt",
+    "auntie",
+    "grandma",
+    "grandpa",
+    "project",
+    "team",
+    "the",
+    "company",
+    "inc",
+    "ltd",
+    "llc",
+    "corp",
+    "group",
+    "lake",
+    "river",
+    "street",
+    "avenue",
+    "road",
+    "city",
+    "new",
+    "san",
+    "los",
+    "las",
+    "la",
+    "le",
+    "de",
+    "del",
+    "van",
+    "von",
+    "jr",
+    "sr",
+];
 
 /// MinHash bands for memories about no one: four bands of two words find two texts that share
 /// 85% of their words (the duplicate bar) with probability ~0.95, while two texts sharing a
@@ -128,17 +177,21 @@ impl Claim {
             None => (&self.terms, &self.attributes),
         };
         let slots: Vec<_> = attributes.iter().filter(|a| a.is_strong()).copied().collect();
-        // The subject first, so a cut keeps what is most likely shared.
+        // The subject's keys first, then every other name's forms, then their slots: a cut
+        // keeps what is most likely shared with the memory replaced.
         let mut names: Vec<&str> = self.subject.iter().map(String::as_str).collect();
         names.extend(self.mentions.iter().map(|m| m.key.as_str()).filter(|k| Some(*k) != self.subject.as_deref()));
-        let mut broad = Vec::new();
+        let mut ordered = Vec::new();
         let mut narrow = Vec::new();
-        for form in names.iter().flat_map(|n| name_forms(n)) {
-            broad.push(LookupKey::subject(&form));
-            narrow.extend(slots.iter().map(|&a| LookupKey::slot(&form, a)));
+        for (i, name) in names.iter().enumerate() {
+            for form in name_forms(name) {
+                ordered.push(LookupKey::subject(&form));
+                let slot_keys = slots.iter().map(|&a| LookupKey::slot(&form, a));
+                if i == 0 { ordered.extend(slot_keys) } else { narrow.extend(slot_keys) }
+            }
         }
         let mut keys = BTreeSet::new();
-        for key in broad.into_iter().chain(narrow) {
+        for key in ordered.into_iter().chain(narrow) {
             if keys.len() >= MAX_LOOKUP_KEYS {
                 break;
             }
@@ -151,8 +204,10 @@ impl Claim {
 
 /// The whole-word forms a name goes by: itself, and every run of its words from its start or
 /// to its end ("orion api" is also "orion" and "api"), as [`super::same_name`] compares names.
-/// Numbers alone are not names ("pixel 7" is not "7"); the speaker and someone named through
-/// someone else ("maya's parents") have one form.
+/// Numbers alone are not names ("pixel 7" is not "7"), nor are titles and the nouns that name
+/// a kind of thing ("dr", "project"): under one of those would be filed every Dr and every
+/// project, and a lookup reading the latest few would find none in particular. The speaker and
+/// someone named through someone else ("maya's parents") have one form.
 fn name_forms(key: &str) -> Vec<String> {
     if key == SPEAKER || is_relation(key) {
         return vec![key.to_owned()];
@@ -163,7 +218,7 @@ fn name_forms(key: &str) -> Vec<String> {
         forms.push(words[..n].join(" "));
         forms.push(words[words.len() - n..].join(" "));
     }
-    forms.retain(|f| f.chars().any(char::is_alphabetic));
+    forms.retain(|f| f == key || (f.chars().any(char::is_alphabetic) && !NAME_TITLES.contains(&f.as_str())));
     forms.sort();
     forms.dedup();
     forms
@@ -235,6 +290,9 @@ mod tests {
         assert_eq!(name_forms("pixel 7"), ["pixel", "pixel 7"]);
         assert_eq!(name_forms("maya's parents"), ["maya's parents"]);
         assert_eq!(name_forms(SPEAKER), [SPEAKER]);
+        assert_eq!(name_forms("dr linda park"), ["dr linda", "dr linda park", "linda park", "park"]);
+        assert_eq!(name_forms("project atlas"), ["atlas", "project atlas"]);
+        assert_eq!(name_forms("new york"), ["new york", "york"]);
     }
 
     /// Every pair the rules replace shares a key: the lookup finds all the rules could pick.
