@@ -1236,6 +1236,13 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     assert_eq!(stored(&arbor, "global", &restored.leaf_id).await.lineage, retired.lineage);
     assert_eq!(stored(&arbor, "global", &amsterdam).await.status, LeafStatus::Active, "the other memory stays");
     assert_eq!(stored(&arbor, "global", &porto).await, retired, "history is not rewritten");
+    // Revived, the memory has a current version again: restoring the old one once more
+    // corrects that version (never a second revival beside it), bound to it.
+    let again = arbor.restore(&global, &porto, retired.version).await.unwrap_err();
+    assert_eq!(again.code(), "stale_version", "{again}");
+    let twice = arbor.restore(&global, &porto, arbor_domain::id::Version::new(restored.version).unwrap()).await;
+    let unchanged = twice.unwrap_err();
+    assert!(unchanged.to_string().contains("the same as"), "the same text again: {unchanged}");
     assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
     let pack = pack_text(&ask(&arbor, &conversation(&arbor, "c1", "p1"), "Where does Maya live?").await);
     assert!(pack.contains("lives in Porto") && pack.contains("Amsterdam"), "{pack}");

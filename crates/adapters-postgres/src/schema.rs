@@ -17,6 +17,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_retrievals.sql"),
     include_str!("../migrations/0003_written_order.sql"),
     include_str!("../migrations/0004_lookup_keys.sql"),
+    include_str!("../migrations/0005_lineage.sql"),
 ];
 
 /// The schema version this build writes.

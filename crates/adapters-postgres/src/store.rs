@@ -756,6 +756,14 @@ impl MetadataStore for PgStore {
         self.query_leaves(sql).await
     }
 
+    async fn versions(&self, namespace: &Namespace, lineage: &LeafId) -> Result<Vec<LeafRecord>> {
+        let mut sql = select(leaf_columns(), "leaves");
+        sql.push("namespace = ").push_bind(namespace.to_string());
+        sql.push(" AND lineage = ").push_bind(lineage.to_string());
+        sql.push(" ORDER BY version, id");
+        self.query_leaves(sql).await
+    }
+
     async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
         if query.keys.is_empty() || query.limit == 0 {
             return Ok(Vec::new());

@@ -655,6 +655,11 @@ impl MetadataStore for SqliteStore {
         self.query_leaves(&sql, params)
     }
 
+    async fn versions(&self, namespace: &Namespace, lineage: &LeafId) -> Result<Vec<LeafRecord>> {
+        let sql = format!("SELECT {LEAF_COLUMNS} FROM leaves WHERE namespace = ? AND lineage = ? ORDER BY version, id");
+        self.query_leaves(&sql, vec![Value::Text(namespace.to_string()), Value::Text(lineage.to_string())])
+    }
+
     async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
         // Per key, the latest entries of the (key, observed_at, leaf) primary key: an index
         // range each, no leaf row read until the few ranked first are.

@@ -33,9 +33,6 @@ pub(crate) fn validate_new_text(text: &str, title: Option<&str>) -> AppResult<()
     Ok(event.validate()?)
 }
 
-/// How many replacement links a restore follows to find a lineage's current version.
-const MAX_LINEAGE_STEPS: usize = 10_000;
-
 /// A correction: the memory as the caller saw it, and what it should say instead.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Correction {
@@ -189,8 +186,10 @@ impl Arbor {
     }
 
     /// Makes the superseded version `old_id` current again: its text becomes the next version
-    /// of its memory, bound to the current version the caller saw (`expected_current`). The
-    /// history between stays; nothing is rewritten.
+    /// of its memory, bound to the version the caller saw (`expected_current`): the memory's
+    /// current version, which it replaces, or — when another memory replaced this one and none
+    /// of its versions is current — its latest, after which it is revived beside the memory that
+    /// replaced it. The history between stays; nothing is rewritten.
     pub async fn restore(
         &self,
         chain: &ReadChain,
@@ -204,21 +203,17 @@ impl Arbor {
         let old = store.leaf(&scope, old_id).await?.filter(readable).ok_or_else(|| Error::not_found("leaf", old_id))?;
         self.policy.supersession.check_restore(&old.id, old.status)?;
         let text = self.read_body(&old.body_path, &old.body_sha256).await?;
-        // The memory's latest version: follow the replacement links from the old one while
-        // they stay in its lineage. A link to another lineage means another memory replaced
-        // this one (an update said in passing, consolidation): the memory has no current
-        // version, and restoring it revives it beside the one that replaced it.
-        let mut latest = old.clone();
-        let mut succession = Succession::Replaces;
-        for _ in 0..MAX_LINEAGE_STEPS {
-            let Some(next) = &latest.superseded_by else { break };
-            let successor = store.leaf(&scope, next).await?.ok_or_else(|| Error::not_found("leaf", next))?;
-            if successor.lineage != latest.lineage {
-                succession = Succession::Revives;
-                break;
-            }
-            latest = successor;
-        }
+        // What follows the old version: the memory's current version, corrected back to the old
+        // text; or, when another memory replaced it (an update said in passing, consolidation)
+        // and no version of it is current, its latest version, revived after it beside the one
+        // that replaced it.
+        let versions = store.versions(&old.namespace, &old.lineage).await?;
+        let current = versions.iter().find(|v| v.status == LeafStatus::Active);
+        let latest = versions.iter().max_by_key(|v| v.version).unwrap_or(&old);
+        let (latest, succession) = match current {
+            Some(current) => (current.clone(), Succession::Replaces),
+            None => (latest.clone(), Succession::Revives),
+        };
         let correction = Correction {
             title: Some(old.title.clone()),
             at_least: old.sensitivity,

@@ -747,8 +747,9 @@ pub(crate) struct RestoreArgs {
     /// A replaced (superseded) version to make current again, or an archived memory to bring
     /// back.
     id: String,
-    /// For a replaced version: the memory's current version, as you read it; anything else is
-    /// refused as stale. Without it, `id` must be archived.
+    /// For a replaced version: the memory's current version, as you read it (for a memory
+    /// another memory replaced, so that none of its versions is current: its latest version);
+    /// anything else is refused as stale. Without it, `id` must be archived.
     #[arg(long = "current-version")]
     current_version: Option<u32>,
     #[command(flatten)]

@@ -244,6 +244,9 @@ impl MetadataStore for FailingStore {
         guarded(&self.plan, "store.leaves_written_after", self.inner.leaves_written_after(namespace, after, limit))
             .await
     }
+    async fn versions(&self, namespace: &Namespace, lineage: &LeafId) -> Result<Vec<LeafRecord>> {
+        guarded(&self.plan, "store.versions", self.inner.versions(namespace, lineage)).await
+    }
     async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
         guarded(&self.plan, "store.leaves_filed_under", self.inner.leaves_filed_under(namespace, query)).await
     }

@@ -108,6 +108,11 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
         limit: usize,
     ) -> Result<Vec<LeafRecord>>;
 
+    /// Every version of one memory — the leaves of `namespace` whose lineage is `lineage`, in
+    /// any status and any tree — oldest version first. Backends answer from an index on
+    /// (namespace, lineage).
+    async fn versions(&self, namespace: &Namespace, lineage: &LeafId) -> Result<Vec<LeafRecord>>;
+
     /// The active leaves of `namespace` filed under `query.keys` (`Claim::filed_under` of their
     /// summaries, [`rows::filed_entries`](crate::rows::filed_entries)): of the `query.per_key`
     /// latest entries under each key (by observation time, ties by id, descending), the

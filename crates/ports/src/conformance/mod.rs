@@ -84,6 +84,7 @@ macro_rules! metadata_store_conformance {
                 listings_are_ordered_by_name,
                 leaves_are_listed_in_the_order_written,
                 leaves_are_found_by_what_they_are_filed_under,
+                versions_are_listed_by_lineage,
                 entity_slugs_are_unique_per_namespace,
                 entity_shortlist_matches_names_and_aliases,
                 root_swap_is_compare_and_set,

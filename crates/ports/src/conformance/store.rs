@@ -362,6 +362,34 @@ pub async fn leaves_are_found_by_what_they_are_filed_under(store: &dyn MetadataS
     assert_eq!(found(moved, 12, 24).await, ["leaf-d"], "a forgotten leaf is filed nowhere");
 }
 
+/// `versions` lists one memory's versions, in any status and tree, oldest first, within one
+/// namespace.
+pub async fn versions_are_listed_by_lineage(store: &dyn MetadataStore) {
+    let (ns, other) = (conversation("c1"), conversation("c2"));
+    let (t, moved, u) = (
+        seed_tree(store, &ns, "topic").await,
+        seed_tree(store, &ns, "maya").await,
+        seed_tree(store, &other, "topic").await,
+    );
+    let mut first = leaf(&ns, &t, "leaf-a", "Maya lives in Porto.", 1);
+    first.status = LeafStatus::Superseded;
+    let mut second = leaf(&ns, &moved, "leaf-b", "Maya lives in Porto, by the river.", 2);
+    (second.lineage, second.version) = (first.id.clone(), arbor_domain::id::Version::new(2).unwrap());
+    let unrelated = leaf(&ns, &t, "leaf-c", "Tom works at Stripe.", 3);
+    let mut elsewhere = leaf(&other, &u, "leaf-d", "Maya lives in Porto.", 4);
+    elsewhere.lineage = first.id.clone();
+    let mut changes = ChangeSet::new();
+    for record in [&second, &first, &unrelated, &elsewhere] {
+        changes.push(Change::InsertLeaf(record.clone()));
+    }
+    store.commit(changes).await.unwrap();
+    let ids = |found: Vec<LeafRecord>| found.into_iter().map(|l| l.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(store.versions(&ns, &first.id).await.unwrap()), ["leaf-a", "leaf-b"]);
+    assert_eq!(ids(store.versions(&ns, &unrelated.id).await.unwrap()), ["leaf-c"]);
+    assert_eq!(ids(store.versions(&other, &first.id).await.unwrap()), ["leaf-d"]);
+    assert!(store.versions(&ns, &lid("leaf-z")).await.unwrap().is_empty());
+}
+
 /// An entity slug is unique within a namespace, not across namespaces.
 pub async fn entity_slugs_are_unique_per_namespace(store: &dyn MetadataStore) {
     let (a, b) = (project("alpha"), project("beta"));

@@ -532,6 +532,14 @@ impl MetadataStore for InMemoryMetadataStore {
         Ok(written.into_iter().take(limit).cloned().collect())
     }
 
+    async fn versions(&self, namespace: &Namespace, lineage: &LeafId) -> Result<Vec<LeafRecord>> {
+        let state = self.lock();
+        let mut versions: Vec<LeafRecord> =
+            state.leaves.values().filter(|l| &l.namespace == namespace && &l.lineage == lineage).cloned().collect();
+        versions.sort_by(|a, b| (a.version, &a.id).cmp(&(b.version, &b.id)));
+        Ok(versions)
+    }
+
     async fn leaves_filed_under(&self, namespace: &Namespace, query: &FiledQuery) -> Result<Vec<LeafRecord>> {
         // No index here: every active leaf of the namespace is read for its entries, which is
         // what the SQL backends' rows hold.
