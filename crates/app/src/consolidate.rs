@@ -21,9 +21,11 @@
 //!   the earlier memories filed under what it names, to the reasoner's duplicate judgement
 //!   (validated by `Consolidation::judged`), within a hard budget of calls per pass
 //!   ([`ConsolidateRequest::model_calls`]); what the budget leaves unjudged is counted in the
-//!   report and judged by no later pass (the rules still are). The deterministic reasoner is
-//!   not asked: its judgement is the rules'. Memories a remote model may not read never reach
-//!   it.
+//!   report and judged by no later pass (the rules still are). Only memories written after the
+//!   mark are shown, not the margin read again, so no memory costs two passes a call. A dry run
+//!   asks the model as a pass would (its plan is the pass's plan), within the same budget. The
+//!   deterministic reasoner is not asked: its judgement is the rules'. Memories a remote model
+//!   may not read never reach it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -94,8 +96,15 @@ pub struct ModelUse {
     /// The pass's budget of calls, and the calls made.
     pub budget: usize,
     pub calls: usize,
-    /// Changed memories the rules proposed nothing for and the budget left unjudged.
+    /// New memories the rules proposed nothing for and the budget left unjudged (counted once
+    /// per namespace, however many times its pass was planned).
     pub unjudged: usize,
+}
+
+/// What a model reasoner judged in one namespace's pass.
+struct Judged {
+    proposals: Vec<Proposal>,
+    unjudged: usize,
 }
 
 /// One proposal, with what a person needs to check it.
@@ -125,6 +134,14 @@ pub struct NamespacePass {
     /// Whether leaves remain past `through` (more than one pass reads).
     pub more: bool,
     pub proposals: Vec<ProposalView>,
+    /// New memories of this namespace a model reasoner would have been shown, had the pass's
+    /// budget lasted.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unjudged: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What a whole pass did.
@@ -168,7 +185,12 @@ impl Arbor {
                 .await?;
             passes.push(pass);
         }
-        let model = model.map(|m| m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let model = model.map(|m| {
+            let mut used = m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+            // Per namespace, from the attempt that counted: a replanned namespace is not counted twice.
+            used.unjudged = passes.iter().map(|p| p.unjudged).sum();
+            used
+        });
         Ok(ConsolidationRun { at: self.now(), dry_run: request.dry_run, namespaces: passes, model })
     }
 
@@ -191,7 +213,9 @@ impl Arbor {
         let more = written.len() > MAX_READ_PER_PASS;
         let written = &written[..written.len().min(MAX_READ_PER_PASS)];
         let through = written.last().map(WriteMark::of).max(mark.cloned());
-        let new = written.iter().filter(|l| mark.is_none_or(|m| WriteMark::of(l) > *m)).count();
+        let is_new = |l: &LeafRecord| mark.is_none_or(|m| WriteMark::of(l) > *m);
+        let new = written.iter().filter(|l| is_new(l)).count();
+        let fresh: BTreeSet<&LeafId> = written.iter().filter(|l| is_new(l)).map(|l| &l.id).collect();
         let readable = |l: &&LeafRecord| l.status == LeafStatus::Active && l.sensitivity != Sensitivity::Restricted;
         let mut like: BTreeMap<LeafId, Vec<LeafId>> = BTreeMap::new();
         let mut current: BTreeMap<LeafId, LeafRecord> = BTreeMap::new();
@@ -215,9 +239,11 @@ impl Arbor {
             })
             .collect();
         let mut proposals = self.policy.consolidation.propose(&memories);
+        let mut unjudged = 0;
         if let Some(model) = model {
-            let judged = self.judge_in_hindsight(&memories, &current, &proposals, model).await;
-            proposals.extend(judged);
+            let judged = self.judge_in_hindsight(&memories, &fresh, &current, &proposals, model).await;
+            proposals.extend(judged.proposals);
+            unjudged = judged.unjudged;
         }
         let views: Vec<ProposalView> = proposals
             .into_iter()
@@ -237,26 +263,36 @@ impl Arbor {
         if !request.dry_run {
             self.apply_proposals(namespace, &current, &views).await?;
         }
-        Ok(NamespacePass { namespace: namespace.clone(), read: written.len(), new, through, more, proposals: views })
+        Ok(NamespacePass {
+            namespace: namespace.clone(),
+            read: written.len(),
+            new,
+            through,
+            more,
+            proposals: views,
+            unjudged,
+        })
     }
 
-    /// Asks the model reasoner about each changed memory the rules proposed nothing for
+    /// Asks the model reasoner about each new memory (`fresh`) the rules proposed nothing for
     /// (newest first), shown with the earlier memories filed under what it names that no
-    /// proposal retires yet, while the pass's budget lasts; returns the validated proposals.
+    /// proposal retires yet, while the pass's budget lasts; returns the validated proposals and
+    /// how many memories the budget left unjudged.
     async fn judge_in_hindsight(
         &self,
         memories: &[CurrentMemory],
+        fresh: &BTreeSet<&LeafId>,
         current: &BTreeMap<LeafId, LeafRecord>,
         proposals: &[Proposal],
         model: &std::sync::Mutex<ModelUse>,
-    ) -> Vec<Proposal> {
+    ) -> Judged {
         let locality = self.ports.reasoner.locality();
         let shareable = |id: &LeafId| current.get(id).is_some_and(|l| l.sensitivity.may_be_given_to(locality));
         let by_id: BTreeMap<&LeafId, &CurrentMemory> = memories.iter().map(|m| (&m.id, m)).collect();
         let mut settled: BTreeSet<&LeafId> = proposals.iter().flat_map(|p| [&p.retire, &p.keep]).collect();
-        let mut changed: Vec<&CurrentMemory> = memories.iter().filter(|m| m.changed).collect();
+        let mut changed: Vec<&CurrentMemory> = memories.iter().filter(|m| fresh.contains(&m.id)).collect();
         changed.sort_by(|a, b| (b.observed_at, &b.id).cmp(&(a.observed_at, &a.id)));
-        let mut judged = Vec::new();
+        let mut judged = Judged { proposals: Vec::new(), unjudged: 0 };
         for newer in changed {
             if settled.contains(&newer.id) || !shareable(&newer.id) {
                 continue;
@@ -276,7 +312,7 @@ impl Arbor {
             {
                 let mut used = model.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 if used.calls >= used.budget {
-                    used.unjudged += 1;
+                    judged.unjudged += 1;
                     continue;
                 }
                 used.calls += 1;
@@ -300,7 +336,7 @@ impl Arbor {
                 let retired = shown.iter().find(|m| m.id == proposal.retire).map(|m| &m.id);
                 settled.extend(retired);
                 settled.insert(&newer.id);
-                judged.push(proposal);
+                judged.proposals.push(proposal);
             }
         }
         judged

@@ -262,4 +262,15 @@ async fn consolidation_asks_a_model_within_its_budget() {
     let report = two.to_markdown();
     assert!(report.contains("The reasoner mock-model/1 was asked 2 times (budget 2)"), "{report}");
     assert!(!report.contains("Helix"), "the report holds no memory text: {report}");
+
+    // From the mark, the pass reads the last memory again (the margin before the mark) but
+    // never shows the model a memory an earlier pass could have shown it.
+    let through = two.namespaces[0].through.clone();
+    assert!(through.is_some());
+    let resumed =
+        ConsolidateRequest { model_calls: 5, ..ConsolidateRequest::new(vec![(Namespace::global(), through)], true) };
+    let again = arbor.consolidate(&resumed).await.unwrap();
+    assert_eq!((again.namespaces[0].read, again.namespaces[0].new), (1, 0), "{again:#?}");
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "no memory re-read in the margin is judged again");
+    assert_eq!(again.model.as_ref().map(|m| (m.calls, m.unjudged)), Some((0, 0)));
 }

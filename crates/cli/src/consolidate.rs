@@ -9,7 +9,7 @@ use arbor_compose as compose;
 use arbor_domain::namespace::Namespace;
 
 use crate::commands::print_json;
-use crate::output::outln;
+use crate::output::{errln, outln};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -44,6 +44,9 @@ pub(crate) async fn run(root: &Path, args: Args, json: bool) -> Result<()> {
     };
     let pass = compose::consolidation_pass(&opened.arbor, root, options).await?.context("the pass did not run")?;
     let (run, report) = (pass.run, pass.report);
+    if args.model_calls.is_some() && run.model.is_none() {
+        errln!("note: --model-calls has no effect: no model reasoner is configured (the rules decide alone)");
+    }
     let read: usize = run.namespaces.iter().map(|n| n.read).sum();
     if json {
         let mut value = serde_json::to_value(&run)?;
