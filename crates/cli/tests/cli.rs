@@ -663,6 +663,12 @@ fn bad_update_files_get_clear_errors() {
         ("{}", "is not a list of update cases"),
         ("[]", "holds no cases"),
         (r#"[{"id":"x","namespace":"planet:mars","events":[],"probes":[]}]"#, "is not a namespace"),
+        // A bad case anywhere is found before any case is written.
+        (
+            r#"[{"id":"fine","namespace":"global","events":[],"probes":[]},
+                {"id":"agent","namespace":"agent:a1","events":[],"probes":[]}]"#,
+            "case agent",
+        ),
     ] {
         let path = dir.path().join("cases.json");
         std::fs::write(&path, body).unwrap();
@@ -671,4 +677,21 @@ fn bad_update_files_get_clear_errors() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{body}: {stderr}");
     }
+    // A run builds its own store: a directory that holds anything is refused and left alone.
+    let kept = dir.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(kept.join("notes.md"), "mine").unwrap();
+    let output = updates(&["--data", UPDATES, "--dir", kept.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not empty"));
+    assert_eq!(std::fs::read_dir(&kept).unwrap().count(), 1, "nothing was written beside it");
+    // Cases with no probe of one kind say so rather than claim a pass rate.
+    let only_keep = dir.path().join("keep.json");
+    let case = r#"[{"id":"k","namespace":"global","events":[{"observed_at":"2026-01-05T10:00:00Z","text":"Rita plays the cello."}],
+        "probes":[{"query":"What does Rita play?","must_contain":["cello"],"must_not_contain":[]}]}]"#;
+    std::fs::write(&only_keep, case).unwrap();
+    let output = updates(&["--data", only_keep.to_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(shown.contains("update probes: none in the data"), "{shown}");
+    assert!(shown.contains("keep probes:   1 of 1 pass (100%)"), "{shown}");
 }

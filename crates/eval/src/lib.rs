@@ -35,8 +35,15 @@ impl Latency {
 }
 
 /// A store for one run: in `dir` when the caller names one (kept), else in a temporary
-/// directory removed with the returned guard.
+/// directory removed with the returned guard. A named directory must be new or empty: a run
+/// measures a store it built itself, and never writes its cases into someone's memory.
 fn store_dir(dir: Option<&std::path::Path>, prefix: &str) -> anyhow::Result<(std::path::PathBuf, tempfile::TempDir)> {
+    if let Some(dir) = dir
+        && let Ok(mut entries) = std::fs::read_dir(dir)
+        && entries.next().is_some()
+    {
+        anyhow::bail!("{} is not empty: name a new or empty directory for the run's store", dir.display());
+    }
     let temp = tempfile::Builder::new().prefix(prefix).tempdir()?;
     let root = dir.map(std::path::Path::to_path_buf).unwrap_or_else(|| temp.path().join("store"));
     Ok((root, temp))

@@ -106,6 +106,14 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
     if cases.is_empty() {
         bail!("{} holds no cases", args.data.display());
     }
+    // Every case is checked before anything is written, so a bad case costs no store.
+    let mut namespaces = Vec::with_capacity(cases.len());
+    for case in &cases {
+        let namespace = Namespace::parse(&case.namespace)
+            .with_context(|| format!("case {}: {:?} is not a namespace", case.id, case.namespace))?;
+        reader_of(&namespace).with_context(|| format!("case {}", case.id))?;
+        namespaces.push(namespace);
+    }
     let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-updates-")?;
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
@@ -113,9 +121,7 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
 
     let mut events = 0;
     let mut writers = Vec::with_capacity(cases.len());
-    for case in &cases {
-        let namespace = Namespace::parse(&case.namespace)
-            .with_context(|| format!("case {}: {:?} is not a namespace", case.id, case.namespace))?;
+    for (case, namespace) in cases.iter().zip(namespaces) {
         let writer = arbor.read_chain(&TrustedContext::Only { namespace: namespace.clone() })?;
         for event in &case.events {
             let mut entry = Event::user_message(event.text.clone());
@@ -252,21 +258,20 @@ fn render(report: &UpdatesReport) -> String {
         }
         out.push('\n');
     }
-    let percent = |t: &Tally| if t.total == 0 { 100.0 } else { 100.0 * t.passed as f64 / t.total as f64 };
+    let tally = |t: &Tally| match t.total {
+        0 => "none in the data".to_string(),
+        total => format!("{} of {total} pass ({:.0}%)", t.passed, 100.0 * t.passed as f64 / total as f64),
+    };
     out.push_str(&format!(
-        "{} cases, {} events, {} confirmed, {} left for review; embedder {}, reasoner {}\nupdate probes: {} of {} pass ({:.0}%)\nkeep probes:   {} of {} pass ({:.0}%)\n",
+        "{} cases, {} events, {} confirmed, {} left for review; embedder {}, reasoner {}\nupdate probes: {}\nkeep probes:   {}\n",
         report.cases,
         report.events,
         report.confirmed,
         report.left_for_review,
         report.embedder,
         report.reasoner,
-        report.update_probes.passed,
-        report.update_probes.total,
-        percent(&report.update_probes),
-        report.keep_probes.passed,
-        report.keep_probes.total,
-        percent(&report.keep_probes),
+        tally(&report.update_probes),
+        tally(&report.keep_probes),
     ));
     out
 }
