@@ -276,9 +276,10 @@ impl Arbor {
 
     /// `Reconcile`: the current memory of the namespace, in any tree, that a chunk replaces
     /// (the same entity and attribute, with a change cue or a new value for a single-valued
-    /// slot), and why. Candidates are the namespace's leaves most like the chunk by full text,
-    /// and what this batch planned before it; the domain picks at most one. A replacement older
-    /// or less authoritative than what it replaces becomes a conflict in `planned_leaf`.
+    /// slot), and why. Candidates are the namespace's current leaves filed under what the chunk
+    /// names (`Arbor::current_filed_under`), and what this batch planned before it; the domain
+    /// picks at most one. A replacement older or less authoritative than what it replaces
+    /// becomes a conflict in `planned_leaf`.
     async fn reconcile(
         &self,
         plan: &BatchPlan,
