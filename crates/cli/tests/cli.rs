@@ -669,6 +669,11 @@ fn bad_update_files_get_clear_errors() {
                 {"id":"agent","namespace":"agent:a1","events":[],"probes":[]}]"#,
             "case agent",
         ),
+        (
+            r#"[{"id":"fine","namespace":"global","events":[],"probes":[]},
+                {"id":"blank","namespace":"global","events":[{"observed_at":"2026-01-05T10:00:00Z","text":"  "}],"probes":[]}]"#,
+            "case blank: an event's text or a probe's query is empty",
+        ),
     ] {
         let path = dir.path().join("cases.json");
         std::fs::write(&path, body).unwrap();

@@ -112,6 +112,10 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
         let namespace = Namespace::parse(&case.namespace)
             .with_context(|| format!("case {}: {:?} is not a namespace", case.id, case.namespace))?;
         reader_of(&namespace).with_context(|| format!("case {}", case.id))?;
+        if case.events.iter().any(|e| e.text.trim().is_empty()) || case.probes.iter().any(|p| p.query.trim().is_empty())
+        {
+            bail!("case {}: an event's text or a probe's query is empty", case.id);
+        }
         namespaces.push(namespace);
     }
     let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-updates-")?;

@@ -27,7 +27,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Claim, GENERIC_STEMS, SPEAKER, is_relation};
+use super::{Claim, GENERIC_STEMS, SPEAKER, group_member, is_relation};
 
 /// The version of the rules that make keys and signatures: a store keeps the version its
 /// entries were made by, and files every current memory again when it differs (a change to
@@ -51,8 +51,8 @@ const SIGNATURE_TERMS: usize = 8;
 /// The most keys one lookup reads: every name's forms with the slots it changes fit within it.
 const MAX_LOOKUP_KEYS: usize = 24;
 
-/// Words that open or close a name without telling one name from another: honorifics, kin
-/// titles, and the nouns of organisations and places. Never a name form on their own.
+/// Words that open or close a name without telling one name from another: honorifics and the
+/// nouns of organisations and places (not kin: "Grandma" alone names someone). Never a name form on their own.
 const NAME_TITLES: &[&str] = &[
     "mr",
     "mrs",
@@ -66,11 +66,6 @@ const NAME_TITLES: &[&str] = &[
     "saint",
     "mt",
     "mount",
-    "uncle",
-    "aunt",
-    "auntie",
-    "grandma",
-    "grandpa",
     "project",
     "team",
     "the",
@@ -209,6 +204,10 @@ impl Claim {
 /// project, and a lookup reading the latest few would find none in particular. The speaker and
 /// someone named through someone else ("maya's parents") have one form.
 fn name_forms(key: &str) -> Vec<String> {
+    // A group acts on its member's things ("Lena's team moved the retro"): under the member too.
+    if let Some(member) = group_member(key) {
+        return vec![key.to_owned(), member.to_owned()];
+    }
     if key == SPEAKER || is_relation(key) {
         return vec![key.to_owned()];
     }
@@ -293,6 +292,8 @@ mod tests {
         assert_eq!(name_forms("dr linda park"), ["dr linda", "dr linda park", "linda park", "park"]);
         assert_eq!(name_forms("project atlas"), ["atlas", "project atlas"]);
         assert_eq!(name_forms("new york"), ["new york", "york"]);
+        assert_eq!(name_forms("lena's team"), ["lena's team", "lena"]);
+        assert_eq!(name_forms("grandma rose"), ["grandma", "grandma rose", "rose"]);
     }
 
     /// Every pair the rules replace shares a key: the lookup finds all the rules could pick.
@@ -308,6 +309,8 @@ mod tests {
             ("Kenji is learning Spanish on Duolingo.", "Kenji dropped Spanish and is now learning Korean."),
             ("user: my daughter Zoe is in third grade", "user: Zoe started fourth grade this week"),
             ("Ana's favourite coffee is a flat white.", "Ana quit coffee entirely in August."),
+            ("Lena's team holds its retro on Fridays.", "Lena moved the retro to Thursdays."),
+            ("Grandma lives in Leeds.", "Grandma Rose moved to York."),
         ] {
             assert!(Reconcile.replaces(&Claim::read(new), &Claim::read(old)).is_some(), "{new:?} replaces {old:?}");
             assert!(shares_a_key(old, new), "{new:?} finds {old:?}");
