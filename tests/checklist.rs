@@ -68,6 +68,7 @@ macro_rules! acceptance_checklist {
             unused_candidates_are_archived_never_summarized_and_can_be_restored,
             // Knowing what is current when updates come as people phrase them.
             updates_phrased_in_passing_replace_only_what_they_update,
+            updates_in_words_no_rule_knows_are_found_by_meaning,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
             an_entity_brings_the_memories_filed_before_it_into_its_tree
@@ -994,6 +995,84 @@ pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored
     );
     arbor.confirm(&c1, &restored.leaf_id).await.unwrap();
     assert!(pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
+}
+
+/// An embedder that places a text by the topics its words name, under the name of the model
+/// the domain has a topic floor for: the comparison by meaning, run on each backend's vector
+/// index, with similarities a test can reason about (the same topic 1, another 0).
+#[derive(Debug, Default)]
+struct TopicEmbedder;
+
+const TOPICS: &[&[&str]] =
+    &[&["desk", "sales", "renewals", "support"], &["sourdough", "starter", "bread"], &["bike", "car", "commute"]];
+
+#[async_trait::async_trait]
+impl Embedder for TopicEmbedder {
+    fn id(&self) -> EmbedderId {
+        EmbedderId { name: "all-minilm-l6-v2".into(), dimensions: TOPICS.len() as u32 }
+    }
+
+    fn locality(&self) -> Locality {
+        Locality::Local
+    }
+
+    async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let lower = text.to_lowercase();
+                let counts: Vec<f32> =
+                    TOPICS.iter().map(|words| words.iter().filter(|w| lower.contains(*w)).count() as f32).collect();
+                let norm = counts.iter().map(|c| c * c).sum::<f32>().sqrt();
+                counts.iter().map(|c| if norm > 0.0 { c / norm } else { 0.0 }).collect()
+            })
+            .collect())
+    }
+}
+
+/// With an embedder the domain has a topic floor for, an update said in words no rule knows
+/// replaces the current memory about the same subject whose topic it shares, found through the
+/// backend's vector index; another fact about the subject, someone else's fact and a relative's
+/// news are left alone.
+pub async fn updates_in_words_no_rule_knows_are_found_by_meaning(mut ports: Ports) {
+    ports.embedder = Arc::new(TopicEmbedder);
+    let (arbor, clock) = engine(ports);
+    let global = only(&arbor, "global");
+    minutes(&clock, 1);
+    let desk = note(&arbor, &global, "Farah runs the support desk for the Lisbon office.").await;
+    let starter = note(&arbor, &global, "Farah keeps a sourdough starter called Gerald.").await;
+    let omar = note(&arbor, &global, "Omar handles renewals for the Nordics.").await;
+    arbor.run_jobs(None).await.unwrap();
+    minutes(&clock, 60 * 24 * 30);
+
+    // Someone else, or a relative, on the topic with a change signal: nothing replaced.
+    for text in ["Lena ended up in sales, she handles renewals.", "Farah's brother ended up in sales."] {
+        let outcome = write(&arbor, &global, text, None).await;
+        assert!(matches!(outcome, IngestOutcome::Created { .. }), "{text}: {outcome:?}");
+        arbor.run_jobs(None).await.unwrap();
+    }
+    // A plain statement is never an update by resemblance, however close.
+    let outcome = write(&arbor, &global, "Farah bakes bread on Sundays.", None).await;
+    assert!(matches!(outcome, IngestOutcome::Created { .. }), "{outcome:?}");
+    arbor.run_jobs(None).await.unwrap();
+    minutes(&clock, 60);
+
+    // The update: Farah's own fact on the topic, found among everyone's, and only that one.
+    match write(&arbor, &global, "Farah ended up in sales, she handles renewals.", None).await {
+        IngestOutcome::Superseding { replaces, status: LeafStatus::Active, because, .. } => {
+            assert_eq!(replaces, desk);
+            assert!(because.contains("farah") && because.contains("resembles"), "{because}");
+        }
+        other => panic!("expected the support desk to be replaced, got {other:?}"),
+    }
+    arbor.run_jobs(None).await.unwrap();
+    assert_eq!(stored(&arbor, "global", &desk).await.status, LeafStatus::Superseded);
+    assert_eq!(stored(&arbor, "global", &omar).await.status, LeafStatus::Active);
+    // Two of Farah's statements on one topic (the starter, the Sunday bread): no clear best,
+    // nothing replaced.
+    let outcome = write(&arbor, &global, "Farah ended up baking sourdough every day.", None).await;
+    assert!(matches!(outcome, IngestOutcome::Created { .. }), "{outcome:?}");
+    assert_eq!(stored(&arbor, "global", &starter).await.status, LeafStatus::Active);
 }
 
 /// What a write of `text` into `chain` came to.

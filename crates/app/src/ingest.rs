@@ -22,7 +22,7 @@ use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::event::Event;
-use arbor_domain::id::{EntityId, LeafId, Version};
+use arbor_domain::id::{EntityId, LeafId, NodeId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
     Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
@@ -30,15 +30,17 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::reconcile::{CANDIDATES, Claim, PER_KEY};
-use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
+use arbor_domain::reconcile::{
+    CANDIDATES, Claim, PER_KEY, Resembling, changed_passages, passages, topic_floor, without_subject,
+};
+use arbor_domain::sensitivity::{Locality, Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, FiledQuery, TermSelection, TextQuery,
-    TreeLeafQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedding, EntityQuery, FiledQuery, TermSelection,
+    TextQuery, TreeLeafQuery, VectorQuery,
 };
 use serde::Serialize;
 
@@ -278,7 +280,8 @@ impl Arbor {
     /// (the same entity and attribute, with a change cue or a new value for a single-valued
     /// slot), and why. Candidates are the namespace's current leaves filed under what the chunk
     /// names (`Arbor::current_filed_under`), and what this batch planned before it; the domain
-    /// picks at most one. A replacement older or less authoritative than what it replaces
+    /// picks at most one. When the rules find none, the comparison by meaning may
+    /// (`Arbor::resemble`). A replacement older or less authoritative than what it replaces
     /// becomes a conflict in `planned_leaf`.
     async fn reconcile(
         &self,
@@ -286,32 +289,139 @@ impl Arbor {
         namespace: &Namespace,
         text: &str,
     ) -> AppResult<Option<(LeafId, String)>> {
-        if !arbor_domain::reconcile::may_replace_anything(text) {
+        if arbor_domain::reconcile::may_replace_anything(text) {
+            let claim = Claim::read(text);
+            if claim.may_replace() {
+                let current =
+                    self.current_candidates(plan, namespace, self.current_filed_under(namespace, &claim).await?);
+                let claims: Vec<(LeafId, Claim)> =
+                    current.into_iter().map(|leaf| (leaf.id, Claim::read(&leaf.summary))).collect();
+                if let Some((id, why)) = self.policy.reconcile.best(&claim, &claims) {
+                    return Ok(Some((id.clone(), why.to_string())));
+                }
+            }
+        }
+        self.resemble(plan, namespace, text).await
+    }
+
+    /// The second step of `Reconcile`, by meaning (`arbor_domain::reconcile::resemble`): the
+    /// passages of `text` that say something changed are compared with the passages of the
+    /// namespace's current memories nearest to it, with the configured embedder, when the
+    /// domain knows the similarity at which that embedder's passages speak of one attribute
+    /// (`topic_floor`) and it runs on this machine. Costs one embedding call, and only for a
+    /// text that says something changed.
+    async fn resemble(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        text: &str,
+    ) -> AppResult<Option<(LeafId, String)>> {
+        let embedder = &self.ports.embedder;
+        let Some(floor) = topic_floor(&embedder.id().name) else { return Ok(None) };
+        if embedder.locality() != Locality::Local || !self.ports.index.capabilities().vectors {
+            return Ok(None);
+        }
+        let changed = changed_passages(text);
+        if changed.is_empty() {
             return Ok(None);
         }
         let claim = Claim::read(text);
-        if !claim.may_replace() {
+        if claim.hold.is_some() {
             return Ok(None);
         }
-        let mut current: Vec<LeafRecord> = self
-            .current_filed_under(namespace, &claim)
+        // The nearest current memories by the whole text, then passage against passage.
+        let Some(whole) = embedder.embed(&[text.to_owned()]).await?.pop() else { return Ok(None) };
+        let query = VectorQuery {
+            filter: VisibilityFilter::current_leaves_of(namespace, self.now(), false),
+            embedding: Embedding { embedder: embedder.id(), values: whole },
+            limit: RESEMBLANCE_NEIGHBOURS,
+        };
+        let ids: Vec<LeafId> = self
+            .ports
+            .index
+            .search_vector(&query)
             .await?
             .into_iter()
-            .map(|leaf| plan.overlay(leaf))
-            .filter(|leaf| leaf.status == LeafStatus::Active)
+            .filter_map(|hit| match hit.id {
+                NodeId::Leaf(id) => Some(id),
+                NodeId::Summary(_) => None,
+            })
             .collect();
+        // …and what is filed under the names it mentions: in a store of many people, the
+        // nearest may all be other people's facts of the kind.
+        let mut found = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
+        if claim.subject.is_some() {
+            found.extend(self.current_filed_under(namespace, &claim).await?);
+        }
+        // Only what it may replace, or confuse with it, is embedded: the latest few.
+        let reconcile = &self.policy.reconcile;
+        let mut eligible: Vec<(LeafRecord, Claim)> = self
+            .current_candidates(plan, namespace, found)
+            .into_iter()
+            .map(|leaf| {
+                let old = Claim::read(&leaf.summary);
+                (leaf, old)
+            })
+            .filter(|(_, old)| reconcile.may_rival(&claim, old))
+            .collect();
+        eligible.drain(..eligible.len().saturating_sub(RESEMBLANCE_CANDIDATES));
+        if eligible.is_empty() {
+            return Ok(None);
+        }
+        let (current, old_claims): (Vec<LeafRecord>, Vec<Claim>) = eligible.into_iter().unzip();
+        // What is said, not of whom: each passage without its memory's subject's name.
+        let old_passages: Vec<Vec<String>> = current
+            .iter()
+            .zip(&old_claims)
+            .map(|(leaf, old)| {
+                passages(&leaf.summary).iter().map(|p| without_subject(p, old.subject.as_deref())).collect()
+            })
+            .collect();
+        let changed = changed.iter().map(|p| without_subject(p, claim.subject.as_deref()));
+        let texts: Vec<String> = changed.chain(old_passages.iter().flatten().cloned()).collect();
+        let changed_count = texts.len() - old_passages.iter().map(Vec::len).sum::<usize>();
+        let vectors = embedder.embed(&texts).await?;
+        if vectors.len() != texts.len() {
+            return Err(AppError::Internal(format!(
+                "the embedder returned {} vectors for {} texts",
+                vectors.len(),
+                texts.len()
+            )));
+        }
+        let (new_vectors, mut old_vectors) = vectors.split_at(changed_count);
+        let mut scored = Vec::with_capacity(current.len());
+        for ((leaf, old), count) in current.into_iter().zip(old_claims).zip(old_passages.iter().map(Vec::len)) {
+            let (own, rest) = old_vectors.split_at(count);
+            old_vectors = rest;
+            let similarity = new_vectors
+                .iter()
+                .flat_map(|new| own.iter().map(move |old| dot(new, old)))
+                .fold(f32::NEG_INFINITY, f32::max);
+            scored.push(Resembling { claim: old, item: leaf.id, similarity });
+        }
+        let found = reconcile.best_resembling(&claim, &scored, floor);
+        tracing::debug!(
+            compared = ?scored.iter().map(|s| (s.item.as_str(), s.similarity)).collect::<Vec<_>>(),
+            replaces = ?found.as_ref().map(|(id, _)| id.as_str()),
+            "reconcile by meaning"
+        );
+        Ok(found.map(|(id, why)| (id.clone(), why.to_string())))
+    }
+
+    /// Of `found`, the active ones as this batch leaves them, with the active leaves this batch
+    /// planned in `namespace`: oldest first (so the latest wins a tie), each once.
+    fn current_candidates(&self, plan: &BatchPlan, namespace: &Namespace, found: Vec<LeafRecord>) -> Vec<LeafRecord> {
+        let mut current: Vec<LeafRecord> =
+            found.into_iter().map(|leaf| plan.overlay(leaf)).filter(|leaf| leaf.status == LeafStatus::Active).collect();
         current.extend(
             plan.leaves
                 .iter()
                 .filter(|p| &p.record.namespace == namespace && p.record.status == LeafStatus::Active)
                 .map(|p| p.record.clone()),
         );
-        // Oldest first, so the latest wins a tie.
         current.sort_by(|a, b| a.observed_at.cmp(&b.observed_at).then_with(|| a.id.cmp(&b.id)));
         current.dedup_by(|a, b| a.id == b.id);
-        let claims: Vec<(LeafId, Claim)> =
-            current.into_iter().map(|leaf| (leaf.id, Claim::read(&leaf.summary))).collect();
-        Ok(self.policy.reconcile.best(&claim, &claims).map(|(id, why)| (id.clone(), why.to_string())))
+        current
     }
 
     /// The current memories of `namespace` that `claim` may replace or repeat: those filed
@@ -721,4 +831,18 @@ impl Arbor {
             None => arbor_domain::heuristics::judge_duplicate(&request),
         }))
     }
+}
+
+/// How many of the nearest current memories the comparison by meaning reads: more than the
+/// facts one statement could be about, few enough that comparing passage against passage costs
+/// one small embedding call.
+const RESEMBLANCE_NEIGHBOURS: usize = 8;
+
+/// How many of a subject's current statements the comparison by meaning embeds, the latest:
+/// more than one person's facts of one kind said over months of ordinary use.
+const RESEMBLANCE_CANDIDATES: usize = 12;
+
+/// The cosine similarity of two unit vectors (the `Embedder` contract).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

@@ -207,3 +207,26 @@ fn another_model_under_the_same_embedder_id_is_refused() {
     assert!(error.contains("same embedder id (all-minilm-l6-v2/384d)"), "{error}");
     assert_eq!(std::fs::read_to_string(root.join("arbor.json")).unwrap(), before);
 }
+
+/// Updates said in words no rule knows ("ended up", "from here on", "oops, I had that wrong",
+/// "the new bike") are found by meaning with the local model, and only there: feature hashing
+/// measures shared words, so the same cases on it replace nothing. The precision cases (a
+/// brother's job, a second instrument, a trade fair, someone else switching jobs, a hedge, a
+/// fact restated in a new context, another fact about the same person) survive on both.
+#[test]
+#[cfg_attr(not(feature = "model-tests"), ignore = "needs the packaged model: `cargo xtask ci` installs it")]
+fn updates_in_any_words_are_found_by_meaning_with_the_local_model() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/updates-meaning.json");
+    let dir = tempfile::tempdir().unwrap();
+    let report = |embedder: &str| -> serde_json::Value {
+        let output = arbor(dir.path(), &["eval", "updates", "--json", "--embedder", embedder, "--data", fixture], None);
+        serde_json::from_str(&ok(&output)).unwrap()
+    };
+    let local = report("local");
+    assert_eq!(local["embedder"], "all-minilm-l6-v2/384d");
+    assert_eq!(local["update_probes"], serde_json::json!({ "passed": 4, "total": 4 }), "{local:#}");
+    assert_eq!(local["keep_probes"], serde_json::json!({ "passed": 11, "total": 11 }), "{local:#}");
+    let hashing = report("hashing");
+    assert_eq!(hashing["update_probes"], serde_json::json!({ "passed": 0, "total": 4 }), "{hashing:#}");
+    assert_eq!(hashing["keep_probes"], serde_json::json!({ "passed": 11, "total": 11 }), "{hashing:#}");
+}

@@ -45,8 +45,13 @@ use serde::Serialize;
 use crate::text::{is_stopword, stem, tokenize};
 
 mod lookup;
+mod resemble;
 
 pub use lookup::{CANDIDATES, Filing, LOOKUP_KEYS_VERSION, LookupKey, PER_KEY, WordSignature};
+pub use resemble::{
+    MAX_PASSAGES, RESEMBLANCE_MARGIN, Resembling, changed_passages, is_correction, passages, topic_floor,
+    without_subject,
+};
 
 /// The key under which first-person statements are about their speaker.
 pub const SPEAKER: &str = "@speaker";
@@ -575,6 +580,12 @@ const NOT_NAMES: &[&str] = &[
     "your",
 ];
 
+/// Adjectives that open a sentence about a common noun ("New landlord is …").
+const DESCRIBING_OPENERS: &[&str] = &["new", "old", "former", "current", "latest", "previous", "same"];
+
+/// Titles written with a period before a name ("Dr. Okafor", "Mr. Petrov").
+const TITLES: &[&str] = &["mr", "mrs", "ms", "dr", "prof"];
+
 /// Calendar words are capitalised in English but name times, not entities.
 const CALENDAR: &[&str] = &[
     "january",
@@ -841,6 +852,8 @@ pub struct Claim {
     joint: Vec<String>,
     /// The words it names its slots with.
     slot_words: BTreeSet<String>,
+    /// Whether it corrects what was said before ("I had that wrong", "scratch that").
+    correction: bool,
 }
 
 impl Claim {
@@ -953,6 +966,7 @@ impl Claim {
             visit,
             joint,
             slot_words,
+            correction: resemble::is_correction(text),
         }
     }
 
@@ -1182,11 +1196,17 @@ fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         let set_off = i > 0 && raw[i - 1].ends_with(',') && raw[i].ends_with([',', '!', '.', '?']);
         let vocative =
             INTERJECTIONS.contains(&previous.as_str()) || (opener && raw[i].ends_with([',', '!'])) || set_off;
+        // "New landlord is …", "Old car was …": an adjective opening a sentence, before a common
+        // noun; "New York" and "Old Trafford" go on capitalised.
+        let describes_a_noun = opener
+            && DESCRIBING_OPENERS.contains(&lower.as_str())
+            && raw.get(i + 1).is_some_and(|next| trim_word(next).chars().next().is_some_and(char::is_lowercase));
         if is_first_person {
             if !mentions.iter().any(|m: &Mention| m.key == speaker.key) {
                 mentions.push(Mention { word: i, ..speaker.clone() });
             }
         } else if !vocative
+            && !describes_a_noun
             && is_capitalised(bare)
             && !CALENDAR.contains(&lower.as_str())
             && !(opener
@@ -1198,7 +1218,9 @@ fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         {
             let start = i;
             let mut names = vec![bare.to_owned()];
-            let mut ended = possessive || ends_sentence(raw[i]) || raw[i].ends_with(',');
+            // "Dr. Okafor" is one name: a title's period ends neither the name nor the sentence.
+            let titled = |w: &str| TITLES.contains(&trim_word(w).to_lowercase().as_str()) && w.ends_with('.');
+            let mut ended = possessive || (ends_sentence(raw[i]) && !titled(raw[i])) || raw[i].ends_with(',');
             while !ended && i + 1 < raw.len() {
                 let next = trim_word(raw[i + 1]);
                 let (next_bare, next_possessive) = strip_possessive(next);
@@ -1209,7 +1231,8 @@ fn find_mentions(raw: &[&str]) -> Vec<Mention> {
                 }
                 names.push(next_bare.to_owned());
                 i += 1;
-                ended = next_possessive || ends_sentence(raw[i]) || raw[i].ends_with(',') || number;
+                ended =
+                    next_possessive || (ends_sentence(raw[i]) && !titled(raw[i])) || raw[i].ends_with(',') || number;
             }
             let name = names.join(" ");
             let key = name.to_lowercase();
@@ -1336,6 +1359,8 @@ impl Replacement {
         let slots: Vec<&str> = self.attributes.iter().map(|a| a.as_str()).collect();
         let about = match (slots.is_empty(), self.shared.len()) {
             (false, _) => format!("same {}", slots.join(", ")),
+            // Neither a slot nor a word: the comparison by meaning decided.
+            (true, 0) => "same topic by meaning".to_owned(),
             (true, 1) => "one word in common".to_owned(),
             (true, n) => format!("{n} words in common"),
         };
@@ -1345,7 +1370,11 @@ impl Replacement {
 
 impl fmt::Display for Replacement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "about \"{}\"", self.subject)?;
+        if self.subject.is_empty() {
+            write!(f, "about the same thing")?;
+        } else {
+            write!(f, "about \"{}\"", self.subject)?;
+        }
         if !self.attributes.is_empty() {
             let names: Vec<&str> = self.attributes.iter().map(|a| a.as_str()).collect();
             write!(f, ", same {}", names.join(", "))?;
