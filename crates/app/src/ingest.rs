@@ -329,46 +329,11 @@ impl Arbor {
         if claim.hold.is_some() {
             return Ok(None);
         }
-        // The nearest current memories by the whole text, then passage against passage.
-        let Some(whole) = embedder.embed(&[text.to_owned()]).await?.pop() else { return Ok(None) };
-        let query = VectorQuery {
-            filter: VisibilityFilter::current_leaves_of(namespace, self.now(), false),
-            embedding: Embedding { embedder: embedder.id(), values: whole },
-            limit: RESEMBLANCE_NEIGHBOURS,
-        };
-        let ids: Vec<LeafId> = self
-            .ports
-            .index
-            .search_vector(&query)
-            .await?
-            .into_iter()
-            .filter_map(|hit| match hit.id {
-                NodeId::Leaf(id) => Some(id),
-                NodeId::Summary(_) => None,
-            })
-            .collect();
-        // …and what is filed under the names it mentions: in a store of many people, the
-        // nearest may all be other people's facts of the kind.
-        let mut found = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
-        if claim.subject.is_some() {
-            found.extend(self.current_filed_under(namespace, &claim).await?);
-        }
-        // Only what it may replace, or confuse with it, is embedded: the latest few.
-        let reconcile = &self.policy.reconcile;
-        let mut eligible: Vec<(LeafRecord, Claim)> = self
-            .current_candidates(plan, namespace, found)
-            .into_iter()
-            .map(|leaf| {
-                let old = Claim::read(&leaf.summary);
-                (leaf, old)
-            })
-            .filter(|(_, old)| reconcile.may_rival(&claim, old))
-            .collect();
-        eligible.drain(..eligible.len().saturating_sub(RESEMBLANCE_CANDIDATES));
-        if eligible.is_empty() {
+        let (current, old_claims): (Vec<LeafRecord>, Vec<Claim>) =
+            self.resemblance_candidates(plan, namespace, text, &claim).await?.into_iter().unzip();
+        if current.is_empty() {
             return Ok(None);
         }
-        let (current, old_claims): (Vec<LeafRecord>, Vec<Claim>) = eligible.into_iter().unzip();
         // What is said, not of whom: each passage without its memory's subject's name.
         let old_passages: Vec<Vec<String>> = current
             .iter()
@@ -399,13 +364,64 @@ impl Arbor {
                 .fold(f32::NEG_INFINITY, f32::max);
             scored.push(Resembling { claim: old, item: leaf.id, similarity });
         }
-        let found = reconcile.best_resembling(&claim, &scored, floor);
+        let found = self.policy.reconcile.best_resembling(&claim, &scored, floor);
         tracing::debug!(
             compared = ?scored.iter().map(|s| (s.item.as_str(), s.similarity)).collect::<Vec<_>>(),
             replaces = ?found.as_ref().map(|(id, _)| id.as_str()),
             "reconcile by meaning"
         );
         Ok(found.map(|(id, why)| (id.clone(), why.to_string())))
+    }
+
+    /// What `Arbor::resemble` compares `claim` with: the nearest current leaves of the namespace
+    /// by the whole text, and what is filed under the names it mentions, as this batch leaves
+    /// them; of those, the subject's own statements and their rivals, the latest few, each with
+    /// its claim.
+    async fn resemblance_candidates(
+        &self,
+        plan: &BatchPlan,
+        namespace: &Namespace,
+        text: &str,
+        claim: &Claim,
+    ) -> AppResult<Vec<(LeafRecord, Claim)>> {
+        let embedder = &self.ports.embedder;
+        // The nearest current memories by the whole text, then passage against passage.
+        let Some(whole) = embedder.embed(&[text.to_owned()]).await?.pop() else { return Ok(Vec::new()) };
+        let query = VectorQuery {
+            filter: VisibilityFilter::current_leaves_of(namespace, self.now(), false),
+            embedding: Embedding { embedder: embedder.id(), values: whole },
+            limit: RESEMBLANCE_NEIGHBOURS,
+        };
+        let ids: Vec<LeafId> = self
+            .ports
+            .index
+            .search_vector(&query)
+            .await?
+            .into_iter()
+            .filter_map(|hit| match hit.id {
+                NodeId::Leaf(id) => Some(id),
+                NodeId::Summary(_) => None,
+            })
+            .collect();
+        // …and what is filed under the names it mentions: in a store of many people, the
+        // nearest may all be other people's facts of the kind.
+        let mut found = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
+        if claim.subject.is_some() {
+            found.extend(self.current_filed_under(namespace, claim).await?);
+        }
+        // Only what it may replace, or confuse with it, is embedded: the latest few.
+        let reconcile = &self.policy.reconcile;
+        let mut eligible: Vec<(LeafRecord, Claim)> = self
+            .current_candidates(plan, namespace, found)
+            .into_iter()
+            .map(|leaf| {
+                let old = Claim::read(&leaf.summary);
+                (leaf, old)
+            })
+            .filter(|(_, old)| reconcile.may_rival(claim, old))
+            .collect();
+        eligible.drain(..eligible.len().saturating_sub(RESEMBLANCE_CANDIDATES));
+        Ok(eligible)
     }
 
     /// Of `found`, the active ones as this batch leaves them, with the active leaves this batch
