@@ -17,6 +17,8 @@
 //! unreferenced files, which `fsck` removes. An invalid event is refused on its own and
 //! leaves no trace; the rest of its batch goes ahead.
 
+use std::collections::BTreeSet;
+
 use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
@@ -329,33 +331,32 @@ impl Arbor {
         if claim.hold.is_some() {
             return Ok(None);
         }
-        let (current, old_claims): (Vec<LeafRecord>, Vec<Claim>) =
-            self.resemblance_candidates(plan, namespace, text, &claim).await?.into_iter().unzip();
-        if current.is_empty() {
+        let candidates = self.resemblance_candidates(plan, namespace, text, &claim).await?;
+        if candidates.is_empty() {
             return Ok(None);
         }
-        // What is said, not of whom: each passage without its memory's subject's name.
-        let old_passages: Vec<Vec<String>> = current
-            .iter()
-            .zip(&old_claims)
-            .map(|(leaf, old)| {
-                passages(&leaf.summary).iter().map(|p| without_subject(p, old.subject.as_deref())).collect()
-            })
-            .collect();
-        let changed = changed.iter().map(|p| without_subject(p, claim.subject.as_deref()));
-        let texts: Vec<String> = changed.chain(old_passages.iter().flatten().cloned()).collect();
-        let changed_count = texts.len() - old_passages.iter().map(Vec::len).sum::<usize>();
-        let vectors = embedder.embed(&texts).await?;
-        if vectors.len() != texts.len() {
-            return Err(AppError::Internal(format!(
-                "the embedder returned {} vectors for {} texts",
-                vectors.len(),
-                texts.len()
-            )));
+        let reconcile = &self.policy.reconcile;
+        // What is said, not of whom: each passage without its subject's name, and the new
+        // one's also without the names it is agreed to share with an old one ("Vet's orders:
+        // Biscuit is …" against "Biscuit eats …").
+        let agreed: BTreeSet<String> =
+            candidates.iter().filter_map(|(_, old)| reconcile.may_resemble(&claim, old)).collect();
+        let unnamed = |passage: &String| {
+            let own = without_subject(passage, claim.subject.as_deref());
+            agreed.iter().fold(own, |p, subject| without_subject(&p, Some(subject)))
+        };
+        let mut texts: Vec<String> = changed.iter().map(unnamed).collect();
+        let changed_count = texts.len();
+        let mut counts = Vec::with_capacity(candidates.len());
+        for (leaf, old) in &candidates {
+            let own = passages(&leaf.summary);
+            counts.push(own.len());
+            texts.extend(own.iter().map(|p| without_subject(p, old.subject.as_deref())));
         }
+        let Some(vectors) = self.embed_for_reconcile(&texts).await else { return Ok(None) };
         let (new_vectors, mut old_vectors) = vectors.split_at(changed_count);
-        let mut scored = Vec::with_capacity(current.len());
-        for ((leaf, old), count) in current.into_iter().zip(old_claims).zip(old_passages.iter().map(Vec::len)) {
+        let mut scored = Vec::with_capacity(candidates.len());
+        for ((leaf, old), count) in candidates.into_iter().zip(counts) {
             let (own, rest) = old_vectors.split_at(count);
             old_vectors = rest;
             let similarity = new_vectors
@@ -364,7 +365,7 @@ impl Arbor {
                 .fold(f32::NEG_INFINITY, f32::max);
             scored.push(Resembling { claim: old, item: leaf.id, similarity });
         }
-        let found = self.policy.reconcile.best_resembling(&claim, &scored, floor);
+        let found = reconcile.best_resembling(&claim, &scored, floor);
         tracing::debug!(
             compared = ?scored.iter().map(|s| (s.item.as_str(), s.similarity)).collect::<Vec<_>>(),
             replaces = ?found.as_ref().map(|(id, _)| id.as_str()),
@@ -373,10 +374,32 @@ impl Arbor {
         Ok(found.map(|(id, why)| (id.clone(), why.to_string())))
     }
 
-    /// What `Arbor::resemble` compares `claim` with: the nearest current leaves of the namespace
-    /// by the whole text, and what is filed under the names it mentions, as this batch leaves
-    /// them; of those, the subject's own statements and their rivals, the latest few, each with
-    /// its claim.
+    /// `texts` embedded for the comparison by meaning, or `None` when the embedder fails: the
+    /// step is an aid to the write, never a reason to refuse it, so a failure leaves the rules'
+    /// answer (nothing replaced) and a warning.
+    async fn embed_for_reconcile(&self, texts: &[String]) -> Option<Vec<Vec<f32>>> {
+        match self.ports.embedder.embed(texts).await {
+            Ok(vectors) if vectors.len() == texts.len() => Some(vectors),
+            Ok(vectors) => {
+                tracing::warn!(
+                    texts = texts.len(),
+                    vectors = vectors.len(),
+                    "reconcile by meaning skipped: the embedder returned a wrong count"
+                );
+                None
+            }
+            Err(error) => {
+                tracing::warn!(%error, "reconcile by meaning skipped: the embedder failed");
+                None
+            }
+        }
+    }
+
+    /// What `Arbor::resemble` compares `claim` with, most relevant first: the nearest current
+    /// leaves of the namespace by the whole text (re-checked against their rows), then what is
+    /// filed under the names it mentions, as this batch leaves them, then what this batch
+    /// planned that it may replace; of those, the subject's own statements and their rivals,
+    /// at most [`RESEMBLANCE_CANDIDATES`], each with its claim.
     async fn resemblance_candidates(
         &self,
         plan: &BatchPlan,
@@ -385,10 +408,12 @@ impl Arbor {
         claim: &Claim,
     ) -> AppResult<Vec<(LeafRecord, Claim)>> {
         let embedder = &self.ports.embedder;
-        // The nearest current memories by the whole text, then passage against passage.
-        let Some(whole) = embedder.embed(&[text.to_owned()]).await?.pop() else { return Ok(Vec::new()) };
+        let Some(whole) = self.embed_for_reconcile(&[text.to_owned()]).await.and_then(|mut v| v.pop()) else {
+            return Ok(Vec::new());
+        };
+        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
         let query = VectorQuery {
-            filter: VisibilityFilter::current_leaves_of(namespace, self.now(), false),
+            filter: filter.clone(),
             embedding: Embedding { embedder: embedder.id(), values: whole },
             limit: RESEMBLANCE_NEIGHBOURS,
         };
@@ -403,25 +428,42 @@ impl Arbor {
                 NodeId::Summary(_) => None,
             })
             .collect();
+        let mut nearest = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
+        nearest.retain(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)));
+        nearest.sort_by_key(|leaf| ids.iter().position(|id| id == &leaf.id));
         // …and what is filed under the names it mentions: in a store of many people, the
         // nearest may all be other people's facts of the kind.
-        let mut found = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
         if claim.subject.is_some() {
-            found.extend(self.current_filed_under(namespace, claim).await?);
+            nearest.extend(self.current_filed_under(namespace, claim).await?);
         }
-        // Only what it may replace, or confuse with it, is embedded: the latest few.
         let reconcile = &self.policy.reconcile;
-        let mut eligible: Vec<(LeafRecord, Claim)> = self
-            .current_candidates(plan, namespace, found)
-            .into_iter()
-            .map(|leaf| {
-                let old = Claim::read(&leaf.summary);
-                (leaf, old)
-            })
-            .filter(|(_, old)| reconcile.may_rival(claim, old))
-            .collect();
-        eligible.drain(..eligible.len().saturating_sub(RESEMBLANCE_CANDIDATES));
-        Ok(eligible)
+        let stored =
+            nearest.into_iter().map(|leaf| plan.overlay(leaf)).filter(|leaf| leaf.status == LeafStatus::Active);
+        let planned = plan
+            .leaves
+            .iter()
+            .filter(|p| &p.record.namespace == namespace && p.record.status == LeafStatus::Active)
+            .map(|p| p.record.clone());
+        let mut seen = BTreeSet::new();
+        let mut candidates = Vec::new();
+        for leaf in stored.map(|leaf| (leaf, false)).chain(planned.map(|leaf| (leaf, true))) {
+            let (leaf, from_this_batch) = leaf;
+            if candidates.len() >= RESEMBLANCE_CANDIDATES || !seen.insert(leaf.id.clone()) {
+                continue;
+            }
+            let old = Claim::read(&leaf.summary);
+            // A batch's earlier memories are there because they were written, not because they
+            // are near: only one it may replace is read.
+            let wanted = if from_this_batch {
+                reconcile.may_resemble(claim, &old).is_some()
+            } else {
+                reconcile.may_rival(claim, &old)
+            };
+            if wanted {
+                candidates.push((leaf, old));
+            }
+        }
+        Ok(candidates)
     }
 
     /// Of `found`, the active ones as this batch leaves them, with the active leaves this batch
@@ -854,8 +896,8 @@ impl Arbor {
 /// one small embedding call.
 const RESEMBLANCE_NEIGHBOURS: usize = 8;
 
-/// How many of a subject's current statements the comparison by meaning embeds, the latest:
-/// more than one person's facts of one kind said over months of ordinary use.
+/// How many current statements the comparison by meaning embeds, the most relevant: more than
+/// one person's facts of one kind said over months of ordinary use.
 const RESEMBLANCE_CANDIDATES: usize = 12;
 
 /// The cosine similarity of two unit vectors (the `Embedder` contract).

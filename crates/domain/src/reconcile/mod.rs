@@ -779,6 +779,9 @@ const IMPLIED_SUBJECTS: &[&str] = &[
     "this", "those", "we", "you", "your",
 ];
 
+/// Pronouns of someone neither speaking nor spoken to.
+const THIRD_PERSON: &[&str] = &["he", "she", "him", "his", "her", "hers", "they", "them", "their", "he's", "she's"];
+
 const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself"];
 
 /// The years of a high school or college course, each the value of the schooling slot.
@@ -854,6 +857,8 @@ pub struct Claim {
     slot_words: BTreeSet<String>,
     /// Whether it corrects what was said before ("I had that wrong", "scratch that").
     correction: bool,
+    /// The names that open one of its clauses: what the clause is about.
+    clause_openers: BTreeSet<String>,
 }
 
 impl Claim {
@@ -949,6 +954,7 @@ impl Claim {
         // Exclamations and questions are reactions, not statements of fact.
         let statement =
             sentences(text).len() <= STATEMENT_SENTENCES && raw.len() <= STATEMENT_WORDS && !text.contains(['!', '?']);
+        let clause_openers = clause_openers(&raw, &mentions);
         Claim {
             statement,
             words,
@@ -967,6 +973,7 @@ impl Claim {
             joint,
             slot_words,
             correction: resemble::is_correction(text),
+            clause_openers,
         }
     }
 
@@ -977,6 +984,14 @@ impl Claim {
         self.subject.is_some()
             && self.hold.is_none()
             && (self.change.is_some() || self.attributes.iter().any(|a| a.is_single_valued()))
+    }
+
+    /// Whether it opens the way a line that dropped its "I" does ("ditched the car…", "finally
+    /// sold the Golf"), with no one else in the third person in it.
+    fn drops_its_i(&self) -> bool {
+        let opener = self.words.first().map(String::as_str).unwrap_or_default();
+        let dropped = IMPLIED_I_OPENERS.contains(&opener) || (opener.len() > 3 && opener.ends_with("ed"));
+        dropped && !self.words.iter().any(|w| THIRD_PERSON.contains(&w.as_str()))
     }
 
     /// How many of its content words describe what it is about rather than name a value: all
@@ -1021,6 +1036,16 @@ impl Claim {
         let before = (mention.word.saturating_sub(reach)..mention.word).any(near);
         after || before
     }
+}
+
+/// The keys of the mentions that open a clause: the first word, or after a comma, a colon, a
+/// semicolon or a sentence's end.
+fn clause_openers(raw: &[&str], mentions: &[Mention]) -> BTreeSet<String> {
+    mentions
+        .iter()
+        .filter(|m| m.word == 0 || raw.get(m.word - 1).is_some_and(|w| w.ends_with([',', ':', ';', '.', '!', '?'])))
+        .map(|m| m.key.clone())
+        .collect()
 }
 
 /// Prepositions that scope a clause to what follows them ("on Tundra", "for Atlas").
