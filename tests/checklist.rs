@@ -22,8 +22,9 @@
 //! [`settlement_proposes_only_successful_runs_with_evidence_and_reruns_choose_their_snapshot`];
 //! decay and archival [design §lifecycle], [`decay_demotes_old_episodes_but_never_preferences`] and
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
-//! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`]
-//! and [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; consolidation,
+//! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`],
+//! [`updates_in_words_no_rule_knows_are_found_by_meaning`] and
+//! [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; consolidation,
 //! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
 //! per subject in hindsight, [`an_entity_brings_the_memories_filed_before_it_into_its_tree`].
 
@@ -1400,7 +1401,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 19, "{checks:?}");
+        assert_eq!(checks.len(), 20, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();
