@@ -1001,8 +1001,12 @@ pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored
 /// An embedder that places a text by the topics its words name, under the name of the model
 /// the domain has a topic floor for: the comparison by meaning, run on each backend's vector
 /// index, with similarities a test can reason about (the same topic 1, another 0).
+/// With `fail_comparisons` set, it fails every call that holds a passage without its subject's
+/// name ("they …"), which only the comparison by meaning sends, so indexing still works.
 #[derive(Debug, Default)]
-struct TopicEmbedder;
+struct TopicEmbedder {
+    fail_comparisons: std::sync::atomic::AtomicBool,
+}
 
 const TOPICS: &[&[&str]] =
     &[&["desk", "sales", "renewals", "support"], &["sourdough", "starter", "bread"], &["bike", "car", "commute"]];
@@ -1018,6 +1022,10 @@ impl Embedder for TopicEmbedder {
     }
 
     async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
+        let comparing = texts.iter().any(|t| t.starts_with("they ") || t.starts_with("their "));
+        if comparing && self.fail_comparisons.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(arbor_ports::Error::Unavailable { backend: "topic", source: "the model crashed".into() });
+        }
         Ok(texts
             .iter()
             .map(|text| {
@@ -1036,7 +1044,8 @@ impl Embedder for TopicEmbedder {
 /// backend's vector index; another fact about the subject, someone else's fact and a relative's
 /// news are left alone.
 pub async fn updates_in_words_no_rule_knows_are_found_by_meaning(mut ports: Ports) {
-    ports.embedder = Arc::new(TopicEmbedder);
+    let embedder = Arc::new(TopicEmbedder::default());
+    ports.embedder = embedder.clone();
     let (arbor, clock) = engine(ports);
     let global = only(&arbor, "global");
     minutes(&clock, 1);
@@ -1074,6 +1083,12 @@ pub async fn updates_in_words_no_rule_knows_are_found_by_meaning(mut ports: Port
     let outcome = write(&arbor, &global, "Farah ended up baking sourdough every day.", None).await;
     assert!(matches!(outcome, IngestOutcome::Created { .. }), "{outcome:?}");
     assert_eq!(stored(&arbor, "global", &starter).await.status, LeafStatus::Active);
+
+    // The comparison is an aid to the write, never a reason to refuse it: with the embedder
+    // failing, the write lands and replaces nothing.
+    embedder.fail_comparisons.store(true, std::sync::atomic::Ordering::SeqCst);
+    let outcome = write(&arbor, &global, "Farah ended up back on the support desk.", None).await;
+    assert!(matches!(outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{outcome:?}");
 }
 
 /// What a write of `text` into `chain` came to.
