@@ -310,8 +310,8 @@ impl Arbor {
     /// passages of `text` that say something changed are compared with the passages of the
     /// namespace's current memories nearest to it, with the configured embedder, when the
     /// domain knows the similarity at which that embedder's passages speak of one attribute
-    /// (`topic_floor`) and it runs on this machine. Costs one embedding call, and only for a
-    /// text that says something changed.
+    /// (`topic_floor`) and it runs on this machine. Costs two embedding calls (the whole text,
+    /// to find the nearest; then the passages), and only for a text that says something changed.
     async fn resemble(
         &self,
         plan: &BatchPlan,
@@ -446,9 +446,11 @@ impl Arbor {
             .map(|p| p.record.clone());
         let mut seen = BTreeSet::new();
         let mut candidates = Vec::new();
-        for leaf in stored.map(|leaf| (leaf, false)).chain(planned.map(|leaf| (leaf, true))) {
-            let (leaf, from_this_batch) = leaf;
-            if candidates.len() >= RESEMBLANCE_CANDIDATES || !seen.insert(leaf.id.clone()) {
+        for (leaf, from_this_batch) in stored.map(|leaf| (leaf, false)).chain(planned.map(|leaf| (leaf, true))) {
+            if candidates.len() >= RESEMBLANCE_CANDIDATES {
+                break;
+            }
+            if !seen.insert(leaf.id.clone()) {
                 continue;
             }
             let old = Claim::read(&leaf.summary);

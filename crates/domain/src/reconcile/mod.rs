@@ -1389,7 +1389,9 @@ impl Replacement {
             (true, 1) => "one word in common".to_owned(),
             (true, n) => format!("{n} words in common"),
         };
-        format!("same entity, {about}; {}", self.because)
+        // A subject neither text names (lowercase chat) is not known to be one entity.
+        let entity = if self.subject.is_empty() { "no entity named" } else { "same entity" };
+        format!("{entity}, {about}; {}", self.because)
     }
 }
 

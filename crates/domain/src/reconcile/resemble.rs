@@ -444,5 +444,10 @@ mod tests {
         let scored = resembling(&[("Noor works at Walgreens.", 0.53)]);
         let (_, why) = Reconcile.best_resembling(&new, &scored, floor).unwrap();
         assert_eq!(why.rule(), "same entity, same topic by meaning; says it changed, and resembles it most (0.53)");
+        let unnamed = Claim::read("harbor ingest is in rust now");
+        let scored = resembling(&[("the ingest service for harbor is python", 0.5)]);
+        let (_, why) = Reconcile.best_resembling(&unnamed, &scored, floor).unwrap();
+        assert!(why.rule().starts_with("no entity named, same topic by meaning;"), "{}", why.rule());
+        assert!(why.to_string().starts_with("about the same thing;"), "{why}");
     }
 }
