@@ -34,7 +34,7 @@ use arbor_app::{Arbor, IngestOutcome, Ports, Promotion, RetrievalPack, RetrieveR
 use arbor_domain::conflict::{ConflictCause, ConflictResolution};
 use arbor_domain::event::Event;
 use arbor_domain::experiment::{NotSettled, RunOutcome, SnapshotChoice};
-use arbor_domain::id::{LeafId, ScopeId};
+use arbor_domain::id::{LeafId, ScopeId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Actor, MemoryKind, SourceRef, SubjectKey};
 use arbor_domain::namespace::Namespace;
@@ -730,6 +730,24 @@ pub async fn forgotten_text_is_retrievable_from_nowhere(ports: Ports) {
         ports.store.contains_text("mulberry").await,
         ports.index.contains_text("mulberry").await,
         ports.bodies.contains_text("mulberry").await,
+    ] {
+        assert!(!found.unwrap());
+    }
+    // A memory is its whole lineage: forgetting the corrected version with its copies takes
+    // the copy promotion made of the version before the correction too.
+    let first = note(&arbor, &run, "The quince badge opens door four.").await;
+    let promotion = Promotion { id: first.clone(), ..promotion };
+    let early_copy = arbor.promote(&run, &promotion).await.unwrap();
+    arbor.confirm(&run, &early_copy.leaf_id).await.unwrap();
+    let correction = arbor_app::Correction::by_person(first, Version::FIRST, "The quince badge opens door five.");
+    let corrected = arbor.correct(&run, &correction).await.unwrap();
+    let receipts = arbor.forget_with_copies(&run, &corrected.leaf_id).await.unwrap();
+    assert!(receipts.iter().any(|r| r.leaf_id == early_copy.leaf_id), "the earlier version's copy: {receipts:?}");
+    arbor.run_jobs(None).await.unwrap();
+    for found in [
+        ports.store.contains_text("quince").await,
+        ports.index.contains_text("quince").await,
+        ports.bodies.contains_text("quince").await,
     ] {
         assert!(!found.unwrap());
     }

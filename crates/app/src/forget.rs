@@ -264,8 +264,9 @@ impl Arbor {
         Ok(true)
     }
 
-    /// Forgets a leaf and every copy promotion made of it (and of those copies) that `chain`
-    /// can read: the words leave every layer a promotion carried them to. The copies are found
+    /// Forgets a leaf and every copy promotion made of it or of another version of its memory
+    /// (and of those copies) that `chain` can read: the words leave every layer a promotion
+    /// carried them to. The copies are found
     /// before anything is forgotten; each forget is complete on its own, so a failure part-way
     /// leaves whole forgets behind, and running it again finishes the rest.
     pub async fn forget_with_copies(&self, chain: &ReadChain, id: &LeafId) -> AppResult<Vec<ForgetReceipt>> {
@@ -279,7 +280,7 @@ impl Arbor {
         id: &LeafId,
         scope: ForgetScope,
     ) -> AppResult<Vec<ForgetReceipt>> {
-        let copies = self.promoted_copies(chain, id).await?;
+        let copies = self.promoted_copies(chain, id, scope).await?;
         let mut receipts = vec![self.forget_scoped(chain, id, scope).await?];
         for copy in copies {
             match self.forget_scoped(chain, &copy, scope).await {
@@ -294,18 +295,24 @@ impl Arbor {
         Ok(receipts)
     }
 
-    /// Leaves readable through `chain` that promotion copied from `id`, transitively, oldest
-    /// first. A copy keeps its original's tree id in its own layer, so only that tree is read in
-    /// each namespace of the chain.
-    async fn promoted_copies(&self, chain: &ReadChain, id: &LeafId) -> AppResult<Vec<LeafId>> {
-        let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+    /// Leaves readable through `chain` that promotion copied from the versions of `id` that
+    /// `scope` forgets, transitively, oldest first. Forgetting a memory forgets its whole
+    /// lineage, so a copy of any of its versions says words that are going: a copy of the
+    /// version a correction replaced goes as surely as a copy of `id` itself. A copy keeps its
+    /// original's tree id in its own layer, so only that tree is read in each namespace of the
+    /// chain.
+    async fn promoted_copies(&self, chain: &ReadChain, id: &LeafId, scope: ForgetScope) -> AppResult<Vec<LeafId>> {
+        let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
         let store = &self.ports.store;
-        let original = store.leaf(&scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        let original = store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
         let mut copies: Vec<LeafId> = Vec::new();
-        let mut sources = vec![original.id.clone()];
+        let mut sources: Vec<LeafId> = match scope {
+            ForgetScope::OnlyThisVersion => vec![original.id.clone()],
+            ForgetScope::WholeMemory => self.lineage(&original).await?.into_iter().map(|v| v.id).collect(),
+        };
         let everything = TreeLeafQuery::default();
         let mut in_tree = Vec::new();
-        for namespace in &scope {
+        for namespace in &readable {
             in_tree.extend(store.tree_leaves(namespace, &original.tree_id, &everything).await?);
         }
         while let Some(source) = sources.pop() {
