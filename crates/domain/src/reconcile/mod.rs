@@ -238,6 +238,20 @@ static REPLACEMENT_SIGNS: LazyLock<RegexSet> = LazyLock::new(|| {
     RegexSet::new(cues.chain(slots)).expect("the cue patterns compile together")
 });
 
+/// Every change cue and every slot named by its own words: a text none of them matches
+/// disagrees with nothing ([`Reconcile::disagrees`]).
+static DISAGREEMENT_SIGNS: LazyLock<RegexSet> = LazyLock::new(|| {
+    let cues = CHANGE_CUES.iter().map(|(_, re)| re.as_str().to_owned());
+    let slots = ATTRIBUTE_RULES.iter().filter(|r| r.attribute.is_strong()).map(|r| r.pattern.as_str().to_owned());
+    RegexSet::new(cues.chain(slots)).expect("the cue and slot patterns compile together")
+});
+
+/// Whether `text` shows any sign of disagreeing with something: a change cue or a slot. The
+/// test before reading it as a claim at retrieval.
+pub fn may_disagree_with_anything(text: &str) -> bool {
+    DISAGREEMENT_SIGNS.is_match(text)
+}
+
 /// Whether `text` shows any sign of replacing something (a change cue or a single-valued
 /// slot): the cheap test before reading it as a claim, which most texts fail.
 pub fn may_replace_anything(text: &str) -> bool {
@@ -355,7 +369,7 @@ static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ("also", r"\b(?:also|as well|in addition|additionally|besides|another)\b|\btoo\s*[.!]?\s*$"),
         (
             "hedged",
-            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|would have|wish|wishes|wished|dreams? (?:of|about)|if|whether|unless|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\b(?:may|will)\b)",
+            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|would have|wish|wishes|wished|dreams? (?:of|about)|dreamt|dreamed|dreaming|imagin\w*|pretend\w*|suppose|supposing|if|whether|unless|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\b(?:may|will)\b)",
         ),
         // A change ahead ("is moving to Lisbon in June", "is leaving Stripe soon"): the present
         // continuous of a change with a time still to come.
@@ -426,7 +440,7 @@ fn going_to_do(text: &str) -> bool {
 
 /// A stay somewhere is not a move there: these keep a text off the residence slot.
 static VISIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:visit\w*|trip|vacation|holiday|conference|travell?(?:ed|ing)|stay(?:ed|ing)|for the weekend|for a week)\b")
+    Regex::new(r"(?i)\b(?:visit\w*|trip|vacation|holiday|conference|travell?(?:ed|ing)|stay(?:ed|ing)|temporarily|for the (?:weekend|summer|winter|holidays)|for (?:a|one|two|three|four|five|six|a few|a couple of|several) (?:nights?|days?|weeks?|months?))\b")
         .expect("visit pattern compiles")
 });
 
@@ -458,9 +472,11 @@ static CALLED_OFF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A negation before a cue in its clause: "is not moving to", "didn't end up switching", "no
-/// change"; not for "no longer" and "anymore", which need one to say a thing ended.
+/// change", and what did not happen either ("decided against moving", "nearly quit", "refused
+/// to switch"); not for "no longer" and "anymore", which need one to say a thing ended.
 static NEGATION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\bno\s+(?:\S+\s+)?$|\bnot\b|\bnever\b|n't\b)").expect("negation pattern compiles")
+    Regex::new(r"(?i)(?:\bno\s+(?:\S+\s+)?$|\bnot\b|\bnever\b|n't\b|\b(?:against|nearly|almost|refused|declined)\b)")
+        .expect("negation pattern compiles")
 });
 
 /// Capitalised words that are not names when they open a sentence or stand alone.
@@ -859,6 +875,9 @@ pub struct Claim {
     correction: bool,
     /// The names that open one of its clauses: what the clause is about.
     clause_openers: BTreeSet<String>,
+    /// The stem of the word right after its subject's first mention: the verb of "Tom *plays*
+    /// guitar", which says what kind of thing is said, not which attribute.
+    predicate: Option<String>,
 }
 
 impl Claim {
@@ -910,7 +929,9 @@ impl Claim {
         let clauses_to_read = if may_replace_anything(text) { sentences(text) } else { Vec::new() };
         for clause in clauses_to_read.into_iter().flat_map(clauses) {
             // "…; Ana married Leo": a clause that opens with someone else speaks of them.
-            if opens_with_someone_else(clause, &mentions, subject.as_deref()) {
+            if opens_with_someone_else(clause, &mentions, subject.as_deref())
+                || refers_to_someone_else(text, clause, &mentions, subject.as_deref())
+            {
                 continue;
             }
             for (cue, re) in CHANGE_CUES.iter() {
@@ -928,7 +949,7 @@ impl Claim {
                     // What the cue acts on: a verb, the words next to it; an adverb or a
                     // correction, all it reaches.
                     match cue_reach(cue) {
-                        CueReach::Verb => cue_neighbours.extend(terms_of(around(clause, found, CUE_NEIGHBOURS))),
+                        CueReach::Verb => cue_neighbours.extend(terms_of(&acted_on(clause, found))),
                         CueReach::Text | CueReach::Clause => adverb_cue = true,
                     }
                     // "not doing netball anymore": what is no longer done sits just before.
@@ -955,6 +976,15 @@ impl Claim {
         let statement =
             sentences(text).len() <= STATEMENT_SENTENCES && raw.len() <= STATEMENT_WORDS && !text.contains(['!', '?']);
         let clause_openers = clause_openers(&raw, &mentions);
+        let predicate = subject.as_ref().and_then(|subject| {
+            let first = mentions.iter().find(|m| &m.key == subject || m.key == SPEAKER && subject == SPEAKER)?;
+            let after = first.word + first.name.split_whitespace().count();
+            // "Keiko's hair": a possessive is followed by a thing of hers, not a verb.
+            let possessive = words.get(after - 1).is_some_and(|w| strip_possessive(w).1);
+            // "Maya is learning the guitar": the verb after its auxiliaries.
+            let verb = words[after.min(words.len())..].iter().find(|w| !AUXILIARIES.contains(&w.as_str()))?;
+            (!possessive && !is_stopword(verb)).then(|| stem(verb).into_owned())
+        });
         Claim {
             statement,
             words,
@@ -974,6 +1004,7 @@ impl Claim {
             slot_words,
             correction: resemble::is_correction(text),
             clause_openers,
+            predicate,
         }
     }
 
@@ -984,6 +1015,13 @@ impl Claim {
         self.subject.is_some()
             && self.hold.is_none()
             && (self.change.is_some() || self.attributes.iter().any(|a| a.is_single_valued()))
+    }
+
+    /// Whether this claim could disagree with anything ([`Reconcile::disagrees`]): as
+    /// [`Claim::may_replace`], or it gives a value to any slot named by its own words.
+    pub fn may_disagree(&self) -> bool {
+        self.may_replace()
+            || (self.subject.is_some() && self.hold.is_none() && self.attributes.iter().any(|a| a.is_strong()))
     }
 
     /// Whether it opens the way a line that dropped its "I" does ("ditched the car…", "finally
@@ -1152,13 +1190,71 @@ fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<Item = rege
     })
 }
 
-/// The part of `sentence` from `words` words before `found` to `words` words after it.
-fn around<'t>(sentence: &'t str, found: regex::Match<'_>, words: usize) -> &'t str {
+/// Where the part of `sentence` from `words` words before `found` to `words` words after it
+/// starts and ends.
+fn around_bounds(sentence: &str, found: regex::Match<'_>, words: usize) -> (usize, usize) {
     let boundaries: Vec<usize> = sentence.match_indices(char::is_whitespace).map(|(at, _)| at).collect();
     let before = boundaries.iter().rev().filter(|&&at| at < found.start()).nth(words).map_or(0, |&at| at);
     let after = boundaries.iter().filter(|&&at| at >= found.end()).nth(words).map_or(sentence.len(), |&at| at);
-    &sentence[before..after]
+    (before, after)
 }
+
+/// The words a change verb acts on: its neighbours ([`CUE_NEIGHBOURS`] either side), less a
+/// name that only qualifies the noun after it. "Tom left *Stripe*" acts on Stripe; "Tom
+/// cancelled his Stripe *subscription*" and "switched the Stripe *dashboard* to dark mode" act
+/// on a subscription and a dashboard, and say nothing about working at Stripe.
+fn acted_on(clause: &str, found: regex::Match<'_>) -> String {
+    let (before, after) = around_bounds(clause, found, CUE_NEIGHBOURS);
+    let words: Vec<(usize, &str)> =
+        clause.split_whitespace().map(|w| (w.as_ptr() as usize - clause.as_ptr() as usize, w)).collect();
+    let qualifies_next = |i: usize, word: &str| {
+        // A name followed by punctuation ends its phrase ("left Stripe, and…").
+        let bare = word.ends_with(|c: char| c.is_alphanumeric());
+        let next = words.get(i + 1).map(|(_, w)| trim_word(w).to_lowercase()).unwrap_or_default();
+        let noun_next = next.chars().next().is_some_and(char::is_lowercase)
+            && words.get(i + 1).is_some_and(|(_, w)| w.starts_with(char::is_lowercase))
+            && !is_stopword(&next)
+            && !next.ends_with("ly")
+            && !PHRASE_ENDERS.contains(&next.as_str());
+        is_capitalised(trim_word(word)) && bare && noun_next
+    };
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, (at, _))| (before..after).contains(at))
+        .filter(|(i, (_, word))| !qualifies_next(*i, word))
+        .map(|(_, (_, word))| *word)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Lowercase words after a name that end its phrase rather than name a thing it qualifies:
+/// "left Stripe *last* week", "quit Acme *after* ten years", "dropped Spanish *altogether*".
+const PHRASE_ENDERS: &[&str] = &[
+    "after",
+    "again",
+    "ago",
+    "already",
+    "altogether",
+    "back",
+    "because",
+    "before",
+    "behind",
+    "earlier",
+    "early",
+    "last",
+    "late",
+    "now",
+    "off",
+    "once",
+    "over",
+    "since",
+    "today",
+    "tonight",
+    "twice",
+    "until",
+    "yesterday",
+];
 
 fn trim_word(word: &str) -> &str {
     word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
@@ -1293,6 +1389,43 @@ fn opens_with_someone_else(clause: &str, mentions: &[Mention], subject: Option<&
             && subject.is_some_and(|s| !same_name(&m.key, s) && !s.starts_with(&format!("{}'s", m.key)))
     })
 }
+
+/// Whether `clause` opens by referring to someone other than `subject` without naming them:
+/// a relation ("Maya came over. *Her brother* just moved to Lisbon.") or a pronoun after
+/// someone else was named ("Maya had lunch with Tom. *He* just moved to Lisbon."). A pronoun
+/// with no one else named before it is the subject ("Ran into Wen. She left nursing…"); a
+/// name after "at", "in", "from"… is a place or a firm, which no pronoun stands for.
+fn refers_to_someone_else(text: &str, clause: &str, mentions: &[Mention], subject: Option<&str>) -> bool {
+    let Some(subject) = subject else { return false };
+    let mut opening = clause.split_whitespace().map(|w| trim_word(w).to_lowercase());
+    let first = opening.next().unwrap_or_default();
+    if matches!(first.as_str(), "his" | "her" | "their" | "my" | "our") {
+        let next = opening.next().unwrap_or_default();
+        let next = strip_possessive(&next).0;
+        return (RELATIONS.contains(&next) || ROLES.contains(&next)) && !is_relation(subject);
+    }
+    if !THIRD_PERSON_OPENERS.contains(&first.as_str()) {
+        return false;
+    }
+    let words: Vec<String> = text.split_whitespace().map(|w| trim_word(w).to_lowercase()).collect();
+    // `clause` is a slice of `text`: the words before it are those before its start.
+    let clause_start = (clause.as_ptr() as usize).checked_sub(text.as_ptr() as usize);
+    let before = clause_start.and_then(|at| text.get(..at)).map_or(0, |b| b.split_whitespace().count());
+    mentions.iter().any(|m| {
+        let place = m.word.checked_sub(1).and_then(|i| words.get(i)).is_some_and(|w| PLACE_WORDS.contains(&w.as_str()));
+        m.word < before && m.key != SPEAKER && !same_name(&m.key, subject) && !place
+    })
+}
+
+/// Verbs that carry another: "is *learning*", "has *taken up*".
+const AUXILIARIES: &[&str] = &["is", "are", "was", "were", "am", "has", "have", "had", "been", "still", "now"];
+
+/// Pronouns that open a clause about a person: see [`refers_to_someone_else`].
+const THIRD_PERSON_OPENERS: &[&str] =
+    &["he", "she", "they", "he's", "she's", "they're", "he'd", "she'd", "they'd", "they've", "he'll", "she'll"];
+
+/// Words before a name that make it a place or an organisation rather than a person.
+const PLACE_WORDS: &[&str] = &["at", "in", "from", "on", "near", "of", "to", "for", "into", "via", "about", "the"];
 
 /// Whether the word after a capitalised sentence opener shows the opener is no name: a verb's
 /// preposition ("Ran into Wen", "Went to…"), a plural's verb ("Pipelines are faster", a
@@ -1486,10 +1619,30 @@ const WORDS_PER_SHARED_WORD: usize = 8;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Reconcile;
 
+/// How strongly two claims are compared: see [`Reconcile::disagrees`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Replaces,
+    Disagrees,
+}
+
 impl Reconcile {
     /// Whether `new` replaces `old`, and why. `None` means they are distinct facts (or the new
     /// one only adds to the old one).
     pub fn replaces(&self, new: &Claim, old: &Claim) -> Option<Replacement> {
+        self.compare(new, old, Reading::Replaces)
+    }
+
+    /// Whether `new` seems to disagree with `old`: what [`Reconcile::replaces`] finds, and
+    /// also a new value for a slot that usually holds one ("Maya lives in Porto", later "Maya
+    /// lives in Lisbon"; a second job, a second home). Too weak to replace anything at write
+    /// time, where a false replacement hides a true fact; enough at retrieval to rank the newer
+    /// first and mark the older as possibly outdated, which hides nothing.
+    pub fn disagrees(&self, new: &Claim, old: &Claim) -> Option<Replacement> {
+        self.compare(new, old, Reading::Disagrees)
+    }
+
+    fn compare(&self, new: &Claim, old: &Claim, reading: Reading) -> Option<Replacement> {
         if new.hold.is_some() || !old.statement {
             return None;
         }
@@ -1534,7 +1687,7 @@ impl Reconcile {
             }
             format!("change cue \"{cue}\"")
         } else {
-            let slot = strong.iter().find(|a| a.is_single_valued())?;
+            let slot = strong.iter().find(|a| a.is_single_valued() || reading == Reading::Disagrees)?;
             // The entity both are about is not a value either claim gives it.
             let value = |v: &&String| !same_name(v, &subject);
             let new_values: BTreeSet<&String> = new.values.difference(&old.values).filter(value).collect();
@@ -1552,10 +1705,14 @@ impl Reconcile {
     /// using replication), or, for a change adverb, when the old statement is so short that
     /// the word is most of what it says ("Noah drinks his coffee black" → "Noah takes his
     /// coffee with oat milk now").
+    ///
+    /// The verb both say their subject does is no such word: "Tom plays guitar" and "Tom plays
+    /// chess now" share "play" and name two things he plays.
     fn one_word_suffices(&self, new: &Claim, old: &Claim, shared: &BTreeSet<String>) -> bool {
         let acted_on = shared.iter().all(|t| new.cue_neighbours.contains(t));
         let short = old.terms.len() <= SHORT_STATEMENT_TERMS + 2 && old.descriptive_terms() <= SHORT_STATEMENT_TERMS;
-        acted_on || (new.adverb_cue && short)
+        let only_the_verb = shared.iter().all(|t| old.predicate.as_ref() == Some(t));
+        acted_on || (new.adverb_cue && short && !only_the_verb)
     }
 
     /// The entity both claims are about, if any (rule 1 of the module docs), and whether one
@@ -1597,10 +1754,29 @@ impl Reconcile {
         new: &Claim,
         current: &'a [(T, C)],
     ) -> Option<(&'a T, Replacement)> {
+        self.best_by(new, current, Reading::Replaces)
+    }
+
+    /// The one current claim `new` disagrees with ([`Reconcile::disagrees`]), chosen as
+    /// [`Reconcile::best`] chooses.
+    pub fn best_disagreeing<'a, T, C: std::borrow::Borrow<Claim>>(
+        &self,
+        new: &Claim,
+        current: &'a [(T, C)],
+    ) -> Option<(&'a T, Replacement)> {
+        self.best_by(new, current, Reading::Disagrees)
+    }
+
+    fn best_by<'a, T, C: std::borrow::Borrow<Claim>>(
+        &self,
+        new: &Claim,
+        current: &'a [(T, C)],
+        reading: Reading,
+    ) -> Option<(&'a T, Replacement)> {
         current
             .iter()
             .enumerate()
-            .filter_map(|(at, (item, old))| self.replaces(new, old.borrow()).map(|r| (at, item, r)))
+            .filter_map(|(at, (item, old))| self.compare(new, old.borrow(), reading).map(|r| (at, item, r)))
             .max_by_key(|(at, _, r)| {
                 let own_words = current[*at].1.borrow().terms.len();
                 (r.attributes.len() + r.shared.len(), std::cmp::Reverse(own_words), *at)
@@ -1794,6 +1970,59 @@ mod tests {
             ("Maya's address is 12 Rua Augusta.", "Maya's new email address is maya@fastmail.com."),
         ] {
             assert!(replaces(old, new).is_none(), "{new:?} must not replace {old:?}");
+        }
+    }
+
+    /// What the last hostile review found: a name that only qualifies what a verb acts on,
+    /// someone else behind a pronoun or a relation, a verb shared by two additive facts, and
+    /// changes that did not happen or only for a while.
+    #[test]
+    fn the_last_review_found_these() {
+        for (old, new) in [
+            ("Tom works at Stripe.", "Tom cancelled his Stripe subscription."),
+            ("Tom works at Stripe.", "Tom switched the Stripe dashboard to dark mode."),
+            ("Maya lives in Porto.", "Maya had lunch with Tom. He just moved to Lisbon."),
+            ("Maya lives in Porto.", "Maya came over for dinner. Her brother just moved to Lisbon."),
+            ("Tom plays guitar.", "Tom plays chess now."),
+            ("Tom speaks French.", "Tom speaks Spanish now."),
+            ("Maya is learning the guitar.", "Maya is learning Japanese now."),
+            ("Maya lives in Porto.", "Maya decided against moving to Berlin."),
+            ("Maya lives in Porto.", "Maya nearly moved to Berlin last year."),
+            ("Maya lives in Porto.", "Maya dreamt she moved to Berlin."),
+            ("Maya lives in Porto.", "Maya moved to Berlin for six months."),
+            ("Maya lives in Porto.", "Maya is in Berlin temporarily, she moved there for the summer."),
+        ] {
+            assert!(replaces(old, new).is_none(), "{new:?} must not replace {old:?}");
+        }
+        // …while the updates next to them still land.
+        for (old, new) in [
+            ("Tom works at Stripe.", "Tom left Stripe last week."),
+            ("Tom works at Stripe.", "Tom quit Stripe after six years."),
+            ("Maya lives in Porto.", "Maya works at Stripe. She just moved to Lisbon."),
+            ("Maya lives in Porto.", "Ran into Maya at the market. She moved to Lisbon in May."),
+            ("Noah drinks his coffee black.", "Noah takes his coffee with oat milk now."),
+        ] {
+            assert!(replaces(old, new).is_some(), "{new:?} must replace {old:?}");
+        }
+    }
+
+    /// A new value for a slot that may hold two (a home, a job) replaces nothing, but is
+    /// enough to mark the older as possibly outdated at retrieval.
+    #[test]
+    fn a_plain_disagreement_is_seen_but_replaces_nothing() {
+        let (old, new) = (Claim::read("Maya lives in Porto."), Claim::read("Maya lives in Lisbon."));
+        assert!(Reconcile.replaces(&new, &old).is_none());
+        assert!(new.may_disagree() && may_disagree_with_anything("Maya lives in Lisbon."));
+        assert!(Reconcile.disagrees(&new, &old).is_some());
+        let (old, new) = (Claim::read("Tom works at Stripe."), Claim::read("Tom works at Oxfam."));
+        assert!(Reconcile.disagrees(&new, &old).is_some());
+        // Someone else's home, an addition or the same value restated is no disagreement.
+        for (old, new) in [
+            ("Maya lives in Porto.", "Tom lives in Lisbon."),
+            ("Maya lives in Porto.", "Maya also has a flat in Lisbon."),
+            ("Maya lives in Porto.", "Maya lives in Porto with two cats."),
+        ] {
+            assert!(Reconcile.disagrees(&Claim::read(new), &Claim::read(old)).is_none(), "{new:?} vs {old:?}");
         }
     }
 
