@@ -36,12 +36,13 @@ use arbor_domain::judgement::{DuplicateCandidate, DuplicateRequest};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
+use arbor_domain::read_chain::ReadChain;
 use arbor_domain::reconcile::Claim;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::{Change, ChangeSet, HEURISTIC_REASONER_ID, JobKind, LeafExpect, WriteMark};
+use arbor_ports::{Change, ChangeSet, Error, HEURISTIC_REASONER_ID, JobKind, LeafExpect, WriteMark};
 use serde::Serialize;
 
 use crate::write::Attempt;
@@ -67,6 +68,9 @@ pub struct ConsolidateRequest {
     /// ([`ConsolidateRequest::MODEL_CALLS`] by default; 0: none). Each call carries one memory
     /// and at most `JUDGED_CANDIDATES` earlier ones, so the budget bounds tokens too.
     pub model_calls: usize,
+    /// The most leaves the pass reads in each namespace ([`MAX_READ_PER_PASS`] by default);
+    /// the rest wait for the next pass.
+    pub max_read: usize,
 }
 
 impl ConsolidateRequest {
@@ -84,6 +88,7 @@ impl ConsolidateRequest {
             dry_run,
             resume_margin: ConsolidateRequest::RESUME_MARGIN,
             model_calls: ConsolidateRequest::MODEL_CALLS,
+            max_read: MAX_READ_PER_PASS,
         }
     }
 }
@@ -155,6 +160,25 @@ pub struct ConsolidationRun {
 }
 
 impl ConsolidationRun {
+    /// A pass over no namespace.
+    pub fn empty(at: Timestamp, dry_run: bool) -> ConsolidationRun {
+        ConsolidationRun { at, dry_run, namespaces: Vec::new(), model: None }
+    }
+
+    /// Takes in the pass `next` made over further namespaces, as one pass: its namespaces
+    /// after these, its model calls and unjudged memories added to these.
+    pub fn absorb(&mut self, next: ConsolidationRun) {
+        self.namespaces.extend(next.namespaces);
+        match (&mut self.model, next.model) {
+            (Some(mine), Some(theirs)) => {
+                mine.calls += theirs.calls;
+                mine.unjudged += theirs.unjudged;
+            }
+            (None, theirs) => self.model = theirs,
+            (Some(_), None) => {}
+        }
+    }
+
     /// Whether the pass saw anything new or proposed anything: what is worth a report.
     pub fn found_anything(&self) -> bool {
         self.namespaces.iter().any(|n| n.new > 0 || !n.proposals.is_empty())
@@ -201,17 +225,8 @@ impl Arbor {
         request: &ConsolidateRequest,
         model: Option<&std::sync::Mutex<ModelUse>>,
     ) -> AppResult<NamespacePass> {
-        let store = &self.ports.store;
-        // A leaf's write time is when its batch was planned, which may be a while before it
-        // was committed (or come from a clock behind this one): a pass re-reads a margin before
-        // its mark, which costs a repeat of what it already saw and nothing else.
-        let from = mark.map(|m| WriteMark {
-            at: m.at.checked_sub(request.resume_margin).unwrap_or(m.at),
-            id: LeafId::parse("leaf-0").unwrap_or_else(|_| m.id.clone()),
-        });
-        let written = store.leaves_written_after(namespace, from, MAX_READ_PER_PASS + 1).await?;
-        let more = written.len() > MAX_READ_PER_PASS;
-        let written = &written[..written.len().min(MAX_READ_PER_PASS)];
+        let (written, more) = self.written_since(namespace, mark, request).await?;
+        let written = &written[..];
         let through = written.last().map(WriteMark::of).max(mark.cloned());
         let is_new = |l: &LeafRecord| mark.is_none_or(|m| WriteMark::of(l) > *m);
         let new = written.iter().filter(|l| is_new(l)).count();
@@ -272,6 +287,93 @@ impl Arbor {
             proposals: views,
             unjudged,
         })
+    }
+
+    /// The leaves of `namespace` a pass from `mark` reads (at most `request.max_read`), and
+    /// whether more remain. A leaf's write time is when its batch was planned, which may be a
+    /// while before it was committed (or come from a clock behind this one): a pass re-reads a
+    /// margin before its mark, which costs a repeat of what it already saw and nothing else —
+    /// unless more was written within the margin than half a pass reads (a bulk import):
+    /// re-reading that would crowd out what is new, and a full page of it would never get past
+    /// the mark, so such a pass goes on from the mark itself.
+    async fn written_since(
+        &self,
+        namespace: &Namespace,
+        mark: Option<&WriteMark>,
+        request: &ConsolidateRequest,
+    ) -> AppResult<(Vec<LeafRecord>, bool)> {
+        let store = &self.ports.store;
+        let page = request.max_read.max(1);
+        let from = mark.map(|m| WriteMark {
+            at: m.at.checked_sub(request.resume_margin).unwrap_or(m.at),
+            id: LeafId::parse("leaf-0").unwrap_or_else(|_| m.id.clone()),
+        });
+        let mut written = store.leaves_written_after(namespace, from, page + 1).await?;
+        let seen = written.iter().filter(|l| mark.is_some_and(|m| WriteMark::of(l) <= *m)).count();
+        if written.len() > page && seen > page / 2 {
+            written = store.leaves_written_after(namespace, mark.cloned(), page + 1).await?;
+        }
+        let more = written.len() > page;
+        written.truncate(page);
+        Ok((written, more))
+    }
+
+    /// Applies a proposal a pass left for a person, now that a person approved it: `retire`
+    /// gives way to `keep` as the pass would have done, both read through `chain` and both still
+    /// current in one namespace (otherwise not found, or invalid: the proposal is out of date).
+    /// Returns a run holding the one applied change, for its report.
+    pub async fn apply_left_for_review(
+        &self,
+        chain: &ReadChain,
+        kind: ProposalKind,
+        retire: &LeafId,
+        keep: &LeafId,
+    ) -> AppResult<ConsolidationRun> {
+        let scope: &[Namespace] = &chain.namespaces().cloned().collect::<Vec<_>>();
+        self.replanning(|| async move {
+            let store = &self.ports.store;
+            let old = store.leaf(scope, retire).await?.ok_or_else(|| Error::not_found("leaf", retire))?;
+            let new = store.leaf(scope, keep).await?.ok_or_else(|| Error::not_found("leaf", keep))?;
+            if old.status != LeafStatus::Active || new.status != LeafStatus::Active || old.namespace != new.namespace {
+                let reason = format!("{retire} and {keep} are no longer both current in one namespace");
+                return Err(Error::Invalid { what: "proposal", reason }.into());
+            }
+            let namespace = old.namespace.clone();
+            let view = ProposalView {
+                proposal: Proposal {
+                    kind,
+                    retire: retire.clone(),
+                    keep: keep.clone(),
+                    reason: "approved by a person".to_owned(),
+                },
+                retire_source: old.provenance.source.short(),
+                keep_source: new.provenance.source.short(),
+                applied: true,
+                left_because: None,
+            };
+            let current = BTreeMap::from([(old.id.clone(), old), (new.id.clone(), new)]);
+            if let Attempt::LostRace(conflict) =
+                Attempt::of(self.apply_proposals(&namespace, &current, std::slice::from_ref(&view)).await)?
+            {
+                return Ok(Attempt::LostRace(conflict));
+            }
+            let pass = NamespacePass {
+                namespace,
+                read: 0,
+                new: 0,
+                through: None,
+                more: false,
+                proposals: vec![view],
+                unjudged: 0,
+            };
+            Ok(Attempt::Committed(ConsolidationRun {
+                at: self.now(),
+                dry_run: false,
+                namespaces: vec![pass],
+                model: None,
+            }))
+        })
+        .await
     }
 
     /// Asks the model reasoner about each new memory (`fresh`) the rules proposed nothing for
@@ -412,24 +514,40 @@ impl Arbor {
 pub const REPORT_MARKER: &str = "arbor: consolidation report";
 
 impl ConsolidationRun {
-    /// The report a person reads: what was merged, superseded and invalidated, what waits for
-    /// review and why, with ids and sources, and nothing of the memories' own words (a report
-    /// must hold nothing a forget would have to find). Its front matter records where each
-    /// namespace's next pass resumes (`through: <namespace> <written at> <leaf id>`).
-    pub fn to_markdown(&self) -> String {
+    /// The report's front matter, which passes and rebuilds read back: where each namespace's
+    /// next pass resumes, what was retired, what waits for a person.
+    fn front_matter(&self) -> String {
         let mut out = format!("---\n{REPORT_MARKER}\nat: {}\ndry_run: {}\n", self.at, self.dry_run);
         for pass in &self.namespaces {
             if let Some(mark) = &pass.through {
                 out.push_str(&format!("through: {} {} {}\n", pass.namespace, mark.at, mark.id));
             }
         }
-        // What a rebuild from the bodies must retire again: the bodies do not say it.
+        // What a rebuild from the bodies must retire again: the bodies do not say it. And what
+        // waits for a person, for `review list` to find.
         if !self.dry_run {
-            for p in self.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.applied) {
-                out.push_str(&format!("retired: {} {}\n", p.proposal.retire, p.proposal.keep));
+            for p in self.namespaces.iter().flat_map(|n| &n.proposals) {
+                match p.applied {
+                    true => out.push_str(&format!("retired: {} {}\n", p.proposal.retire, p.proposal.keep)),
+                    false => out.push_str(&format!(
+                        "left: {} {} {}\n",
+                        p.proposal.kind.as_str(),
+                        p.proposal.retire,
+                        p.proposal.keep
+                    )),
+                }
             }
         }
         out.push_str("---\n\n");
+        out
+    }
+
+    /// The report a person reads: what was merged, superseded and invalidated, what waits for
+    /// review and why, with ids and sources, and nothing of the memories' own words (a report
+    /// must hold nothing a forget would have to find). Its front matter records where each
+    /// namespace's next pass resumes (`through: <namespace> <written at> <leaf id>`).
+    pub fn to_markdown(&self) -> String {
+        let mut out = self.front_matter();
         let title = if self.dry_run { "Consolidation plan (dry run)" } else { "Consolidation" };
         out.push_str(&format!("# {title}, {}\n\n", self.at.strftime("%Y-%m-%d %H:%M UTC")));
         let read: usize = self.namespaces.iter().map(|n| n.read).sum();
@@ -533,6 +651,26 @@ pub fn report_retirements(report: &str) -> Option<Vec<(LeafId, LeafId)>> {
         retired.push((LeafId::parse(old).ok()?, LeafId::parse(kept).ok()?));
     }
     Some(retired)
+}
+
+/// The proposals a report left for a person (`left: <kind> <retired id> <kept id>`);
+/// `None` for a text that is not a consolidation report.
+pub fn report_left_for_review(report: &str) -> Option<Vec<(ProposalKind, LeafId, LeafId)>> {
+    report_marks(report)?;
+    let mut left = Vec::new();
+    for line in report.lines().skip(1).take_while(|l| *l != "---") {
+        let Some(rest) = line.strip_prefix("left: ") else { continue };
+        let mut parts = rest.split(' ');
+        let (Some(kind), Some(retire), Some(keep), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let kind = [ProposalKind::Merge, ProposalKind::Update, ProposalKind::Invalidate]
+            .into_iter()
+            .find(|k| k.as_str() == kind)?;
+        left.push((kind, LeafId::parse(retire).ok()?, LeafId::parse(keep).ok()?));
+    }
+    Some(left)
 }
 
 /// A report as a caller bound to `namespaces` may read it: its title and the sections of those

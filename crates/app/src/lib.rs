@@ -57,7 +57,7 @@ pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOver
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use consolidate::{
     ConsolidateRequest, ConsolidationRun, MAX_READ_PER_PASS, ModelUse, NamespacePass, ProposalView, REPORT_MARKER,
-    report_for, report_marks, report_retirements,
+    report_for, report_left_for_review, report_marks, report_retirements,
 };
 pub use correct::{Correction, CorrectionReceipt};
 pub use error::{AppError, AppResult};

@@ -634,3 +634,27 @@ async fn sensitive_memories_are_flagged_wherever_a_pack_quotes_them() {
     }
     assert!(pack.gaps.iter().any(|g| g.contains("sensitive")), "{:?}", pack.gaps);
 }
+
+/// A bulk import writes more within the resume margin than one pass reads: the next pass goes
+/// on past the mark instead of reading the same page again, and one after it finds nothing.
+#[tokio::test]
+async fn consolidation_gets_past_a_bulk_import() {
+    use arbor_app::ConsolidateRequest;
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let events = (0..14).map(|i| message(&format!("Imported note {i} about crate zq{i}."), &format!("m{i}"))).collect();
+    for result in h.arbor.ingest_batch(&chain, events).await.unwrap() {
+        result.unwrap();
+    }
+    let namespace = chain.write_namespace().clone();
+    // A page of 10: what a pass reads at most, as MAX_READ_PER_PASS is for a real store.
+    let pass =
+        |mark| ConsolidateRequest { max_read: 10, ..ConsolidateRequest::new(vec![(namespace.clone(), mark)], false) };
+    let first = h.arbor.consolidate(&pass(None)).await.unwrap().namespaces.remove(0);
+    assert_eq!((first.new, first.more), (10, true));
+    let second = h.arbor.consolidate(&pass(first.through.clone())).await.unwrap().namespaces.remove(0);
+    assert_eq!((second.new, second.more), (4, false), "the second pass reads what the first left");
+    assert!(second.through > first.through);
+    let third = h.arbor.consolidate(&pass(second.through.clone())).await.unwrap().namespaces.remove(0);
+    assert_eq!((third.new, third.more), (0, false));
+}

@@ -433,6 +433,7 @@ async fn consolidation_pass(
         dry_run: false,
         resume_margin: jiff::SignedDuration::ZERO,
         model_calls: 0,
+        max_read: arbor_app::MAX_READ_PER_PASS,
     };
     let began = Instant::now();
     let run = arbor.consolidate(&request).await?;

@@ -1,7 +1,8 @@
 //! `arbor review`: the candidates waiting for a person, and the person's decisions — confirm
 //! (the memory becomes current, superseding what it replaces), edit (a corrected candidate in
 //! its place), reject (never retrieved, and not proposed again), or resolve a conflict (keep
-//! both, set validity, supersede, reject).
+//! both, set validity, supersede, reject); and the changes consolidation passes left for a
+//! person, applied with `review apply`.
 
 use std::path::Path;
 
@@ -68,6 +69,20 @@ pub(crate) enum ReviewCommand {
         #[command(flatten)]
         scope: ScopeArgs,
     },
+    /// List the changes consolidation passes left for a person (a memory to retire in favour of
+    /// another), still open: both memories are current.
+    Proposals {
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Apply a change a consolidation pass left for a person: LEAF_ID is retired in favour of
+    /// the memory the pass named, as history (nothing is deleted), with a report like a pass's.
+    Apply {
+        #[arg(value_name = "LEAF_ID")]
+        id: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
     /// Reject candidates: never retrieved; the same suggestion is not proposed again.
     Reject {
         #[arg(required = true, value_name = "LEAF_ID")]
@@ -87,7 +102,8 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
             if json {
                 return print_json(&items);
             }
-            if items.is_empty() {
+            let proposals = compose::left_for_review(arbor, root, &chain).await?;
+            if items.is_empty() && proposals.is_empty() {
                 crate::output::outln!("nothing to review");
             }
             for item in &items {
@@ -112,6 +128,40 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
                         leaf.id
                     );
                 }
+            }
+            print_proposals(&proposals);
+            Ok(())
+        }
+        ReviewCommand::Proposals { scope } => {
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let proposals = compose::left_for_review(arbor, root, &chain).await?;
+            if json {
+                return print_json(&proposals);
+            }
+            if proposals.is_empty() {
+                crate::output::outln!("no consolidation proposal waits for a person");
+            }
+            print_proposals(&proposals);
+            Ok(())
+        }
+        ReviewCommand::Apply { id, scope } => {
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let pass = compose::apply_left_for_review(arbor, root, &chain, &LeafId::parse(&id)?).await?;
+            if json {
+                let mut value = serde_json::to_value(&pass.run)?;
+                value["report"] = serde_json::json!(pass.report.as_ref().map(|p| p.display().to_string()));
+                return print_json(&value);
+            }
+            for proposal in pass.run.namespaces.iter().flat_map(|n| &n.proposals) {
+                crate::output::outln!(
+                    "{} {}: retired in favour of {}",
+                    proposal.proposal.kind.as_str(),
+                    proposal.proposal.retire,
+                    proposal.proposal.keep
+                );
+            }
+            if let Some(path) = &pass.report {
+                crate::output::outln!("report: {}", path.display());
             }
             Ok(())
         }
@@ -177,6 +227,20 @@ async fn decide(arbor: &arbor_app::Arbor, scope: &ScopeArgs, ids: &[String], con
         receipts.push(receipt);
     }
     print_receipts(&receipts, json)
+}
+
+/// The changes consolidation left for a person, each with the command that applies it.
+fn print_proposals(proposals: &[compose::LeftForReview]) {
+    for p in proposals {
+        crate::output::outln!(
+            "{}  left by consolidation ({}): retire it in favour of {} (report {})",
+            p.retire,
+            p.kind.as_str(),
+            p.keep,
+            p.report
+        );
+        crate::output::outln!("    apply it with `arbor review apply {}`", p.retire);
+    }
 }
 
 fn print_receipts(receipts: &[arbor_app::ReviewReceipt], json: bool) -> Result<()> {

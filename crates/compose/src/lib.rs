@@ -27,8 +27,9 @@ pub use open::{
     open_for_rebuild, open_with, save_config,
 };
 pub use reports::{
-    ConsolidationLock, Pass, PassOptions, REPORTS_DIR, ReportFile, consolidation_pass, list_reports,
-    lock_consolidation, recorded_retirements, resume_marks, write_report,
+    ConsolidationLock, LeftForReview, Pass, PassOptions, REPORTS_DIR, ReportFile, apply_left_for_review,
+    consolidation_pass, left_for_review, list_reports, lock_consolidation, recorded_retirements, resume_marks,
+    write_report,
 };
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arbor_app::{ConsolidationRun, report_marks};
+use arbor_domain::consolidation::ProposalKind;
 use arbor_domain::id::LeafId;
 use arbor_domain::namespace::Namespace;
 use arbor_ports::WriteMark;
@@ -103,8 +104,73 @@ pub fn recorded_retirements(root: &Path) -> Result<Vec<(LeafId, LeafId)>> {
     Ok(retired)
 }
 
-/// Writes `run`'s report durably (a temporary file, synced, renamed into place, the directory
-/// synced) and returns its path.
+/// A proposal a consolidation pass left for a person, still open: both memories are current.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LeftForReview {
+    pub kind: ProposalKind,
+    /// The memory the pass would retire, and the one it would keep.
+    pub retire: LeafId,
+    pub keep: LeafId,
+    /// The report that left it (the latest, if several did).
+    pub report: String,
+}
+
+/// The proposals the reports left for a person that are still open through `chain`: both
+/// memories readable there and current (a proposal a person settled otherwise, by a
+/// correction, a forget or a later pass, drops out by itself).
+pub async fn left_for_review(
+    arbor: &arbor_app::Arbor,
+    root: &Path,
+    chain: &arbor_domain::read_chain::ReadChain,
+) -> Result<Vec<LeftForReview>> {
+    let mut left: BTreeMap<(LeafId, LeafId), (ProposalKind, String)> = BTreeMap::new();
+    for report in list_reports(root)? {
+        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let Some(found) = arbor_app::report_left_for_review(&text) else {
+            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+        };
+        for (kind, retire, keep) in found {
+            left.insert((retire, keep), (kind, report.name.clone()));
+        }
+    }
+    let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+    let ids: Vec<LeafId> = left.keys().flat_map(|(retire, keep)| [retire.clone(), keep.clone()]).collect();
+    let current: std::collections::BTreeSet<LeafId> = arbor
+        .ports()
+        .store
+        .leaves(&scope, &ids)
+        .await?
+        .into_iter()
+        .filter(|leaf| leaf.status == arbor_domain::lifecycle::LeafStatus::Active)
+        .map(|leaf| leaf.id)
+        .collect();
+    Ok(left
+        .into_iter()
+        .filter(|((retire, keep), _)| current.contains(retire) && current.contains(keep))
+        .map(|((retire, keep), (kind, report))| LeftForReview { kind, retire, keep, report })
+        .collect())
+}
+
+/// Applies the open proposal to retire `retire` that a pass left for a person, as that person's
+/// decision, under the store's consolidation lock, and writes its report (which a rebuild from
+/// the bodies reads, as for any pass). Errors when no open proposal retires it through `chain`.
+pub async fn apply_left_for_review(
+    arbor: &arbor_app::Arbor,
+    root: &Path,
+    chain: &arbor_domain::read_chain::ReadChain,
+    retire: &LeafId,
+) -> Result<Pass> {
+    let _lock = lock_consolidation(root)?;
+    let open = left_for_review(arbor, root, chain).await?;
+    let Some(proposal) = open.iter().find(|p| &p.retire == retire) else {
+        bail!("no consolidation proposal waits for a person to retire {retire} here (see `arbor review list`)");
+    };
+    let run = arbor.apply_left_for_review(chain, proposal.kind, &proposal.retire, &proposal.keep).await?;
+    let report = write_report(root, &run)?;
+    Ok(Pass { run, report: Some(report) })
+}
+
+/// Writes `run`'s report durably under a new name and returns its path.
 pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
     let dir = root.join(REPORTS_DIR);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -115,13 +181,22 @@ pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
         n += 1;
         path = dir.join(format!("{stem}-{n}.md"));
     }
-    let temporary = dir.join(format!(".{stem}.md.tmp"));
+    rewrite_report(&path, run)?;
+    Ok(path)
+}
+
+/// Writes `run`'s report at `path` durably: a temporary file, synced, renamed into place (over
+/// an earlier version of the same report), the directory synced.
+fn rewrite_report(path: &Path, run: &ConsolidationRun) -> Result<()> {
+    let dir = path.parent().context("a report's path has a directory")?;
+    let name = path.file_name().and_then(|n| n.to_str()).context("a report's name is text")?;
+    let temporary = dir.join(format!(".{name}.tmp"));
     let mut file = File::create(&temporary).with_context(|| format!("writing {}", temporary.display()))?;
     file.write_all(run.to_markdown().as_bytes()).with_context(|| format!("writing {}", temporary.display()))?;
     file.sync_all().with_context(|| format!("syncing {}", temporary.display()))?;
-    fs::rename(&temporary, &path).with_context(|| format!("renaming {}", temporary.display()))?;
-    File::open(&dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))?;
-    Ok(path)
+    fs::rename(&temporary, path).with_context(|| format!("renaming {}", temporary.display()))?;
+    File::open(dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))?;
+    Ok(())
 }
 
 /// What one scheduled or requested pass came to.
@@ -179,17 +254,38 @@ pub async fn consolidation_pass(arbor: &arbor_app::Arbor, root: &Path, options: 
             return Ok(None);
         }
     }
-    let namespaces = namespaces
-        .into_iter()
-        .map(|ns| {
-            let mark = marks.get(&ns).cloned();
-            (ns, mark)
-        })
-        .collect();
-    let mut request = arbor_app::ConsolidateRequest::new(namespaces, dry_run);
-    request.model_calls = model_calls.unwrap_or(request.model_calls);
-    let run = arbor.consolidate(&request).await?;
-    let report = if dry_run || !run.found_anything() { None } else { Some(write_report(root, &run)?) };
+    // A namespace at a time, its report brought up to date after each commit: what a pass
+    // retired is on disk before the next namespace starts, so a failure or a kill part-way
+    // leaves no committed change out of the reports (a rebuild from the bodies retires again
+    // what they record).
+    let budget = model_calls.unwrap_or(arbor_app::ConsolidateRequest::MODEL_CALLS);
+    let mut run: Option<ConsolidationRun> = None;
+    let mut report: Option<PathBuf> = None;
+    for namespace in namespaces {
+        let mark = marks.get(&namespace).cloned();
+        let mut request = arbor_app::ConsolidateRequest::new(vec![(namespace, mark)], dry_run);
+        let used = run.as_ref().and_then(|r| r.model.as_ref()).map_or(0, |m| m.calls);
+        request.model_calls = budget.saturating_sub(used);
+        let step = arbor.consolidate(&request).await?;
+        match run.as_mut() {
+            Some(so_far) => so_far.absorb(step),
+            None => run = Some(step),
+        }
+        if let Some(so_far) = &run
+            && !dry_run
+            && so_far.found_anything()
+        {
+            match &report {
+                None => report = Some(write_report(root, so_far)?),
+                Some(path) => rewrite_report(path, so_far)?,
+            }
+        }
+    }
+    let now = arbor_ports::Clock::now(&*arbor.ports().clock);
+    let mut run = run.unwrap_or_else(|| ConsolidationRun::empty(now, dry_run));
+    if let Some(model) = run.model.as_mut() {
+        model.budget = budget;
+    }
     Ok(Some(Pass { run, report }))
 }
 
@@ -253,5 +349,56 @@ mod tests {
         // A file that is not a report is an error, not a silent fresh start.
         fs::write(root.join(REPORTS_DIR).join("notes.md"), "hello").unwrap();
         assert!(resume_marks(&root).unwrap_err().to_string().contains("is not a consolidation report"));
+    }
+
+    /// What a pass leaves for a person is listed until it is settled, and a person applies it:
+    /// retired as history, recorded in a report like a pass's, and no longer listed.
+    #[tokio::test]
+    async fn what_a_pass_leaves_for_a_person_is_listed_and_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        init(&root, &InitOptions { embedder: EmbedderChoice::Hashing, ..InitOptions::default() }).await.unwrap();
+        let arbor = open(&root).await.unwrap().arbor;
+        let chain = arbor.read_chain(&TrustedContext::Only { namespace: Namespace::global() }).unwrap();
+        // An assistant's suggestion waits for a person; an update said to hold from before it
+        // is written meanwhile (nothing current to replace); the person then confirms the
+        // suggestion. A pass sees the two, and leaves the update for a person: it says it
+        // held from before the fact it would retire.
+        let mut suggestion = Event::user_message("Omar's manager is Linda Park.");
+        suggestion.actor = arbor_domain::model::Actor::Assistant;
+        suggestion.source =
+            arbor_domain::model::SourceRef::Message { conversation: None, message_id: "a-1".to_owned() };
+        let first = arbor.ingest(&chain, suggestion).await.unwrap();
+        let first = first.chunks[0].outcome.leaf_id().expect("written").clone();
+        let mut backdated = Event::user_message("After the reorg Omar reports to Daniel Wu.");
+        backdated.hints.valid_from = Some(jiff::Timestamp::from_second(1_000_000_000).unwrap());
+        let second = arbor.ingest(&chain, backdated).await.unwrap();
+        let second = second.chunks[0].outcome.leaf_id().expect("written").clone();
+        arbor.confirm(&chain, &first).await.unwrap();
+        let status = |id: LeafId| {
+            let arbor = &arbor;
+            let scope = vec![Namespace::global()];
+            async move { arbor.ports().store.leaf(&scope, &id).await.unwrap().unwrap().status }
+        };
+        assert_eq!(status(first.clone()).await, arbor_domain::lifecycle::LeafStatus::Active);
+        let pass = consolidation_pass(&arbor, &root, PassOptions::default()).await.unwrap().expect("ran");
+        assert_eq!((pass.run.applied(), pass.run.left_for_review()), (0, 1), "{:#?}", pass.run);
+        let open = left_for_review(&arbor, &root, &chain).await.unwrap();
+        assert_eq!(open.len(), 1, "{open:?}");
+        assert_eq!((&open[0].retire, &open[0].keep), (&first, &second));
+        // Out of scope: nothing listed, nothing applied.
+        let other = arbor
+            .read_chain(&TrustedContext::Only { namespace: Namespace::parse("project:elsewhere").unwrap() })
+            .unwrap();
+        assert!(left_for_review(&arbor, &root, &other).await.unwrap().is_empty());
+        assert!(apply_left_for_review(&arbor, &root, &other, &first).await.is_err());
+
+        let applied = apply_left_for_review(&arbor, &root, &chain, &first).await.unwrap();
+        assert_eq!(applied.run.applied(), 1);
+        assert_eq!(status(first.clone()).await, arbor_domain::lifecycle::LeafStatus::Superseded);
+        assert_eq!(status(second.clone()).await, arbor_domain::lifecycle::LeafStatus::Active);
+        assert!(recorded_retirements(&root).unwrap().contains(&(first.clone(), second.clone())));
+        assert!(left_for_review(&arbor, &root, &chain).await.unwrap().is_empty());
+        assert!(apply_left_for_review(&arbor, &root, &chain, &first).await.is_err(), "applied once");
     }
 }
