@@ -12,10 +12,10 @@ use arbor_domain::model::{Category, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::VisibilityFilter;
-use arbor_ports::{TermSelection, TextQuery};
+use arbor_ports::{Error, TermSelection, TextQuery};
 
 use crate::write::{BatchPlan, PlannedLeaf};
-use crate::{AppResult, Arbor};
+use crate::{AppError, AppResult, Arbor};
 
 /// The most earlier memories one new entity brings into its tree at its creation: the few a
 /// subject gathers before it is recognised as one. Any beyond stay where they are, still found
@@ -75,7 +75,17 @@ impl Arbor {
             if leaf.status != LeafStatus::Active || leaf.tree_id != bucket || plan.superseded.contains_key(&leaf.id) {
                 continue;
             }
-            let text = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
+            // A body that is damaged or missing stays where it is, for fsck to report:
+            // re-filing is a tidy-up, and the write that triggered it must not fail for it. A
+            // failure to read at all (the disk, a fault) fails the write, which can be retried.
+            let text = match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
+                Ok(text) => text,
+                Err(error @ AppError::Port(Error::NotFound { .. } | Error::Integrity { .. })) => {
+                    tracing::warn!(leaf = %leaf.id, %error, "re-filing skips a memory whose body cannot be read");
+                    continue;
+                }
+                Err(other) => return Err(other),
+            };
             if !names(&text, entity) {
                 continue;
             }

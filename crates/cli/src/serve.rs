@@ -12,7 +12,7 @@ use arbor_server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, Service};
 
 use crate::scope::ScopeArgs;
 
-/// Every `minutes`, a consolidation pass over the namespaces this server reads, when at least
+/// Every `minutes`, a consolidation pass over the live namespaces this server reads, when at least
 /// `min_new` memories were written there since the last one and no other pass holds the
 /// store's lock.
 async fn consolidate_on_schedule(
@@ -148,7 +148,8 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()).with_reports(reports));
     tokio::spawn(service.clone().run_jobs_in_background());
     if let Some(minutes) = args.consolidate_every_minutes {
-        let namespaces: Vec<_> = service.chain().namespaces().cloned().collect();
+        // Never a frozen layer: an experiment's snapshot stays as it was when it started.
+        let namespaces: Vec<_> = service.chain().live_namespaces().cloned().collect();
         let schedule = (minutes, args.consolidate_min_new);
         tokio::spawn(consolidate_on_schedule(service.clone(), root.to_path_buf(), namespaces, schedule));
     }

@@ -144,6 +144,13 @@ impl ReadChain {
         self.layers.iter().map(|layer| &layer.namespace)
     }
 
+    /// The namespaces of the layers that are not frozen: those the caller sees as they are now,
+    /// later changes included. An experiment run sees only its own this way; everything else
+    /// it sees as of its start.
+    pub fn live_namespaces(&self) -> impl Iterator<Item = &Namespace> {
+        self.layers.iter().filter(|layer| layer.frozen_at.is_none()).map(|layer| &layer.namespace)
+    }
+
     pub fn contains(&self, namespace: &Namespace) -> bool {
         self.namespaces().any(|ns| ns == namespace)
     }
@@ -274,6 +281,22 @@ mod tests {
         ];
         let rendered: Vec<String> = contexts.iter().map(|c| render(&ReadChain::resolve(c, &policy).unwrap())).collect();
         insta::assert_snapshot!(rendered.join("\n"));
+    }
+
+    #[test]
+    fn an_experiment_run_sees_only_its_own_layer_live() {
+        let ctx = TrustedContext::ExperimentRun {
+            run: id("r3"),
+            experiment: id("e1"),
+            project: Some(id("p1")),
+            frozen_at: Timestamp::from_second(1_780_000_000).unwrap(),
+        };
+        let chain = ReadChain::resolve(&ctx, &ReadChainPolicy::default()).unwrap();
+        assert!(chain.namespaces().count() > 1);
+        assert_eq!(chain.live_namespaces().collect::<Vec<_>>(), [&Namespace::run(id("r3"))]);
+        let ctx = TrustedContext::Project { project: id("p1") };
+        let chain = ReadChain::resolve(&ctx, &ReadChainPolicy::default()).unwrap();
+        assert!(chain.live_namespaces().eq(chain.namespaces()));
     }
 
     #[test]

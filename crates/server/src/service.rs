@@ -169,7 +169,9 @@ impl Service {
 
     pub(crate) async fn dream(&self, input: wire::DreamInput) -> ApiResult<wire::Dream> {
         let limit = in_range("limit", input.limit, 1, 20)?.unwrap_or(3);
-        let namespaces: Vec<_> = self.chain.namespaces().cloned().collect();
+        // A frozen layer is seen as of the chain's start: what passes changed there since is
+        // not the caller's to read.
+        let namespaces: Vec<_> = self.chain.live_namespaces().cloned().collect();
         let Some(dir) = self.reports.clone() else { return Ok(wire::Dream { reports: Vec::new() }) };
         // Reading files blocks: off the async workers.
         let read = tokio::task::spawn_blocking(move || Self::read_reports(&dir, &namespaces, limit));
