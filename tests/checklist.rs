@@ -1398,6 +1398,20 @@ pub async fn an_entity_brings_the_memories_filed_before_it_into_its_tree(ports: 
     let found: Vec<_> = pack.evidence.iter().filter(|e| e.text.contains("Linda Park")).collect();
     assert_eq!(found.len(), 1, "one current leaf: {:#?}", pack.evidence);
     assert_eq!(found[0].tree_id, omar_tree);
+
+    // Forgetting the memory forgets its placement in the fallback bucket too: every version,
+    // in whichever tree it lies.
+    let receipt = arbor.forget(&global, &moved.id).await.unwrap();
+    assert!(receipt.versions.contains(&old.id), "{receipt:?}");
+    arbor.run_jobs(None).await.unwrap();
+    let ports = arbor.ports();
+    for found in [
+        ports.store.contains_text("Linda Park").await,
+        ports.index.contains_text("Linda Park").await,
+        ports.bodies.contains_text("Linda Park").await,
+    ] {
+        assert!(!found.unwrap(), "no word of a forgotten memory is left");
+    }
 }
 
 #[cfg(test)]

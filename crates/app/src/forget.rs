@@ -191,17 +191,17 @@ impl Arbor {
         Ok(purged)
     }
 
-    /// Every version of `leaf`'s memory that is not forgotten yet: the leaves of its tree with
-    /// its lineage, `leaf` among them.
+    /// Every version of `leaf`'s memory that is not forgotten yet, in whichever tree it lies
+    /// (re-filing in hindsight leaves the version it replaced in the fallback bucket), `leaf`
+    /// among them.
     async fn lineage(&self, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
-        let everything = TreeLeafQuery::default();
         let mut versions: Vec<LeafRecord> = self
             .ports
             .store
-            .tree_leaves(&leaf.namespace, &leaf.tree_id, &everything)
+            .versions(&leaf.namespace, &leaf.lineage)
             .await?
             .into_iter()
-            .filter(|l| l.lineage == leaf.lineage && l.status != LeafStatus::Tombstone)
+            .filter(|l| l.status != LeafStatus::Tombstone)
             .collect();
         if !versions.iter().any(|v| v.id == leaf.id) {
             versions.push(leaf.clone());
@@ -299,21 +299,25 @@ impl Arbor {
     /// `scope` forgets, transitively, oldest first. Forgetting a memory forgets its whole
     /// lineage, so a copy of any of its versions says words that are going: a copy of the
     /// version a correction replaced goes as surely as a copy of `id` itself. A copy keeps its
-    /// original's tree id in its own layer, so only that tree is read in each namespace of the
-    /// chain.
+    /// original's tree id in its own layer, so only the versions' trees are read in each
+    /// namespace of the chain.
     async fn promoted_copies(&self, chain: &ReadChain, id: &LeafId, scope: ForgetScope) -> AppResult<Vec<LeafId>> {
         let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
         let store = &self.ports.store;
         let original = store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
         let mut copies: Vec<LeafId> = Vec::new();
-        let mut sources: Vec<LeafId> = match scope {
-            ForgetScope::OnlyThisVersion => vec![original.id.clone()],
-            ForgetScope::WholeMemory => self.lineage(&original).await?.into_iter().map(|v| v.id).collect(),
+        let versions = match scope {
+            ForgetScope::OnlyThisVersion => vec![original.clone()],
+            ForgetScope::WholeMemory => self.lineage(&original).await?,
         };
+        let trees: BTreeSet<TreeId> = versions.iter().map(|v| v.tree_id.clone()).collect();
+        let mut sources: Vec<LeafId> = versions.into_iter().map(|v| v.id).collect();
         let everything = TreeLeafQuery::default();
         let mut in_tree = Vec::new();
         for namespace in &readable {
-            in_tree.extend(store.tree_leaves(namespace, &original.tree_id, &everything).await?);
+            for tree in &trees {
+                in_tree.extend(store.tree_leaves(namespace, tree, &everything).await?);
+            }
         }
         while let Some(source) = sources.pop() {
             for leaf in &in_tree {
