@@ -319,8 +319,8 @@ impl Arbor {
     }
 
     /// Applies a proposal a pass left for a person, now that a person approved it: `retire`
-    /// gives way to `keep` as the pass would have done, both read through `chain` and both still
-    /// current in one namespace (otherwise not found, or invalid: the proposal is out of date).
+    /// gives way to `keep` as the pass would have done, both read through `chain`'s live layers
+    /// and both still current in one namespace (otherwise not found, or invalid: the proposal is out of date).
     /// Returns a run holding the one applied change, for its report.
     pub async fn apply_left_for_review(
         &self,
@@ -329,7 +329,14 @@ impl Arbor {
         retire: &LeafId,
         keep: &LeafId,
     ) -> AppResult<ConsolidationRun> {
-        let scope: &[Namespace] = &chain.namespaces().cloned().collect::<Vec<_>>();
+        // Only a live layer: a frozen one is seen as of the chain's start and is not changed
+        // through it.
+        let scope: &[Namespace] = &chain.live_namespaces().cloned().collect::<Vec<_>>();
+        if retire == keep {
+            return Err(
+                Error::Invalid { what: "proposal", reason: format!("{retire} cannot give way to itself") }.into()
+            );
+        }
         self.replanning(|| async move {
             let store = &self.ports.store;
             let old = store.leaf(scope, retire).await?.ok_or_else(|| Error::not_found("leaf", retire))?;

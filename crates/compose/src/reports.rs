@@ -116,7 +116,7 @@ pub struct LeftForReview {
 }
 
 /// The proposals the reports left for a person that are still open through `chain`: both
-/// memories readable there and current (a proposal a person settled otherwise, by a
+/// memories in its live layers and current (a proposal a person settled otherwise, by a
 /// correction, a forget or a later pass, drops out by itself).
 pub async fn left_for_review(
     arbor: &arbor_app::Arbor,
@@ -126,14 +126,17 @@ pub async fn left_for_review(
     let mut left: BTreeMap<(LeafId, LeafId), (ProposalKind, String)> = BTreeMap::new();
     for report in list_reports(root)? {
         let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        // A stray file is the next pass's error to report; listing what waits goes on.
         let Some(found) = arbor_app::report_left_for_review(&text) else {
-            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+            tracing::warn!(file = %report.path.display(), "not a consolidation report; passed over");
+            continue;
         };
         for (kind, retire, keep) in found {
             left.insert((retire, keep), (kind, report.name.clone()));
         }
     }
-    let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
+    // Live layers only: a frozen layer is not changed through this chain.
+    let scope: Vec<Namespace> = chain.live_namespaces().cloned().collect();
     let ids: Vec<LeafId> = left.keys().flat_map(|(retire, keep)| [retire.clone(), keep.clone()]).collect();
     let current: std::collections::BTreeSet<LeafId> = arbor
         .ports()

@@ -421,10 +421,9 @@ fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BT
 /// at any store size.
 const OUTDATED_CHECK_DEPTH: usize = 12;
 
-/// Current leaves a newer current leaf among the first read disagrees with (`Reconcile`
-/// rules on their summaries: what they would replace, and a new value for a slot that usually
-/// holds one), each with the newest such leaf: what reconciliation at write time missed (it
-/// ran before both were known, or a person confirmed both) or was too cautious to replace.
+/// Current leaves a newer current leaf among the first read seems to replace (`Reconcile`
+/// rules on their summaries), each with the newest such leaf: what reconciliation at write
+/// time missed (it ran before both were known, or a person confirmed both).
 fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, LeafId> {
     let read: Vec<&LeafRecord> = ranked
         .iter()
@@ -435,13 +434,13 @@ fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)])
         })
         .collect();
     // Most packs hold nothing that could replace anything: then no claim is read at all.
-    if !read.iter().any(|leaf| arbor_domain::reconcile::may_disagree_with_anything(&leaf.summary)) {
+    if !read.iter().any(|leaf| arbor_domain::reconcile::may_replace_anything(&leaf.summary)) {
         return BTreeMap::new();
     }
     let leaves: Vec<(&LeafRecord, Claim)> = read.into_iter().map(|leaf| (leaf, Claim::read(&leaf.summary))).collect();
     let mut outdated: BTreeMap<NodeId, LeafId> = BTreeMap::new();
     for (newer, new_claim) in &leaves {
-        if !new_claim.may_disagree() {
+        if !new_claim.may_replace() {
             continue;
         }
         // As at write time: the one earlier memory of its namespace it replaces best.
@@ -453,7 +452,7 @@ fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)])
             .map(|(older, claim)| (*older, claim))
             .collect();
         earlier.sort_by(|a, b| a.0.observed_at.cmp(&b.0.observed_at).then_with(|| a.0.id.cmp(&b.0.id)));
-        if let Some((older, _)) = reconcile.best_disagreeing(new_claim, &earlier) {
+        if let Some((older, _)) = reconcile.best(new_claim, &earlier) {
             let entry = outdated.entry(older.node_id()).or_insert_with(|| newer.id.clone());
             if *entry < newer.id {
                 *entry = newer.id.clone();
