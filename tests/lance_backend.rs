@@ -18,23 +18,10 @@ fn faults_at_random_points_lose_nothing_acknowledged() {
     arbor_tests::fault_campaign("sqlite+lance", lance_ports);
 }
 
-/// The sequence the property test shrank a defect to: an import waiting as a conflict joins
-/// the lineage of the memory it would replace, which had been promoted; forgetting the import
-/// with its copies forgets that whole lineage, so the copy of its first version goes too.
+/// The sequence the property test shrank a forget defect to
+/// ([`arbor_tests::forget_with_copies_of_every_version`]).
 #[test]
 fn forgetting_a_memory_with_copies_takes_the_copies_of_every_version() {
-    use arbor_tests::Op::*;
-    let ops = [
-        Ingest { context: 3, template: 0, variant: 0 },
-        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Promote { context: 3, nth: 45, rollback: false },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        IngestBatch { context: 0, items: vec![(0, 0), (0, 0), (0, 0)] },
-        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Forget { context: 3, nth: 9, with_copies: true },
-    ];
+    let ops = arbor_tests::forget_with_copies_of_every_version();
     check_sequence(lance_ports, &ops).map(drop).unwrap_or_else(|e| panic!("{e}"));
 }

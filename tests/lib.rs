@@ -274,6 +274,25 @@ where
     })
 }
 
+/// The sequence the property test shrank a defect to: an import waiting as a conflict joins
+/// the lineage of the memory it would replace, which had been promoted; forgetting the import
+/// with its copies forgets that whole lineage, so the copy of its first version must go too.
+pub fn forget_with_copies_of_every_version() -> Vec<Op> {
+    use Op::*;
+    vec![
+        Ingest { context: 3, template: 0, variant: 0 },
+        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
+        Ingest { context: 0, template: 0, variant: 0 },
+        Promote { context: 3, nth: 45, rollback: false },
+        Ingest { context: 0, template: 0, variant: 0 },
+        Ingest { context: 0, template: 0, variant: 0 },
+        IngestBatch { context: 0, items: vec![(0, 0), (0, 0), (0, 0)] },
+        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
+        Ingest { context: 0, template: 0, variant: 0 },
+        Forget { context: 3, nth: 9, with_copies: true },
+    ]
+}
+
 /// Runs one sequence, checking every promise after every step. Returns what each retrieval
 /// returned, or a description of the first violation.
 pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<Observed, String> {

@@ -61,23 +61,10 @@ fn recovery_removes_the_copy_a_dead_writer_left_where_its_body_never_arrived() {
     });
 }
 
-/// The sequence the property test shrank a defect to: an import waiting as a conflict joins
-/// the lineage of the memory it would replace, which had been promoted; forgetting the import
-/// with its copies forgets that whole lineage, so the copy of its first version goes too.
+/// The sequence the property test shrank a forget defect to
+/// ([`arbor_tests::forget_with_copies_of_every_version`]).
 #[test]
 fn forgetting_a_memory_with_copies_takes_the_copies_of_every_version() {
-    use arbor_tests::Op::*;
-    let ops = [
-        Ingest { context: 3, template: 0, variant: 0 },
-        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Promote { context: 3, nth: 45, rollback: false },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        IngestBatch { context: 0, items: vec![(0, 0), (0, 0), (0, 0)] },
-        IngestImported { nth: 0, variant: 0, hours_ago: 1 },
-        Ingest { context: 0, template: 0, variant: 0 },
-        Forget { context: 3, nth: 9, with_copies: true },
-    ];
+    let ops = arbor_tests::forget_with_copies_of_every_version();
     check_sequence(|| async { sqlite_ports() }, &ops).map(drop).unwrap_or_else(|e| panic!("{e}"));
 }
