@@ -27,6 +27,7 @@ TOOLS = {
     "memory_read",
     "memory_save",
     "memory_correct",
+    "memory_forget",
     "memory_catalog",
     "memory_dream",
 }
@@ -60,6 +61,13 @@ def text_of(result):
     return "".join(block.text for block in result.content if getattr(block, "type", "") == "text")
 
 
+def result_of(result):
+    """A tool's answer: one text, compact JSON (memory_retrieve's is lines of text instead)."""
+    check(not result.is_error, text_of(result)[:300])
+    check(result.structured_content is None, "each answer is sent once, as text")
+    return json.loads(text_of(result))
+
+
 def error_of(result):
     check(result.is_error, f"expected a tool error, got {text_of(result)[:300]}")
     return json.loads(text_of(result))["error"]
@@ -86,49 +94,54 @@ async def exercise(session, mine, theirs, transport):
     for tool in tools.values():
         check(tool.description and len(tool.description) > 40, f"{tool.name} has a real description")
         check(tool.input_schema.get("type") == "object", f"{tool.name} input schema")
-        check(tool.output_schema and tool.output_schema.get("type") == "object", f"{tool.name} output schema")
+        check(tool.output_schema is None, f"{tool.name}: answers are text, with no schema to pay for")
         properties = tool.input_schema.get("properties", {})
         for scope in ("namespace", "namespaces", "read_chain", "path", "conversation", "project"):
             check(scope not in properties, f"{tool.name} must not take {scope}")
     check("before answering" in tools["memory_retrieve"].description, "retrieve says when to call it")
+    # What every conversation pays before its first word: the tool definitions.
+    definitions = len(json.dumps([tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]))
+    print(f"tools/list ({transport}): {len(listed.tools)} tools, {definitions} characters")
+    check(definitions <= 6000, f"tool definitions are {definitions} characters; the budget is 6000")
 
     # memory_save lands in the bound write namespace.
     saved = await session.call_tool("memory_save", {"text": f"My favorite tea is sencha ({transport}).", "message_id": "py-1"})
     check(not saved.is_error, text_of(saved))
-    chunk = saved.structured_content["chunks"][0]
+    chunk = result_of(saved)["chunks"][0]
     check(chunk["namespace"] == "conversation:c1" and chunk["outcome"] in ("created", "superseding"), chunk)
 
     # Bound as the user (a host relaying its user's words), a save in a conversation is current.
     check(chunk["status"] == "active", chunk)
 
-    # memory_retrieve returns the pack, with evidence from the chain only.
+    # memory_retrieve answers in a few lines of text a model reads: each memory once, with its
+    # date, id and version.
     pack = await session.call_tool("memory_retrieve", {"query": "when does Dana like meetings?"})
     check(not pack.is_error, text_of(pack))
-    pack = pack.structured_content
-    check(pack["evidence"], "evidence found")
-    check("morning meetings" in pack["evidence"][0]["text"], pack["evidence"][0])
-    check(pack["coverage"]["namespaces"] == ["conversation:c1", "project:p1", "global"], pack["coverage"])
-    for item in pack["evidence"]:
-        check(item["namespace"] in pack["coverage"]["namespaces"], item)
+    lines = [line for line in text_of(pack).splitlines() if line.startswith("- [")]
+    check(lines and "morning meetings" in lines[0] and mine[0] in lines[0], text_of(pack))
+    check(pack.structured_content is None, "the answer is sent once, as text")
+    print(f"memory_retrieve ({transport}): {len(lines)} memories in {len(text_of(pack))} characters")
+    nothing = text_of(await session.call_tool("memory_retrieve", {"query": "What is the capital of France?"}))
+    check(nothing.startswith("Nothing relevant in memory"), nothing)
 
     # memory_read, memory_browse, memory_catalog.
     node = await session.call_tool("memory_read", {"id": mine[2]})
     check(not node.is_error, text_of(node))
-    node = node.structured_content
+    node = result_of(node)
     check(node["body"] and "favorite editor" in node["body"], node)
     trees = await session.call_tool("memory_browse", {})
-    check(not trees.is_error and trees.structured_content["trees"], text_of(trees))
-    first_tree = trees.structured_content["trees"][0]["tree_id"]
+    check(not trees.is_error and result_of(trees)["trees"], text_of(trees))
+    first_tree = result_of(trees)["trees"][0]["tree_id"]
     outline = await session.call_tool("memory_browse", {"tree": first_tree, "depth": 2})
-    check(not outline.is_error and outline.structured_content["outline"]["nodes"], text_of(outline))
+    check(not outline.is_error and result_of(outline)["outline"]["nodes"], text_of(outline))
     catalog = await session.call_tool("memory_catalog", {"budget_chars": 1000})
     check(not catalog.is_error, text_of(catalog))
-    catalog = catalog.structured_content
+    catalog = result_of(catalog)
     check(catalog["text"] and len(catalog["text"]) <= 1000, catalog)
     # memory_dream: read-only, and only this scope's sections of any report.
     dream = await session.call_tool("memory_dream", {"limit": 5})
     check(not dream.is_error, text_of(dream))
-    check(isinstance(dream.structured_content["reports"], list), dream.structured_content)
+    check(isinstance(result_of(dream)["reports"], list), result_of(dream))
     check("conversation:c2" not in text_of(dream), text_of(dream))
 
     # memory_correct: bound to the version read; the same version again is stale.
@@ -140,12 +153,13 @@ async def exercise(session, mine, theirs, transport):
     }
     corrected = await session.call_tool("memory_correct", fix)
     check(not corrected.is_error, text_of(corrected))
-    check(corrected.structured_content["version"] == node["version"] + 1, corrected.structured_content)
+    check(result_of(corrected)["version"] == node["version"] + 1, result_of(corrected))
     stale = await session.call_tool("memory_correct", fix)
     check(error_of(stale)["code"] == "precondition_failed", text_of(stale))
     await refused(session, "memory_correct", {"id": node["id"], "text": "x y z"}, "version")
-    current = await session.call_tool("memory_retrieve", {"query": "favorite editor"})
-    check(f"Helix ({transport})" in current.structured_content["evidence"][0]["text"], current.structured_content)
+    current = text_of(await session.call_tool("memory_retrieve", {"query": "favorite editor"}))
+    first = [line for line in current.splitlines() if line.startswith("- [")][0]
+    check(f"Helix ({transport})" in first, current)
 
     # Out of scope: ids of another scope are answered exactly like ids that never existed.
     for their_id in theirs:
@@ -161,13 +175,24 @@ async def exercise(session, mine, theirs, transport):
                 f"{tool} leaks existence: {theirs_error} vs {never_error}",
             )
     for query in ("Quentin bees Porto", "what is the door code?"):
-        found = (await session.call_tool("memory_retrieve", {"query": query})).structured_content
-        found.pop("query")
-        check("Quentin" not in json.dumps(found) and "4417" not in json.dumps(found), found)
+        found = text_of(await session.call_tool("memory_retrieve", {"query": query}))
+        check("Quentin" not in found and "4417" not in found, found)
+    # memory_forget: only what this scope writes and can read; theirs is not found, like an id
+    # that never existed.
+    kept = result_of((await session.call_tool("memory_save", {"text": f"The user rides a green Brompton bike ({transport})."})))
+    forgotten = await session.call_tool("memory_forget", {"id": kept["chunks"][0]["leaf_id"]})
+    check(not forgotten.is_error and result_of(forgotten)["versions"], text_of(forgotten))
+    check("Brompton" not in text_of(await session.call_tool("memory_retrieve", {"query": "what bike does the user ride?"})), "forgotten")
+    theirs_error = error_of(await session.call_tool("memory_forget", {"id": theirs[0]}))
+    never_error = error_of(await session.call_tool("memory_forget", {"id": NEVER}))
+    check(
+        theirs_error["message"].replace(theirs[0], "<ID>") == never_error["message"].replace(NEVER, "<ID>"),
+        f"memory_forget leaks existence: {theirs_error} vs {never_error}",
+    )
     everything = json.dumps(
         [
-            (await session.call_tool("memory_catalog", {})).structured_content,
-            (await session.call_tool("memory_browse", {})).structured_content,
+            result_of((await session.call_tool("memory_catalog", {}))),
+            result_of((await session.call_tool("memory_browse", {}))),
         ]
     )
     check("Quentin" not in everything and "c2" not in everything, everything)
@@ -179,31 +204,44 @@ async def exercise(session, mine, theirs, transport):
         check(bad_id["code"] == "invalid_request", bad_id)
 
 
-async def exercise_agent_binding(session, mine, transport):
-    """Bound as an agent (the default), what the agent saves or corrects is its own: it waits for
-    a person, whatever the call says about who is speaking."""
+async def exercise_agent_binding(session, transport):
+    """Bound as an agent (the default) in a conversation, a save of text alone, which is all an
+    MCP host such as Claude Desktop sends, is current at once and marked as the agent's; nothing
+    in the call can raise its authority."""
     await session.initialize()
-    await refused(session, "memory_save", {"text": "The user is an admin.", "actor": "user"}, "actor")
-    for arguments in (
-        {"text": f"The user seems to like dark roast ({transport})."},
-        {"text": f"The user said they like green tea ({transport}).", "message_id": f"quoted-{transport}"},
-    ):
-        saved = (await session.call_tool("memory_save", arguments)).structured_content["chunks"][0]
-        check(saved["status"] == "candidate", saved)
-        check(error_of(await session.call_tool("memory_read", {"id": saved["leaf_id"]}))["code"] == "not_found", saved)
-    node = (await session.call_tool("memory_read", {"id": mine[2]})).structured_content
-    own = await session.call_tool(
-        "memory_correct",
-        {"id": node["id"], "version": node["version"], "text": f"Maybe the editor is Vim ({transport}).", "message_id": "m-7"},
+    for field in ("actor", "source"):
+        await refused(session, "memory_save", {"text": "The user is an admin.", field: "user"}, field)
+    saved = await session.call_tool("memory_save", {"text": f"The user's cat is called Biscuit ({transport})."})
+    check(not saved.is_error, text_of(saved))
+    chunk = result_of(saved)["chunks"][0]
+    check(chunk["status"] == "active" and chunk["namespace"] == "conversation:c1", chunk)
+    check("retrievable now" in result_of(saved)["message"], result_of(saved))
+    found = await session.call_tool("memory_retrieve", {"query": "what is the user's cat called?"})
+    check(f"Biscuit ({transport})" in text_of(found) and chunk["leaf_id"] in text_of(found), text_of(found))
+    node = result_of((await session.call_tool("memory_read", {"id": chunk["leaf_id"]})))
+    check(node["actor"] == "agent" and node["source"] == "save", node)
+
+
+async def exercise_project_agent(session, transport):
+    """Bound as an agent to a project, a save waits for a person, and the result says so and
+    how to confirm it."""
+    await session.initialize()
+    saved = await session.call_tool(
+        "memory_save", {"text": f"The team ships releases on Tuesdays ({transport}).", "labels": ["release"]}
     )
-    check(not own.is_error and own.structured_content["status"] == "candidate", text_of(own))
-    current = await session.call_tool("memory_retrieve", {"query": "favorite editor"})
-    check("Vim" not in current.structured_content["evidence"][0]["text"], current.structured_content)
+    check(not saved.is_error, text_of(saved))
+    chunk = result_of(saved)["chunks"][0]
+    check(chunk["status"] == "candidate" and chunk["namespace"] == "project:p1", chunk)
+    message = result_of(saved)["message"]
+    check("candidate" in message and f"arbor review confirm {chunk['leaf_id']}" in message, message)
+    check(error_of(await session.call_tool("memory_read", {"id": chunk["leaf_id"]}))["code"] == "not_found", chunk)
+    found = await session.call_tool("memory_retrieve", {"query": "when does the team ship releases?"})
+    check(f"Tuesdays ({transport})" not in text_of(found), text_of(found))
 
 
 def start_http_server(binary, root, *binding):
     server = subprocess.Popen(
-        [binary, "--root", root, "serve", "--mcp", "--listen", "127.0.0.1:0", *BOUND, *binding],
+        [binary, "--root", root, "serve", "--mcp", "--listen", "127.0.0.1:0", *binding],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -234,7 +272,11 @@ async def main():
         params = StdioServerParameters(command=binary, args=["--root", root, "serve", "--mcp", *BOUND])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
-                await exercise_agent_binding(session, mine, "stdio")
+                await exercise_agent_binding(session, "stdio")
+        params = StdioServerParameters(command=binary, args=["--root", root, "serve", "--mcp", "--project", "p1"])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await exercise_project_agent(session, "stdio")
         params = StdioServerParameters(command=binary, args=["--root", root, "serve", "--mcp", *BOUND, *AS_USER])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
@@ -243,15 +285,17 @@ async def main():
 
         # The stdio run corrected mine[2]; the HTTP run corrects its new version.
         mine = mine[:2] + [json.loads(arbor(binary, root, "--json", "retrieve", "favorite editor", *BOUND))["evidence"][0]["node_id"]["id"]]
-        for binding, run in (((), exercise_agent_binding), (AS_USER, exercise)):
+        runs = (
+            (BOUND, lambda session: exercise_agent_binding(session, "http")),
+            (["--project", "p1"], lambda session: exercise_project_agent(session, "http")),
+            (BOUND + AS_USER, lambda session: exercise(session, mine, theirs, "http")),
+        )
+        for binding, run in runs:
             server, url = start_http_server(binary, root, *binding)
             try:
                 async with streamable_http_client(url) as (read, write):
                     async with ClientSession(read, write) as session:
-                        if binding:
-                            await run(session, mine, theirs, "http")
-                        else:
-                            await run(session, mine, "http")
+                        await run(session)
             finally:
                 server.terminate()
                 server.wait(timeout=10)

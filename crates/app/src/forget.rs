@@ -19,6 +19,7 @@ use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::seal::StaleCause;
 use arbor_domain::time::Timestamp;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{Change, ChangeSet, Error, Job, JobKind, LeafExpect, TreeLeafQuery};
 use serde::Serialize;
 
@@ -72,6 +73,22 @@ impl Arbor {
     /// is reported as not found, exactly like a leaf that does not exist.
     pub async fn forget(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ForgetReceipt> {
         self.forget_scoped(chain, id, ForgetScope::WholeMemory).await
+    }
+
+    /// Forgets a memory for a caller bound to `chain` (an agent, through a server): only one it
+    /// could open by id (anything else — a candidate, a restricted or forgotten memory, one
+    /// outside the chain — is not found, as if absent), and only in the chain's write
+    /// namespace (a broader layer's memory is read-only to it). Every version goes.
+    pub async fn forget_own(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ForgetReceipt> {
+        let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
+        let leaf = self.ports.store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
+        if !VisibilityFilter::for_chain(chain, self.now()).opens_by_id(&NodeFacts::of_leaf(&leaf)) {
+            return Err(Error::not_found("leaf", id).into());
+        }
+        if &leaf.namespace != chain.write_namespace() {
+            return Err(AppError::ReadOnlyLayer { namespace: leaf.namespace.to_string() });
+        }
+        self.forget(chain, id).await
     }
 
     /// Forgets the versions of a memory `scope` names.

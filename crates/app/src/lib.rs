@@ -70,8 +70,9 @@ pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
 pub use rebuild::{RebuildReport, UnreadableBody};
 pub use retrieve::{
-    Coverage, EvidenceItem, EvidenceScores, Intent, RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest,
-    SkippedItem, Understood, UnderstoodTime,
+    Answer, CompactMemory, CompactOptions, CompactPack, Coverage, Degradation, EvidenceItem, EvidenceScores, Intent,
+    RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest, SkippedItem, Understood, UnderstoodTime,
+    estimated_tokens,
 };
 pub use review::{ReviewItem, ReviewReceipt};
 pub use write::bodies::RecoveryReport;

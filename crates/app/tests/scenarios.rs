@@ -48,6 +48,112 @@ async fn a_conversation_becomes_a_sealed_tree_and_answers_questions() {
     assert!(broad.evidence.iter().any(|e| e.node == arbor_domain::visibility::NodeKind::Summary), "{broad:#?}");
 }
 
+/// Fourteen statements of a small team's conversation, a minute apart, sealed.
+async fn team_conversation(h: &common::Harness, chain: &arbor_domain::read_chain::ReadChain) {
+    let lines = [
+        "Dana prefers morning meetings before 10am.",
+        "Dana is leading the migration to Postgres.",
+        "The team decided to ship the beta on 12 June.",
+        "Dana has a dog called Miso.",
+        "We agreed to use Rust for the ingest service.",
+        "Dana wants weekly status notes on Fridays.",
+        "The staging cluster runs in Frankfurt.",
+        "I moved to Lisbon from Berlin last year.",
+        "Our CI runs on two cores, so builds are slow.",
+    ];
+    for (i, line) in lines.iter().enumerate() {
+        h.clock.advance_seconds(60);
+        h.arbor.ingest(chain, message(line, &format!("m{i}"))).await.unwrap();
+    }
+    assert_eq!(h.arbor.run_jobs(None).await.unwrap().failed, 0);
+}
+
+/// A question memory knows nothing about is answered "nothing relevant", not with whatever lies
+/// closest; one it knows about gets each memory once, with its date, id, version and why, in a
+/// few lines a model reads, within the tokens it is given.
+#[tokio::test]
+async fn unrelated_questions_find_nothing_relevant_and_the_compact_pack_is_small() {
+    use arbor_app::{Answer, CompactOptions, estimated_tokens};
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", Some("p1"));
+    team_conversation(&h, &chain).await;
+
+    for question in ["What is the capital of France?", "How tall is Mount Everest?"] {
+        let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new(question)).await.unwrap();
+        assert_eq!((pack.answer, pack.evidence.len()), (Answer::NothingRelevant, 0), "{question}: {pack:#?}");
+        assert!(pack.degraded.is_empty(), "nothing failed: {:?}", pack.degraded);
+        assert_eq!(pack.compact(CompactOptions::default()).render(), "Nothing relevant in memory for this question.\n");
+        // Without the floor, the nearest memories would have been offered as an answer.
+        let mut unfloored = RetrieveRequest::new(question);
+        unfloored.relevance_floor = false;
+        assert!(!h.arbor.retrieve(&chain, &unfloored).await.unwrap().evidence.is_empty(), "{question}");
+    }
+
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("when does Dana like meetings?")).await.unwrap();
+    assert_eq!(pack.answer, Answer::Found);
+    let compact = pack.compact(CompactOptions::default());
+    let text = compact.render();
+    assert!(text.lines().nth(1).unwrap().contains("morning meetings"), "{text}");
+    insta::assert_snapshot!("dana_meetings_compact", text);
+    insta::assert_json_snapshot!("dana_meetings_compact_json", compact);
+
+    // A budget of tokens keeps the best memories and counts the rest.
+    let tight = pack.compact(CompactOptions { max_tokens: Some(60), include_skipped: false });
+    let rendered = tight.render();
+    assert!(estimated_tokens(&rendered) <= 60 + 20, "{rendered}");
+    assert!(!tight.memories.is_empty() && tight.memories.len() < compact.memories.len(), "{rendered}");
+    assert_eq!(tight.more, compact.more + compact.memories.len() - tight.memories.len());
+    assert!(rendered.contains("left out by the budget"), "{rendered}");
+}
+
+/// An embedder that fails every call once told to, like a remote model that went down.
+#[derive(Debug, Default)]
+struct FailingEmbedder {
+    inner: arbor_ports::HashingEmbedder,
+    down: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl arbor_ports::Embedder for FailingEmbedder {
+    fn id(&self) -> arbor_ports::EmbedderId {
+        self.inner.id()
+    }
+
+    fn locality(&self) -> arbor_ports::Locality {
+        self.inner.locality()
+    }
+
+    async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
+        if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(arbor_ports::Error::Unavailable { backend: "embedder", source: "connection refused".into() });
+        }
+        self.inner.embed(texts).await
+    }
+}
+
+/// A channel that fails costs that channel, not the answer, and the pack says so: "found
+/// nothing" and "could not look" never read alike.
+#[tokio::test]
+async fn a_failed_channel_degrades_the_pack_and_says_so() {
+    use arbor_app::{Answer, CompactOptions};
+    let embedder = std::sync::Arc::new(FailingEmbedder::default());
+    let h = common::harness_embedding_with(embedder.clone(), Default::default(), Default::default());
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    team_conversation(&h, &chain).await;
+    embedder.down.store(true, std::sync::atomic::Ordering::SeqCst);
+
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("when does Dana like meetings?")).await.unwrap();
+    assert_eq!(pack.answer, Answer::Found);
+    assert!(pack.evidence[0].text.contains("morning meetings"), "full text still answers: {pack:#?}");
+    assert_eq!(pack.degraded.len(), 1, "{:?}", pack.degraded);
+    assert!(pack.degraded[0].part.starts_with("vector:hashing-v1"), "{:?}", pack.degraded);
+    let nothing = h.arbor.retrieve(&chain, &RetrieveRequest::new("What is the capital of France?")).await.unwrap();
+    assert_eq!(nothing.answer, Answer::NothingRelevant);
+    let text = nothing.compact(CompactOptions::default()).render();
+    assert!(text.starts_with("Retrieval was degraded (vector:hashing-v1"), "{text}");
+    assert!(text.contains("Nothing relevant in memory"), "{text}");
+}
+
 #[tokio::test]
 async fn a_new_fact_supersedes_the_old_one_and_history_stays_available() {
     let h = harness();

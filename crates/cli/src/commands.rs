@@ -142,6 +142,12 @@ pub(crate) struct RetrieveArgs {
     /// `arbor show-retrieval`.
     #[arg(long)]
     record: bool,
+    /// The pack as a model reads it: each memory once, with its date, id, version and why.
+    #[arg(long)]
+    compact: bool,
+    /// With --compact: about this many tokens at most; what does not fit is counted.
+    #[arg(long, value_name = "N", requires = "compact")]
+    max_tokens: Option<usize>,
 }
 
 pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Result<()> {
@@ -177,6 +183,14 @@ pub(crate) async fn retrieve(root: &Path, args: RetrieveArgs, json: bool) -> Res
     request.include_restricted = args.include_restricted;
     request.record = args.record;
     let pack = opened.arbor.retrieve(&chain, &request).await?;
+    if args.compact {
+        let compact = pack.compact(arbor_app::CompactOptions { max_tokens: args.max_tokens, include_skipped: false });
+        if json {
+            return print_json(&compact);
+        }
+        crate::output::out!("{}", compact.render());
+        return Ok(());
+    }
     if json {
         return print_json(&pack);
     }

@@ -92,10 +92,10 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=100_000), value_name = "N")]
     max_mcp_sessions: u32,
     /// Who the words sent to this server are from, for every request: `agent` (the agent's own
-    /// statements and corrections, which wait for a person's confirmation), `user` (a host
-    /// relaying what its user said: current at once in a conversation, waiting for a person
-    /// in a project or the global layer) or `integration` (a system of record syncing its
-    /// records). Requests cannot say otherwise.
+    /// saves and corrections, marked as the agent's), `user` (a host relaying what its user
+    /// said) — either is current at once in a conversation and waits for a person in a project
+    /// or the global layer — or `integration` (a system of record syncing its records).
+    /// Requests cannot say otherwise.
     #[arg(long, value_enum, default_value = "agent")]
     speaker: Speaker,
     /// The trusted context this server acts as, for every request.
@@ -115,7 +115,7 @@ impl Speaker {
     fn actor(self) -> arbor_domain::model::Actor {
         use arbor_domain::model::Actor;
         match self {
-            Speaker::Agent => Actor::Assistant,
+            Speaker::Agent => Actor::Agent,
             Speaker::User => Actor::User,
             Speaker::Integration => Actor::Integration,
         }

@@ -227,32 +227,29 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     let (status, body) = call(c.post(api("correct")).json(&fix)).await;
     assert_eq!((status, code(&body).as_deref()), (400, Some("invalid_request")), "no version: {body}");
     assert!(body.to_string().contains("version"), "{body}");
-    // Through an agent's server, a correction is the agent's own and waits for a person, the
-    // old version staying current, even when it names a message.
-    for own in [
-        json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix, I think." }),
-        json!({ "id": f.mine[2].0, "version": 1, "text": "The user said Helix.", "message_id": "m-8" }),
-    ] {
-        let (status, body) = call(c.post(api("correct")).json(&own)).await;
-        assert_eq!((status, body["status"].as_str()), (200, Some("candidate")), "{own}: {body}");
-        let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
-        assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Zed.", "still current: {pack}");
-    }
+    // Through an agent's server bound to a conversation, a correction is current at once (the
+    // conversation auto-approves) and marked as the agent's.
+    let own = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix, I think.", "message_id": "m-8" });
+    let (status, body) = call(c.post(api("correct")).json(&own)).await;
+    assert_eq!((status, body["status"].as_str(), body["version"].as_u64()), (200, Some("active"), Some(2)), "{body}");
+    let second = body["leaf_id"].as_str().unwrap().to_owned();
+    let (_, node) = call(c.get(api("get")).query(&[("id", &second)])).await;
+    assert_eq!((node["actor"].as_str(), node["source"].as_str()), (Some("agent"), Some("message:m-8")), "{node}");
     drop(server);
-    // A host that relays its user's words is bound as the user: the correction is current.
+    // A host that relays its user's words is bound as the user.
     let server = serve(&f.root(), &["--max-body-bytes", "4096", "--speaker", "user"]);
     let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
-    let fix = json!({ "id": f.mine[2].0, "version": 1, "text": "My favorite editor is Helix.", "message_id": "m-9" });
-    let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
+    let fix = json!({ "id": second, "version": 2, "text": "My favorite editor is Helix.", "message_id": "m-9" });
+    let (status, body) = call(c.post(api("correct")).header("if-match", "\"2\"").json(&fix)).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!((body["version"].as_u64(), body["replaces"].as_str()), (Some(2), Some(f.mine[2].0.as_str())));
+    assert_eq!((body["version"].as_u64(), body["replaces"].as_str()), (Some(3), Some(second.as_str())));
     // The same version again is stale: 412, and nothing is written.
-    let (status, body) = call(c.post(api("correct")).header("if-match", "\"1\"").json(&fix)).await;
+    let (status, body) = call(c.post(api("correct")).header("if-match", "\"2\"").json(&fix)).await;
     assert_eq!((status, code(&body).as_deref()), (412, Some("precondition_failed")), "{body}");
     let (status, body) = call(
         c.post(api("correct"))
-            .header("if-match", "\"2\"")
-            .json(&json!({ "id": f.mine[2].0, "version": 1, "text": "x y z" })),
+            .header("if-match", "\"3\"")
+            .json(&json!({ "id": second, "version": 2, "text": "x y z" })),
     )
     .await;
     assert_eq!(
@@ -262,7 +259,7 @@ async fn errors_have_stable_codes_and_corrections_need_the_current_version() {
     );
     let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor" }))).await;
     assert_eq!(pack["evidence"][0]["text"], "My favorite editor is Helix.");
-    assert_eq!(pack["evidence"][0]["version"], 2);
+    assert_eq!(pack["evidence"][0]["version"], 3);
     let (_, corrected) =
         call(c.get(api("get")).query(&[("id", pack["evidence"][0]["node_id"]["id"].as_str().unwrap())])).await;
     assert_eq!(corrected["source"], "message:m-9", "a correction says where it came from");
@@ -407,6 +404,74 @@ async fn hidden_memories_stay_hidden_and_one_version_has_one_correction() {
     let winner = if a.0 == 200 { &a.1 } else { &b.1 };
     let (_, current) = call(c.get(api("get")).query(&[("id", winner["leaf_id"].as_str().unwrap())])).await;
     assert_eq!((current["version"].as_u64(), current["superseded_by"].as_str()), (Some(2), None), "{current}");
+}
+
+/// Forget over HTTP takes only what the binding writes and can read: a memory of its write
+/// namespace goes (every version, with a receipt of ids and counts); one of a broader layer it
+/// reads is forbidden; another scope's memory, a candidate, or a memory already forgotten is
+/// not found, exactly like an id that never existed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forget_takes_only_what_the_binding_writes() {
+    let f = fixture();
+    let project = ingest(&f.root(), &["--project", "p1"], &["The p1 launch is set for March."]);
+    let server = serve(&f.root(), &[]);
+    let c = reqwest::Client::new();
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let masked = |body: &Value, id: &str| body.to_string().replace(id, "<ID>");
+
+    let (status, receipt) = call(c.post(api("forget")).json(&json!({ "id": f.mine[2].0 }))).await;
+    assert_eq!(status, 200, "{receipt}");
+    assert_eq!(receipt["versions"], json!([f.mine[2].0]), "{receipt}");
+    assert!(!receipt.to_string().contains("Zed"), "a receipt holds no words: {receipt}");
+    let (_, pack) =
+        call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor", "format": "compact" }))).await;
+    assert!(!pack.to_string().contains("Zed"), "{pack}");
+
+    let (status, body) = call(c.post(api("forget")).json(&json!({ "id": project[0].0 }))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{body}");
+    // An assistant's remark in the bound conversation waits for a person: not the agent's to see.
+    let remark = r#"{"text":"The user probably likes jazz.","actor":"assistant","source":{"type":"message","message_id":"a-1"}}"#;
+    let output = arbor(&f.root(), &["--json", "ingest", "--conversation", "c1", "--project", "p1"], Some(remark));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let candidate = &report["results"][0]["report"]["chunks"][0];
+    assert_eq!(candidate["status"], "candidate", "{report}");
+    let never = "leaf-01m8q900000000000000000000";
+    let (never_status, never_body) = call(c.post(api("forget")).json(&json!({ "id": never }))).await;
+    assert_eq!(never_status, 404, "{never_body}");
+    for id in [&f.theirs[0].0, &f.mine[2].0, candidate["leaf_id"].as_str().unwrap()] {
+        let (status, body) = call(c.post(api("forget")).json(&json!({ "id": id }))).await;
+        assert_eq!(status, 404, "{id}: {body}");
+        assert_eq!(masked(&body, id), masked(&never_body, never), "{id} leaks existence");
+    }
+    let (status, body) = call(c.post(api("forget")).json(&json!({ "id": "../../arbor.json" }))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+}
+
+/// A pack for a model: with `"format": "compact"`, each memory once with a short why, nothing
+/// null, and the text a model reads; a question memory knows nothing about says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_packs_are_small_and_say_when_nothing_is_relevant() {
+    let f = fixture();
+    let server = serve(&f.root(), &[]);
+    let c = reqwest::Client::new();
+    let retrieve = format!("{}/api/v1/memory/retrieve", server.base);
+    let ask = |query: &str| json!({ "query": query, "format": "compact" });
+    let (status, full) = call(c.post(&retrieve).json(&json!({ "query": "when does Dana like meetings?" }))).await;
+    assert_eq!(status, 200, "{full}");
+    let (status, compact) = call(c.post(&retrieve).json(&ask("when does Dana like meetings?"))).await;
+    assert_eq!(status, 200, "{compact}");
+    assert_eq!(compact["answer"], "found");
+    assert_eq!(compact["memories"][0]["id"], full["evidence"][0]["node_id"]["id"]);
+    assert!(compact["text"].as_str().unwrap().contains("morning meetings"), "{compact}");
+    assert!(!compact.to_string().contains("null"), "nothing null: {compact}");
+    let (full_size, compact_size) = (full.to_string().len(), compact["text"].as_str().unwrap().len());
+    assert!(compact_size * 4 < full_size, "compact {compact_size} vs full {full_size} characters");
+
+    let (_, nothing) = call(c.post(&retrieve).json(&ask("What is the capital of France?"))).await;
+    assert_eq!(nothing["answer"], "nothing_relevant", "{nothing}");
+    assert!(nothing.get("memories").is_none(), "{nothing}");
+    let (status, body) = call(c.post(&retrieve).json(&json!({ "query": "x", "max_tokens": 100 }))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
 }
 
 /// Who is speaking is the server's binding: no request field makes a save a person's or an

@@ -171,6 +171,9 @@ impl ApprovalPolicy {
         if matches!(input.actor, Actor::Assistant | Actor::Tool) {
             return candidate("an assistant's or tool's own statements are never confirmed automatically");
         }
+        // An agent's deliberate save (`Actor::Agent`) is an inference like any other: current
+        // at once where the namespace auto-approves (a conversation), waiting for a person in a
+        // project or the global layer.
         if self.review_kinds.contains(&input.kind) {
             return candidate("this kind of memory always needs confirmation");
         }
@@ -200,7 +203,8 @@ mod tests {
             Just(Actor::Assistant),
             Just(Actor::Tool),
             Just(Actor::System),
-            Just(Actor::Integration)
+            Just(Actor::Integration),
+            Just(Actor::Agent)
         ]
     }
 
@@ -233,15 +237,33 @@ mod tests {
             (NamespaceKind::Conversation, LeafStatus::Active),
             (NamespaceKind::Run, LeafStatus::Active),
         ] {
-            let decided = policy.decide(ApprovalInput {
-                namespace,
-                kind: MemoryKind::Fact,
-                sensitivity: Sensitivity::Normal,
-                actor: Actor::User,
-                manual: false,
-            });
-            assert_eq!(decided.status, expected, "{namespace}");
+            // A user's words quoted by a host, and an agent's deliberate save, alike.
+            for actor in [Actor::User, Actor::Agent] {
+                let decided = policy.decide(ApprovalInput {
+                    namespace,
+                    kind: MemoryKind::Fact,
+                    sensitivity: Sensitivity::Normal,
+                    actor,
+                    manual: false,
+                });
+                assert_eq!(decided.status, expected, "{namespace} {actor:?}");
+            }
         }
+    }
+
+    /// A transcript's assistant turn stays a suggestion even where an agent's save is current.
+    #[test]
+    fn an_assistants_remark_waits_where_an_agents_save_does_not() {
+        let input = |actor| ApprovalInput {
+            namespace: NamespaceKind::Conversation,
+            kind: MemoryKind::Preference,
+            sensitivity: Sensitivity::Normal,
+            actor,
+            manual: false,
+        };
+        let policy = ApprovalPolicy::default();
+        assert_eq!(policy.decide(input(Actor::Assistant)).status, LeafStatus::Candidate);
+        assert_eq!(policy.decide(input(Actor::Agent)).status, LeafStatus::Active);
     }
 
     proptest! {

@@ -36,6 +36,7 @@ impl SourceAuthority {
             SourceRef::UserEntry => SourceAuthority::Observed,
             SourceRef::Import { .. } | SourceRef::Integration { .. } => SourceAuthority::Imported,
             SourceRef::Message { .. }
+            | SourceRef::Save
             | SourceRef::Task { .. }
             | SourceRef::Run { .. }
             | SourceRef::ExperimentConclusion { .. }
@@ -255,7 +256,8 @@ mod tests {
         );
         let message = SourceRef::Message { conversation: None, message_id: "m1".into() };
         assert_eq!(SourceAuthority::of(Actor::User, &message), SourceAuthority::Observed);
-        for agent in [Actor::Assistant, Actor::Tool, Actor::System, Actor::Integration] {
+        assert_eq!(SourceAuthority::of(Actor::Agent, &SourceRef::Save), SourceAuthority::Observed);
+        for agent in [Actor::Assistant, Actor::Tool, Actor::System, Actor::Integration, Actor::Agent] {
             assert_eq!(
                 SourceAuthority::of(agent, &SourceRef::UserEntry),
                 SourceAuthority::Observed,

@@ -178,7 +178,7 @@ impl Event {
 
     fn references(&self) -> Vec<(&'static str, &str)> {
         match &self.source {
-            SourceRef::UserEntry | SourceRef::Run { .. } => vec![],
+            SourceRef::UserEntry | SourceRef::Save | SourceRef::Run { .. } => vec![],
             SourceRef::Message { message_id, .. } => vec![("source.message_id", message_id)],
             SourceRef::Task { task_id, event_id } => {
                 let mut refs = vec![("source.task_id", task_id.as_str())];

@@ -206,8 +206,10 @@ pub fn assess(request: &AssessRequest) -> Assessment {
         Some(title) => title.trim().to_owned(),
         None => first_sentence(&text),
     };
-    let subject =
-        hints.subject.clone().or_else(|| if request.actor == Actor::User { extract_subject(&text) } else { None });
+    let subject = hints.subject.clone().or_else(|| {
+        // A transcript's assistant guesses ("you probably like jazz") are no subject's statement.
+        if matches!(request.actor, Actor::User | Actor::Agent) { extract_subject(&text) } else { None }
+    });
     let sensitivity = hints.sensitivity.unwrap_or(if SENSITIVE.is_match(&text) {
         Sensitivity::Sensitive
     } else {

@@ -364,10 +364,15 @@ impl<'de> Deserialize<'de> for SubjectKey {
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
     User,
+    /// An assistant's turn in a transcript: what it said, guesses included.
     Assistant,
     Tool,
     System,
     Integration,
+    /// An agent deliberately saving or correcting through Arbor's memory tools (MCP or the
+    /// HTTP API, bound as `--speaker agent`). Inferred like an assistant's words, but a choice
+    /// to remember rather than a passing remark, so the namespace's approval policy applies.
+    Agent,
 }
 
 /// Where a memory came from [design §provenance]. Host-supplied references are opaque strings,
@@ -399,6 +404,9 @@ pub enum SourceRef {
         experiment: ScopeId,
         conclusion_id: String,
     },
+    /// Saved or corrected through Arbor's memory tools (MCP or the HTTP API) by a caller that
+    /// named no message: seen in the course of work, like a message.
+    Save,
     /// Promoted from a narrower layer [design §promotion]: the original, and why and by whom. Written
     /// only by promotion itself; an inbound event cannot claim it.
     Promotion {
@@ -415,6 +423,7 @@ impl SourceRef {
     pub fn short(&self) -> String {
         match self {
             SourceRef::UserEntry => "user-entry".to_owned(),
+            SourceRef::Save => "save".to_owned(),
             SourceRef::Message { message_id, .. } => format!("message:{message_id}"),
             SourceRef::Task { task_id, .. } => format!("task:{task_id}"),
             SourceRef::Run { run } => format!("run:{run}"),

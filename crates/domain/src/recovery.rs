@@ -98,6 +98,7 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
     let actor: Actor = optional(&doc, "actor")?.unwrap_or(match source {
         SourceRef::UserEntry => Actor::User,
         SourceRef::Integration { .. } => Actor::Integration,
+        SourceRef::Save => Actor::Agent,
         _ => Actor::User,
     });
     let observed_at: Timestamp = field(&doc, "observed_at")?;
@@ -182,6 +183,7 @@ fn source_from_short(short: &str) -> SourceRef {
     let (kind, rest) = short.split_once(':').unwrap_or((short, ""));
     match kind {
         "user-entry" => SourceRef::UserEntry,
+        "save" => SourceRef::Save,
         "message" => SourceRef::Message { conversation: None, message_id: rest.to_owned() },
         "task" => SourceRef::Task { task_id: rest.to_owned(), event_id: None },
         "run" => match ScopeId::parse(rest) {

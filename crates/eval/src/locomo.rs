@@ -79,8 +79,9 @@ struct Question {
     category: u64,
 }
 
-/// A leaf's rank in the full-text channel and in the vector channel (`None`: not found by it).
-type ChannelRanks = (Option<usize>, Option<usize>);
+/// A leaf's rank in the full-text channel and in the vector channel (`None`: not found by it),
+/// and its vector similarity to the question.
+type ChannelRanks = (Option<usize>, Option<usize>, Option<f32>);
 
 /// One question's outcome.
 #[derive(Debug, Serialize)]
@@ -95,6 +96,10 @@ struct QuestionResult {
     channel_ranks: Vec<ChannelRanks>,
     /// R@k for each cut-off, in the order of `k`.
     recall: Vec<f64>,
+    /// The same, without the relevance floor.
+    recall_without_floor: Vec<f64>,
+    /// Whether the pack said nothing in memory bears on the question.
+    nothing_relevant: bool,
     latency_ms: f64,
 }
 
@@ -113,6 +118,9 @@ pub struct LocomoReport {
     /// Mean R@k per category (in percent), in the order of `k`.
     by_category: BTreeMap<&'static str, CategoryRecall>,
     overall: CategoryRecall,
+    /// The same questions asked without the relevance floor, side by side.
+    without_relevance_floor: BTreeMap<&'static str, CategoryRecall>,
+    overall_without_relevance_floor: CategoryRecall,
     /// Per question, query embedding included.
     retrieve: Latency,
     ingest_seconds: f64,
@@ -124,6 +132,8 @@ pub struct LocomoReport {
 struct CategoryRecall {
     questions: usize,
     recall_percent: Vec<f64>,
+    /// Questions answered "nothing relevant in memory".
+    nothing_relevant: usize,
 }
 
 /// Builds a store from `args.data`'s conversations and asks every question.
@@ -178,21 +188,18 @@ pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
             let began = Instant::now();
             let pack = arbor.retrieve(&chain, &request).await?;
             let latency_ms = began.elapsed().as_secs_f64() * 1e3;
-            let leaves: Vec<(String, ChannelRanks)> = pack
-                .evidence
-                .iter()
-                .filter(|e| e.node == NodeKind::Leaf)
-                .filter_map(|e| {
-                    let dia_id = e.source.as_deref()?.strip_prefix("message:")?.to_owned();
-                    Some((dia_id, (e.scores.text_rank, e.scores.vector_rank)))
-                })
-                .collect();
-            let (retrieved, channel_ranks): (Vec<String>, Vec<_>) = leaves.into_iter().unzip();
+            // Side by side: what the relevance floor costs and what it buys.
+            request.relevance_floor = false;
+            let unfloored = arbor.retrieve(&chain, &request).await?;
+            let (retrieved, channel_ranks) = ranked_turns(&pack);
+            let (unfloored, _) = ranked_turns(&unfloored);
             results.push(QuestionResult {
                 conversation: conversation.sample_id.clone(),
                 question: question.question.clone(),
                 category: category_name(question.category),
                 recall: args.k.iter().map(|&k| recall_at(&question.evidence, &retrieved, k)).collect(),
+                recall_without_floor: args.k.iter().map(|&k| recall_at(&question.evidence, &unfloored, k)).collect(),
+                nothing_relevant: pack.answer == arbor_app::Answer::NothingRelevant,
                 evidence: question.evidence.clone(),
                 retrieved,
                 channel_ranks,
@@ -210,6 +217,18 @@ pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
     ))
 }
 
+/// The `dia_id`s of a pack's leaves, best first, with their channel ranks.
+fn ranked_turns(pack: &arbor_app::RetrievalPack) -> (Vec<String>, Vec<ChannelRanks>) {
+    pack.evidence
+        .iter()
+        .filter(|e| e.node == NodeKind::Leaf)
+        .filter_map(|e| {
+            let dia_id = e.source.as_deref()?.strip_prefix("message:")?.to_owned();
+            Some((dia_id, (e.scores.text_rank, e.scores.vector_rank, e.scores.similarity)))
+        })
+        .unzip()
+}
+
 struct Counts {
     turns: usize,
     not_admitted: usize,
@@ -224,12 +243,17 @@ fn summarize(
     (ingest_seconds, jobs_seconds): (f64, f64),
     results: Vec<QuestionResult>,
 ) -> LocomoReport {
-    let mean = |rows: &[&QuestionResult]| CategoryRecall {
+    let mean_of = |rows: &[&QuestionResult], floored: bool| CategoryRecall {
         questions: rows.len(),
         recall_percent: (0..args.k.len())
-            .map(|i| 100.0 * rows.iter().map(|r| r.recall[i]).sum::<f64>() / rows.len().max(1) as f64)
+            .map(|i| {
+                let recall = |r: &QuestionResult| if floored { r.recall[i] } else { r.recall_without_floor[i] };
+                100.0 * rows.iter().map(|r| recall(r)).sum::<f64>() / rows.len().max(1) as f64
+            })
             .collect(),
+        nothing_relevant: if floored { rows.iter().filter(|r| r.nothing_relevant).count() } else { 0 },
     };
+    let mean = |rows: &[&QuestionResult]| mean_of(rows, true);
     let mut by_category: BTreeMap<&'static str, Vec<&QuestionResult>> = BTreeMap::new();
     for result in &results {
         by_category.entry(result.category).or_default().push(result);
@@ -247,6 +271,8 @@ fn summarize(
         k: args.k.clone(),
         by_category: by_category.iter().map(|(name, rows)| (*name, mean(rows))).collect(),
         overall: mean(&all),
+        without_relevance_floor: by_category.iter().map(|(name, rows)| (*name, mean_of(rows, false))).collect(),
+        overall_without_relevance_floor: mean_of(&all, false),
         retrieve: Latency::of(results.iter().map(|r| r.latency_ms).collect()),
         ingest_seconds,
         jobs_seconds,
@@ -284,14 +310,27 @@ fn render(report: &LocomoReport) -> String {
     let header: Vec<String> = report.k.iter().map(|k| format!("{:>6}", format!("R@{k}"))).collect();
     out.push_str(&format!("| {:<12} | {:>9} | {} |\n", "category", "questions", header.join(" | ")));
     out.push_str(&format!("|{:-<14}|{:->11}|{}|\n", "", "", vec!["-------:"; report.k.len()].join("|")));
-    let mut row = |name: &str, recall: &CategoryRecall| {
+    let row = |out: &mut String, name: &str, recall: &CategoryRecall| {
         let cells: Vec<String> = recall.recall_percent.iter().map(|r| format!("{r:>6.1}")).collect();
         out.push_str(&format!("| {:<12} | {:>9} | {} |\n", name, recall.questions, cells.join(" | ")));
     };
     for (name, recall) in &report.by_category {
-        row(name, recall);
+        row(&mut out, name, recall);
     }
-    row("overall", &report.overall);
+    row(&mut out, "overall", &report.overall);
+    out.push_str("\nwithout the relevance floor (the same questions, side by side):\n");
+    for (name, recall) in &report.without_relevance_floor {
+        row(&mut out, name, recall);
+    }
+    row(&mut out, "overall", &report.overall_without_relevance_floor);
+    let nothing: Vec<String> =
+        report.by_category.iter().map(|(name, recall)| format!("{name} {}", recall.nothing_relevant)).collect();
+    out.push_str(&format!(
+        "\nanswered \"nothing relevant in memory\": {} of {} ({})\n",
+        report.overall.nothing_relevant,
+        report.questions,
+        nothing.join(", ")
+    ));
     out.push_str(&format!(
         "\nretrieve latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms\n",
         report.retrieve.p50_ms, report.retrieve.p95_ms

@@ -187,6 +187,13 @@ async fn correct(State(s): State<AppState>, headers: HeaderMap, bytes: Result<By
     }
 }
 
+async fn forget(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+    match body(&headers, bytes) {
+        Ok(input) => reply(s.service.forget(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GetParams {
@@ -470,6 +477,7 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
             .route("/get", get(get_node))
             .route("/upsert", post(upsert))
             .route("/correct", post(correct))
+            .route("/forget", post(forget))
             .route("/browse", get(browse))
             .route("/catalog", get(catalog))
             .route("/dream", get(dream))

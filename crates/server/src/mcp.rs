@@ -1,16 +1,18 @@
-//! The MCP server (`rmcp`): six memory tools over stdio or streamable HTTP, each with JSON
-//! schemas for its input and output. Tool failures come back as tool errors (`isError`) whose
-//! text is `{"error": {"code", "message"}}`, so an agent can read and act on them.
+//! The MCP server (`rmcp`): eight memory tools over stdio or streamable HTTP. Each takes a JSON
+//! schema'd input (slimmed for a model: no validation patterns, which the server checks
+//! anyway) and answers with one text: the compact pack's lines for `memory_retrieve`, compact
+//! JSON for the rest. Tool failures come back as tool errors (`isError`) whose text is
+//! `{"error": {"code", "message"}}`, so an agent can read and act on them.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
-use crate::service::{ApiError, Service};
+use crate::service::{ApiError, ApiResult, Service};
 use crate::wire;
 
 const INSTRUCTIONS: &str = "Arbor is this agent's long-term memory, already scoped to the current \
@@ -33,62 +35,105 @@ fn tool_error(error: ApiError) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
-// Tool methods spell out `Result<Json<T>, CallToolResult>`: the `tool` macro reads the return
-// type to publish the output schema, and an alias would hide it.
+/// A result as one compact JSON text: what a model reads, sent once. (Structured content
+/// beside it would be the same bytes again, and output schemas would cost every conversation
+/// their size before its first word; HTTP clients have the OpenAPI document.)
+fn as_text<T: serde::Serialize>(result: ApiResult<T>) -> CallToolResult {
+    let text = result.and_then(|value| {
+        serde_json::to_string(&value)
+            .map_err(|error| ApiError::new(500, "internal", format!("could not serialize a result: {error}")))
+    });
+    match text {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(error) => tool_error(error),
+    }
+}
+
+/// A tool's input schema as a model needs it: the fields, their types, ranges and what they
+/// mean. The validation patterns (control characters, storable years) and titles stay with the
+/// server, which checks every input anyway; in the schema they cost each conversation
+/// thousands of characters.
+fn slim(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            for key in ["$schema", "title", "pattern"] {
+                // A property may be named like a keyword (`title` is one): a keyword's value is
+                // a string, a property's a schema.
+                if map.get(key).is_some_and(serde_json::Value::is_string) {
+                    map.remove(key);
+                }
+            }
+            // What serde's defaults and Rust's integer types add says nothing to a model: an
+            // absent optional field is null or empty, and no count here nears 2^32.
+            if map.get("default").is_some_and(|d| d.is_null() || d.as_array().is_some_and(Vec::is_empty)) {
+                map.remove("default");
+            }
+            if map.get("format").and_then(serde_json::Value::as_str).is_some_and(|f| f.starts_with("uint")) {
+                map.remove("format");
+                if map.get("maximum").and_then(serde_json::Value::as_u64) == Some(u64::from(u32::MAX)) {
+                    map.remove("maximum");
+                }
+            }
+            map.values_mut().for_each(slim);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(slim),
+        _ => {}
+    }
+}
 
 #[tool_router]
 impl MemoryTools {
     pub(crate) fn new(service: Arc<Service>) -> MemoryTools {
-        MemoryTools { service, tool_router: Self::tool_router() }
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            let mut schema = serde_json::Value::Object((*route.attr.input_schema).clone());
+            slim(&mut schema);
+            if let serde_json::Value::Object(slimmed) = schema {
+                route.attr.input_schema = Arc::new(slimmed);
+            }
+        }
+        MemoryTools { service, tool_router }
     }
 
     /// The default path: ask memory before answering.
     #[tool(
-        description = "Answer a question from long-term memory. Call this before answering any question about the user, their preferences, people, projects or earlier conversations. Returns a bounded, explained retrieval pack: known facts, constraints, recent items, gaps, and evidence items with ids, versions, sources and why each was picked. Scope is fixed by the server; do not try to name namespaces.",
+        description = "Answer from long-term memory. Call before answering anything about the user, their preferences, people, projects or past conversations. Returns the relevant memories as lines (date, id, version, why), or says memory holds nothing relevant. Cite the ids.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_retrieve(
-        &self,
-        Parameters(input): Parameters<wire::RetrieveInput>,
-    ) -> Result<Json<wire::Pack>, CallToolResult> {
-        self.service.retrieve(input).await.map(Json).map_err(tool_error)
+    async fn memory_retrieve(&self, Parameters(input): Parameters<wire::AskInput>) -> CallToolResult {
+        // The compact pack's lines of text, not its JSON: what a model reads best, and least.
+        match self.service.ask(input).await {
+            Ok(pack) => CallToolResult::success(vec![ContentBlock::text(pack.text)]),
+            Err(error) => tool_error(error),
+        }
     }
 
     #[tool(
-        description = "List the memory trees (one per person, project or topic) this agent can read, or outline one tree (its summaries and leaves) by tree id. Use it to explore what memory holds when a question is broad.",
+        description = "List the memory trees (one per person, project or topic) in scope, or outline one tree's summaries and leaves by tree id.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_browse(
-        &self,
-        Parameters(input): Parameters<wire::BrowseInput>,
-    ) -> Result<Json<wire::Browse>, CallToolResult> {
-        self.service.browse(input).await.map(Json).map_err(tool_error)
+    async fn memory_browse(&self, Parameters(input): Parameters<wire::BrowseInput>) -> CallToolResult {
+        as_text(self.service.browse(input).await)
     }
 
     #[tool(
-        description = "Read one memory (leaf-…) or summary (sum-…) by the id a pack, search or outline gave, with its full text, version and status. Pass the version back to memory_correct.",
+        description = "Read one memory (leaf-…) or summary (sum-…) by id, with its full text, version and status.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_read(
-        &self,
-        Parameters(input): Parameters<wire::ReadInput>,
-    ) -> Result<Json<wire::Node>, CallToolResult> {
-        self.service.read(input).await.map(Json).map_err(tool_error)
+    async fn memory_read(&self, Parameters(input): Parameters<wire::ReadInput>) -> CallToolResult {
+        as_text(self.service.read(input).await)
     }
 
     #[tool(
-        description = "Save something worth remembering: a durable fact, preference, decision, constraint or event the user stated. Arbor decides whether it is kept, files it under the right person or topic, and supersedes an older version of the same fact. Inferred memories may land as candidates awaiting confirmation.",
+        description = "Save a durable fact, preference, decision, constraint or event the user stated. Arbor decides whether to keep it, files it under its person or topic, and replaces an older version of the same fact. The result says whether it is retrievable now or waits for a person.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn memory_save(
-        &self,
-        Parameters(input): Parameters<wire::SaveInput>,
-    ) -> Result<Json<wire::SaveResult>, CallToolResult> {
-        self.service.save(input).await.map(Json).map_err(tool_error)
+    async fn memory_save(&self, Parameters(input): Parameters<wire::SaveInput>) -> CallToolResult {
+        as_text(self.service.save(input).await)
     }
 
     #[tool(
-        description = "Correct a memory the user says is wrong: writes a new version with the corrected text, keeping the old one as history. Requires the id and the version you read (memory_read or a pack); if memory changed since, it fails with code precondition_failed and you should read it again. Pass message_id of the message that asked for the fix, for provenance. Whether the correction is current at once or waits for a person's confirmation is decided by how this server was started, not by the call.",
+        description = "Correct a memory the user says is wrong: a new version with the corrected text; the old one stays as history. Pass the id and the version you read; if memory changed since, it fails with precondition_failed: read it again.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -96,33 +141,32 @@ impl MemoryTools {
             open_world_hint = false
         )
     )]
-    async fn memory_correct(
-        &self,
-        Parameters(input): Parameters<wire::CorrectInput>,
-    ) -> Result<Json<wire::Corrected>, CallToolResult> {
-        self.service.correct(input, None).await.map(Json).map_err(tool_error)
+    async fn memory_correct(&self, Parameters(input): Parameters<wire::CorrectInput>) -> CallToolResult {
+        as_text(self.service.correct(input, None).await)
     }
 
     #[tool(
-        description = "What consolidation (\"dream\") passes changed in this agent's memory, newest first: memories merged, superseded or invalidated in hindsight, and what waits for a person, by id and rule. Read-only.",
-        annotations(read_only_hint = true, open_world_hint = false)
+        description = "Forget a memory the user wants gone: every version leaves memory for good (ids and hashes stay as proof). Only memories this scope writes.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn memory_dream(
-        &self,
-        Parameters(input): Parameters<wire::DreamInput>,
-    ) -> Result<Json<wire::Dream>, CallToolResult> {
-        self.service.dream(input).await.map(Json).map_err(tool_error)
+    async fn memory_forget(&self, Parameters(input): Parameters<wire::ForgetInput>) -> CallToolResult {
+        as_text(self.service.forget(input).await)
     }
 
     #[tool(
-        description = "A bounded digest of everything memory holds for this agent: one line per tree with its size, last update and most recent titles. Cheap; use it to decide what to retrieve or browse.",
+        description = "What consolidation passes changed in memory in scope, newest first: merges, replacements and what waits for a person. Read-only.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_catalog(
-        &self,
-        Parameters(input): Parameters<wire::CatalogInput>,
-    ) -> Result<Json<wire::Catalog>, CallToolResult> {
-        self.service.catalog(input).await.map(Json).map_err(tool_error)
+    async fn memory_dream(&self, Parameters(input): Parameters<wire::DreamInput>) -> CallToolResult {
+        as_text(self.service.dream(input).await)
+    }
+
+    #[tool(
+        description = "A bounded digest of what memory holds: one line per tree with its size, last update and newest titles. Cheap.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_catalog(&self, Parameters(input): Parameters<wire::CatalogInput>) -> CallToolResult {
+        as_text(self.service.catalog(input).await)
     }
 }
 

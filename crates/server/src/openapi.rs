@@ -19,13 +19,15 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::SearchInput>(&mut generator);
     add::<wire::SaveInput>(&mut generator);
     add::<wire::CorrectInput>(&mut generator);
+    add::<wire::ForgetInput>(&mut generator);
     add::<wire::SyncInput>(&mut generator);
-    add::<wire::Pack>(&mut generator);
+    add::<wire::Retrieved>(&mut generator);
     add::<wire::SearchResult>(&mut generator);
     add::<wire::Node>(&mut generator);
     add::<wire::Browse>(&mut generator);
     add::<wire::SaveResult>(&mut generator);
     add::<wire::Corrected>(&mut generator);
+    add::<wire::Forgotten>(&mut generator);
     add::<wire::Catalog>(&mut generator);
     add::<wire::Dream>(&mut generator);
     add::<wire::Status>(&mut generator);
@@ -156,6 +158,13 @@ pub(crate) fn document() -> Value {
         "description": "The ETag of the version read, e.g. \"2\"; must agree with `version`.",
         "schema": { "type": "string", "pattern": "^(\\*|\"[1-9][0-9]{0,8}\")$" }
     }]);
+    let forget = operation(
+        "Forget a memory of this server's write scope: every version, from rows, bodies, index and summaries.",
+        "forget",
+        Some(schema("ForgetInput")),
+        schema("Forgotten"),
+        &[("403", "The memory is in a broader layer this server reads but does not write (code `forbidden`).")],
+    );
     let mut sync =
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
     sync["requestBody"]["required"] = json!(false);
@@ -170,11 +179,12 @@ pub(crate) fn document() -> Value {
         "servers": [{ "url": "/" }],
         "security": [{}, { "bearer": [] }],
         "paths": {
-            "/api/v1/memory/retrieve": { "post": operation("Answer a question with a retrieval pack.", "retrieve", Some(schema("RetrieveInput")), schema("Pack"), &[]) },
+            "/api/v1/memory/retrieve": { "post": operation("Answer a question with a retrieval pack: the full, explained pack, or with `\"format\": \"compact\"` each memory once and the text a model reads.", "retrieve", Some(schema("RetrieveInput")), schema("Retrieved"), &[]) },
             "/api/v1/memory/search": { "post": operation("Search current memories; a flat list of hits.", "search", Some(schema("SearchInput")), schema("SearchResult"), &[]) },
             "/api/v1/memory/get": { "get": get_node },
             "/api/v1/memory/upsert": { "post": operation("Save an event; Arbor decides what to keep.", "upsert", Some(schema("SaveInput")), schema("SaveResult"), &[]) },
             "/api/v1/memory/correct": { "post": correct },
+            "/api/v1/memory/forget": { "post": forget },
             "/api/v1/memory/browse": { "get": browse },
             "/api/v1/memory/catalog": { "get": catalog },
             "/api/v1/memory/dream": { "get": dream },

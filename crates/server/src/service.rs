@@ -3,10 +3,10 @@
 
 use std::time::Instant;
 
-use arbor_app::{AppError, Arbor, Correction, Disclosure, NodeView, RetrieveMode, RetrieveRequest};
+use arbor_app::{AppError, Arbor, CompactOptions, Correction, Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::event::{Event, EventHints};
 use arbor_domain::id::{LeafId, Version};
-use arbor_domain::model::{Actor, MAX_TITLE_CHARS, MemoryKind, SourceRef, TreeId};
+use arbor_domain::model::{Actor, Label, MAX_TITLE_CHARS, MemoryKind, SourceRef, TreeId};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
@@ -146,6 +146,67 @@ fn text_field(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
     Ok(())
 }
 
+/// A model's token budget for an answer from memory, when it names none: five memories of a
+/// paragraph each, with room to spare.
+const DEFAULT_ASK_TOKENS: usize = 1_000;
+
+fn compact(pack: &arbor_app::RetrievalPack, options: CompactOptions) -> ApiResult<wire::CompactPack> {
+    let compact = pack.compact(options);
+    let mut value = serde_json::to_value(&compact).map_err(|error| {
+        tracing::error!(%error, "a compact pack does not serialize");
+        ApiError::new(500, "internal", "the server could not complete the request; see its log")
+    })?;
+    value["text"] = serde_json::Value::String(compact.render());
+    serde_json::from_value(value).map_err(|error| {
+        tracing::error!(%error, "a compact pack does not fit its wire type");
+        ApiError::new(500, "internal", "the server could not complete the request; see its log")
+    })
+}
+
+/// The source of what a caller saves or corrects: the message it names, else a save through
+/// these tools. Either is an observation; neither says who spoke (the binding does).
+fn saved_from(message_id: Option<String>) -> SourceRef {
+    match message_id {
+        Some(message_id) => SourceRef::Message { conversation: None, message_id },
+        None => SourceRef::Save,
+    }
+}
+
+/// One sentence on what a save did, for an agent to act on or pass on: retrievable now, waiting
+/// for a person (and how a person confirms it), already known, or not kept and why.
+fn save_message(chunks: &[wire::Saved]) -> String {
+    let ids = |status: &str| -> Vec<&str> {
+        let with = chunks.iter().filter(|c| c.status.as_deref() == Some(status) && c.outcome != "noop_duplicate");
+        with.filter_map(|c| c.leaf_id.as_deref()).collect()
+    };
+    let (active, waiting) = (ids("active"), ids("candidate"));
+    let known: Vec<&str> =
+        chunks.iter().filter(|c| c.outcome == "noop_duplicate").filter_map(|c| c.leaf_id.as_deref()).collect();
+    let namespace = chunks.first().map_or("", |c| c.namespace.as_str());
+    let mut sentences = Vec::new();
+    if !active.is_empty() {
+        sentences.push(format!("Saved to {namespace} as {}; it is retrievable now.", active.join(", ")));
+    }
+    if !waiting.is_empty() {
+        let why = chunks.iter().find(|c| c.status.as_deref() == Some("candidate")).and_then(|c| c.reason.as_deref());
+        sentences.push(format!(
+            "Saved to {namespace} as a candidate ({}), which is not retrieved until a person confirms it with `arbor review confirm {} --namespace {namespace}`{}.",
+            waiting.join(", "),
+            waiting[0],
+            why.map(|why| format!(": {why}")).unwrap_or_default(),
+        ));
+    }
+    if !known.is_empty() {
+        sentences.push(format!("Already in memory as {}; nothing new was written.", known.join(", ")));
+    }
+    if sentences.is_empty() {
+        let why = chunks.iter().find_map(|c| c.reason.as_deref()).unwrap_or("nothing in it was worth keeping");
+        let why = why.strip_prefix("refused: ").unwrap_or(why).trim_end_matches('.');
+        sentences.push(format!("Not saved: {why}."));
+    }
+    sentences.join(" ")
+}
+
 impl Service {
     pub fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
         Service { arbor, chain, speaker, reports: None }
@@ -221,11 +282,15 @@ impl Service {
         Ok(request)
     }
 
-    pub(crate) async fn retrieve(&self, input: wire::RetrieveInput) -> ApiResult<wire::Pack> {
+    pub(crate) async fn retrieve(&self, input: wire::RetrieveInput) -> ApiResult<wire::Retrieved> {
         let started = Instant::now();
         let mut request = self.request(&input.query, input.mode)?;
         request.max_results = in_range("max_results", input.max_results, 1, 100)?;
         request.max_chars = in_range("max_chars", input.max_chars, 100, 100_000)?;
+        let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?;
+        if input.format == wire::PackFormat::Full && (max_tokens.is_some() || input.include_skipped) {
+            return Err(ApiError::invalid("`max_tokens` and `include_skipped` go with `\"format\": \"compact\"`"));
+        }
         request.as_of = timestamp("as_of", input.as_of.as_deref())?;
         request.tree = input.tree.as_deref().map(tree).transpose()?;
         if input.kinds.len() > 16 {
@@ -235,7 +300,25 @@ impl Service {
         request.record = input.record;
         let pack = self.arbor.retrieve(&self.chain, &request).await?;
         tracing::debug!(ms = started.elapsed().as_millis(), items = pack.evidence.len(), "retrieve");
-        mirror(&pack)
+        match input.format {
+            wire::PackFormat::Full => Ok(wire::Retrieved::Full(Box::new(mirror(&pack)?))),
+            wire::PackFormat::Compact => {
+                let options = CompactOptions { max_tokens, include_skipped: input.include_skipped };
+                Ok(wire::Retrieved::Compact(compact(&pack, options)?))
+            }
+        }
+    }
+
+    /// A question as a model asks it: the compact pack, within a token budget.
+    pub(crate) async fn ask(&self, input: wire::AskInput) -> ApiResult<wire::CompactPack> {
+        let mut request = self.request(&input.query, wire::Mode::Auto)?;
+        let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?.unwrap_or(DEFAULT_ASK_TOKENS);
+        // Evidence text runs about four characters a token; the rendering's own lines fit in
+        // what a budget of whole memories leaves over.
+        request.max_chars = Some((max_tokens * 4).clamp(100, 100_000));
+        request.as_of = timestamp("as_of", input.as_of.as_deref())?;
+        let pack = self.arbor.retrieve(&self.chain, &request).await?;
+        compact(&pack, CompactOptions { max_tokens: Some(max_tokens), include_skipped: false })
     }
 
     pub(crate) async fn search(&self, input: wire::SearchInput) -> ApiResult<wire::SearchResult> {
@@ -293,6 +376,7 @@ impl Service {
                     validity: Some(mirror(&record.validity)?),
                     sensitivity: Some(mirror(&record.sensitivity)?),
                     source: Some(record.provenance.source.short()),
+                    actor: Some(mirror(&record.provenance.actor)?),
                     supersedes: record.supersedes.as_ref().map(ToString::to_string),
                     superseded_by: record.superseded_by.as_ref().map(ToString::to_string),
                     level: None,
@@ -317,6 +401,7 @@ impl Service {
                     validity: None,
                     sensitivity: Some(mirror(&record.sensitivity)?),
                     source: None,
+                    actor: None,
                     supersedes: None,
                     superseded_by: None,
                     level: Some(u32::from(record.level())),
@@ -370,26 +455,33 @@ impl Service {
         if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
             return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
         }
+        if input.labels.len() > arbor_domain::event::MAX_LABELS {
+            return Err(ApiError::invalid(format!(
+                "`labels` has more than {} entries",
+                arbor_domain::event::MAX_LABELS
+            )));
+        }
+        let labels = (input.labels.iter())
+            .map(|l| Label::parse(l).map_err(|e| ApiError::invalid(format!("`labels`: {e}"))))
+            .collect::<ApiResult<Vec<_>>>()?;
         // Never `UserEntry`: that is a person typing into Arbor, which admission and approval
         // trust; an API save is held to the policy like any other inferred memory.
-        let source = match input.message_id {
-            Some(message_id) => SourceRef::Message { conversation: None, message_id },
-            None => SourceRef::Import { origin: "arbor-serve".to_owned() },
-        };
         let event = Event {
             text: input.text,
             actor,
             // An instant no store can hold is refused by the store's own check (invalid).
             observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
-            source,
+            source: saved_from(input.message_id),
             hints: EventHints {
                 kind: input.kind.as_deref().map(kind).transpose()?,
                 title: input.title,
+                labels,
+                valid_from: timestamp("valid_from", input.valid_from.as_deref())?,
                 ..EventHints::default()
             },
         };
         let report = self.arbor.ingest(&self.chain, event).await?;
-        let chunks = report
+        let chunks: Vec<wire::Saved> = report
             .chunks
             .into_iter()
             .map(|chunk| {
@@ -416,7 +508,7 @@ impl Service {
                 }
             })
             .collect();
-        Ok(wire::SaveResult { chunks })
+        Ok(wire::SaveResult { message: save_message(&chunks), chunks })
     }
 
     /// A correction bound to the version read. `if_match` is a second statement of it (HTTP's
@@ -452,10 +544,7 @@ impl Service {
         // The binding says who speaks (an agent's own correction waits for a person); the
         // message, if named, is provenance.
         let actor = self.speaker;
-        let source = match input.message_id {
-            Some(message_id) => SourceRef::Message { conversation: None, message_id },
-            None => SourceRef::Import { origin: "arbor-serve".to_owned() },
-        };
+        let source = saved_from(input.message_id);
         let correction =
             Correction { title: input.title, source, actor, ..Correction::by_person(id, expected_version, input.text) };
         let receipt = match self.arbor.correct(&self.chain, &correction).await {
@@ -471,6 +560,28 @@ impl Service {
             replaced_version: receipt.replaced_version,
             namespace: receipt.namespace.to_string(),
             tree_id: receipt.tree_id.to_string(),
+        })
+    }
+
+    /// Forgets a memory of the binding's write namespace. What the chain could not open by id
+    /// is not found, like an id that never existed; a broader layer's memory is forbidden.
+    pub(crate) async fn forget(&self, input: wire::ForgetInput) -> ApiResult<wire::Forgotten> {
+        let id = LeafId::parse(&input.id).map_err(|_| ApiError::invalid(format!("{:?} is not a leaf id", input.id)))?;
+        let receipt = match self.arbor.forget_own(&self.chain, &id).await {
+            Ok(receipt) => receipt,
+            Err(error) if error.is_not_found() => {
+                return Err(ApiError::new(404, "not_found", format!("leaf {} not found", input.id)));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        Ok(wire::Forgotten {
+            leaf_id: receipt.leaf_id.to_string(),
+            namespace: receipt.namespace.to_string(),
+            versions: receipt.versions.iter().map(ToString::to_string).collect(),
+            bodies_deleted: receipt.bodies_deleted as u32,
+            summaries_purged: receipt.purged_summaries.len() as u32,
+            tree_dissolved: receipt.tree_dissolved,
+            fingerprint: receipt.fingerprint.to_string(),
         })
     }
 

@@ -213,6 +213,43 @@ pub(crate) struct RetrieveInput {
     /// Keep an explanation of this retrieval; the pack's `retrieval_id` names it.
     #[serde(default)]
     pub record: bool,
+    /// `full` (default): the explained pack; `compact`: each memory once with a short why,
+    /// and the text a model reads.
+    #[serde(default)]
+    pub format: PackFormat,
+    /// About this many tokens at most for a compact pack (50-20000).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(min = 50, max = 20000))]
+    pub max_tokens: Option<u32>,
+    /// With `compact`: also list the candidates the budget left out.
+    #[serde(default)]
+    pub include_skipped: bool,
+}
+
+/// How a pack is returned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum PackFormat {
+    #[default]
+    Full,
+    Compact,
+}
+
+/// Ask memory a question, as a model does: the answer comes back as a few lines of text.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AskInput {
+    /// The question, in the user's words.
+    #[schemars(length(min = 1, max = 4096), pattern(SOME_TEXT))]
+    pub query: String,
+    /// Token budget (default 1000).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(min = 50, max = 20000))]
+    pub max_tokens: Option<u32>,
+    /// Answer as of this instant (RFC 3339).
+    #[serde(default)]
+    #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
+    pub as_of: Option<String>,
 }
 
 /// Full-text and semantic search over current memories; a flat list of hits.
@@ -258,12 +295,12 @@ pub(crate) struct SaveInput {
     /// What happened or was said, in plain words.
     #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
     pub text: String,
-    /// When it happened (RFC 3339, years 1678-2261); default now.
+    /// When it happened (RFC 3339); default now.
     #[serde(default)]
     #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub observed_at: Option<String>,
-    /// The host's id of the message it came from, for provenance only: who is speaking is
-    /// the server's binding (`arbor serve --speaker`), never a field of the request.
+    /// The id of the message it came from, for provenance only (who speaks is the server's
+    /// binding, never a field).
     #[serde(default)]
     #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub message_id: Option<String>,
@@ -275,6 +312,40 @@ pub(crate) struct SaveInput {
     #[serde(default)]
     #[schemars(length(min = 1, max = arbor_domain::model::MAX_TITLE_CHARS), pattern(TITLE))]
     pub title: Option<String>,
+    /// Labels, e.g. `["billing"]`.
+    #[serde(default)]
+    #[schemars(length(max = 32), inner(length(min = 1, max = 64), pattern(TITLE)))]
+    pub labels: Vec<String>,
+    /// Since when it holds, if earlier or later than said (RFC 3339).
+    #[serde(default)]
+    #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
+    pub valid_from: Option<String>,
+}
+
+/// Forget a memory: every version of it, from rows, bodies, index and summaries.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ForgetInput {
+    /// The memory's `leaf-…` id.
+    #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
+    pub id: String,
+}
+
+/// What a forget removed: ids and counts, none of the words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Forgotten {
+    pub leaf_id: String,
+    pub namespace: String,
+    /// Every version forgotten, oldest first.
+    pub versions: Vec<String>,
+    /// Body files deleted.
+    pub bodies_deleted: u32,
+    /// Summaries whose words were purged because they may have quoted it.
+    pub summaries_purged: u32,
+    /// Whether its tree went too, nothing being left in it.
+    pub tree_dissolved: bool,
+    /// SHA-256 of the forgotten text, kept on the tombstone to verify the forget later.
+    pub fingerprint: String,
 }
 
 /// A correction: the new text of a memory, bound to the version the caller read.
@@ -284,7 +355,7 @@ pub(crate) struct CorrectInput {
     /// The memory's `leaf-…` id, as read.
     #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
     pub id: String,
-    /// The version that was read (over HTTP, an `If-Match` header must agree with it).
+    /// The version read (over HTTP, `If-Match` must agree).
     #[serde(deserialize_with = "required_whole_number")]
     #[schemars(range(min = 1, max = 4294967295u32))]
     pub version: u32,
@@ -294,9 +365,7 @@ pub(crate) struct CorrectInput {
     #[serde(default)]
     #[schemars(length(min = 1, max = arbor_domain::model::MAX_TITLE_CHARS), pattern(TITLE))]
     pub title: Option<String>,
-    /// The host's id of the message that asked for the correction, for provenance only. Whether
-    /// it is current at once or waits for a person follows the server's binding (`arbor serve
-    /// --speaker`): an agent's own correction waits, the old version staying current.
+    /// The id of the message that asked for the correction, for provenance only.
     #[serde(default)]
     #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub message_id: Option<String>,
@@ -400,6 +469,8 @@ pub(crate) struct Scores {
     pub kind_rank: Option<u32>,
     pub context_of_rank: Option<u32>,
     pub model_rank: Option<u32>,
+    /// The best vector similarity to the question, when a vector channel found it.
+    pub similarity: Option<f64>,
     pub fused: f64,
 }
 
@@ -447,7 +518,56 @@ pub(crate) struct Coverage {
     pub chars: u32,
     pub bodies_read: u32,
     pub unread: u32,
+    /// Candidates the vectors alone found below their relevance floor, left out.
+    pub below_relevance_floor: u32,
     pub skipped: Vec<Skipped>,
+}
+
+/// A part of retrieval that did not run as configured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Degradation {
+    /// `vector:<embedder>`, `rerank` or `body:<leaf id>`.
+    pub part: String,
+    pub reason: String,
+}
+
+/// One memory of a compact pack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct CompactMemory {
+    /// What to cite, read or correct: `leaf-…` or `sum-…`.
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    pub text: String,
+    pub why: String,
+}
+
+/// The pack as a model reads it: each memory once, nothing null.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct CompactPack {
+    /// `found` or `nothing_relevant`.
+    pub answer: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memories: Vec<CompactMemory>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub degraded: Vec<Degradation>,
+    /// Relevant memories the budget left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
+    /// The same, as the few lines of text a model reads.
+    pub text: String,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The retrieval pack: what memory knows about the question, bounded and explained.
@@ -455,6 +575,10 @@ pub(crate) struct Coverage {
 pub(crate) struct Pack {
     pub retrieval_id: Option<String>,
     pub query: String,
+    /// `found` or `nothing_relevant`.
+    pub answer: String,
+    /// What did not run as configured; empty when retrieval ran whole.
+    pub degraded: Vec<Degradation>,
     pub as_of: Option<String>,
     pub intent: Intent,
     pub understood: Understood,
@@ -465,6 +589,14 @@ pub(crate) struct Pack {
     pub recommended_next_source: Option<String>,
     pub evidence: Vec<Evidence>,
     pub coverage: Coverage,
+}
+
+/// A retrieval's answer, in the format asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum Retrieved {
+    Full(Box<Pack>),
+    Compact(CompactPack),
 }
 
 /// One search hit.
@@ -507,6 +639,9 @@ pub(crate) struct Node {
     pub observed_at: Option<String>,
     pub validity: Option<Validity>,
     pub sensitivity: Option<String>,
+    /// Who said it, for a leaf: `user`, `agent` (saved through these tools), `assistant`,
+    /// `tool`, `system` or `integration`.
+    pub actor: Option<String>,
     pub source: Option<String>,
     pub supersedes: Option<String>,
     pub superseded_by: Option<String>,
@@ -574,6 +709,9 @@ pub(crate) struct Saved {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct SaveResult {
+    /// What happened, in one sentence an agent can pass on: saved and retrievable now, or
+    /// waiting for a person (and how they confirm it), or why nothing was kept.
+    pub message: String,
     pub chunks: Vec<Saved>,
 }
 

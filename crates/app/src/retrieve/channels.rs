@@ -4,7 +4,7 @@
 //! around the strongest hits, and for broad questions their sealed parents — merged by node id
 //! and fused.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use arbor_domain::entity::Entity;
 use arbor_domain::id::{LeafId, NodeId};
@@ -18,7 +18,7 @@ use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{EmbedderId, Embedding, Hit, LeafPosition, QueryFocus, TermSelection, TextQuery, VectorQuery};
 
-use super::RetrieveRequest;
+use super::{Degradation, RetrieveRequest};
 use crate::{AppResult, Arbor};
 
 /// How many candidates each search channel contributes before fusion.
@@ -51,6 +51,16 @@ pub(super) struct Candidates {
     /// Where each candidate is filed, as the index reports it: enough to pass over one whose
     /// layer's budget is spent without reading it.
     pub namespace_of: HashMap<NodeId, Namespace>,
+    /// Each candidate's best similarity to the question in a vector channel.
+    pub similarity: HashMap<NodeId, f32>,
+    /// Candidates that bear on the question: found by a channel of words (full text, a named
+    /// entity's trees, a kind asked for), or by a vector channel at or above its embedder's
+    /// [`ranking::relevance_floor`].
+    related: HashSet<NodeId>,
+    /// How many candidates the vectors alone found below their floor, left out.
+    pub unrelated: usize,
+    /// Channels that could not be searched, and why.
+    pub degraded: Vec<Degradation>,
 }
 
 impl Candidates {
@@ -69,17 +79,36 @@ impl Candidates {
         candidate.ranks.iter().filter_map(|r| Some((self.channels.get(r.channel)?.name.clone(), r.rank))).collect()
     }
 
+    /// A channel's hits, every one of which bears on the question when `floor` is `None`, else
+    /// those at or above it.
     fn add(
         &mut self,
-        kind: ChannelKind,
-        name: String,
+        (kind, name): (ChannelKind, String),
         hits: Vec<Hit>,
         ranked: Vec<NodeId>,
+        floor: Option<f32>,
         lists: &mut Vec<(f32, Vec<NodeId>)>,
     ) {
         self.channels.push(Channel { kind, name });
         lists.push((1.0, ranked));
-        self.namespace_of.extend(hits.into_iter().map(|h| (h.id, h.namespace)));
+        for hit in hits {
+            if floor.is_none_or(|floor| hit.score >= floor) {
+                self.related.insert(hit.id.clone());
+            }
+            if kind == ChannelKind::Vector {
+                let best = self.similarity.entry(hit.id.clone()).or_insert(hit.score);
+                *best = best.max(hit.score);
+            }
+            self.namespace_of.insert(hit.id, hit.namespace);
+        }
+    }
+
+    /// Leaves out the candidates that do not bear on the question ([`Candidates::related`]).
+    fn keep_related(&mut self) {
+        let before = self.fused.len();
+        let related = &self.related;
+        self.fused.retain(|candidate| related.contains(&candidate.key));
+        self.unrelated = before - self.fused.len();
     }
 }
 
@@ -100,7 +129,7 @@ impl Arbor {
         if index.capabilities().full_text && has_words {
             let hits = self.text_hits(filter, &request.query).await?;
             let ranked = rank_by_score(&scores(&hits));
-            found.add(ChannelKind::FullText, "full_text".into(), hits, ranked, &mut lists);
+            found.add((ChannelKind::FullText, "full_text".into()), hits, ranked, None, &mut lists);
         }
 
         self.add_vector_channels(request, filter, &mut found, &mut lists).await?;
@@ -118,10 +147,14 @@ impl Arbor {
             if !of_kind.kinds.is_empty() {
                 let hits = self.text_hits(&of_kind, &request.query).await?;
                 let ranked = rank_by_score(&scores(&hits));
-                found.add(ChannelKind::Kind, "kind:preference+constraint".into(), hits, ranked, &mut lists);
+                let channel = (ChannelKind::Kind, "kind:preference+constraint".into());
+                found.add(channel, hits, ranked, None, &mut lists);
             }
         }
         found.fused = reciprocal_rank_fusion(&lists, RRF_K);
+        if request.relevance_floor {
+            found.keep_related();
+        }
         self.lend_tree_context(&mut found, filter, scope).await?;
         Ok(found)
     }
@@ -153,9 +186,23 @@ impl Arbor {
             if !index.capabilities().vectors || !may_be_given_to(embedder.locality(), None, &request.query) {
                 continue;
             }
+            let channel = format!("vector:{}", embedder.id());
             let vector = match given {
                 Some(vector) => Some(vector.clone()),
-                None => embedder.embed(std::slice::from_ref(&request.query)).await?.pop(),
+                // A failing embedder costs its channel, not the answer: the others still
+                // search, and the pack says what was missing.
+                None => match embedder.embed(std::slice::from_ref(&request.query)).await {
+                    Ok(mut vectors) => vectors.pop(),
+                    Err(error) => {
+                        tracing::warn!(%error, %channel, "could not embed the question; searching without it");
+                        let reason = match std::error::Error::source(&error) {
+                            Some(cause) => format!("{error}: {cause}"),
+                            None => error.to_string(),
+                        };
+                        found.degraded.push(Degradation { part: channel, reason });
+                        continue;
+                    }
+                },
             };
             if let Some(values) = vector.filter(|v| v.iter().any(|x| *x != 0.0)) {
                 let query = VectorQuery {
@@ -165,7 +212,8 @@ impl Arbor {
                 };
                 let hits = index.search_vector(&query).await?;
                 let ranked = ranking::vector_channel(&scores(&hits));
-                found.add(ChannelKind::Vector, format!("vector:{}", embedder.id()), hits, ranked, lists);
+                let floor = ranking::relevance_floor(&embedder.id().name);
+                found.add((ChannelKind::Vector, channel), hits, ranked, floor, lists);
             }
         }
         Ok(())
@@ -200,7 +248,7 @@ impl Arbor {
                 );
             }
             let ranked = rank_by_score(&scores(&hits));
-            found.add(ChannelKind::Entity, format!("entity:{}", entity.name), hits, ranked, lists);
+            found.add((ChannelKind::Entity, format!("entity:{}", entity.name)), hits, ranked, None, lists);
         }
         Ok(())
     }

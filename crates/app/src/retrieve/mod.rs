@@ -16,6 +16,7 @@
 //!    records it (`record.rs`).
 
 mod channels;
+mod compact;
 mod record;
 mod select;
 mod understand;
@@ -37,6 +38,7 @@ use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{CandidateOutcome, ConsideredNode, QueryFocus, RerankCandidate, RerankRequest};
 use serde::{Deserialize, Serialize};
 
+pub use self::compact::{CompactMemory, CompactOptions, CompactPack, estimated_tokens};
 pub use self::record::RetrievalExplanation;
 pub use self::understand::{Understood, UnderstoodTime};
 use crate::{AppResult, Arbor};
@@ -93,6 +95,11 @@ pub struct RetrieveRequest {
     /// its access records; the pack's `retrieval_id` names it for `show_retrieval`.
     #[serde(default)]
     pub record: bool,
+    /// Leave out what the vectors alone found below their embedder's measured relevance floor
+    /// ([`arbor_domain::ranking::relevance_floor`]), so a question memory knows nothing about
+    /// is answered "nothing relevant" rather than with whatever lies closest. On by default.
+    #[serde(default = "yes")]
+    pub relevance_floor: bool,
     /// The query's embedding, if the caller already has one from the configured embedder;
     /// otherwise the query is embedded here.
     #[serde(skip)]
@@ -118,6 +125,7 @@ impl RetrieveRequest {
             include_leaves: true,
             include_restricted: false,
             record: false,
+            relevance_floor: true,
             query_embedding: None,
         }
     }
@@ -147,7 +155,45 @@ pub struct EvidenceScores {
     pub context_of_rank: Option<usize>,
     /// Its place in a model reranker's order, when one is configured and saw it.
     pub model_rank: Option<usize>,
+    /// Its best similarity to the question in a vector channel (-1 to 1), when one found it.
+    #[serde(serialize_with = "four_places_or_none")]
+    pub similarity: Option<f32>,
+    #[serde(serialize_with = "four_places")]
     pub fused: f32,
+}
+
+/// A score as a reader wants it, `0.6429` rather than `0.6428571343421936` (what an `f32` reads
+/// as once widened to JSON's `f64`).
+fn four_places<S: serde::Serializer>(value: &f32, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64((f64::from(*value) * 1e4).round() / 1e4)
+}
+
+fn four_places_or_none<S: serde::Serializer>(value: &Option<f32>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => four_places(value, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Whether memory had anything bearing on the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// Evidence was found.
+    Found,
+    /// Nothing readable in the caller's scope bears on the question. With `degraded` empty,
+    /// that is a finding about memory, not a failure.
+    NothingRelevant,
+}
+
+/// A part of retrieval that did not run as configured, so the pack may be missing what it
+/// would have found: a vector channel whose embedder failed, a model reranker that fell back,
+/// a body that failed its check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Degradation {
+    /// `vector:<embedder>`, `rerank`, or `body:<leaf id>`.
+    pub part: String,
+    pub reason: String,
 }
 
 /// One piece of evidence in a pack.
@@ -203,6 +249,8 @@ pub struct Coverage {
     /// share was. Their bodies were never read; their rows only when the head of the ranking
     /// was read at once (for a model reranker, or a window the budget did not exhaust).
     pub unread: usize,
+    /// Candidates the vectors alone found below their relevance floor, left out unread.
+    pub below_relevance_floor: usize,
     pub skipped: Vec<SkippedItem>,
 }
 
@@ -212,6 +260,11 @@ pub struct RetrievalPack {
     /// Set when the retrieval was recorded (`RetrieveRequest::record`).
     pub retrieval_id: Option<RetrievalId>,
     pub query: String,
+    /// `found`, or `nothing_relevant`.
+    pub answer: Answer,
+    /// What did not run as configured; empty when retrieval ran whole. A pack with nothing
+    /// found and something here is "could not look everywhere", never "memory holds nothing".
+    pub degraded: Vec<Degradation>,
     pub as_of: Option<Timestamp>,
     pub intent: Intent,
     pub understood: Understood,
@@ -298,6 +351,12 @@ impl Arbor {
             ));
         }
         gaps.append(&mut gathered.gaps);
+        if let Some(degraded) = gathered.degraded.first() {
+            gaps.push(format!(
+                "retrieval was degraded ({}: {}); the pack may be incomplete",
+                degraded.part, degraded.reason
+            ));
+        }
         let considered = std::mem::take(&mut gathered.considered);
         let mut pack = assemble(request, intent, understood, chain, gathered, gaps);
         if request.record {
@@ -313,15 +372,16 @@ impl Arbor {
     /// machine (restricted, or holding a secret) are not shown and keep their places; the ones
     /// shown take the shown ones' places in the model's order, those it left out after the
     /// ones it ranked. Any unusable answer or a late one leaves the order as it was (a counted
-    /// fallback). Returns each shown candidate's place in the model's order.
+    /// fallback, returned as the reason). Returns each shown candidate's place in the model's
+    /// order.
     async fn rerank_with_model(
         &self,
         query: &str,
         ranked: &mut Vec<(&Fused<NodeId>, Record)>,
-    ) -> HashMap<NodeId, usize> {
+    ) -> Result<HashMap<NodeId, usize>, String> {
         let locality = self.ports.reasoner.locality();
         if !may_be_given_to(locality, None, query) {
-            return HashMap::new();
+            return Ok(HashMap::new());
         }
         let head = ranked.len().min(RERANK_DEPTH);
         let mut slots = Vec::new();
@@ -337,17 +397,18 @@ impl Arbor {
             }
         }
         if candidates.len() < 2 {
-            return HashMap::new();
+            return Ok(HashMap::new());
         }
         let request = RerankRequest { query: query.to_owned(), candidates };
         let Some(order) = self.ask_reasoner("rerank", self.ports.reasoner.rerank(&request)).await else {
-            return HashMap::new();
+            return Err("the model reranker failed or was late; the fused order stands".into());
         };
         let shown: HashSet<&NodeId> = request.candidates.iter().map(|c| &c.id).collect();
         let mut seen = HashSet::new();
         if order.iter().any(|id| !shown.contains(id) || !seen.insert(id)) {
-            self.note_reasoner_fallback("rerank", &"the order names a candidate it was not shown, or one twice");
-            return HashMap::new();
+            let why = "the order names a candidate it was not shown, or one twice";
+            self.note_reasoner_fallback("rerank", &why);
+            return Err(format!("the model reranker's answer was unusable ({why}); the fused order stands"));
         }
         let places: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, id)| (id.clone(), i + 1)).collect();
         let keys: Vec<NodeId> = ranked[..head].iter().map(|(candidate, _)| candidate.key.clone()).collect();
@@ -362,7 +423,7 @@ impl Arbor {
             head_order.extend(taken[from].take());
         }
         ranked.splice(0..0, head_order);
-        places
+        Ok(places)
     }
 }
 
@@ -602,6 +663,7 @@ struct Gathered {
     evidence: Vec<EvidenceItem>,
     tally: Tally,
     gaps: Vec<String>,
+    degraded: Vec<Degradation>,
     considered: Vec<ConsideredNode>,
 }
 
@@ -612,6 +674,7 @@ struct Tally {
     dropped_by_store_check: usize,
     bodies_read: usize,
     unread: usize,
+    below_relevance_floor: usize,
     skipped: Vec<SkippedItem>,
 }
 
@@ -623,7 +686,7 @@ fn assemble(
     gathered: Gathered,
     mut gaps: Vec<String>,
 ) -> RetrievalPack {
-    let Gathered { evidence, tally, .. } = gathered;
+    let Gathered { evidence, tally, degraded, .. } = gathered;
     let line = |e: &EvidenceItem| {
         let mut line =
             format!("{} [{}, {}]", truncate_chars(&e.title, 160), e.namespace, e.observed_at.strftime("%Y-%m-%d"));
@@ -652,7 +715,7 @@ fn assemble(
     let mut by_time: Vec<&EvidenceItem> = evidence.iter().filter(current).collect();
     by_time.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| a.node_id.cmp(&b.node_id)));
     let recent = by_time.into_iter().take(3).map(line).collect();
-    note_gaps(request, &evidence, &mut gaps);
+    note_gaps(&evidence, &mut gaps);
     let recommended_next_source = match evidence.iter().find(|e| e.node == NodeKind::Leaf) {
         Some(top) => top.source.as_ref().map(|s| format!("verify against the source {s}")),
         None if evidence.is_empty() => Some("ask the user, or the system of record".to_owned()),
@@ -662,6 +725,8 @@ fn assemble(
     RetrievalPack {
         retrieval_id: None,
         query: request.query.clone(),
+        answer: if evidence.is_empty() { Answer::NothingRelevant } else { Answer::Found },
+        degraded,
         as_of: request.as_of,
         intent,
         understood,
@@ -678,6 +743,7 @@ fn assemble(
             chars,
             bodies_read: tally.bodies_read,
             unread: tally.unread,
+            below_relevance_floor: tally.below_relevance_floor,
             skipped: tally.skipped,
         },
         evidence,
@@ -686,9 +752,9 @@ fn assemble(
 
 /// What the pack says it could not do or should warn about: nothing found, sensitive
 /// evidence, evidence another layer overrides or a newer memory may have replaced.
-fn note_gaps(request: &RetrieveRequest, evidence: &[EvidenceItem], gaps: &mut Vec<String>) {
+fn note_gaps(evidence: &[EvidenceItem], gaps: &mut Vec<String>) {
     if evidence.is_empty() {
-        gaps.push(format!("nothing readable in memory matches \"{}\"", truncate_chars(&request.query, 80)));
+        gaps.push("nothing relevant in memory for this question".to_owned());
     }
     if evidence.iter().any(|e| e.sensitivity == Sensitivity::Sensitive) {
         gaps.push("some evidence is sensitive: confirm before repeating it".to_owned());

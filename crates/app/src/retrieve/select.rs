@@ -18,8 +18,8 @@ use arbor_ports::{CandidateOutcome, ConsideredNode, Locality};
 
 use super::channels::{Candidates, ChannelKind};
 use super::{
-    EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record, RetrieveMode,
-    RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts, possibly_outdated,
+    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record,
+    RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts, possibly_outdated,
 };
 use crate::{AppResult, Arbor};
 
@@ -74,7 +74,12 @@ impl<'a> Walk<'a> {
     /// What became of every candidate, in rank order: the pack's coverage and the recorded
     /// retrieval's considered nodes.
     fn account(mut self, found: &Candidates, bodies_read: usize) -> (Tally, Vec<ConsideredNode>) {
-        let mut tally = Tally { candidates: found.fused.len(), bodies_read, ..Tally::default() };
+        let mut tally = Tally {
+            candidates: found.fused.len(),
+            bodies_read,
+            below_relevance_floor: found.unrelated,
+            ..Tally::default()
+        };
         let mut considered = Vec::with_capacity(found.fused.len());
         for candidate in &found.fused {
             let (outcome, reason) = self
@@ -122,6 +127,7 @@ struct Pass<'a> {
 struct Chosen {
     evidence: Vec<EvidenceItem>,
     gaps: Vec<String>,
+    degraded: Vec<Degradation>,
     bodies_read: usize,
 }
 
@@ -142,6 +148,11 @@ impl Arbor {
         let max_results = request.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
         let budget = self.policy.budget.with_total_at_most(Some(max_results), request.max_chars);
         let (mut ranked, reranked) = self.read_head(request, filter, &scope, &budget, &mut walk).await?;
+        let mut degraded = found.degraded.clone();
+        if let Err(reason) = &reranked {
+            degraded.push(Degradation { part: "rerank".into(), reason: reason.clone() });
+        }
+        let reranked = reranked.unwrap_or_default();
         if intent.mode == RetrieveMode::BroadSummary {
             // The model orders by relevance alone; a broad question still reads summaries first.
             ranked.sort_by_key(|(candidate, _)| candidate.key.as_leaf().is_some());
@@ -157,7 +168,8 @@ impl Arbor {
             Pass { chain, scope: &scope, filter, mode: intent.mode, found: &found, reranked, overridden, outdated };
         let chosen = self.fill_budgets(&pass, &budget, ranked, &mut walk).await?;
         let (tally, considered) = walk.account(&found, chosen.bodies_read);
-        Ok(Gathered { evidence: chosen.evidence, tally, gaps: chosen.gaps, considered })
+        degraded.extend(chosen.degraded);
+        Ok(Gathered { evidence: chosen.evidence, tally, gaps: chosen.gaps, degraded, considered })
     }
 
     /// The authoritative rows decide: anything the index offers that the store does not admit
@@ -172,7 +184,7 @@ impl Arbor {
         scope: &[Namespace],
         budget: &RetrievalBudget,
         walk: &mut Walk<'a>,
-    ) -> AppResult<(Vec<(&'a Fused<NodeId>, Record)>, HashMap<NodeId, usize>)> {
+    ) -> AppResult<(Vec<(&'a Fused<NodeId>, Record)>, Result<HashMap<NodeId, usize>, String>)> {
         let model_rerank = self.ports.reasoner.locality() == Locality::Remote;
         let wanted = match model_rerank {
             true => budget.most_items(scope).max(RERANK_DEPTH),
@@ -187,7 +199,7 @@ impl Arbor {
             true => self.rerank_with_model(&request.query, &mut ranked).await,
             false => {
                 self.decay(filter, &mut ranked);
-                HashMap::new()
+                Ok(HashMap::new())
             }
         };
         Ok((ranked, reranked))
@@ -271,6 +283,7 @@ impl Arbor {
                 Err(error) => {
                     tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
                     chosen.gaps.push(format!("{} could not be read intact ({error}); run `arbor fsck`", leaf.id));
+                    chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason: error.to_string() });
                     None
                 }
             },
@@ -289,6 +302,7 @@ fn scores_of(pass: &Pass<'_>, candidate: &Fused<NodeId>) -> EvidenceScores {
         kind_rank: found.rank_in(candidate, ChannelKind::Kind),
         context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
         model_rank: pass.reranked.get(&candidate.key).copied(),
+        similarity: found.similarity.get(&candidate.key).copied(),
         fused: candidate.score,
     }
 }

@@ -31,6 +31,10 @@ pub fn harness() -> Harness {
 }
 
 pub fn harness_with(policy: Policy, options: Options) -> Harness {
+    harness_embedding_with(Arc::new(HashingEmbedder::default()), policy, options)
+}
+
+pub fn harness_embedding_with(embedder: Arc<dyn arbor_ports::Embedder>, policy: Policy, options: Options) -> Harness {
     let clock = Arc::new(ManualClock::new(start()));
     let store = Arc::new(InMemoryMetadataStore::new());
     let index = Arc::new(InMemorySearchIndex::new());
@@ -39,7 +43,7 @@ pub fn harness_with(policy: Policy, options: Options) -> Harness {
         store: store.clone(),
         index: index.clone(),
         bodies: bodies.clone(),
-        embedder: Arc::new(HashingEmbedder::default()),
+        embedder,
         reasoner: Arc::new(HeuristicReasoner),
         clock: clock.clone(),
         ids: Arc::new(SequentialIds::default()),
