@@ -470,7 +470,11 @@ async fn compact_packs_are_small_and_say_when_nothing_is_relevant() {
     let (_, nothing) = call(c.post(&retrieve).json(&ask("What is the capital of France?"))).await;
     assert_eq!(nothing["answer"], "nothing_relevant", "{nothing}");
     assert!(nothing.get("memories").is_none(), "{nothing}");
-    let (status, body) = call(c.post(&retrieve).json(&json!({ "query": "x", "max_tokens": 100 }))).await;
+    // A token budget bounds a full pack's evidence too.
+    let (status, body) = call(c.post(&retrieve).json(&json!({ "query": "Dana", "max_tokens": 50 }))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["coverage"]["chars"].as_u64().unwrap() <= 200, "{body}");
+    let (status, body) = call(c.post(&retrieve).json(&json!({ "query": "Dana", "max_tokens": 20 }))).await;
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
 }
 

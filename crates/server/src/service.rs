@@ -288,9 +288,8 @@ impl Service {
         request.max_results = in_range("max_results", input.max_results, 1, 100)?;
         request.max_chars = in_range("max_chars", input.max_chars, 100, 100_000)?;
         let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?;
-        if input.format == wire::PackFormat::Full && (max_tokens.is_some() || input.include_skipped) {
-            return Err(ApiError::invalid("`max_tokens` and `include_skipped` go with `\"format\": \"compact\"`"));
-        }
+        // Evidence text runs about four characters a token.
+        request.max_chars = request.max_chars.or(max_tokens.map(|tokens| (tokens * 4).clamp(100, 100_000)));
         request.as_of = timestamp("as_of", input.as_of.as_deref())?;
         request.tree = input.tree.as_deref().map(tree).transpose()?;
         if input.kinds.len() > 16 {
@@ -313,8 +312,8 @@ impl Service {
     pub(crate) async fn ask(&self, input: wire::AskInput) -> ApiResult<wire::CompactPack> {
         let mut request = self.request(&input.query, wire::Mode::Auto)?;
         let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?.unwrap_or(DEFAULT_ASK_TOKENS);
-        // Evidence text runs about four characters a token; the rendering's own lines fit in
-        // what a budget of whole memories leaves over.
+        // Evidence text runs about four characters a token; the rendering's own lines are then
+        // fitted to the budget by the compact pack.
         request.max_chars = Some((max_tokens * 4).clamp(100, 100_000));
         request.as_of = timestamp("as_of", input.as_of.as_deref())?;
         let pack = self.arbor.retrieve(&self.chain, &request).await?;

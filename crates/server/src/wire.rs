@@ -217,11 +217,12 @@ pub(crate) struct RetrieveInput {
     /// and the text a model reads.
     #[serde(default)]
     pub format: PackFormat,
-    /// About this many tokens at most for a compact pack (50-20000).
+    /// About this many tokens at most (50-20000): the evidence text (unless `max_chars` says
+    /// otherwise), and for a compact pack its whole text.
     #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(min = 50, max = 20000))]
     pub max_tokens: Option<u32>,
-    /// With `compact`: also list the candidates the budget left out.
+    /// With `compact`: also list the candidates the budget left out (a full pack always does).
     #[serde(default)]
     pub include_skipped: bool,
 }
