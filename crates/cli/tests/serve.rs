@@ -447,6 +447,60 @@ async fn forget_takes_only_what_the_binding_writes() {
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
 }
 
+/// A chat client's messages and a batch of saves: one write, an answer per item in order; a
+/// bad item is refused alone; a role only lowers who the binding says speaks, so a `user`
+/// message through an agent's server is still the agent's, and a system prompt is not kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_messages_and_batches_save_item_by_item() {
+    let f = fixture();
+    let c = reqwest::Client::new();
+    for (binding, user_actor) in [(&[][..], "agent"), (&["--speaker", "user"][..], "user")] {
+        let server = serve(&f.root(), binding);
+        let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+        let chat = json!({ "messages": [
+            { "role": "system", "content": "You are a helpful travel assistant." },
+            { "role": "user", "content": format!("I moved to Lisbon last month ({user_actor})."), "id": "u-1" },
+            { "role": "assistant", "content": format!("You might enjoy the Alfama district ({user_actor}).") },
+        ] });
+        let (status, body) = call(c.post(api("messages")).json(&chat)).await;
+        assert_eq!(status, 200, "{body}");
+        let results = body["results"].as_array().unwrap();
+        assert_eq!(results.len(), 3, "{body}");
+        assert!(results[0].get("saved").is_none() && results[0].get("error").is_none(), "a prompt: {body}");
+        let said = &results[1]["saved"]["chunks"][0];
+        assert_eq!(said["status"], "active", "{body}");
+        let (_, node) = call(c.get(api("get")).query(&[("id", said["leaf_id"].as_str().unwrap())])).await;
+        assert_eq!(
+            (node["actor"].as_str(), node["source"].as_str()),
+            (Some(user_actor), Some("message:u-1")),
+            "{node}"
+        );
+        assert_eq!(results[2]["saved"]["chunks"][0]["status"], "candidate", "the assistant's suggestion: {body}");
+
+        // One bad item refuses the request, naming the item; nothing of it is written.
+        let balcony = json!({ "text": format!("The Lisbon flat has a balcony ({user_actor}).") });
+        let bad = json!({ "items": [balcony, { "text": "   " }] });
+        let (status, body) = call(c.post(api("upsert_batch")).json(&bad)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+        assert!(body["error"]["message"].as_str().unwrap().starts_with("`items[1]`"), "{body}");
+        let (_, pack) = call(c.post(api("retrieve")).json(&json!({ "query": "Lisbon flat balcony" }))).await;
+        let written = pack["evidence"].to_string().contains(&format!("balcony ({user_actor})"));
+        assert!(!written, "nothing half-written: {pack}");
+        let floor =
+            json!({ "text": format!("The Lisbon flat is on the third floor ({user_actor})."), "labels": ["home"] });
+        let (status, body) = call(c.post(api("upsert_batch")).json(&json!({ "items": [balcony, floor] }))).await;
+        assert_eq!(status, 200, "{body}");
+        for result in body["results"].as_array().unwrap() {
+            assert_eq!(result["saved"]["chunks"][0]["status"], "active", "{body}");
+        }
+        for empty in [json!({ "messages": [] }), json!({ "items": [] })] {
+            let path = if empty.get("items").is_some() { "upsert_batch" } else { "messages" };
+            let (status, body) = call(c.post(api(path)).json(&empty)).await;
+            assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+        }
+    }
+}
+
 /// A pack for a model: with `"format": "compact"`, each memory once with a short why, nothing
 /// null, and the text a model reads; a question memory knows nothing about says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

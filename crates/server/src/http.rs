@@ -172,6 +172,20 @@ async fn upsert(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Byt
     }
 }
 
+async fn upsert_batch(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+    match body(&headers, bytes) {
+        Ok(input) => reply(s.service.save_batch(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn messages(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+    match body(&headers, bytes) {
+        Ok(input) => reply(s.service.save_messages(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
 async fn correct(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
     let run = async {
         let input: wire::CorrectInput = body(&headers, bytes)?;
@@ -476,6 +490,8 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
             .route("/search", post(search))
             .route("/get", get(get_node))
             .route("/upsert", post(upsert))
+            .route("/upsert_batch", post(upsert_batch))
+            .route("/messages", post(messages))
             .route("/correct", post(correct))
             .route("/forget", post(forget))
             .route("/browse", get(browse))

@@ -20,6 +20,9 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::SaveInput>(&mut generator);
     add::<wire::CorrectInput>(&mut generator);
     add::<wire::ForgetInput>(&mut generator);
+    add::<wire::BatchInput>(&mut generator);
+    add::<wire::MessagesInput>(&mut generator);
+    add::<wire::BatchResult>(&mut generator);
     add::<wire::SyncInput>(&mut generator);
     add::<wire::Retrieved>(&mut generator);
     add::<wire::SearchResult>(&mut generator);
@@ -183,6 +186,8 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/search": { "post": operation("Search current memories; a flat list of hits.", "search", Some(schema("SearchInput")), schema("SearchResult"), &[]) },
             "/api/v1/memory/get": { "get": get_node },
             "/api/v1/memory/upsert": { "post": operation("Save an event; Arbor decides what to keep.", "upsert", Some(schema("SaveInput")), schema("SaveResult"), &[]) },
+            "/api/v1/memory/upsert_batch": { "post": operation("Save up to 100 events in one write; each item's outcome or error, in order.", "upsert_batch", Some(schema("BatchInput")), schema("BatchResult"), &[]) },
+            "/api/v1/memory/messages": { "post": operation("Save a conversation's messages ([{role, content}]); a role only lowers the server's speaker, system prompts are not kept.", "messages", Some(schema("MessagesInput")), schema("BatchResult"), &[]) },
             "/api/v1/memory/correct": { "post": correct },
             "/api/v1/memory/forget": { "post": forget },
             "/api/v1/memory/browse": { "get": browse },

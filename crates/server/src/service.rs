@@ -163,6 +163,60 @@ fn compact(pack: &arbor_app::RetrievalPack, options: CompactOptions) -> ApiResul
     })
 }
 
+/// An event the engine will take: every rule of `Event::validate` (sizes, control characters
+/// in references, storable instants) checked before anything is written, so one bad item of a
+/// batch refuses the request instead of landing as a per-item error beside written ones.
+fn checked(event: Event) -> ApiResult<Event> {
+    event.validate().map_err(|e| ApiError::invalid(e.to_string()))?;
+    Ok(event)
+}
+
+/// A refused item of a batch, named by its place: the whole request is refused, so nothing
+/// of it is half-written.
+fn at_item(field: &str, index: usize, error: ApiError) -> ApiError {
+    ApiError { message: format!("`{field}[{index}]`: {}", error.message), ..error }
+}
+
+/// The most items a batch of saves or chat messages holds: one write, bounded.
+const MAX_BATCH: usize = 100;
+
+fn message_id_field(message_id: Option<&str>) -> ApiResult<()> {
+    if message_id.is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
+        return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
+    }
+    Ok(())
+}
+
+/// What an ingest made of each chunk of a save, and the sentence that says it.
+fn saved(report: arbor_app::IngestReport) -> wire::SaveResult {
+    use arbor_app::IngestOutcome as O;
+    let chunks: Vec<wire::Saved> = report
+        .chunks
+        .into_iter()
+        .map(|chunk| {
+            let (leaf_id, status, replaces, reason) = match &chunk.outcome {
+                O::Created { leaf_id, status } => (Some(leaf_id), Some(*status), None, None),
+                O::Superseding { leaf_id, replaces, status, .. } => {
+                    (Some(leaf_id), Some(*status), Some(replaces), None)
+                }
+                O::NoopDuplicate { existing, existing_status } => (Some(existing), Some(*existing_status), None, None),
+                O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
+            };
+            wire::Saved {
+                chunk: chunk.chunk as u32,
+                outcome: chunk.outcome.label().to_owned(),
+                leaf_id: leaf_id.map(ToString::to_string),
+                status: status.map(|s| s.as_str().to_owned()),
+                replaces: replaces.map(ToString::to_string),
+                tree_id: chunk.tree_id.map(|t| t.to_string()),
+                namespace: chunk.namespace.to_string(),
+                reason: reason.or(chunk.approval.map(str::to_owned)),
+            }
+        })
+        .collect();
+    wire::SaveResult { message: save_message(&chunks), chunks }
+}
+
 /// The source of what a caller saves or corrects: the message it names, else a save through
 /// these tools. Either is an observation; neither says who spoke (the binding does).
 fn saved_from(message_id: Option<String>) -> SourceRef {
@@ -447,28 +501,27 @@ impl Service {
     }
 
     pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
-        // Who is speaking is the server's binding, never a field the caller fills in.
-        let actor = self.speaker;
+        let event = self.save_event(input)?;
+        Ok(saved(self.arbor.ingest(&self.chain, event).await?))
+    }
+
+    /// A save as an event: checked, and spoken by the binding's speaker (never a field the
+    /// caller fills in). Never `UserEntry`: that is a person typing into Arbor, which admission
+    /// and approval trust; an API save is held to the policy like any other inferred memory.
+    fn save_event(&self, input: wire::SaveInput) -> ApiResult<Event> {
         text_field("text", &input.text, 16_384)?;
         title_field(input.title.as_deref())?;
-        if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
-            return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
-        }
+        message_id_field(input.message_id.as_deref())?;
         if input.labels.len() > arbor_domain::event::MAX_LABELS {
-            return Err(ApiError::invalid(format!(
-                "`labels` has more than {} entries",
-                arbor_domain::event::MAX_LABELS
-            )));
+            let limit = arbor_domain::event::MAX_LABELS;
+            return Err(ApiError::invalid(format!("`labels` has more than {limit} entries")));
         }
         let labels = (input.labels.iter())
             .map(|l| Label::parse(l).map_err(|e| ApiError::invalid(format!("`labels`: {e}"))))
             .collect::<ApiResult<Vec<_>>>()?;
-        // Never `UserEntry`: that is a person typing into Arbor, which admission and approval
-        // trust; an API save is held to the policy like any other inferred memory.
-        let event = Event {
+        checked(Event {
             text: input.text,
-            actor,
-            // An instant no store can hold is refused by the store's own check (invalid).
+            actor: self.speaker,
             observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
             source: saved_from(input.message_id),
             hints: EventHints {
@@ -478,36 +531,68 @@ impl Service {
                 valid_from: timestamp("valid_from", input.valid_from.as_deref())?,
                 ..EventHints::default()
             },
-        };
-        let report = self.arbor.ingest(&self.chain, event).await?;
-        let chunks: Vec<wire::Saved> = report
-            .chunks
-            .into_iter()
-            .map(|chunk| {
-                use arbor_app::IngestOutcome as O;
-                let (leaf_id, status, replaces, reason) = match &chunk.outcome {
-                    O::Created { leaf_id, status } => (Some(leaf_id), Some(*status), None, None),
-                    O::Superseding { leaf_id, replaces, status, .. } => {
-                        (Some(leaf_id), Some(*status), Some(replaces), None)
-                    }
-                    O::NoopDuplicate { existing, existing_status } => {
-                        (Some(existing), Some(*existing_status), None, None)
-                    }
-                    O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
+        })
+    }
+
+    /// Several saves in one write; an item that is refused does not stop the others.
+    pub(crate) async fn save_batch(&self, input: wire::BatchInput) -> ApiResult<wire::BatchResult> {
+        if input.items.is_empty() || input.items.len() > MAX_BATCH {
+            return Err(ApiError::invalid(format!("`items` must hold 1 to {MAX_BATCH} saves")));
+        }
+        let events = (input.items.into_iter().enumerate())
+            .map(|(i, item)| self.save_event(item).map(Some).map_err(|e| at_item("items", i, e)))
+            .collect::<ApiResult<_>>()?;
+        self.ingest_each(events).await
+    }
+
+    /// A conversation's messages as a chat client holds them. A role can only lower the
+    /// binding's authority ([`wire::ChatRole`]); a system prompt is not kept.
+    pub(crate) async fn save_messages(&self, input: wire::MessagesInput) -> ApiResult<wire::BatchResult> {
+        if input.messages.is_empty() || input.messages.len() > MAX_BATCH {
+            return Err(ApiError::invalid(format!("`messages` must hold 1 to {MAX_BATCH} messages")));
+        }
+        let observed_at = timestamp("observed_at", input.observed_at.as_deref())?;
+        let events = (input.messages.into_iter().enumerate())
+            .map(|(i, message)| {
+                let actor = match message.role {
+                    wire::ChatRole::User => self.speaker,
+                    wire::ChatRole::Assistant => Actor::Assistant,
+                    wire::ChatRole::Tool => Actor::Tool,
+                    wire::ChatRole::System => return Ok(None),
                 };
-                wire::Saved {
-                    chunk: chunk.chunk as u32,
-                    outcome: chunk.outcome.label().to_owned(),
-                    leaf_id: leaf_id.map(ToString::to_string),
-                    status: status.map(|s| s.as_str().to_owned()),
-                    replaces: replaces.map(ToString::to_string),
-                    tree_id: chunk.tree_id.map(|t| t.to_string()),
-                    namespace: chunk.namespace.to_string(),
-                    reason: reason.or(chunk.approval.map(str::to_owned)),
-                }
+                text_field("content", &message.content, 16_384).map_err(|e| at_item("messages", i, e))?;
+                message_id_field(message.id.as_deref()).map_err(|e| at_item("messages", i, e))?;
+                let source = saved_from(message.id);
+                let event = Event { text: message.content, actor, observed_at, source, hints: EventHints::default() };
+                checked(event).map(Some).map_err(|e| at_item("messages", i, e))
             })
-            .collect();
-        Ok(wire::SaveResult { message: save_message(&chunks), chunks })
+            .collect::<ApiResult<_>>()?;
+        self.ingest_each(events).await
+    }
+
+    /// Ingests checked events in one batch (`None`: passed over, saving nothing) and answers for
+    /// every item in order: what it became, or why the engine refused it (the others are
+    /// written all the same).
+    async fn ingest_each(&self, items: Vec<Option<Event>>) -> ApiResult<wire::BatchResult> {
+        let present: Vec<bool> = items.iter().map(Option::is_some).collect();
+        let events: Vec<Event> = items.into_iter().flatten().collect();
+        let mut reports = self.arbor.ingest_batch(&self.chain, events).await?.into_iter();
+        let mut results = Vec::with_capacity(present.len());
+        for (index, present) in present.into_iter().enumerate() {
+            let outcome = match present {
+                true => match reports.next() {
+                    Some(Ok(report)) => Ok(Some(saved(report))),
+                    Some(Err(error)) => Err(ApiError::from(error)),
+                    None => Err(ApiError::new(500, "internal", "the batch lost an item; see the server's log")),
+                },
+                false => Ok(None),
+            };
+            results.push(match outcome {
+                Ok(saved) => wire::BatchItem { index: index as u32, saved, error: None },
+                Err(error) => wire::BatchItem { index: index as u32, saved: None, error: Some(error.body().error) },
+            });
+        }
+        Ok(wire::BatchResult { results })
     }
 
     /// A correction bound to the version read. `if_match` is a second statement of it (HTTP's
@@ -537,9 +622,7 @@ impl Service {
                 Err(error) => Err(error.into()),
             };
         }
-        if input.message_id.as_deref().is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
-            return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
-        }
+        message_id_field(input.message_id.as_deref())?;
         // The binding says who speaks (an agent's own correction waits for a person); the
         // message, if named, is provenance.
         let actor = self.speaker;

@@ -323,6 +323,71 @@ pub(crate) struct SaveInput {
     pub valid_from: Option<String>,
 }
 
+/// Several saves at once: one plan, one durable write, one commit.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BatchInput {
+    /// 1 to 100 saves, each as `upsert` takes it.
+    #[schemars(length(min = 1, max = 100))]
+    pub items: Vec<SaveInput>,
+}
+
+/// Who wrote a chat message, as OpenAI-style clients say it. It can only lower the authority
+/// the server's binding gives: a `user` message is the binding's speaker's, an `assistant`
+/// one the assistant's (a suggestion until a person confirms it), a `tool` one a tool's; a
+/// `system` message is a prompt, not something that happened, and is not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ChatRole {
+    User,
+    Assistant,
+    Tool,
+    System,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChatMessage {
+    pub role: ChatRole,
+    #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
+    pub content: String,
+    /// The client's id of the message, for provenance.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
+    pub id: Option<String>,
+}
+
+/// A conversation's messages, oldest first, as a chat client holds them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MessagesInput {
+    /// 1 to 100 messages.
+    #[schemars(length(min = 1, max = 100))]
+    pub messages: Vec<ChatMessage>,
+    /// When they were said (RFC 3339); default now.
+    #[serde(default)]
+    #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
+    pub observed_at: Option<String>,
+}
+
+/// What became of each item of a batch, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct BatchResult {
+    pub results: Vec<BatchItem>,
+}
+
+/// One item of a batch: what it became, or why it was refused (the others are unaffected).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct BatchItem {
+    /// Its place in the request, from 0.
+    pub index: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<SaveResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorDetail>,
+}
+
 /// Forget a memory: every version of it, from rows, bodies, index and summaries.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
