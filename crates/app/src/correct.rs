@@ -109,18 +109,10 @@ impl Arbor {
         succession: Succession,
     ) -> AppResult<CorrectionReceipt> {
         validate_new_text(&correction.text, correction.title.as_deref())?;
-        let scope = &chain.namespaces().cloned().collect::<Vec<Namespace>>();
         self.replanning(|| async move {
-            let id = &correction.id;
-            let old = self.ports.store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             // Only what the caller could read by id can be corrected; anything else (forgotten,
             // restricted, a candidate, unseen by a frozen layer) is not found, as if absent.
-            if !VisibilityFilter::for_chain(chain, self.now()).opens_by_id(&NodeFacts::of_leaf(&old)) {
-                return Err(Error::not_found("leaf", id).into());
-            }
-            if &old.namespace != chain.write_namespace() {
-                return Err(AppError::ReadOnlyLayer { namespace: old.namespace.to_string() });
-            }
+            let old = self.own_leaf(chain, &correction.id).await?;
             self.check_succession(&old, correction.expected_version, succession)?;
             // Rule 1 of dedup holds for corrections too: one live leaf per fingerprint in a tree.
             if let Some(existing) =

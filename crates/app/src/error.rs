@@ -30,6 +30,11 @@ pub enum AppError {
     /// The caller reads this layer but writes only its own.
     #[error("this memory belongs to {namespace}, which this context reads but does not write")]
     ReadOnlyLayer { namespace: String },
+    /// The caller writes this layer, but only a person may take its memories away: its
+    /// approval policy holds what is written there for a person, so what a person confirmed
+    /// is not an agent's to forget.
+    #[error("only a person may forget memories in {namespace}: `arbor forget {id} --namespace {namespace}`")]
+    NeedsPerson { namespace: String, id: String },
     /// The store kept changing under us; the operation was retried and gave up.
     #[error("gave up after {attempts} attempts: the store kept changing ({last})")]
     Contention { attempts: u32, last: String },
@@ -41,7 +46,7 @@ impl AppError {
         match self {
             AppError::Port(e) => e.code(),
             AppError::InvalidEvent(_) | AppError::InvalidRequest(_) => "invalid",
-            AppError::ReadChain(_) | AppError::ReadOnlyLayer { .. } => "forbidden",
+            AppError::ReadChain(_) | AppError::ReadOnlyLayer { .. } | AppError::NeedsPerson { .. } => "forbidden",
             AppError::Correction(refusal) if refusal.is_stale() => "stale_version",
             AppError::Correction(_) => "illegal_transition",
             AppError::Transition(_) => "illegal_transition",

@@ -77,9 +77,23 @@ impl Arbor {
 
     /// Forgets a memory for a caller bound to `chain` (an agent, through a server): only one it
     /// could open by id (anything else — a candidate, a restricted or forgotten memory, one
-    /// outside the chain — is not found, as if absent), and only in the chain's write
-    /// namespace (a broader layer's memory is read-only to it). Every version goes.
+    /// outside the chain — is not found, as if absent), only in the chain's write namespace (a
+    /// broader layer's memory is read-only to it), and only where the approval policy lets an
+    /// agent's writes stand without a person (a conversation, a run): a project's or the global
+    /// layer's memories were confirmed by a person, and only a person takes them away.
+    /// Every version goes.
     pub async fn forget_own(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ForgetReceipt> {
+        let leaf = self.own_leaf(chain, id).await?;
+        if !self.policy.approval.auto_approves(leaf.namespace.kind()) {
+            return Err(AppError::NeedsPerson { namespace: leaf.namespace.to_string(), id: id.to_string() });
+        }
+        self.forget(chain, id).await
+    }
+
+    /// The leaf `id` as a caller bound to `chain` may change it: one it could open by id
+    /// (`VisibilityFilter::opens_by_id`; anything else is not found, as if absent) in the
+    /// chain's write namespace (a broader layer's memory is read-only to it).
+    pub(crate) async fn own_leaf(&self, chain: &ReadChain, id: &LeafId) -> AppResult<LeafRecord> {
         let readable: Vec<Namespace> = chain.namespaces().cloned().collect();
         let leaf = self.ports.store.leaf(&readable, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
         if !VisibilityFilter::for_chain(chain, self.now()).opens_by_id(&NodeFacts::of_leaf(&leaf)) {
@@ -88,7 +102,7 @@ impl Arbor {
         if &leaf.namespace != chain.write_namespace() {
             return Err(AppError::ReadOnlyLayer { namespace: leaf.namespace.to_string() });
         }
-        self.forget(chain, id).await
+        Ok(leaf)
     }
 
     /// Forgets the versions of a memory `scope` names.

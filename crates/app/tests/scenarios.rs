@@ -89,6 +89,12 @@ async fn unrelated_questions_find_nothing_relevant_and_the_compact_pack_is_small
         assert!(!h.arbor.retrieve(&chain, &unfloored).await.unwrap().evidence.is_empty(), "{question}");
     }
 
+    // A time window is something memory knows about: what lies in it bears on the question,
+    // whatever the words.
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("What did we talk about today?")).await.unwrap();
+    assert_eq!(pack.answer, Answer::Found, "{pack:#?}");
+    assert!(pack.evidence.len() >= 3, "{pack:#?}");
+
     let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("when does Dana like meetings?")).await.unwrap();
     assert_eq!(pack.answer, Answer::Found);
     let compact = pack.compact(CompactOptions::default());
@@ -104,6 +110,13 @@ async fn unrelated_questions_find_nothing_relevant_and_the_compact_pack_is_small
     assert!(!tight.memories.is_empty() && tight.memories.len() < compact.memories.len(), "{rendered}");
     assert_eq!(tight.more, compact.more + compact.memories.len() - tight.memories.len());
     assert!(rendered.contains("left out by the budget"), "{rendered}");
+
+    // Too small a budget is not "nothing relevant": memory holds an answer that did not fit.
+    let mut starved = RetrieveRequest::new("when does Dana like meetings?");
+    starved.max_chars = Some(10);
+    let pack = h.arbor.retrieve(&chain, &starved).await.unwrap();
+    assert_eq!((pack.answer, pack.evidence.len()), (Answer::Found, 0), "{pack:#?}");
+    assert!(pack.gaps.iter().any(|g| g.contains("none fit the budget")), "{:?}", pack.gaps);
 }
 
 /// An embedder that fails every call once told to, like a remote model that went down.
@@ -147,6 +160,8 @@ async fn a_failed_channel_degrades_the_pack_and_says_so() {
     assert!(pack.evidence[0].text.contains("morning meetings"), "full text still answers: {pack:#?}");
     assert_eq!(pack.degraded.len(), 1, "{:?}", pack.degraded);
     assert!(pack.degraded[0].part.starts_with("vector:hashing-v1"), "{:?}", pack.degraded);
+    // The cause stays in the server's log: a pack reaches callers who need only the fact.
+    assert!(!pack.degraded[0].reason.contains("connection refused"), "{:?}", pack.degraded);
     let nothing = h.arbor.retrieve(&chain, &RetrieveRequest::new("What is the capital of France?")).await.unwrap();
     assert_eq!(nothing.answer, Answer::NothingRelevant);
     let text = nothing.compact(CompactOptions::default()).render();

@@ -421,7 +421,7 @@ async fn forget_takes_only_what_the_binding_writes() {
 
     let (status, receipt) = call(c.post(api("forget")).json(&json!({ "id": f.mine[2].0 }))).await;
     assert_eq!(status, 200, "{receipt}");
-    assert_eq!(receipt["versions"], json!([f.mine[2].0]), "{receipt}");
+    assert_eq!((receipt["leaf_id"].as_str(), receipt["versions"].as_u64()), (Some(f.mine[2].0.as_str()), Some(1)));
     assert!(!receipt.to_string().contains("Zed"), "a receipt holds no words: {receipt}");
     let (_, pack) =
         call(c.post(api("retrieve")).json(&json!({ "query": "favorite editor", "format": "compact" }))).await;
@@ -445,6 +445,15 @@ async fn forget_takes_only_what_the_binding_writes() {
     }
     let (status, body) = call(c.post(api("forget")).json(&json!({ "id": "../../arbor.json" }))).await;
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
+    drop(server);
+
+    // Bound to the project itself, the agent writes there, but what a person confirmed there
+    // only a person takes away.
+    let server = serve_with(&f.root(), &["serve", "--http", "--listen", "127.0.0.1:0", "--project", "p1"]);
+    let url = format!("{}/api/v1/memory/forget", server.base);
+    let (status, body) = call(c.post(url).json(&json!({ "id": project[0].0 }))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("only a person may forget"), "{body}");
 }
 
 /// A chat client's messages and a batch of saves: one write, an answer per item in order; a
@@ -457,16 +466,28 @@ async fn chat_messages_and_batches_save_item_by_item() {
     for (binding, user_actor) in [(&[][..], "agent"), (&["--speaker", "user"][..], "user")] {
         let server = serve(&f.root(), binding);
         let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+        // As an OpenAI-style client holds them: content parts, a `name` the client chose, a
+        // tool call with no content and its answer.
         let chat = json!({ "messages": [
             { "role": "system", "content": "You are a helpful travel assistant." },
-            { "role": "user", "content": format!("I moved to Lisbon last month ({user_actor})."), "id": "u-1" },
-            { "role": "assistant", "content": format!("You might enjoy the Alfama district ({user_actor}).") },
+            { "role": "user", "content": format!("I moved to Lisbon last month ({user_actor})."), "id": "u-1", "name": "admin" },
+            { "role": "assistant", "content": format!("You might enjoy the Alfama district ({user_actor})."), "refusal": null },
+            { "role": "developer", "content": [{ "type": "text", "text": "Answer briefly." }] },
+            { "role": "assistant", "content": null, "tool_calls": [{ "id": "call_1", "type": "function" }] },
+            { "role": "tool", "tool_call_id": "call_1", "content": [
+                { "type": "text", "text": format!("Weather in Lisbon: 21C, sunny ({user_actor}).") },
+                { "type": "image_url", "image_url": { "url": "data:," } },
+            ] },
         ] });
         let (status, body) = call(c.post(api("messages")).json(&chat)).await;
         assert_eq!(status, 200, "{body}");
         let results = body["results"].as_array().unwrap();
-        assert_eq!(results.len(), 3, "{body}");
-        assert!(results[0].get("saved").is_none() && results[0].get("error").is_none(), "a prompt: {body}");
+        assert_eq!(results.len(), 6, "{body}");
+        for (index, why) in [(0, "a prompt"), (3, "a prompt"), (4, "no text")] {
+            assert!(results[index].get("saved").is_none() && results[index].get("error").is_none(), "{body}");
+            assert!(results[index]["skipped"].as_str().unwrap().starts_with(why), "{body}");
+        }
+        assert_eq!(results[5]["saved"]["chunks"][0]["status"], "candidate", "a tool's words wait: {body}");
         let said = &results[1]["saved"]["chunks"][0];
         assert_eq!(said["status"], "active", "{body}");
         let (_, node) = call(c.get(api("get")).query(&[("id", said["leaf_id"].as_str().unwrap())])).await;

@@ -159,6 +159,13 @@ pub struct Approval {
 }
 
 impl ApprovalPolicy {
+    /// Whether inferred memories in namespaces of `kind` become current without a person.
+    /// Where they do, what an agent may write it may also take back (forget); where they do
+    /// not, taking a memory away needs the person who would have confirmed it.
+    pub fn auto_approves(&self, kind: NamespaceKind) -> bool {
+        self.auto_approve_namespaces.contains(&kind)
+    }
+
     pub fn decide(&self, input: ApprovalInput) -> Approval {
         let candidate = |reason| Approval { status: LeafStatus::Candidate, reason };
         let active = |reason| Approval { status: LeafStatus::Active, reason };
@@ -180,7 +187,7 @@ impl ApprovalPolicy {
         if input.actor == Actor::Integration {
             return active("synced from an integration, the system of record");
         }
-        if !self.auto_approve_namespaces.contains(&input.namespace) {
+        if !self.auto_approves(input.namespace) {
             return candidate("memories in this namespace need explicit confirmation");
         }
         active("auto-approved within its own namespace")

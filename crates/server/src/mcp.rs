@@ -19,8 +19,8 @@ const INSTRUCTIONS: &str = "Arbor is this agent's long-term memory, already scop
 user, project and conversation. Call memory_retrieve before answering anything about the user, \
 their preferences, projects, people or past conversations, and cite the evidence ids it returns. \
 Call memory_save when the user states a durable fact, preference, decision or constraint. Use \
-memory_correct (with the version you read) when the user corrects something memory holds. \
-memory_catalog shows what memory holds in one bounded digest; memory_browse and memory_read \
+memory_correct (with the version you read) when the user corrects something memory holds, and \
+memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory holds in one bounded digest; memory_browse and memory_read \
 open trees and nodes by id.";
 
 /// The memory tools, bound to one service (and so to one read chain).

@@ -84,6 +84,10 @@ fn operation(summary: &str, id: &str, request: Option<Value>, ok: Value, extra: 
     op
 }
 
+/// A save whose `valid_from` is later than when it is said: well-formed, but not a fact yet.
+const LATER_VALIDITY: (&str, &str) =
+    ("422", "`valid_from` is later than `observed_at` (or now); a plan belongs in the text (code `unprocessable`).");
+
 fn query_parameter(name: &str, description: &str, schema: Value, required: bool) -> Value {
     json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema })
 }
@@ -185,8 +189,8 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/retrieve": { "post": operation("Answer a question with a retrieval pack: the full, explained pack, or with `\"format\": \"compact\"` each memory once and the text a model reads.", "retrieve", Some(schema("RetrieveInput")), schema("Retrieved"), &[]) },
             "/api/v1/memory/search": { "post": operation("Search current memories; a flat list of hits.", "search", Some(schema("SearchInput")), schema("SearchResult"), &[]) },
             "/api/v1/memory/get": { "get": get_node },
-            "/api/v1/memory/upsert": { "post": operation("Save an event; Arbor decides what to keep.", "upsert", Some(schema("SaveInput")), schema("SaveResult"), &[]) },
-            "/api/v1/memory/upsert_batch": { "post": operation("Save up to 100 events in one write; each item's outcome or error, in order.", "upsert_batch", Some(schema("BatchInput")), schema("BatchResult"), &[]) },
+            "/api/v1/memory/upsert": { "post": operation("Save an event; Arbor decides what to keep.", "upsert", Some(schema("SaveInput")), schema("SaveResult"), &[LATER_VALIDITY]) },
+            "/api/v1/memory/upsert_batch": { "post": operation("Save up to 100 events in one write: a refused item refuses the request, so nothing is half-written; each item's outcome, in order.", "upsert_batch", Some(schema("BatchInput")), schema("BatchResult"), &[LATER_VALIDITY]) },
             "/api/v1/memory/messages": { "post": operation("Save a conversation's messages ([{role, content}]); a role only lowers the server's speaker, system prompts are not kept.", "messages", Some(schema("MessagesInput")), schema("BatchResult"), &[]) },
             "/api/v1/memory/correct": { "post": correct },
             "/api/v1/memory/forget": { "post": forget },

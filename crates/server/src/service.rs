@@ -6,6 +6,7 @@ use std::time::Instant;
 use arbor_app::{AppError, Arbor, CompactOptions, Correction, Disclosure, NodeView, RetrieveMode, RetrieveRequest};
 use arbor_domain::event::{Event, EventHints};
 use arbor_domain::id::{LeafId, Version};
+use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Actor, Label, MAX_TITLE_CHARS, MemoryKind, SourceRef, TreeId};
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
@@ -60,7 +61,7 @@ impl From<AppError> for ApiError {
             | AppError::Port(Port::Conflict { .. } | Port::AlreadyExists { .. }) => {
                 ApiError::new(409, "conflict", error.to_string())
             }
-            AppError::ReadOnlyLayer { .. } | AppError::ReadChain(_) => {
+            AppError::ReadOnlyLayer { .. } | AppError::NeedsPerson { .. } | AppError::ReadChain(_) => {
                 ApiError::new(403, "forbidden", error.to_string())
             }
             AppError::Contention { .. } | AppError::Port(Port::Unavailable { .. }) => {
@@ -199,7 +200,12 @@ fn saved(report: arbor_app::IngestReport) -> wire::SaveResult {
                 O::Superseding { leaf_id, replaces, status, .. } => {
                     (Some(leaf_id), Some(*status), Some(replaces), None)
                 }
-                O::NoopDuplicate { existing, existing_status } => (Some(existing), Some(*existing_status), None, None),
+                // A duplicate of something the caller cannot read (a candidate waiting for a
+                // person, a rejected memory) is not named: its id would tell that it exists.
+                O::NoopDuplicate { existing, existing_status } if *existing_status == LeafStatus::Active => {
+                    (Some(existing), Some(*existing_status), None, None)
+                }
+                O::NoopDuplicate { .. } => (None, None, None, None),
                 O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
             };
             wire::Saved {
@@ -234,8 +240,8 @@ fn save_message(chunks: &[wire::Saved]) -> String {
         with.filter_map(|c| c.leaf_id.as_deref()).collect()
     };
     let (active, waiting) = (ids("active"), ids("candidate"));
-    let known: Vec<&str> =
-        chunks.iter().filter(|c| c.outcome == "noop_duplicate").filter_map(|c| c.leaf_id.as_deref()).collect();
+    let duplicates: Vec<&wire::Saved> = chunks.iter().filter(|c| c.outcome == "noop_duplicate").collect();
+    let known: Vec<&str> = duplicates.iter().filter_map(|c| c.leaf_id.as_deref()).collect();
     let namespace = chunks.first().map_or("", |c| c.namespace.as_str());
     let mut sentences = Vec::new();
     if !active.is_empty() {
@@ -252,6 +258,8 @@ fn save_message(chunks: &[wire::Saved]) -> String {
     }
     if !known.is_empty() {
         sentences.push(format!("Already in memory as {}; nothing new was written.", known.join(", ")));
+    } else if !duplicates.is_empty() {
+        sentences.push("Already known (not retrievable here); nothing new was written.".to_owned());
     }
     if sentences.is_empty() {
         let why = chunks.iter().find_map(|c| c.reason.as_deref()).unwrap_or("nothing in it was worth keeping");
@@ -519,78 +527,109 @@ impl Service {
         let labels = (input.labels.iter())
             .map(|l| Label::parse(l).map_err(|e| ApiError::invalid(format!("`labels`: {e}"))))
             .collect::<ApiResult<Vec<_>>>()?;
+        let observed_at = timestamp("observed_at", input.observed_at.as_deref())?;
+        let valid_from = timestamp("valid_from", input.valid_from.as_deref())?;
+        // A fact that starts being true later than it is said would replace the current one
+        // and leave nothing current until then: a plan is said as text ("from March, …").
+        if let Some(from) = valid_from
+            && from > observed_at.unwrap_or_else(|| self.arbor.ports().clock.now())
+        {
+            return Err(ApiError::new(
+                422,
+                "unprocessable",
+                "`valid_from` may not be later than when it is said (`observed_at`, or now); say a plan in the text",
+            ));
+        }
         checked(Event {
             text: input.text,
             actor: self.speaker,
-            observed_at: timestamp("observed_at", input.observed_at.as_deref())?,
+            observed_at,
             source: saved_from(input.message_id),
             hints: EventHints {
                 kind: input.kind.as_deref().map(kind).transpose()?,
                 title: input.title,
                 labels,
-                valid_from: timestamp("valid_from", input.valid_from.as_deref())?,
+                valid_from,
                 ..EventHints::default()
             },
         })
     }
 
-    /// Several saves in one write; an item that is refused does not stop the others.
+    /// Several saves in one write. Every item is checked first: one that is refused refuses the
+    /// request, so nothing of it is half-written.
     pub(crate) async fn save_batch(&self, input: wire::BatchInput) -> ApiResult<wire::BatchResult> {
         if input.items.is_empty() || input.items.len() > MAX_BATCH {
             return Err(ApiError::invalid(format!("`items` must hold 1 to {MAX_BATCH} saves")));
         }
         let events = (input.items.into_iter().enumerate())
-            .map(|(i, item)| self.save_event(item).map(Some).map_err(|e| at_item("items", i, e)))
+            .map(|(i, item)| self.save_event(item).map(Ok).map_err(|e| at_item("items", i, e)))
             .collect::<ApiResult<_>>()?;
         self.ingest_each(events).await
     }
 
     /// A conversation's messages as a chat client holds them. A role can only lower the
-    /// binding's authority ([`wire::ChatRole`]); a system prompt is not kept.
+    /// binding's authority ([`wire::ChatRole`]); a prompt is not kept, nor a message without
+    /// text. Each message is a millisecond after the one before it, so their order holds.
     pub(crate) async fn save_messages(&self, input: wire::MessagesInput) -> ApiResult<wire::BatchResult> {
         if input.messages.is_empty() || input.messages.len() > MAX_BATCH {
             return Err(ApiError::invalid(format!("`messages` must hold 1 to {MAX_BATCH} messages")));
         }
-        let observed_at = timestamp("observed_at", input.observed_at.as_deref())?;
-        let events = (input.messages.into_iter().enumerate())
+        let start =
+            timestamp("observed_at", input.observed_at.as_deref())?.unwrap_or_else(|| self.arbor.ports().clock.now());
+        let items = (input.messages.into_iter().enumerate())
             .map(|(i, message)| {
                 let actor = match message.role {
                     wire::ChatRole::User => self.speaker,
                     wire::ChatRole::Assistant => Actor::Assistant,
-                    wire::ChatRole::Tool => Actor::Tool,
-                    wire::ChatRole::System => return Ok(None),
+                    wire::ChatRole::Tool | wire::ChatRole::Function => Actor::Tool,
+                    wire::ChatRole::System | wire::ChatRole::Developer => {
+                        return Ok(Err("a prompt, not something that happened"));
+                    }
                 };
-                text_field("content", &message.content, 16_384).map_err(|e| at_item("messages", i, e))?;
-                message_id_field(message.id.as_deref()).map_err(|e| at_item("messages", i, e))?;
+                let text = message.content.map(wire::ChatContent::text).unwrap_or_default();
+                if text.trim().is_empty() {
+                    return Ok(Err("no text"));
+                }
+                text_field("content", &text, 16_384).map_err(|e| at_item("messages", i, e))?;
+                let observed_at = start
+                    .checked_add(std::time::Duration::from_millis(i as u64))
+                    .map_err(|e| at_item("messages", i, ApiError::invalid(format!("`observed_at`: {e}"))))?;
                 let source = saved_from(message.id);
-                let event = Event { text: message.content, actor, observed_at, source, hints: EventHints::default() };
-                checked(event).map(Some).map_err(|e| at_item("messages", i, e))
+                let event = Event { text, actor, observed_at: Some(observed_at), source, hints: EventHints::default() };
+                checked(event).map(Ok).map_err(|e| at_item("messages", i, e))
             })
             .collect::<ApiResult<_>>()?;
-        self.ingest_each(events).await
+        self.ingest_each(items).await
     }
 
-    /// Ingests checked events in one batch (`None`: passed over, saving nothing) and answers for
-    /// every item in order: what it became, or why the engine refused it (the others are
-    /// written all the same).
-    async fn ingest_each(&self, items: Vec<Option<Event>>) -> ApiResult<wire::BatchResult> {
-        let present: Vec<bool> = items.iter().map(Option::is_some).collect();
-        let events: Vec<Event> = items.into_iter().flatten().collect();
+    /// Ingests checked events in one batch (`Err(why)`: passed over, saving nothing) and
+    /// answers for every item in order: what it became, or why it was passed over. Every item
+    /// was checked before this, so a refusal by the engine is a fault, not a caller's error.
+    async fn ingest_each(&self, items: Vec<Result<Event, &'static str>>) -> ApiResult<wire::BatchResult> {
+        let mut results: Vec<wire::BatchItem> = Vec::with_capacity(items.len());
+        let mut events = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            let skipped = item.as_ref().err().map(|why| (*why).to_owned());
+            results.push(wire::BatchItem { index: index as u32, saved: None, skipped, error: None });
+            events.extend(item.ok());
+        }
+        if events.is_empty() {
+            return Ok(wire::BatchResult { results });
+        }
         let mut reports = self.arbor.ingest_batch(&self.chain, events).await?.into_iter();
-        let mut results = Vec::with_capacity(present.len());
-        for (index, present) in present.into_iter().enumerate() {
-            let outcome = match present {
-                true => match reports.next() {
-                    Some(Ok(report)) => Ok(Some(saved(report))),
-                    Some(Err(error)) => Err(ApiError::from(error)),
-                    None => Err(ApiError::new(500, "internal", "the batch lost an item; see the server's log")),
-                },
-                false => Ok(None),
-            };
-            results.push(match outcome {
-                Ok(saved) => wire::BatchItem { index: index as u32, saved, error: None },
-                Err(error) => wire::BatchItem { index: index as u32, saved: None, error: Some(error.body().error) },
-            });
+        for result in results.iter_mut().filter(|r| r.skipped.is_none()) {
+            match reports.next() {
+                Some(Ok(report)) => result.saved = Some(saved(report)),
+                Some(Err(error)) => result.error = Some(ApiError::from(error).body().error),
+                None => {
+                    tracing::error!("a batch came back with fewer reports than events");
+                    return Err(ApiError::new(
+                        500,
+                        "internal",
+                        "the server could not complete the request; see its log",
+                    ));
+                }
+            }
         }
         Ok(wire::BatchResult { results })
     }
@@ -659,10 +698,7 @@ impl Service {
         Ok(wire::Forgotten {
             leaf_id: receipt.leaf_id.to_string(),
             namespace: receipt.namespace.to_string(),
-            versions: receipt.versions.iter().map(ToString::to_string).collect(),
-            bodies_deleted: receipt.bodies_deleted as u32,
-            summaries_purged: receipt.purged_summaries.len() as u32,
-            tree_dissolved: receipt.tree_dissolved,
+            versions: receipt.versions.len() as u32,
             fingerprint: receipt.fingerprint.to_string(),
         })
     }

@@ -16,6 +16,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// (Rust's), so both are excluded from the character that must be there.
 const SOME_TEXT: &str = r"^[^\x00]*[^\s\x00\x85][^\x00]*$";
 
+/// Any text without a NUL, empty too (a chat message's content may be empty).
+const NO_NUL: &str = r"^[^\x00]*$";
+
 /// A title: [`SOME_TEXT`] without control characters.
 const TITLE: &str = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$";
 
@@ -317,7 +320,7 @@ pub(crate) struct SaveInput {
     #[serde(default)]
     #[schemars(length(max = 32), inner(length(min = 1, max = 64), pattern(TITLE)))]
     pub labels: Vec<String>,
-    /// Since when it holds, if earlier or later than said (RFC 3339).
+    /// Since when it holds, if earlier than said (RFC 3339); never later than `observed_at`.
     #[serde(default)]
     #[schemars(extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub valid_from: Option<String>,
@@ -334,28 +337,68 @@ pub(crate) struct BatchInput {
 
 /// Who wrote a chat message, as OpenAI-style clients say it. It can only lower the authority
 /// the server's binding gives: a `user` message is the binding's speaker's, an `assistant`
-/// one the assistant's (a suggestion until a person confirms it), a `tool` one a tool's; a
-/// `system` message is a prompt, not something that happened, and is not kept.
+/// one the assistant's (a suggestion until a person confirms it), a `tool` (or `function`) one
+/// a tool's; a `system` or `developer` message is a prompt, not something that happened, and is
+/// not kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum ChatRole {
     User,
     Assistant,
     Tool,
+    Function,
     System,
+    Developer,
 }
 
-/// One message of a conversation.
+/// One message of a conversation, as a chat client holds it. Fields such clients add
+/// (`name`, `tool_calls`, `tool_call_id`, `refusal`, …) are accepted and not used: a `name`
+/// is what the client chose to call a speaker, never who the server says spoke.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ChatMessage {
     pub role: ChatRole,
-    #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
-    pub content: String,
+    /// The text, or content parts of which the `text` ones are kept. Empty or `null` (an
+    /// assistant's tool call): nothing to keep.
+    #[serde(default)]
+    pub content: Option<ChatContent>,
     /// The client's id of the message, for provenance.
     #[serde(default)]
     #[schemars(length(min = 1, max = 64), pattern(REFERENCE))]
     pub id: Option<String>,
+}
+
+/// A message's content: a string, or parts (`{"type": "text", "text": …}`; images and other
+/// parts are passed over).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum ChatContent {
+    Text(#[schemars(length(max = 16384), pattern(NO_NUL))] String),
+    Parts(#[schemars(length(max = 16))] Vec<ContentPart>),
+}
+
+/// One part of a message's content.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub(crate) struct ContentPart {
+    /// `text` parts are kept; any other type is passed over.
+    #[serde(rename = "type")]
+    #[schemars(length(min = 1, max = 64))]
+    pub kind: String,
+    #[serde(default)]
+    #[schemars(length(max = 1024), pattern(NO_NUL))]
+    pub text: Option<String>,
+}
+
+impl ChatContent {
+    /// The text to keep: the string, or the text parts joined by blank lines.
+    pub(crate) fn text(self) -> String {
+        match self {
+            ChatContent::Text(text) => text,
+            ChatContent::Parts(parts) => {
+                let texts = parts.into_iter().filter(|p| p.kind == "text").filter_map(|p| p.text);
+                texts.collect::<Vec<_>>().join("\n\n")
+            }
+        }
+    }
 }
 
 /// A conversation's messages, oldest first, as a chat client holds them.
@@ -377,13 +420,17 @@ pub(crate) struct BatchResult {
     pub results: Vec<BatchItem>,
 }
 
-/// One item of a batch: what it became, or why it was refused (the others are unaffected).
+/// One item of a batch: what it became, why it was passed over, or — rarely, as every item is
+/// checked before anything is written — why the engine refused it alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct BatchItem {
     /// Its place in the request, from 0.
     pub index: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved: Option<SaveResult>,
+    /// Why nothing was saved for it: a prompt, or a message with no text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorDetail>,
 }
@@ -402,15 +449,11 @@ pub(crate) struct ForgetInput {
 pub(crate) struct Forgotten {
     pub leaf_id: String,
     pub namespace: String,
-    /// Every version forgotten, oldest first.
-    pub versions: Vec<String>,
-    /// Body files deleted.
-    pub bodies_deleted: u32,
-    /// Summaries whose words were purged because they may have quoted it.
-    pub summaries_purged: u32,
-    /// Whether its tree went too, nothing being left in it.
-    pub tree_dissolved: bool,
-    /// SHA-256 of the forgotten text, kept on the tombstone to verify the forget later.
+    /// How many versions of the memory were forgotten (all of them).
+    pub versions: u32,
+    /// The fingerprint of the forgotten text, kept on the tombstone so the forget can be
+    /// verified later. What else went (summaries purged, files deleted, a tree left empty) is
+    /// the store's business: it could tell about memories the caller cannot read.
     pub fingerprint: String,
 }
 

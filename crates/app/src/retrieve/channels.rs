@@ -152,7 +152,10 @@ impl Arbor {
             }
         }
         found.fused = reciprocal_rank_fusion(&lists, RRF_K);
-        if request.relevance_floor {
+        // A question that names a time window ("what did we talk about yesterday?") is answered
+        // by what lies in the window, which the filter already holds to: nearness of meaning is
+        // not what makes those memories bear on it.
+        if request.relevance_floor && filter.time_range.is_none() {
             found.keep_related();
         }
         self.lend_tree_context(&mut found, filter, scope).await?;
@@ -194,11 +197,10 @@ impl Arbor {
                 None => match embedder.embed(std::slice::from_ref(&request.query)).await {
                     Ok(mut vectors) => vectors.pop(),
                     Err(error) => {
-                        tracing::warn!(%error, %channel, "could not embed the question; searching without it");
-                        let reason = match std::error::Error::source(&error) {
-                            Some(cause) => format!("{error}: {cause}"),
-                            None => error.to_string(),
-                        };
+                        // The cause (an endpoint, a path) stays in the log: the pack goes to
+                        // callers who need to know only that a channel was missing.
+                        tracing::warn!(error = %format!("{error:#}"), %channel, "could not embed the question; searching without it");
+                        let reason = "the embedder failed, so nothing was searched by meaning".to_owned();
                         found.degraded.push(Degradation { part: channel, reason });
                         continue;
                     }

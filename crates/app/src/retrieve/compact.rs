@@ -65,13 +65,22 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// About how many tokens `text` costs a model: a token per four characters of ASCII (English
-/// runs 4 to 5), and one per other character (a Han character is one or two). Errs high, so a
-/// budget is kept.
+/// About how many tokens `text` costs a model, counted in quarter tokens: an ASCII letter is a
+/// quarter (English words run four to five letters a token), a digit or punctuation mark a half
+/// (numbers and ids split into short pieces: `leaf-01m8q9…` is a token per two characters or
+/// so), whitespace nothing (it rides with the next word), any other character a token and a
+/// quarter (a Han character is one token or two). Errs high, so a budget is kept.
 pub fn estimated_tokens(text: &str) -> usize {
-    let ascii = text.bytes().filter(u8::is_ascii).count();
-    let other = text.chars().filter(|c| !c.is_ascii()).count();
-    ascii.div_ceil(4) + other
+    let quarters: usize = text
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii_alphabetic() => 1,
+            c if c.is_ascii_whitespace() => 0,
+            c if c.is_ascii() => 2,
+            _ => 5,
+        })
+        .sum();
+    quarters.div_ceil(4)
 }
 
 /// A few words on why an item was picked and what to beware of.
@@ -139,7 +148,9 @@ impl RetrievalPack {
             more: self.coverage.unread + self.coverage.skipped.len(),
             skipped: if options.include_skipped { self.coverage.skipped.clone() } else { Vec::new() },
         };
-        let mut spent = estimated_tokens(&compact.render());
+        // The "N more left out" line is reserved from the start: the budget may be what adds it.
+        let reserved = CompactPack { more: compact.more.max(1), ..compact.clone() };
+        let mut spent = estimated_tokens(&reserved.render());
         for item in &self.evidence {
             let memory = compact_memory(item);
             let cost = estimated_tokens(&render_memory(&memory));
@@ -200,9 +211,12 @@ mod tests {
     #[test]
     fn tokens_are_estimated_high_for_every_script() {
         assert_eq!(estimated_tokens(""), 0);
-        assert_eq!(estimated_tokens("Dana prefers tea."), 5);
-        // Han text costs about a token a character.
-        assert_eq!(estimated_tokens("我喜欢喝茶"), 5);
-        assert_eq!(estimated_tokens("Dana 喜欢 tea"), 2 + 2 + 1);
+        // "Dana", " prefers", " tea", "." to a tokenizer.
+        assert_eq!(estimated_tokens("Dana prefers tea."), 4);
+        // Han text costs a token a character or more.
+        assert_eq!(estimated_tokens("我喜欢喝茶"), 7);
+        assert_eq!(estimated_tokens("Dana 喜欢 tea"), 5);
+        // Ids and numbers split into short pieces.
+        assert_eq!(estimated_tokens("leaf-01m8q900000000000000000000"), 14);
     }
 }

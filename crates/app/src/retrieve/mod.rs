@@ -715,9 +715,13 @@ fn assemble(
     let mut by_time: Vec<&EvidenceItem> = evidence.iter().filter(current).collect();
     by_time.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| a.node_id.cmp(&b.node_id)));
     let recent = by_time.into_iter().take(3).map(line).collect();
-    note_gaps(&evidence, &mut gaps);
+    note_gaps(&evidence, answer_of(&evidence, &tally), &mut gaps);
     let recommended_next_source = match evidence.iter().find(|e| e.node == NodeKind::Leaf) {
-        Some(top) => top.source.as_ref().map(|s| format!("verify against the source {s}")),
+        // A save or a person's own entry has no source beyond the memory itself.
+        Some(top) => match top.source.as_deref() {
+            Some("save" | "user-entry") | None => Some("ask the user if it matters".to_owned()),
+            Some(source) => Some(format!("verify against the source {source}")),
+        },
         None if evidence.is_empty() => Some("ask the user, or the system of record".to_owned()),
         None => Some("drill into the summaries' leaves: `arbor show <summary id>`".to_owned()),
     };
@@ -725,7 +729,7 @@ fn assemble(
     RetrievalPack {
         retrieval_id: None,
         query: request.query.clone(),
-        answer: if evidence.is_empty() { Answer::NothingRelevant } else { Answer::Found },
+        answer: answer_of(&evidence, &tally),
         degraded,
         as_of: request.as_of,
         intent,
@@ -750,11 +754,25 @@ fn assemble(
     }
 }
 
-/// What the pack says it could not do or should warn about: nothing found, sensitive
-/// evidence, evidence another layer overrides or a newer memory may have replaced.
-fn note_gaps(evidence: &[EvidenceItem], gaps: &mut Vec<String>) {
-    if evidence.is_empty() {
-        gaps.push("nothing relevant in memory for this question".to_owned());
+/// Whether memory bears on the question: evidence was chosen, or candidates that passed the
+/// store's check were left out only because the budget ran out (too small a budget is not
+/// "nothing relevant").
+fn answer_of(evidence: &[EvidenceItem], tally: &Tally) -> Answer {
+    if evidence.is_empty() && tally.unread == 0 && tally.skipped.is_empty() {
+        Answer::NothingRelevant
+    } else {
+        Answer::Found
+    }
+}
+
+/// What the pack says it could not do or should warn about: nothing found (or nothing that
+/// fit the budget), sensitive evidence, evidence another layer overrides or a newer memory may
+/// have replaced.
+fn note_gaps(evidence: &[EvidenceItem], answer: Answer, gaps: &mut Vec<String>) {
+    match (answer, evidence.is_empty()) {
+        (Answer::NothingRelevant, _) => gaps.push("nothing relevant in memory for this question".to_owned()),
+        (Answer::Found, true) => gaps.push("relevant memories exist but none fit the budget; raise it".to_owned()),
+        (Answer::Found, false) => {}
     }
     if evidence.iter().any(|e| e.sensitivity == Sensitivity::Sensitive) {
         gaps.push("some evidence is sensitive: confirm before repeating it".to_owned());

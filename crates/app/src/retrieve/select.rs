@@ -282,8 +282,9 @@ impl Arbor {
                 }
                 Err(error) => {
                     tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
-                    chosen.gaps.push(format!("{} could not be read intact ({error}); run `arbor fsck`", leaf.id));
-                    chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason: error.to_string() });
+                    chosen.gaps.push(format!("{} could not be read intact; run `arbor fsck`", leaf.id));
+                    let reason = "the body failed its integrity check".to_owned();
+                    chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason });
                     None
                 }
             },
