@@ -13,6 +13,7 @@ mod render;
 mod review;
 mod scope;
 mod serve;
+mod tenants;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,8 +98,12 @@ enum Command {
     Stats,
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
-    /// Serve memory to agents: MCP tools (stdio or HTTP) and the HTTP API, bound to one scope.
+    /// Serve memory to agents: MCP tools (stdio or HTTP) and the HTTP API, bound to one scope
+    /// (or, with --tenants, to whatever each request's token was issued for).
     Serve(serve::Args),
+    /// Bearer tokens for a multi-tenant server: create, list, revoke.
+    #[command(subcommand)]
+    Tokens(tenants::TokensCommand),
 }
 
 fn main() -> ExitCode {
@@ -138,6 +143,7 @@ fn main() -> ExitCode {
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),
+            Command::Tokens(command) => tenants::run(&root, command, json).await.map(|()| true),
         }
     });
     match result {
@@ -176,5 +182,12 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("ARBOR_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    // Colour only for a person at a terminal: escape codes in a log file are noise.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_target(false)
+        .init();
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use arbor_compose as compose;
-use arbor_server::{DEFAULT_MAX_BODY_BYTES, HttpOptions, Service};
+use arbor_server::{Access, Binding, DEFAULT_MAX_BODY_BYTES, HttpOptions, Role, Service};
 
 use crate::scope::ScopeArgs;
 
@@ -98,6 +98,11 @@ pub(crate) struct Args {
     /// Requests cannot say otherwise.
     #[arg(long, value_enum, default_value = "agent")]
     speaker: Speaker,
+    /// Serve many tenants: every request must carry a bearer token from `arbor tokens create`,
+    /// and acts as the tenant, context, speaker and role that token was issued for (each tenant
+    /// is a store of its own under `<root>/tenants/`). Needs --listen; takes no scope flags.
+    #[arg(long, requires = "listen", conflicts_with_all = ["token", "speaker", "consolidate_every_minutes"])]
+    tenants: bool,
     /// The trusted context this server acts as, for every request.
     #[command(flatten)]
     scope: ScopeArgs,
@@ -112,7 +117,7 @@ pub(crate) enum Speaker {
 }
 
 impl Speaker {
-    fn actor(self) -> arbor_domain::model::Actor {
+    pub(crate) fn actor(self) -> arbor_domain::model::Actor {
         use arbor_domain::model::Actor;
         match self {
             Speaker::Agent => Actor::Agent,
@@ -131,6 +136,9 @@ impl Speaker {
 }
 
 pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
+    if args.tenants {
+        return serve_tenants(root, args).await;
+    }
     if !args.scope.is_given() {
         bail!(
             "arbor serve needs the scope it serves: --conversation, --project, --automation/--experiment with --run, or --namespace"
@@ -161,36 +169,56 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
             arbor_server::serve_stdio(service).await
         }
         Some(addr) => {
-            if args.token.as_deref().is_some_and(|t| t.len() < 16) {
-                bail!("--token must be at least 16 characters");
-            }
-            if !addr.ip().is_loopback() && args.token.is_none() {
-                bail!("listening on {addr}, which is not loopback, needs --token (or ARBOR_API_TOKEN)");
-            }
-            let listener =
-                tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
-            let bound = listener.local_addr()?;
-            let options = HttpOptions {
-                mcp: args.mcp,
-                api: args.http,
-                token: args.token,
-                max_body_bytes: args.max_body_bytes,
-                host: bound,
-                allowed_hosts: args.allowed_hosts,
-                max_mcp_sessions: args.max_mcp_sessions as usize,
-                header_read_timeout: std::time::Duration::from_millis(args.header_read_timeout_ms.max(1)),
-                body_read_timeout: std::time::Duration::from_millis(args.body_read_timeout_ms.max(1)),
+            let binding = Binding { service, role: Role::Agent };
+            let access = match args.token.clone() {
+                Some(token) => Access::Token { token, binding },
+                None => Access::Open(binding),
             };
-            // The address on stdout, so a parent process that asked for port 0 can find it.
-            let mut served = Vec::new();
-            if args.http {
-                served.push(format!("http://{bound}/api/v1/memory/"));
-            }
-            if args.mcp {
-                served.push(format!("MCP at http://{bound}/mcp"));
-            }
-            crate::output::outln!("listening on {bound}: {}", served.join(", "));
-            arbor_server::serve_http(listener, service, options).await
+            listen(addr, access, &args).await
         }
     }
+}
+
+/// One server for every tenant an operator issued tokens for ([`crate::tenants::TokenBook`]).
+async fn serve_tenants(root: &Path, args: Args) -> Result<()> {
+    if args.scope.is_given() {
+        bail!("--tenants takes each request's scope from its token; drop the scope flags");
+    }
+    let Some(addr) = args.listen else { bail!("--tenants needs --listen") };
+    // The store at the root is the operator's: tenants are made like it, and its token book is here.
+    compose::StoreConfig::load(root)?;
+    let book = crate::tenants::TokenBook::new(root)?;
+    listen(addr, Access::Tenants(Arc::new(book)), &args).await
+}
+
+/// Listens on `addr` and serves `access` as `args` say.
+async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
+    if args.token.as_deref().is_some_and(|t| t.len() < 16) {
+        bail!("--token must be at least 16 characters");
+    }
+    if !addr.ip().is_loopback() && matches!(access, Access::Open(_)) {
+        bail!("listening on {addr}, which is not loopback, needs --token (or ARBOR_API_TOKEN) or --tenants");
+    }
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
+    let bound = listener.local_addr()?;
+    let options = HttpOptions {
+        mcp: args.mcp,
+        api: args.http,
+        max_body_bytes: args.max_body_bytes,
+        host: bound,
+        allowed_hosts: args.allowed_hosts.clone(),
+        max_mcp_sessions: args.max_mcp_sessions as usize,
+        header_read_timeout: std::time::Duration::from_millis(args.header_read_timeout_ms.max(1)),
+        body_read_timeout: std::time::Duration::from_millis(args.body_read_timeout_ms.max(1)),
+    };
+    // The address on stdout, so a parent process that asked for port 0 can find it.
+    let mut served = Vec::new();
+    if args.http {
+        served.push(format!("http://{bound}/api/v1/memory/"));
+    }
+    if args.mcp {
+        served.push(format!("MCP at http://{bound}/mcp"));
+    }
+    crate::output::outln!("listening on {bound}: {}", served.join(", "));
+    arbor_server::serve_http(listener, access, options).await
 }

@@ -12,6 +12,7 @@ mod models;
 mod open;
 mod reports;
 mod set_aside;
+mod tenants;
 
 pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
@@ -33,4 +34,8 @@ pub use reports::{
 };
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,
+};
+pub use tenants::{
+    IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, load_tokens,
+    revoke_token, tenant_root, token_digest, tokens_modified,
 };

@@ -318,6 +318,23 @@ pub(crate) fn person() -> String {
     format!("person:{user}")
 }
 
+/// A server's embedder for `config`, shared by every store it opens with the same one: a
+/// multi-tenant server opens a store per tenant, and a model is then loaded once, with the
+/// concurrent questions of all tenants sharing its batches.
+fn shared_embedder(config: &crate::EmbedderConfig) -> Result<Arc<dyn arbor_ports::Embedder>> {
+    type Shared = std::collections::BTreeMap<String, Arc<dyn arbor_ports::Embedder>>;
+    static SHARED: std::sync::Mutex<Shared> = std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let key = serde_json::to_string(config)?;
+    let mut shared = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(embedder) = shared.get(&key) {
+        return Ok(embedder.clone());
+    }
+    let embedder: Arc<dyn arbor_ports::Embedder> =
+        Arc::new(CoalescingEmbedder::new(config.build()?, arbor_adapters_models::COALESCED_BATCH));
+    shared.insert(key, embedder.clone());
+    Ok(embedder)
+}
+
 /// [`open`], choosing how embedders are called and who the audit log records as acting.
 pub async fn open_with(root: &Path, embedders: Embedders, actor: &str) -> Result<Opened> {
     open_in(root, embedders, actor, OpenMode::Existing, Guard::EmptiedDatabase).await
@@ -336,7 +353,10 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
         store: database.store(),
         index: open_index(root, &config, &database).await?,
         bodies: Arc::new(FsBodyStore::open(root)?),
-        embedder: wrap(config.embedder.build()?),
+        embedder: match embedders {
+            Embedders::OneCallerAtATime => config.embedder.build()?,
+            Embedders::Coalesced => shared_embedder(&config.embedder)?,
+        },
         reasoner: config.reasoner.build()?,
         clock: Arc::new(SystemClock::default()),
         ids: Arc::new(RandomIds),

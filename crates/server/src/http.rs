@@ -4,7 +4,8 @@
 //! Every error of the API is `{"error": {"code", "message"}}` with a stable code (the MCP
 //! endpoint answers transport errors the way `rmcp` does); bodies are limited in size and must
 //! be JSON; only known `Host` names are served and browser requests from foreign origins are
-//! refused (no DNS rebinding, no cross-site posts); a bearer token, when configured, guards
+//! refused (no DNS rebinding, no cross-site posts); a bearer token — the one configured, or any
+//! an operator issued, each bound to its tenant's store and context ([`Access`]) — guards
 //! everything but the OpenAPI document; corrections name the version read (in the body, and
 //! optionally as `If-Match`), and a stale one is answered 412.
 
@@ -16,7 +17,7 @@ use anyhow::Result;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -32,12 +33,48 @@ use crate::mcp::MemoryTools;
 use crate::service::{ApiError, ApiResult, Service};
 use crate::{openapi, wire};
 
+/// Who a request acts as once its bearer token is checked: the service (store, read chain,
+/// speaker) it is bound to, and whether it may decide what waits for a person.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub service: Arc<Service>,
+    pub role: Role,
+}
+
+/// What a binding may do beyond reading and writing memory as its service's speaker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Reads and writes memory; nothing more.
+    Agent,
+    /// A person's console: also lists, confirms and rejects what waits for a person in its read
+    /// chain, and reads the server's metrics.
+    Operator,
+}
+
+/// Turns operator-issued bearer tokens into bindings. The composition root implements it (it
+/// opens each tenant's store); this crate cannot open a store.
+#[async_trait::async_trait]
+pub trait Tokens: Send + Sync + std::fmt::Debug {
+    /// The binding `token` was issued for; `None` for a token unknown or revoked.
+    async fn bind(&self, token: &str) -> Result<Option<Binding>>;
+}
+
+/// Who may call the server, and as what.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// Anyone who reaches it (it listens on loopback): the one binding.
+    Open(Binding),
+    /// The holder of one token: the one binding.
+    Token { token: String, binding: Binding },
+    /// The holder of any token [`Tokens`] knows: the binding that token was issued for.
+    Tenants(Arc<dyn Tokens>),
+}
+
 /// What to serve and how.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub mcp: bool,
     pub api: bool,
-    pub token: Option<String>,
     pub max_body_bytes: usize,
     pub host: SocketAddr,
     /// More `Host` names to serve, besides loopback and the listening address.
@@ -65,11 +102,6 @@ impl HttpOptions {
         names.extend(with_ports);
         names
     }
-}
-
-#[derive(Debug, Clone)]
-struct AppState {
-    service: Arc<Service>,
 }
 
 impl IntoResponse for ApiError {
@@ -151,42 +183,66 @@ fn if_match(headers: &HeaderMap) -> ApiResult<Option<u32>> {
     })
 }
 
-async fn retrieve(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn retrieve(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.retrieve(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn search(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn search(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.search(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn upsert(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn upsert(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.save(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn upsert_batch(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn upsert_batch(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.save_batch(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn messages(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn messages(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.save_messages(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn correct(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn correct(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     let run = async {
         let input: wire::CorrectInput = body(&headers, bytes)?;
         s.service.correct(input, if_match(&headers)?).await
@@ -201,7 +257,11 @@ async fn correct(State(s): State<AppState>, headers: HeaderMap, bytes: Result<By
     }
 }
 
-async fn forget(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn forget(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     match body(&headers, bytes) {
         Ok(input) => reply(s.service.forget(input).await),
         Err(e) => e.into_response(),
@@ -214,7 +274,7 @@ struct GetParams {
     id: String,
 }
 
-async fn get_node(State(s): State<AppState>, params: Result<Query<GetParams>, QueryRejection>) -> Response {
+async fn get_node(Extension(s): Extension<Binding>, params: Result<Query<GetParams>, QueryRejection>) -> Response {
     let input = match query(params) {
         Ok(GetParams { id }) => wire::ReadInput { id },
         Err(e) => return e.into_response(),
@@ -232,36 +292,85 @@ async fn get_node(State(s): State<AppState>, params: Result<Query<GetParams>, Qu
     }
 }
 
-async fn browse(State(s): State<AppState>, params: Result<Query<wire::BrowseInput>, QueryRejection>) -> Response {
+async fn browse(
+    Extension(s): Extension<Binding>,
+    params: Result<Query<wire::BrowseInput>, QueryRejection>,
+) -> Response {
     match query(params) {
         Ok(input) => reply(s.service.browse(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn catalog(State(s): State<AppState>, params: Result<Query<wire::CatalogInput>, QueryRejection>) -> Response {
+async fn catalog(
+    Extension(s): Extension<Binding>,
+    params: Result<Query<wire::CatalogInput>, QueryRejection>,
+) -> Response {
     match query(params) {
         Ok(input) => reply(s.service.catalog(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn dream(State(s): State<AppState>, params: Result<Query<wire::DreamInput>, QueryRejection>) -> Response {
+async fn dream(Extension(s): Extension<Binding>, params: Result<Query<wire::DreamInput>, QueryRejection>) -> Response {
     match query(params) {
         Ok(input) => reply(s.service.dream(input).await),
         Err(e) => e.into_response(),
     }
 }
 
-async fn status(State(s): State<AppState>) -> Response {
+async fn status(Extension(s): Extension<Binding>) -> Response {
     reply(s.service.status().await)
 }
 
-async fn sync(State(s): State<AppState>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn sync(Extension(s): Extension<Binding>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
     match optional_body(&headers, bytes) {
         Ok(input) => reply(s.service.sync(input).await),
         Err(e) => e.into_response(),
     }
+}
+
+/// Reviewing is a person's decision: only an operator's token may.
+fn operator(binding: &Binding) -> ApiResult<&Service> {
+    match binding.role {
+        Role::Operator => Ok(&binding.service),
+        Role::Agent => Err(ApiError::new(
+            403,
+            "forbidden",
+            "reviewing needs an operator's token (`arbor tokens create --operator`)",
+        )),
+    }
+}
+
+async fn review_list(Extension(s): Extension<Binding>) -> Response {
+    match operator(&s) {
+        Ok(service) => reply(service.pending().await),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn review_confirm(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let run = async {
+        let service = operator(&s)?;
+        service.review(body(&headers, bytes)?, wire::Decision::Confirm).await
+    };
+    reply(run.await)
+}
+
+async fn review_reject(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let run = async {
+        let service = operator(&s)?;
+        service.review(body(&headers, bytes)?, wire::Decision::Reject).await
+    };
+    reply(run.await)
 }
 
 async fn openapi_document() -> Response {
@@ -286,15 +395,61 @@ fn same_secret(presented: &[u8], expected_digest: &[u8; 32]) -> bool {
     digest.iter().zip(expected_digest).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn require_token(State(expected): State<Arc<[u8; 32]>>, request: Request, next: Next) -> Response {
-    let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
+/// The bearer token a request presents, if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
         let (scheme, token) = v.trim().split_once(' ')?;
         scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-    });
-    match presented {
-        Some(presented) if same_secret(presented.as_bytes(), &expected) => next.run(request).await,
-        _ => ApiError::new(401, "unauthorized", "a valid bearer token is required").into_response(),
+    })
+}
+
+/// [`Access`] as the gate holds it: one token as its digest.
+#[derive(Debug)]
+enum Gate {
+    Open(Binding),
+    Token { digest: [u8; 32], binding: Binding },
+    Tenants(Arc<dyn Tokens>),
+}
+
+impl From<Access> for Gate {
+    fn from(access: Access) -> Gate {
+        match access {
+            Access::Open(binding) => Gate::Open(binding),
+            Access::Token { token, binding } => {
+                Gate::Token { digest: Sha256::digest(token.as_bytes()).into(), binding }
+            }
+            Access::Tenants(tokens) => Gate::Tenants(tokens),
+        }
     }
+}
+
+/// Binds each request to what its token was issued for ([`Binding`], in the request's
+/// extensions, where handlers and MCP tools take it from); a request with no binding goes no
+/// further.
+async fn authenticate(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
+    let presented = bearer(request.headers());
+    let binding = match &*gate {
+        Gate::Open(binding) => Some(binding.clone()),
+        Gate::Token { digest, binding } => {
+            presented.filter(|presented| same_secret(presented.as_bytes(), digest)).map(|_| binding.clone())
+        }
+        Gate::Tenants(tokens) => match presented {
+            Some(presented) => match tokens.bind(presented).await {
+                Ok(binding) => binding,
+                Err(error) => {
+                    tracing::error!(error = %format!("{error:#}"), "could not open what a token is bound to");
+                    return ApiError::new(503, "unavailable", "the server could not open this token's store; retry")
+                        .into_response();
+                }
+            },
+            None => None,
+        },
+    };
+    let Some(binding) = binding else {
+        return ApiError::new(401, "unauthorized", "a valid bearer token is required").into_response();
+    };
+    request.extensions_mut().insert(binding);
+    next.run(request).await
 }
 
 /// The names a request may address the server by.
@@ -480,9 +635,9 @@ async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Req
     response
 }
 
-/// The router for `options`, over `service`; `stop` ends the MCP sessions it serves.
-pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: CancellationToken) -> Router {
-    let state = AppState { service: service.clone() };
+/// The router for `options`, for the callers `access` admits; `stop` ends the MCP sessions it
+/// serves.
+pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationToken) -> Router {
     let mut guarded = Router::new();
     if options.api {
         let api = Router::new()
@@ -499,8 +654,10 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
             .route("/dream", get(dream))
             .route("/status", get(status))
             .route("/sync", post(sync))
-            .method_not_allowed_fallback(method_not_allowed)
-            .with_state(state);
+            .route("/review", get(review_list))
+            .route("/review/confirm", post(review_confirm))
+            .route("/review/reject", post(review_reject))
+            .method_not_allowed_fallback(method_not_allowed);
         guarded = guarded.nest("/api/v1/memory", api);
     }
     if options.mcp {
@@ -508,11 +665,10 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
             .with_allowed_hosts(options.hosts())
             .with_max_request_body_bytes(options.max_body_bytes)
             .with_cancellation_token(stop);
-        let tools = service.clone();
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
         let sessions = Arc::new(sessions);
-        let mcp = StreamableHttpService::new(move || Ok(MemoryTools::new(tools.clone())), sessions.clone(), config);
+        let mcp = StreamableHttpService::new(|| Ok(MemoryTools::per_request()), sessions.clone(), config);
         let limit = SessionLimit { sessions, max: options.max_mcp_sessions, opening: Default::default() };
         let mcp = Router::new()
             .fallback_service(mcp)
@@ -522,10 +678,7 @@ pub(crate) fn router(service: Arc<Service>, options: &HttpOptions, stop: Cancell
     // Inside the token check, so nobody without the token gets a body read or held.
     let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
     guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly));
-    if let Some(token) = &options.token {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(digest), require_token));
-    }
+    guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(Gate::from(access)), authenticate));
     let mut app = guarded;
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
@@ -553,10 +706,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// the server, cleanly. Every connection has `options.header_read_timeout` (by default
 /// [`HEADER_READ_TIMEOUT`]) to send each request's headers, and at most [`MAX_CONNECTIONS`]
 /// are open at once.
-pub async fn serve_http(listener: tokio::net::TcpListener, service: Arc<Service>, options: HttpOptions) -> Result<()> {
+pub async fn serve_http(listener: tokio::net::TcpListener, access: Access, options: HttpOptions) -> Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let stop = CancellationToken::new();
-    let app = router(service, &options, stop.clone());
+    let app = router(access, &options, stop.clone());
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();

@@ -3,7 +3,8 @@
 //! into app calls and app results into the wire contract ([`wire`]).
 //!
 //! Trusted binding: a [`Service`] is made from an opened `Arbor`, the read chain its caller
-//! resolved from its own flags, and who speaks. No request can name a namespace, a chain or a
+//! resolved from its own flags (or from the operator's record of a bearer token, [`Tokens`]),
+//! and who speaks. No request can name a namespace, a chain or a
 //! path; an id outside the chain is answered exactly like an id that does not exist. This
 //! crate depends on the app alone, so nothing that answers a request can open a store or pick
 //! an adapter.
@@ -14,7 +15,7 @@ mod openapi;
 mod service;
 mod wire;
 
-pub use http::{BODY_READ_TIMEOUT, HEADER_READ_TIMEOUT, HttpOptions, serve_http};
+pub use http::{Access, BODY_READ_TIMEOUT, Binding, HEADER_READ_TIMEOUT, HttpOptions, Role, Tokens, serve_http};
 pub use mcp::serve_stdio;
 pub use service::Service;
 

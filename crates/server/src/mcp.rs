@@ -9,9 +9,10 @@ use std::sync::Arc;
 use anyhow::Result;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, Extensions, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
+use crate::http::Binding;
 use crate::service::{ApiError, ApiResult, Service};
 use crate::wire;
 
@@ -20,14 +21,22 @@ user, project and conversation. Call memory_retrieve before answering anything a
 their preferences, projects, people or past conversations, and cite the evidence ids it returns. \
 Call memory_save when the user states a durable fact, preference, decision or constraint. Use \
 memory_correct (with the version you read) when the user corrects something memory holds, and \
-memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory holds in one bounded digest; memory_browse and memory_read \
-open trees and nodes by id.";
+memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory \
+holds in one bounded digest; memory_browse and memory_read open trees and nodes by id.";
 
-/// The memory tools, bound to one service (and so to one read chain).
+/// The memory tools: bound to one service (and so to one read chain) over stdio; over HTTP,
+/// to whatever the request's bearer token is bound to ([`Binding`], which the HTTP layer puts
+/// in the request's extensions after checking the token), request by request.
 #[derive(Debug, Clone)]
 pub(crate) struct MemoryTools {
-    service: Arc<Service>,
+    service: Option<Arc<Service>>,
     tool_router: ToolRouter<MemoryTools>,
+}
+
+/// A call that reached the tools without a binding (the HTTP layer lets none through; this is
+/// the guard behind it).
+fn unbound() -> CallToolResult {
+    tool_error(ApiError::new(401, "unauthorized", "a valid bearer token is required"))
 }
 
 fn tool_error(error: ApiError) -> CallToolResult {
@@ -83,7 +92,13 @@ fn slim(schema: &mut serde_json::Value) {
 
 #[tool_router]
 impl MemoryTools {
+    /// The tools of one service, for stdio.
     pub(crate) fn new(service: Arc<Service>) -> MemoryTools {
+        MemoryTools { service: Some(service), ..MemoryTools::per_request() }
+    }
+
+    /// The tools over HTTP: each call acts as the binding its request authenticated as.
+    pub(crate) fn per_request() -> MemoryTools {
         let mut tool_router = Self::tool_router();
         for route in tool_router.map.values_mut() {
             let mut schema = serde_json::Value::Object((*route.attr.input_schema).clone());
@@ -92,7 +107,16 @@ impl MemoryTools {
                 route.attr.input_schema = Arc::new(slimmed);
             }
         }
-        MemoryTools { service, tool_router }
+        MemoryTools { service: None, tool_router }
+    }
+
+    /// The service a call acts as: its request's binding, over HTTP; the one given, over stdio.
+    fn bound(&self, extensions: &Extensions) -> Option<Arc<Service>> {
+        let parts = extensions.get::<axum::http::request::Parts>();
+        match parts.and_then(|parts| parts.extensions.get::<Binding>()) {
+            Some(binding) => Some(binding.service.clone()),
+            None => self.service.clone(),
+        }
     }
 
     /// The default path: ask memory before answering.
@@ -100,9 +124,14 @@ impl MemoryTools {
         description = "Answer from long-term memory. Call before answering anything about the user, their preferences, people, projects or past conversations. Returns the relevant memories as lines (date, id, version, why), or says memory holds nothing relevant. Cite the ids.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_retrieve(&self, Parameters(input): Parameters<wire::AskInput>) -> CallToolResult {
+    async fn memory_retrieve(
+        &self,
+        Parameters(input): Parameters<wire::AskInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
         // The compact pack's lines of text, not its JSON: what a model reads best, and least.
-        match self.service.ask(input).await {
+        match service.ask(input).await {
             Ok(pack) => CallToolResult::success(vec![ContentBlock::text(pack.text)]),
             Err(error) => tool_error(error),
         }
@@ -112,24 +141,39 @@ impl MemoryTools {
         description = "List the memory trees (one per person, project or topic) in scope, or outline one tree's summaries and leaves by tree id.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_browse(&self, Parameters(input): Parameters<wire::BrowseInput>) -> CallToolResult {
-        as_text(self.service.browse(input).await)
+    async fn memory_browse(
+        &self,
+        Parameters(input): Parameters<wire::BrowseInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.browse(input).await)
     }
 
     #[tool(
         description = "Read one memory (leaf-…) or summary (sum-…) by id, with its full text, version and status.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_read(&self, Parameters(input): Parameters<wire::ReadInput>) -> CallToolResult {
-        as_text(self.service.read(input).await)
+    async fn memory_read(
+        &self,
+        Parameters(input): Parameters<wire::ReadInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.read(input).await)
     }
 
     #[tool(
         description = "Save a durable fact, preference, decision, constraint or event the user stated. Arbor decides whether to keep it, files it under its person or topic, and replaces an older version of the same fact. The result says whether it is retrievable now or waits for a person.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn memory_save(&self, Parameters(input): Parameters<wire::SaveInput>) -> CallToolResult {
-        as_text(self.service.save(input).await)
+    async fn memory_save(
+        &self,
+        Parameters(input): Parameters<wire::SaveInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.save(input).await)
     }
 
     #[tool(
@@ -141,32 +185,52 @@ impl MemoryTools {
             open_world_hint = false
         )
     )]
-    async fn memory_correct(&self, Parameters(input): Parameters<wire::CorrectInput>) -> CallToolResult {
-        as_text(self.service.correct(input, None).await)
+    async fn memory_correct(
+        &self,
+        Parameters(input): Parameters<wire::CorrectInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.correct(input, None).await)
     }
 
     #[tool(
         description = "Forget a memory the user wants gone: every version leaves memory for good (ids and hashes stay as proof). Only memories this scope writes.",
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn memory_forget(&self, Parameters(input): Parameters<wire::ForgetInput>) -> CallToolResult {
-        as_text(self.service.forget(input).await)
+    async fn memory_forget(
+        &self,
+        Parameters(input): Parameters<wire::ForgetInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.forget(input).await)
     }
 
     #[tool(
         description = "What consolidation passes changed in memory in scope, newest first: merges, replacements and what waits for a person. Read-only.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_dream(&self, Parameters(input): Parameters<wire::DreamInput>) -> CallToolResult {
-        as_text(self.service.dream(input).await)
+    async fn memory_dream(
+        &self,
+        Parameters(input): Parameters<wire::DreamInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.dream(input).await)
     }
 
     #[tool(
         description = "A bounded digest of what memory holds: one line per tree with its size, last update and newest titles. Cheap.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn memory_catalog(&self, Parameters(input): Parameters<wire::CatalogInput>) -> CallToolResult {
-        as_text(self.service.catalog(input).await)
+    async fn memory_catalog(
+        &self,
+        Parameters(input): Parameters<wire::CatalogInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.catalog(input).await)
     }
 }
 

@@ -31,6 +31,9 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::SaveResult>(&mut generator);
     add::<wire::Corrected>(&mut generator);
     add::<wire::Forgotten>(&mut generator);
+    add::<wire::ReviewInput>(&mut generator);
+    add::<wire::Pending>(&mut generator);
+    add::<wire::Reviewed>(&mut generator);
     add::<wire::Catalog>(&mut generator);
     add::<wire::Dream>(&mut generator);
     add::<wire::Status>(&mut generator);
@@ -172,6 +175,25 @@ pub(crate) fn document() -> Value {
         schema("Forgotten"),
         &[("403", "The memory is in a broader layer this server reads but does not write (code `forbidden`).")],
     );
+    const OPERATOR_ONLY: (&str, &str) = ("403", "This token is not an operator's (code `forbidden`).");
+    let pending = operation(
+        "What waits for a person in this token's read chain, oldest first (an operator's token only).",
+        "review_list",
+        None,
+        schema("Pending"),
+        &[OPERATOR_ONLY],
+    );
+    let decide = |summary: &str, id: &str| {
+        operation(
+            summary,
+            id,
+            Some(schema("ReviewInput")),
+            schema("Reviewed"),
+            &[OPERATOR_ONLY, ("409", "It is not a candidate (code `conflict`).")],
+        )
+    };
+    let confirm = decide("Confirm a candidate: it becomes current (an operator's token only).", "review_confirm");
+    let reject = decide("Reject a candidate: it is never retrieved (an operator's token only).", "review_reject");
     let mut sync =
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
     sync["requestBody"]["required"] = json!(false);
@@ -181,7 +203,7 @@ pub(crate) fn document() -> Value {
         "info": {
             "title": "Arbor memory API",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Long-term memory for agents. Every request runs in the scope the server was started with; no request can name a namespace."
+            "description": "Long-term memory for agents. Every request runs in the scope its bearer token (or the server's own binding) was issued for; no request can name a namespace or a tenant."
         },
         "servers": [{ "url": "/" }],
         "security": [{}, { "bearer": [] }],
@@ -198,7 +220,10 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/catalog": { "get": catalog },
             "/api/v1/memory/dream": { "get": dream },
             "/api/v1/memory/status": { "get": operation("What this server is bound to, and sizes in scope.", "status", None, schema("Status"), &[]) },
-            "/api/v1/memory/sync": { "post": sync }
+            "/api/v1/memory/sync": { "post": sync },
+            "/api/v1/memory/review": { "get": pending },
+            "/api/v1/memory/review/confirm": { "post": confirm },
+            "/api/v1/memory/review/reject": { "post": reject }
         },
         "components": {
             "schemas": schemas,

@@ -81,7 +81,8 @@ pub(crate) type ApiResult<T> = Result<T, ApiError>;
 /// The engine, and the read chain and speaker every request runs under.
 #[derive(Debug)]
 pub struct Service {
-    arbor: Arbor,
+    /// Shared by every binding to the same store (a tenant's tokens).
+    arbor: std::sync::Arc<Arbor>,
     chain: ReadChain,
     /// Who the words sent to this server are from, fixed when it starts.
     speaker: Actor,
@@ -250,7 +251,7 @@ fn save_message(chunks: &[wire::Saved]) -> String {
     if !waiting.is_empty() {
         let why = chunks.iter().find(|c| c.status.as_deref() == Some("candidate")).and_then(|c| c.reason.as_deref());
         sentences.push(format!(
-            "Saved to {namespace} as a candidate ({}), which is not retrieved until a person confirms it with `arbor review confirm {} --namespace {namespace}`{}.",
+            "Saved to {namespace} as a candidate ({}), which is not retrieved until a person confirms it (`arbor review confirm {} --namespace {namespace}`, or an operator's POST /api/v1/memory/review/confirm){}.",
             waiting.join(", "),
             waiting[0],
             why.map(|why| format!(": {why}")).unwrap_or_default(),
@@ -270,8 +271,8 @@ fn save_message(chunks: &[wire::Saved]) -> String {
 }
 
 impl Service {
-    pub fn new(arbor: Arbor, chain: ReadChain, speaker: Actor) -> Service {
-        Service { arbor, chain, speaker, reports: None }
+    pub fn new(arbor: impl Into<std::sync::Arc<Arbor>>, chain: ReadChain, speaker: Actor) -> Service {
+        Service { arbor: arbor.into(), chain, speaker, reports: None }
     }
 
     /// The engine this service answers from, for the maintenance its host schedules beside it.
@@ -700,6 +701,55 @@ impl Service {
             namespace: receipt.namespace.to_string(),
             versions: receipt.versions.len() as u32,
             fingerprint: receipt.fingerprint.to_string(),
+        })
+    }
+
+    /// What waits for a person in the chain (an operator's view).
+    pub(crate) async fn pending(&self) -> ApiResult<wire::Pending> {
+        let items = self.arbor.pending_review(&self.chain).await?;
+        let items = items
+            .into_iter()
+            .map(|item| {
+                let leaf = item.leaf;
+                Ok(wire::PendingItem {
+                    id: leaf.id.to_string(),
+                    namespace: leaf.namespace.to_string(),
+                    tree_id: leaf.tree_id.to_string(),
+                    kind: leaf.kind.as_str().to_owned(),
+                    title: leaf.title.clone(),
+                    summary: leaf.summary.clone(),
+                    sensitivity: mirror(&leaf.sensitivity)?,
+                    actor: mirror(&leaf.provenance.actor)?,
+                    source: leaf.provenance.source.short(),
+                    created_at: leaf.created_at.to_string(),
+                    would_supersede: item.would_supersede.iter().map(|l| l.id.to_string()).collect(),
+                    conflict: item.conflict.map(|cause| mirror(&cause)).transpose()?,
+                })
+            })
+            .collect::<ApiResult<_>>()?;
+        Ok(wire::Pending { items })
+    }
+
+    /// Confirms or rejects a candidate in the chain (an operator's decision). What the chain
+    /// cannot read is not found.
+    pub(crate) async fn review(&self, input: wire::ReviewInput, decision: wire::Decision) -> ApiResult<wire::Reviewed> {
+        let id = LeafId::parse(&input.id).map_err(|_| ApiError::invalid(format!("{:?} is not a leaf id", input.id)))?;
+        let receipt = match decision {
+            wire::Decision::Confirm => self.arbor.confirm(&self.chain, &id).await,
+            wire::Decision::Reject => self.arbor.reject(&self.chain, &id).await,
+        };
+        let receipt = match receipt {
+            Ok(receipt) => receipt,
+            Err(error) if error.is_not_found() => {
+                return Err(ApiError::new(404, "not_found", format!("leaf {} not found", input.id)));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        Ok(wire::Reviewed {
+            leaf_id: receipt.leaf_id.to_string(),
+            namespace: receipt.namespace.to_string(),
+            status: receipt.status.as_str().to_owned(),
+            superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
         })
     }
 

@@ -457,6 +457,61 @@ pub(crate) struct Forgotten {
     pub fingerprint: String,
 }
 
+/// What waits for a person in the binding's read chain, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Pending {
+    pub items: Vec<PendingItem>,
+}
+
+/// A candidate, and what confirming it would do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct PendingItem {
+    pub id: String,
+    pub namespace: String,
+    pub tree_id: String,
+    pub kind: String,
+    pub title: String,
+    /// The start of its text.
+    pub summary: String,
+    pub sensitivity: String,
+    /// Who said it: `user`, `agent`, `assistant`, `tool`, …
+    pub actor: String,
+    pub source: String,
+    pub created_at: String,
+    /// Current memories confirming it would replace.
+    pub would_supersede: Vec<String>,
+    /// Why it waits as a conflict instead of having replaced one of them, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<String>,
+}
+
+/// A review decision on one candidate.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReviewInput {
+    /// The candidate's `leaf-…` id.
+    #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
+    pub id: String,
+}
+
+/// Confirm or reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Decision {
+    Confirm,
+    Reject,
+}
+
+/// What a review decision changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Reviewed {
+    pub leaf_id: String,
+    pub namespace: String,
+    /// `active` (confirmed) or `rejected`.
+    pub status: String,
+    /// Memories the confirmation replaced.
+    pub superseded: Vec<String>,
+}
+
 /// A correction: the new text of a memory, bound to the version the caller read.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
