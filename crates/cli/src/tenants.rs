@@ -206,4 +206,15 @@ impl arbor_server::Tokens for TokenBook {
         state.bindings.insert(issued.id.clone(), binding.clone());
         Ok(Some(binding))
     }
+
+    async fn open_stores(&self) -> Vec<(String, Arc<Arbor>)> {
+        let state = self.state.lock().await;
+        let mut stores: Vec<_> = state.tenants.iter().map(|(name, arbor)| (name.clone(), arbor.clone())).collect();
+        stores.sort_by(|a, b| a.0.cmp(&b.0));
+        stores
+    }
+
+    async fn ready(&self) -> Result<()> {
+        compose::list_tokens(&self.root).map(|_| ())
+    }
 }

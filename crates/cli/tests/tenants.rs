@@ -153,6 +153,27 @@ async fn each_token_acts_as_its_tenant_context_and_role() {
     assert!(!pack["text"].as_str().unwrap().contains("Tuesdays"), "{pack}");
     let (status, _) = call(&c, &operator, "POST", url("review/reject"), Some(json!({ "id": NEVER }))).await;
     assert_eq!(status, 404);
+
+    // Probes need no token; metrics name every tenant, so they are an operator's.
+    let root_url = server.base.trim_end_matches("/api/v1/memory").to_owned();
+    for (probe, word) in [("healthz", "ok"), ("readyz", "ready")] {
+        let (status, body) = call(&c, "", "GET", format!("{root_url}/{probe}"), None).await;
+        assert_eq!((status, body["status"].as_str()), (200, Some(word)), "{body}");
+    }
+    let (status, _) = call(&c, &acme, "GET", format!("{root_url}/metrics"), None).await;
+    assert_eq!(status, 403);
+    let metrics = c.get(format!("{root_url}/metrics")).bearer_auth(&operator).send().await.unwrap();
+    assert_eq!(metrics.status().as_u16(), 200);
+    let text = metrics.text().await.unwrap();
+    for line in [
+        r#"arbor_http_requests_total{route="/api/v1/memory/upsert",status="200"} 2"#,
+        r#"arbor_http_requests_total{route="/api/v1/memory/status",status="401"} 3"#,
+        r#"arbor_jobs_failed{store="acme"} 0"#,
+        r#"arbor_memories{store="acme",status="active"} 2"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in:\n{text}");
+    }
+    assert!(!text.contains("Bluebird"), "metrics hold no words: {text}");
 }
 
 /// What a tenant's random request does.

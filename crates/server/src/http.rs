@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::MemoryTools;
+use crate::metrics::{Metrics, observe};
 use crate::service::{ApiError, ApiResult, Service};
 use crate::{openapi, wire};
 
@@ -57,6 +58,12 @@ pub enum Role {
 pub trait Tokens: Send + Sync + std::fmt::Debug {
     /// The binding `token` was issued for; `None` for a token unknown or revoked.
     async fn bind(&self, token: &str) -> Result<Option<Binding>>;
+
+    /// The stores open now, each with its tenant's name (for `/metrics`).
+    async fn open_stores(&self) -> Vec<(String, Arc<arbor_app::Arbor>)>;
+
+    /// Whether tokens can be bound now (for `/readyz`): the token book is readable.
+    async fn ready(&self) -> Result<()>;
 }
 
 /// Who may call the server, and as what.
@@ -423,6 +430,62 @@ impl From<Access> for Gate {
     }
 }
 
+impl Gate {
+    /// The stores this server has open, labelled for `/metrics`.
+    async fn stores(&self) -> Vec<(String, Arc<arbor_app::Arbor>)> {
+        match self {
+            Gate::Open(binding) | Gate::Token { binding, .. } => {
+                vec![("default".to_owned(), binding.service.shared_arbor())]
+            }
+            Gate::Tenants(tokens) => tokens.open_stores().await,
+        }
+    }
+
+    /// Whether requests can be answered: the store (or the token book) responds.
+    async fn ready(&self) -> Result<()> {
+        match self {
+            Gate::Open(binding) | Gate::Token { binding, .. } => {
+                binding.service.arbor().ports().store.namespaces().await?;
+                Ok(())
+            }
+            Gate::Tenants(tokens) => tokens.ready().await,
+        }
+    }
+}
+
+/// The gate and the counts, for the operator's endpoints.
+#[derive(Debug)]
+struct Monitor {
+    gate: Arc<Gate>,
+    metrics: Arc<Metrics>,
+}
+
+/// `/metrics`: for whoever passes a single-binding server's gate (its operator runs it), and
+/// on a multi-tenant server for operators' tokens only: it names every open tenant.
+async fn metrics(State(monitor): State<Arc<Monitor>>, Extension(binding): Extension<Binding>) -> Response {
+    if matches!(*monitor.gate, Gate::Tenants(_)) && binding.role != Role::Operator {
+        return ApiError::new(403, "forbidden", "metrics need an operator's token").into_response();
+    }
+    let text = monitor.metrics.render(&monitor.gate.stores().await).await;
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"))], text).into_response()
+}
+
+/// `/healthz`: the process answers.
+async fn healthz() -> Response {
+    axum::Json(serde_json::json!({ "status": "ok" })).into_response()
+}
+
+/// `/readyz`: the store (or the token book) answers too; 503 while it does not.
+async fn readyz(State(monitor): State<Arc<Monitor>>) -> Response {
+    match monitor.gate.ready().await {
+        Ok(()) => axum::Json(serde_json::json!({ "status": "ready" })).into_response(),
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "not ready");
+            ApiError::new(503, "unavailable", "the store does not answer yet").into_response()
+        }
+    }
+}
+
 /// Binds each request to what its token was issued for ([`Binding`], in the request's
 /// extensions, where handlers and MCP tools take it from); a request with no binding goes no
 /// further.
@@ -678,8 +741,12 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
     // Inside the token check, so nobody without the token gets a body read or held.
     let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
     guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly));
-    guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(Gate::from(access)), authenticate));
-    let mut app = guarded;
+    let gate = Arc::new(Gate::from(access));
+    let monitor = Arc::new(Monitor { gate: gate.clone(), metrics: Arc::new(Metrics::default()) });
+    guarded = guarded.route("/metrics", get(metrics).with_state(monitor.clone()));
+    guarded = guarded.layer(middleware::from_fn_with_state(gate, authenticate));
+    // Probes need no token and say nothing but "up" and "ready".
+    let mut app = guarded.route("/healthz", get(healthz)).route("/readyz", get(readyz).with_state(monitor.clone()));
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
     }
@@ -689,6 +756,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
             require_known_host,
         ))
         .layer(DefaultBodyLimit::max(options.max_body_bytes))
+        .layer(middleware::from_fn_with_state(monitor.metrics.clone(), observe))
 }
 
 /// How long a client may take to send a request's headers, and how long an idle keep-alive

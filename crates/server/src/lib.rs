@@ -11,6 +11,7 @@
 
 mod http;
 mod mcp;
+mod metrics;
 mod openapi;
 mod service;
 mod wire;

@@ -194,6 +194,28 @@ pub(crate) fn document() -> Value {
     };
     let confirm = decide("Confirm a candidate: it becomes current (an operator's token only).", "review_confirm");
     let reject = decide("Reject a candidate: it is never retrieved (an operator's token only).", "review_reject");
+    let probe = |summary: &str, id: &str, status: &str| {
+        json!({
+            "summary": summary, "operationId": id, "security": [{}],
+            "responses": {
+                "200": { "description": "OK", "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["status"],
+                    "properties": { "status": { "type": "string", "const": status } }
+                } } } },
+                "503": error_response("Not ready: the store does not answer yet (code `unavailable`).")
+            }
+        })
+    };
+    let healthz = probe("Liveness: the process answers. Needs no token.", "healthz", "ok");
+    let readyz = probe("Readiness: the store (or the token book) answers too. Needs no token.", "readyz", "ready");
+    let mut metrics = operation(
+        "Prometheus metrics: requests by route and status, latency histograms, jobs and memories per open store. On a multi-tenant server, operators' tokens only.",
+        "metrics",
+        None,
+        json!({}),
+        &[("403", "On a multi-tenant server, this token is not an operator's (code `forbidden`).")],
+    );
+    metrics["responses"]["200"] = json!({ "description": "The text exposition format.", "content": { "text/plain": { "schema": { "type": "string" } } } });
     let mut sync =
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
     sync["requestBody"]["required"] = json!(false);
@@ -223,7 +245,10 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/sync": { "post": sync },
             "/api/v1/memory/review": { "get": pending },
             "/api/v1/memory/review/confirm": { "post": confirm },
-            "/api/v1/memory/review/reject": { "post": reject }
+            "/api/v1/memory/review/reject": { "post": reject },
+            "/metrics": { "get": metrics },
+            "/healthz": { "get": healthz },
+            "/readyz": { "get": readyz }
         },
         "components": {
             "schemas": schemas,

@@ -280,6 +280,11 @@ impl Service {
         &self.arbor
     }
 
+    /// The engine, shared with every other binding to the same store.
+    pub fn shared_arbor(&self) -> std::sync::Arc<Arbor> {
+        self.arbor.clone()
+    }
+
     /// The read chain every request is answered in.
     pub fn chain(&self) -> &ReadChain {
         &self.chain
