@@ -20,6 +20,7 @@ from mcp import ClientSession
 from mcp import MCPError
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 TOOLS = {
     "memory_retrieve",
@@ -239,6 +240,42 @@ async def exercise_project_agent(session, transport):
     check(f"Tuesdays ({transport})" not in text_of(found), text_of(found))
 
 
+async def exercise_tenants(url, tokens):
+    """One multi-tenant server, two tenants with the same conversation names: each session acts
+    as its bearer token's tenant, and nothing of one tenant is readable or detectable by the other."""
+    async def session_as(token):
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        return client, streamable_http_client(url, http_client=client)
+
+    client_a, transport_a = await session_as(tokens["acme"])
+    async with client_a, transport_a as (read, write), ClientSession(read, write) as acme:
+        await acme.initialize()
+        saved = result_of(await acme.call_tool("memory_save", {"text": "Acme's launch codename is Bluebird."}))
+        chunk = saved["chunks"][0]
+        check(chunk["status"] == "active", saved)
+        check("Bluebird" in text_of(await acme.call_tool("memory_retrieve", {"query": "launch codename"})), "own")
+    client_g, transport_g = await session_as(tokens["globex"])
+    async with client_g, transport_g as (read, write), ClientSession(read, write) as globex:
+        await globex.initialize()
+        found = text_of(await globex.call_tool("memory_retrieve", {"query": "Bluebird launch codename"}))
+        check("Bluebird" not in found, found)
+        theirs = error_of(await globex.call_tool("memory_read", {"id": chunk["leaf_id"]}))
+        never = error_of(await globex.call_tool("memory_read", {"id": NEVER}))
+        check(
+            theirs["message"].replace(chunk["leaf_id"], "<ID>") == never["message"].replace(NEVER, "<ID>"),
+            f"another tenant's id leaks: {theirs} vs {never}",
+        )
+    client_x, transport_x = await session_as("arbor_not-a-token")
+    opened = False
+    try:
+        async with client_x, transport_x as (read, write), ClientSession(read, write) as stranger:
+            await asyncio.wait_for(stranger.initialize(), timeout=10)
+            opened = True
+    except Exception:  # the SDK reports the 401 as a failed connection
+        pass
+    check(not opened, "a session without a valid token was opened")
+
+
 def start_http_server(binary, root, *binding):
     server = subprocess.Popen(
         [binary, "--root", root, "serve", "--mcp", "--listen", "127.0.0.1:0", *binding],
@@ -300,6 +337,20 @@ async def main():
                 server.terminate()
                 server.wait(timeout=10)
         print("mcp over streamable HTTP: ok")
+
+        tenants_root = os.path.join(scratch, "tenants")
+        arbor(binary, tenants_root, "init")
+        tokens = {
+            name: json.loads(arbor(binary, tenants_root, "--json", "tokens", "create", "--tenant", name, *BOUND))["token"]
+            for name in ("acme", "globex")
+        }
+        server, url = start_http_server(binary, tenants_root, "--tenants")
+        try:
+            await exercise_tenants(url, tokens)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        print("mcp over streamable HTTP, one server for several tenants: ok")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
-//! `cargo xtask clients` and `cargo xtask load`: the agent interfaces driven by real clients
-//! nobody here wrote — the official Python MCP SDK over stdio and streamable HTTP, and
-//! schemathesis against the served OpenAPI document — and a load of concurrent retrievals over
-//! HTTP on loopback.
+//! `cargo xtask clients` and `cargo xtask load`: the agent interfaces driven by real clients —
+//! the repository's Python client (`clients/python`, installed with pip), the official Python
+//! MCP SDK over stdio and streamable HTTP, and schemathesis against the served OpenAPI document
+//! — and a load of concurrent retrievals over HTTP on loopback.
 //!
 //! The clients live in a Python virtual environment (`$ARBOR_PY_ENV`, default
 //! `~/.cache/arbor-py`) built from `tests/clients/requirements.txt` (pinned, from PyPI) and
@@ -93,6 +93,18 @@ pub(crate) fn clients() -> Result<()> {
     let root = tidy::workspace_root();
     let python = python_env(&root)?;
     let arbor = arbor_binary(&root)?;
+
+    // The Python client, installed as a user installs it, and tested against the real server.
+    let mut install = Command::new(&python);
+    install.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--force-reinstall"]);
+    install.arg(root.join("clients/python"));
+    step("pip install ./clients/python", install)?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root.join("clients/python/tests"))
+        .env("ARBOR_BIN", &arbor);
+    step("the Python client against arbor serve --tenants", pytest)?;
 
     let mut mcp = Command::new(&python);
     mcp.arg(root.join("tests/clients/mcp_client.py")).arg("--arbor").arg(&arbor);
