@@ -64,12 +64,17 @@ impl Drop for Server {
 
 /// Starts `arbor serve --http` on a free loopback port, bound to the quickstart's scope.
 fn serve(arbor: &Path, store: &Path, extra: &[&str]) -> Result<Server> {
+    let scope = ["--conversation", "quickstart", "--project", "lumen-platform"];
+    serve_with(arbor, store, &[&scope[..], extra].concat())
+}
+
+/// Starts `arbor serve --http` on a free loopback port with `args`.
+fn serve_with(arbor: &Path, store: &Path, args: &[&str]) -> Result<Server> {
     let mut child = Command::new(arbor)
         .arg("--root")
         .arg(store)
-        .args(["serve", "--http", "--listen", "127.0.0.1:0", "--conversation", "quickstart"])
-        .args(["--project", "lumen-platform"])
-        .args(extra)
+        .args(["serve", "--http", "--listen", "127.0.0.1:0"])
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .context("starting arbor serve")?;
@@ -176,6 +181,29 @@ pub(crate) fn load(args: &[String]) -> Result<()> {
         outcome = outcome.and(step(&format!("concurrent retrievals over HTTP: {name}"), run));
         drop(server);
     }
+    // One server for 20 tenants, the same memories spread over their stores: the questions come
+    // from every tenant in turn, and any answer holding another tenant's memory is an error.
+    let operator_store = scratch.join("tenants");
+    let mut init = Command::new(&arbor);
+    init.arg("--root").arg(&operator_store).arg("init").stdout(Stdio::null());
+    step("arbor init (the operator's store)", init)?;
+    let tokens = scratch.join("tokens.json");
+    let mut fill = Command::new(&python);
+    fill.arg(root.join("tests/clients/load.py"))
+        .args(["memories", "--count", &memories, "--tenants", "20", "--arbor"])
+        .arg(&arbor)
+        .arg("--root")
+        .arg(&operator_store)
+        .arg("--tokens")
+        .arg(&tokens);
+    step("ingest synthetic memories for 20 tenants", fill)?;
+    let server = serve_with(&arbor, &operator_store, &["--tenants"])?;
+    let mut run = Command::new(&python);
+    run.arg(root.join("tests/clients/load.py"));
+    run.args(["retrieve", "--requests", &requests, "--concurrency", &concurrency, "--addr", &server.addr]);
+    run.arg("--tokens").arg(&tokens);
+    outcome = outcome.and(step("concurrent retrievals over HTTP: 20 tenants, one server", run));
+    drop(server);
     let _ = std::fs::remove_dir_all(&scratch);
     outcome
 }
