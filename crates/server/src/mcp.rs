@@ -83,7 +83,13 @@ fn slim(schema: &mut serde_json::Value) {
                     map.remove("maximum");
                 }
             }
-            map.values_mut().for_each(slim);
+            // Values given as instances (a default, an enum's members, examples) are data, not
+            // schemas: a key named `title` in them is the data's.
+            for (key, value) in map.iter_mut() {
+                if !matches!(key.as_str(), "default" | "enum" | "const" | "examples") {
+                    slim(value);
+                }
+            }
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(slim),
         _ => {}
@@ -251,4 +257,36 @@ pub async fn serve_stdio(service: Arc<Service>) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
     running.waiting().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keywords go; a property named like one stays, and so does data given as an instance.
+    #[test]
+    fn slimming_strips_keywords_not_data() {
+        let mut schema = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "SaveInput",
+            "properties": {
+                "title": { "type": "string", "pattern": "^x$", "title": "Title" },
+                "labels": { "type": "array", "default": [] },
+                "style": { "type": "object", "default": { "title": "kept", "pattern": "kept" } },
+                "count": { "type": "integer", "format": "uint32", "maximum": 4294967295u64 }
+            }
+        });
+        slim(&mut schema);
+        assert_eq!(
+            schema,
+            serde_json::json!({
+                "properties": {
+                    "title": { "type": "string" },
+                    "labels": { "type": "array" },
+                    "style": { "type": "object", "default": { "title": "kept", "pattern": "kept" } },
+                    "count": { "type": "integer" }
+                }
+            })
+        );
+    }
 }
