@@ -33,7 +33,9 @@ pub enum AppError {
     /// The caller writes this layer, but only a person may take its memories away: its
     /// approval policy holds what is written there for a person, so what a person confirmed
     /// is not an agent's to forget.
-    #[error("only a person may forget memories in {namespace}: `arbor forget {id} --namespace {namespace}`")]
+    #[error(
+        "only a person may forget memories in {namespace} ({id}): with an operator's token, or `arbor forget` on the store"
+    )]
     NeedsPerson { namespace: String, id: String },
     /// The store kept changing under us; the operation was retried and gave up.
     #[error("gave up after {attempts} attempts: the store kept changing ({last})")]

@@ -90,6 +90,14 @@ impl Arbor {
         self.forget(chain, id).await
     }
 
+    /// Forgets a memory for a person acting through a server (an operator's token): like
+    /// [`Arbor::forget_own`], but in any namespace the chain writes, since a person may take
+    /// away what a person confirmed.
+    pub async fn forget_as_person(&self, chain: &ReadChain, id: &LeafId) -> AppResult<ForgetReceipt> {
+        self.own_leaf(chain, id).await?;
+        self.forget(chain, id).await
+    }
+
     /// The leaf `id` as a caller bound to `chain` may change it: one it could open by id
     /// (`VisibilityFilter::opens_by_id`; anything else is not found, as if absent) in the
     /// chain's write namespace (a broader layer's memory is read-only to it).

@@ -101,7 +101,8 @@ pub(crate) struct Args {
     /// Serve many tenants: every request must carry a bearer token from `arbor tokens create`,
     /// and acts as the tenant, context, speaker and role that token was issued for (each tenant
     /// is a store of its own under `<root>/tenants/`). Needs --listen; takes no scope flags.
-    #[arg(long, requires = "listen", conflicts_with_all = ["token", "speaker", "consolidate_every_minutes"])]
+    /// With --token, that token is the server administrator's and reads /metrics only.
+    #[arg(long, requires = "listen", conflicts_with_all = ["speaker", "consolidate_every_minutes"])]
     tenants: bool,
     /// The trusted context this server acts as, for every request.
     #[command(flatten)]
@@ -188,7 +189,8 @@ async fn serve_tenants(root: &Path, args: Args) -> Result<()> {
     // The store at the root is the operator's: tenants are made like it, and its token book is here.
     compose::StoreConfig::load(root)?;
     let book = crate::tenants::TokenBook::new(root)?;
-    listen(addr, Access::Tenants(Arc::new(book)), &args).await
+    let access = Access::Tenants { tokens: Arc::new(book), admin: args.token.clone() };
+    listen(addr, access, &args).await
 }
 
 /// Listens on `addr` and serves `access` as `args` say.

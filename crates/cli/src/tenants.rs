@@ -120,23 +120,67 @@ fn describe(token: &IssuedToken) -> String {
     format!("{role}, speaks as {}, reads {chain}", speaker.unwrap_or_default())
 }
 
-/// The operator's token book as a server reads it: reloaded when the file changes, so a token
-/// issued or revoked while the server runs counts from the next request.
+/// The operator's token book as a server reads it: re-read when the file changes, so a token
+/// issued or revoked while the server runs counts from the next request; a tenant's store is
+/// opened on its first request (without holding up anyone else's) and closed once no token
+/// names the tenant any more.
 #[derive(Debug)]
 pub(crate) struct TokenBook {
     root: PathBuf,
     state: tokio::sync::Mutex<BookState>,
 }
 
+/// What identifies one version of the token file: a rewrite (a rename over it) changes the
+/// inode even within the file system's timestamp granularity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&metadata);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(FileStamp { modified: metadata.modified().ok(), len: metadata.len(), inode })
+    }
+
+    /// Whether the file changed so recently that a second change could share its timestamp
+    /// (coarse clocks on some file systems): then it is read again regardless.
+    fn is_fresh(&self) -> bool {
+        self.modified.and_then(|m| m.elapsed().ok()).is_none_or(|age| age < std::time::Duration::from_secs(2))
+    }
+}
+
 #[derive(Debug, Default)]
 struct BookState {
-    /// When the token file was last read; `None` before the first read.
-    read: Option<Option<SystemTime>>,
+    /// The version of the file last read; `None` before the first read.
+    read: Option<Option<FileStamp>>,
     by_digest: HashMap<String, IssuedToken>,
-    /// Each open tenant's store, shared by its tokens.
-    tenants: HashMap<String, Arc<Arbor>>,
-    /// Each token's binding once built, by token id.
-    bindings: HashMap<String, Binding>,
+    /// Each tenant's store slot, opened once by the first request that needs it.
+    tenants: HashMap<String, Arc<TenantSlot>>,
+    /// Each token's binding once built, by digest, with the record it was built from.
+    bindings: HashMap<String, (IssuedToken, Binding)>,
+}
+
+/// A tenant's store, opened on first use; its job loop stops when the slot is dropped.
+#[derive(Debug, Default)]
+struct TenantSlot {
+    open: tokio::sync::OnceCell<(Arc<Arbor>, JobLoop)>,
+}
+
+/// The background jobs of a tenant's store, stopped when dropped.
+#[derive(Debug)]
+struct JobLoop(tokio::task::AbortHandle);
+
+impl Drop for JobLoop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl TokenBook {
@@ -146,33 +190,40 @@ impl TokenBook {
         Ok(TokenBook { root: root.to_path_buf(), state: Default::default() })
     }
 
+    /// Re-reads the token file if it changed. A file that no longer reads (a bad hand edit)
+    /// leaves the last good book in force, loudly; before any good read it is an error.
     fn reload_if_changed(&self, state: &mut BookState) -> Result<()> {
-        let modified = compose::tokens_modified(&self.root);
-        if state.read == Some(modified) {
+        let stamp = FileStamp::of(&self.root.join(compose::TOKENS_FILE));
+        if state.read == Some(stamp) && !stamp.is_some_and(|s| s.is_fresh()) {
             return Ok(());
         }
-        let (modified, tokens) = compose::load_tokens(&self.root)?;
-        state.read = Some(modified);
+        let tokens = match compose::list_tokens(&self.root) {
+            Ok(tokens) => tokens,
+            Err(error) if state.read.is_some() => {
+                tracing::error!(error = %format!("{error:#}"), "the token file does not read; the last good one stays in force");
+                return Ok(());
+            }
+            Err(error) => return Err(error),
+        };
+        state.read = Some(stamp);
         state.by_digest = tokens.into_iter().map(|t| (t.sha256.clone(), t)).collect();
-        let live: Vec<&String> = state.by_digest.values().map(|t| &t.id).collect();
-        state.bindings.retain(|id, _| live.contains(&id));
+        let live = &state.by_digest;
+        state.bindings.retain(|digest, (record, _)| live.get(digest) == Some(record));
+        let tenants: std::collections::HashSet<&String> = live.values().map(|t| &t.tenant).collect();
+        state.tenants.retain(|tenant, _| tenants.contains(tenant));
         Ok(())
     }
 
-    /// The tenant's store, opened on its first request and kept, with its jobs running.
-    async fn tenant(&self, state: &mut BookState, tenant: &str) -> Result<Arc<Arbor>> {
-        if let Some(arbor) = state.tenants.get(tenant) {
-            return Ok(arbor.clone());
-        }
+    /// Opens `tenant`'s store and starts its jobs.
+    async fn open_tenant(&self, tenant: &str) -> Result<(Arc<Arbor>, JobLoop)> {
         let root = compose::tenant_root(&self.root, tenant)?;
         let actor = format!("tenant:{tenant}:http");
         let opened = compose::open_with(&root, compose::Embedders::Coalesced, &actor)
             .await
             .with_context(|| format!("opening tenant {tenant}'s store"))?;
         let arbor = Arc::new(opened.arbor);
-        tokio::spawn(run_jobs(arbor.clone(), tenant.to_owned()));
-        state.tenants.insert(tenant.to_owned(), arbor.clone());
-        Ok(arbor)
+        let jobs = tokio::spawn(run_jobs(arbor.clone(), tenant.to_owned())).abort_handle();
+        Ok((arbor, JobLoop(jobs)))
     }
 }
 
@@ -191,25 +242,40 @@ async fn run_jobs(arbor: Arc<Arbor>, tenant: String) {
 impl arbor_server::Tokens for TokenBook {
     async fn bind(&self, token: &str) -> Result<Option<Binding>> {
         let digest = compose::token_digest(token);
-        let mut state = self.state.lock().await;
-        self.reload_if_changed(&mut state)?;
-        let Some(issued) = state.by_digest.get(&digest).cloned() else { return Ok(None) };
-        if let Some(binding) = state.bindings.get(&issued.id) {
-            return Ok(Some(binding.clone()));
-        }
-        let arbor = self.tenant(&mut state, &issued.tenant).await?;
+        let (issued, slot) = {
+            let mut state = self.state.lock().await;
+            self.reload_if_changed(&mut state)?;
+            let Some(issued) = state.by_digest.get(&digest).cloned() else { return Ok(None) };
+            if let Some((record, binding)) = state.bindings.get(&digest)
+                && record == &issued
+            {
+                return Ok(Some(binding.clone()));
+            }
+            let slot = state.tenants.entry(issued.tenant.clone()).or_default().clone();
+            (issued, slot)
+        };
+        // Opened outside the book's lock: a slow or failing store holds up its own tenant only.
+        let (arbor, _) = slot.open.get_or_try_init(|| self.open_tenant(&issued.tenant)).await?;
         let chain = arbor.read_chain(&issued.context)?;
         let reports = compose::tenant_root(&self.root, &issued.tenant)?.join(compose::REPORTS_DIR);
-        let service = Arc::new(Service::new(arbor, chain, issued.speaker).with_reports(reports));
+        let service = Service::new(arbor.clone(), chain, issued.speaker).with_reports(reports).reviewed_by_operators();
         let role = if issued.operator { Role::Operator } else { Role::Agent };
-        let binding = Binding { service, role };
-        state.bindings.insert(issued.id.clone(), binding.clone());
+        let binding = Binding { service: Arc::new(service), role };
+        let mut state = self.state.lock().await;
+        // Kept only if the token is still what it was (a revocation may have come meanwhile).
+        if state.by_digest.get(&digest) == Some(&issued) {
+            state.bindings.insert(digest, (issued, binding.clone()));
+        }
         Ok(Some(binding))
     }
 
     async fn open_stores(&self) -> Vec<(String, Arc<Arbor>)> {
         let state = self.state.lock().await;
-        let mut stores: Vec<_> = state.tenants.iter().map(|(name, arbor)| (name.clone(), arbor.clone())).collect();
+        let mut stores: Vec<_> = state
+            .tenants
+            .iter()
+            .filter_map(|(name, slot)| slot.open.get().map(|(arbor, _)| (name.clone(), arbor.clone())))
+            .collect();
         stores.sort_by(|a, b| a.0.cmp(&b.0));
         stores
     }

@@ -435,6 +435,11 @@ async fn forget_takes_only_what_the_binding_writes() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let candidate = &report["results"][0]["report"]["chunks"][0];
     assert_eq!(candidate["status"], "candidate", "{report}");
+    // Saying the same words does not name the memory the agent cannot read.
+    let (status, again) = call(c.post(api("upsert")).json(&json!({ "text": "The user probably likes jazz." }))).await;
+    assert_eq!(status, 200, "{again}");
+    let candidate_id = candidate["leaf_id"].as_str().unwrap();
+    assert!(!again.to_string().contains(candidate_id), "a duplicate names a hidden memory: {again}");
     let never = "leaf-01m8q900000000000000000000";
     let (never_status, never_body) = call(c.post(api("forget")).json(&json!({ "id": never }))).await;
     assert_eq!(never_status, 404, "{never_body}");

@@ -54,9 +54,12 @@ impl Drop for Server {
     }
 }
 
+/// The administrator's token of [`serve_tenants`]' server: it reads /metrics and nothing else.
+const ADMIN: &str = "the-administrators-own-token";
+
 fn serve_tenants(root: &Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .env_remove("ARBOR_API_TOKEN")
+        .env("ARBOR_API_TOKEN", ADMIN)
         .arg("--root")
         .arg(root)
         .args(["serve", "--http", "--mcp", "--listen", "127.0.0.1:0", "--tenants"])
@@ -154,26 +157,68 @@ async fn each_token_acts_as_its_tenant_context_and_role() {
     let (status, _) = call(&c, &operator, "POST", url("review/reject"), Some(json!({ "id": NEVER }))).await;
     assert_eq!(status, 404);
 
-    // Probes need no token; metrics name every tenant, so they are an operator's.
+    // An operator forgets what a person confirmed; an agent may not.
+    let (status, body) = call(&c, &acme, "POST", url("forget"), Some(json!({ "id": candidate }))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{body}");
+    let (status, body) = call(&c, &operator, "POST", url("forget"), Some(json!({ "id": candidate }))).await;
+    assert_eq!((status, body["versions"].as_u64()), (200, Some(1)), "{body}");
+    let (_, saved) =
+        call(&c, &operator, "POST", url("upsert"), Some(json!({ "text": "Acme deploys on Tuesdays." }))).await;
+    assert_eq!(saved["chunks"][0]["status"], "candidate", "{saved}");
+
+    // Probes need no token; metrics name every tenant, so they are the administrator's alone.
     let root_url = server.base.trim_end_matches("/api/v1/memory").to_owned();
     for (probe, word) in [("healthz", "ok"), ("readyz", "ready")] {
         let (status, body) = call(&c, "", "GET", format!("{root_url}/{probe}"), None).await;
         assert_eq!((status, body["status"].as_str()), (200, Some(word)), "{body}");
     }
-    let (status, _) = call(&c, &acme, "GET", format!("{root_url}/metrics"), None).await;
-    assert_eq!(status, 403);
-    let metrics = c.get(format!("{root_url}/metrics")).bearer_auth(&operator).send().await.unwrap();
+    for tenant_token in [&acme, &operator] {
+        let (status, _) = call(&c, tenant_token, "GET", format!("{root_url}/metrics"), None).await;
+        assert_eq!(status, 401, "a tenant's token does not read metrics");
+    }
+    let (status, _) = call(&c, ADMIN, "GET", url("status"), None).await;
+    assert_eq!(status, 401, "the administrator's token reads metrics and nothing else");
+    let metrics = c.get(format!("{root_url}/metrics")).bearer_auth(ADMIN).send().await.unwrap();
     assert_eq!(metrics.status().as_u16(), 200);
     let text = metrics.text().await.unwrap();
     for line in [
-        r#"arbor_http_requests_total{route="/api/v1/memory/upsert",status="200"} 2"#,
-        r#"arbor_http_requests_total{route="/api/v1/memory/status",status="401"} 3"#,
+        r#"arbor_http_requests_total{route="/api/v1/memory/upsert",status="200"} 3"#,
+        r#"arbor_http_requests_total{route="/api/v1/memory/status",status="401"} 4"#,
         r#"arbor_jobs_failed{store="acme"} 0"#,
-        r#"arbor_memories{store="acme",status="active"} 2"#,
+        r#"arbor_memories{store="acme",status="active"} 1"#,
     ] {
         assert!(text.lines().any(|l| l == line), "{line} in:\n{text}");
     }
     assert!(!text.contains("Bluebird"), "metrics hold no words: {text}");
+
+    // An MCP session belongs to the token that opened it: another tenant's token, valid as it
+    // is, cannot use it.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }
+    });
+    let mcp = format!("{root_url}/mcp");
+    let opened = c
+        .post(&mcp)
+        .bearer_auth(&acme)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" });
+    let attempt = |token: String| {
+        c.post(&mcp)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .json(&list)
+            .send()
+    };
+    assert_eq!(attempt(globex.clone()).await.unwrap().status().as_u16(), 404, "not globex's session");
+    assert_ne!(attempt(acme.clone()).await.unwrap().status().as_u16(), 404, "acme's own session");
 }
 
 /// What a tenant's random request does.

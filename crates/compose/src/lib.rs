@@ -36,6 +36,6 @@ pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,
 };
 pub use tenants::{
-    IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, load_tokens,
-    revoke_token, tenant_root, token_digest, tokens_modified,
+    IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, revoke_token,
+    tenant_root, token_digest,
 };

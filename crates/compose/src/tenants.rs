@@ -11,7 +11,6 @@
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use arbor_domain::model::Actor;
@@ -116,9 +115,17 @@ pub async fn issue_token(root: &Path, new: NewToken) -> Result<(IssuedToken, Str
         bail!("a label is at most 200 characters, without control characters");
     }
     create_tenant_store(root, &tenant_dir, &new.tenant).await?;
+    let mut file = read_token_file(root)?;
     let token = format!("{TOKEN_PREFIX}{}", random_hex(32)?);
+    // Ids are public handles, so they are random too; one is never given twice.
+    let id = loop {
+        let id = format!("tok_{}", random_hex(6)?);
+        if !file.tokens.iter().any(|t| t.id == id) {
+            break id;
+        }
+    };
     let issued = IssuedToken {
-        id: format!("tok_{}", random_hex(6)?),
+        id,
         sha256: token_digest(&token),
         tenant: new.tenant,
         operator: new.operator,
@@ -127,7 +134,6 @@ pub async fn issue_token(root: &Path, new: NewToken) -> Result<(IssuedToken, Str
         created_at: Timestamp::now(),
         label: new.label,
     };
-    let mut file = read_token_file(root)?;
     file.tokens.push(issued.clone());
     write_token_file(root, &file)?;
     Ok((issued, token))
@@ -150,17 +156,6 @@ pub fn revoke_token(root: &Path, id: &str) -> Result<bool> {
     }
     write_token_file(root, &file)?;
     Ok(true)
-}
-
-/// The records and when the file last changed, for a server that reloads it when it does.
-pub fn load_tokens(root: &Path) -> Result<(Option<SystemTime>, Vec<IssuedToken>)> {
-    let modified = std::fs::metadata(root.join(TOKENS_FILE)).and_then(|m| m.modified()).ok();
-    Ok((modified, read_token_file(root)?.tokens))
-}
-
-/// When the token file last changed (`None`: there is none), without reading it.
-pub fn tokens_modified(root: &Path) -> Option<SystemTime> {
-    std::fs::metadata(root.join(TOKENS_FILE)).and_then(|m| m.modified()).ok()
 }
 
 fn read_token_file(root: &Path) -> Result<TokenFile> {

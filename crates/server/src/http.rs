@@ -48,7 +48,7 @@ pub enum Role {
     /// Reads and writes memory; nothing more.
     Agent,
     /// A person's console: also lists, confirms and rejects what waits for a person in its read
-    /// chain, and reads the server's metrics.
+    /// chain, and forgets anything its chain writes.
     Operator,
 }
 
@@ -73,8 +73,10 @@ pub enum Access {
     Open(Binding),
     /// The holder of one token: the one binding.
     Token { token: String, binding: Binding },
-    /// The holder of any token [`Tokens`] knows: the binding that token was issued for.
-    Tenants(Arc<dyn Tokens>),
+    /// The holder of any token [`Tokens`] knows: the binding that token was issued for. The
+    /// server's own `admin` token, if any, reads `/metrics` (which names every tenant) and
+    /// nothing else.
+    Tenants { tokens: Arc<dyn Tokens>, admin: Option<String> },
 }
 
 /// What to serve and how.
@@ -270,7 +272,7 @@ async fn forget(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     match body(&headers, bytes) {
-        Ok(input) => reply(s.service.forget(input).await),
+        Ok(input) => reply(s.service.forget(input, s.role == Role::Operator).await),
         Err(e) => e.into_response(),
     }
 }
@@ -415,17 +417,19 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 enum Gate {
     Open(Binding),
     Token { digest: [u8; 32], binding: Binding },
-    Tenants(Arc<dyn Tokens>),
+    Tenants { tokens: Arc<dyn Tokens>, admin: Option<[u8; 32]> },
+}
+
+fn digest(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
 }
 
 impl From<Access> for Gate {
     fn from(access: Access) -> Gate {
         match access {
             Access::Open(binding) => Gate::Open(binding),
-            Access::Token { token, binding } => {
-                Gate::Token { digest: Sha256::digest(token.as_bytes()).into(), binding }
-            }
-            Access::Tenants(tokens) => Gate::Tenants(tokens),
+            Access::Token { token, binding } => Gate::Token { digest: digest(&token), binding },
+            Access::Tenants { tokens, admin } => Gate::Tenants { tokens, admin: admin.as_deref().map(digest) },
         }
     }
 }
@@ -437,7 +441,7 @@ impl Gate {
             Gate::Open(binding) | Gate::Token { binding, .. } => {
                 vec![("default".to_owned(), binding.service.shared_arbor())]
             }
-            Gate::Tenants(tokens) => tokens.open_stores().await,
+            Gate::Tenants { tokens, .. } => tokens.open_stores().await,
         }
     }
 
@@ -448,7 +452,7 @@ impl Gate {
                 binding.service.arbor().ports().store.namespaces().await?;
                 Ok(())
             }
-            Gate::Tenants(tokens) => tokens.ready().await,
+            Gate::Tenants { tokens, .. } => tokens.ready().await,
         }
     }
 }
@@ -460,11 +464,23 @@ struct Monitor {
     metrics: Arc<Metrics>,
 }
 
-/// `/metrics`: for whoever passes a single-binding server's gate (its operator runs it), and
-/// on a multi-tenant server for operators' tokens only: it names every open tenant.
-async fn metrics(State(monitor): State<Arc<Monitor>>, Extension(binding): Extension<Binding>) -> Response {
-    if matches!(*monitor.gate, Gate::Tenants(_)) && binding.role != Role::Operator {
-        return ApiError::new(403, "forbidden", "metrics need an operator's token").into_response();
+/// `/metrics`: for whoever passes a single-binding server's gate (the person who runs it), and
+/// on a multi-tenant server for the server's own administrator token only (`--token`): it
+/// names every tenant and counts everyone's requests, which no tenant may see.
+async fn metrics(State(monitor): State<Arc<Monitor>>, headers: HeaderMap) -> Response {
+    let presented = bearer(&headers);
+    let allowed = match &*monitor.gate {
+        Gate::Open(_) => true,
+        Gate::Token { digest, .. } | Gate::Tenants { admin: Some(digest), .. } => {
+            presented.is_some_and(|p| same_secret(p.as_bytes(), digest))
+        }
+        Gate::Tenants { admin: None, .. } => {
+            let message = "start the server with --token (its administrator's) to read metrics";
+            return ApiError::new(403, "forbidden", message).into_response();
+        }
+    };
+    if !allowed {
+        return ApiError::new(401, "unauthorized", "a valid bearer token is required").into_response();
     }
     let text = monitor.metrics.render(&monitor.gate.stores().await).await;
     ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"))], text).into_response()
@@ -496,7 +512,7 @@ async fn authenticate(State(gate): State<Arc<Gate>>, mut request: Request, next:
         Gate::Token { digest, binding } => {
             presented.filter(|presented| same_secret(presented.as_bytes(), digest)).map(|_| binding.clone())
         }
-        Gate::Tenants(tokens) => match presented {
+        Gate::Tenants { tokens, .. } => match presented {
             Some(presented) => match tokens.bind(presented).await {
                 Ok(binding) => binding,
                 Err(error) => {
@@ -658,6 +674,9 @@ struct SessionLimit {
     /// Requests opening a session right now: each counts against the limit until its session
     /// is in `sessions`, so many opened at once cannot all pass the same check.
     opening: std::sync::atomic::AtomicUsize,
+    /// The token (its digest) each session was opened with: a session is its opener's, and a
+    /// request with another token, even a valid one, cannot use, read or close it.
+    owners: std::sync::Mutex<std::collections::HashMap<String, [u8; 32]>>,
 }
 
 /// One request opening a session, counted in [`SessionLimit::opening`] while it lives.
@@ -672,8 +691,16 @@ impl Drop for Opening<'_> {
 /// Refuses a request that would open an MCP session (one without `Mcp-Session-Id`) while the
 /// limit is reached: 503, with the way out.
 async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Request, next: Next) -> Response {
-    let opens_one = request.method() == axum::http::Method::POST && !request.headers().contains_key("mcp-session-id");
-    if !opens_one {
+    let opener = digest(bearer(request.headers()).unwrap_or(""));
+    if let Some(session) = request.headers().get("mcp-session-id") {
+        let session = session.to_str().unwrap_or("");
+        let owner = limit.owners.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(session).copied();
+        if owner.is_some_and(|owner| owner != opener) {
+            return ApiError::new(404, "not_found", "no such MCP session").into_response();
+        }
+        return next.run(request).await;
+    }
+    if request.method() != axum::http::Method::POST {
         return next.run(request).await;
     }
     // Counted before the sessions are, so of requests racing for the last place one passes.
@@ -695,6 +722,13 @@ async fn limit_mcp_sessions(State(limit): State<Arc<SessionLimit>>, request: Req
     let response = next.run(request).await;
     // The session (if one was opened) is among `sessions` once its response has begun.
     drop(opening);
+    if let Some(session) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+        let open: std::collections::HashSet<String> =
+            limit.sessions.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        let mut owners = limit.owners.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        owners.retain(|id, _| open.contains(id));
+        owners.insert(session.to_owned(), opener);
+    }
     response
 }
 
@@ -732,7 +766,12 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
         sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
         let sessions = Arc::new(sessions);
         let mcp = StreamableHttpService::new(|| Ok(MemoryTools::per_request()), sessions.clone(), config);
-        let limit = SessionLimit { sessions, max: options.max_mcp_sessions, opening: Default::default() };
+        let limit = SessionLimit {
+            sessions,
+            max: options.max_mcp_sessions,
+            opening: Default::default(),
+            owners: Default::default(),
+        };
         let mcp = Router::new()
             .fallback_service(mcp)
             .layer(middleware::from_fn_with_state(Arc::new(limit), limit_mcp_sessions));
@@ -743,10 +782,12 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
     guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly));
     let gate = Arc::new(Gate::from(access));
     let monitor = Arc::new(Monitor { gate: gate.clone(), metrics: Arc::new(Metrics::default()) });
-    guarded = guarded.route("/metrics", get(metrics).with_state(monitor.clone()));
     guarded = guarded.layer(middleware::from_fn_with_state(gate, authenticate));
-    // Probes need no token and say nothing but "up" and "ready".
-    let mut app = guarded.route("/healthz", get(healthz)).route("/readyz", get(readyz).with_state(monitor.clone()));
+    // Probes need no token and say nothing but "up" and "ready"; metrics check their own.
+    let mut app = guarded
+        .route("/metrics", get(metrics).with_state(monitor.clone()))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz).with_state(monitor.clone()));
     if options.api {
         app = app.route("/openapi.json", get(openapi_document));
     }

@@ -210,7 +210,7 @@ impl MemoryTools {
         extensions: Extensions,
     ) -> CallToolResult {
         let Some(service) = self.bound(&extensions) else { return unbound() };
-        as_text(service.forget(input).await)
+        as_text(service.forget(input, false).await)
     }
 
     #[tool(

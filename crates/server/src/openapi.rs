@@ -209,11 +209,11 @@ pub(crate) fn document() -> Value {
     let healthz = probe("Liveness: the process answers. Needs no token.", "healthz", "ok");
     let readyz = probe("Readiness: the store (or the token book) answers too. Needs no token.", "readyz", "ready");
     let mut metrics = operation(
-        "Prometheus metrics: requests by route and status, latency histograms, jobs and memories per open store. On a multi-tenant server, operators' tokens only.",
+        "Prometheus metrics: requests by route and status, latency histograms, jobs and memories per open store. On a multi-tenant server, the administrator's token (`--token`) only.",
         "metrics",
         None,
         json!({}),
-        &[("403", "On a multi-tenant server, this token is not an operator's (code `forbidden`).")],
+        &[("403", "A multi-tenant server started without an administrator's token (code `forbidden`).")],
     );
     metrics["responses"]["200"] = json!({ "description": "The text exposition format.", "content": { "text/plain": { "schema": { "type": "string" } } } });
     let mut sync =

@@ -88,6 +88,16 @@ pub struct Service {
     speaker: Actor,
     /// Where the store keeps its consolidation reports, when it has any.
     reports: Option<std::path::PathBuf>,
+    /// How a person confirms what waits: at the store's command line, or (a multi-tenant
+    /// server's stores) with an operator's token over HTTP.
+    review: ReviewBy,
+}
+
+/// Where a candidate is confirmed, for the sentence a save answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReviewBy {
+    CommandLine,
+    OperatorToken,
 }
 
 /// Reads the app's serialization of `value` as the wire mirror `T`.
@@ -189,10 +199,11 @@ fn message_id_field(message_id: Option<&str>) -> ApiResult<()> {
     Ok(())
 }
 
-/// What an ingest made of each chunk of a save, and the sentence that says it.
-fn saved(report: arbor_app::IngestReport) -> wire::SaveResult {
+/// What an ingest made of each chunk of a save (before [`Service::saved`] hides duplicates the
+/// caller cannot read).
+fn chunks_of(report: arbor_app::IngestReport) -> Vec<wire::Saved> {
     use arbor_app::IngestOutcome as O;
-    let chunks: Vec<wire::Saved> = report
+    report
         .chunks
         .into_iter()
         .map(|chunk| {
@@ -201,12 +212,7 @@ fn saved(report: arbor_app::IngestReport) -> wire::SaveResult {
                 O::Superseding { leaf_id, replaces, status, .. } => {
                     (Some(leaf_id), Some(*status), Some(replaces), None)
                 }
-                // A duplicate of something the caller cannot read (a candidate waiting for a
-                // person, a rejected memory) is not named: its id would tell that it exists.
-                O::NoopDuplicate { existing, existing_status } if *existing_status == LeafStatus::Active => {
-                    (Some(existing), Some(*existing_status), None, None)
-                }
-                O::NoopDuplicate { .. } => (None, None, None, None),
+                O::NoopDuplicate { existing, existing_status } => (Some(existing), Some(*existing_status), None, None),
                 O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
             };
             wire::Saved {
@@ -220,8 +226,7 @@ fn saved(report: arbor_app::IngestReport) -> wire::SaveResult {
                 reason: reason.or(chunk.approval.map(str::to_owned)),
             }
         })
-        .collect();
-    wire::SaveResult { message: save_message(&chunks), chunks }
+        .collect()
 }
 
 /// The source of what a caller saves or corrects: the message it names, else a save through
@@ -235,7 +240,7 @@ fn saved_from(message_id: Option<String>) -> SourceRef {
 
 /// One sentence on what a save did, for an agent to act on or pass on: retrievable now, waiting
 /// for a person (and how a person confirms it), already known, or not kept and why.
-fn save_message(chunks: &[wire::Saved]) -> String {
+fn save_message(chunks: &[wire::Saved], review: ReviewBy) -> String {
     let ids = |status: &str| -> Vec<&str> {
         let with = chunks.iter().filter(|c| c.status.as_deref() == Some(status) && c.outcome != "noop_duplicate");
         with.filter_map(|c| c.leaf_id.as_deref()).collect()
@@ -251,9 +256,12 @@ fn save_message(chunks: &[wire::Saved]) -> String {
     if !waiting.is_empty() {
         let why = chunks.iter().find(|c| c.status.as_deref() == Some("candidate")).and_then(|c| c.reason.as_deref());
         sentences.push(format!(
-            "Saved to {namespace} as a candidate ({}), which is not retrieved until a person confirms it (`arbor review confirm {} --namespace {namespace}`, or an operator's POST /api/v1/memory/review/confirm){}.",
+            "Saved to {namespace} as a candidate ({}), which is not retrieved until a person confirms it ({}){}.",
             waiting.join(", "),
-            waiting[0],
+            match review {
+                ReviewBy::CommandLine => format!("`arbor review confirm {} --namespace {namespace}`", waiting[0]),
+                ReviewBy::OperatorToken => "with an operator's token: POST /api/v1/memory/review/confirm".to_owned(),
+            },
             why.map(|why| format!(": {why}")).unwrap_or_default(),
         ));
     }
@@ -272,7 +280,7 @@ fn save_message(chunks: &[wire::Saved]) -> String {
 
 impl Service {
     pub fn new(arbor: impl Into<std::sync::Arc<Arbor>>, chain: ReadChain, speaker: Actor) -> Service {
-        Service { arbor: arbor.into(), chain, speaker, reports: None }
+        Service { arbor: arbor.into(), chain, speaker, reports: None, review: ReviewBy::CommandLine }
     }
 
     /// The engine this service answers from, for the maintenance its host schedules beside it.
@@ -288,6 +296,13 @@ impl Service {
     /// The read chain every request is answered in.
     pub fn chain(&self) -> &ReadChain {
         &self.chain
+    }
+
+    /// Says that candidates are confirmed with an operator's token over HTTP (a tenant's store,
+    /// which no person reaches at the command line through the server's root).
+    #[must_use]
+    pub fn reviewed_by_operators(self) -> Service {
+        Service { review: ReviewBy::OperatorToken, ..self }
     }
 
     /// Serves the consolidation reports in `dir` (read-only, each cut to the chain's sections).
@@ -516,7 +531,27 @@ impl Service {
 
     pub(crate) async fn save(&self, input: wire::SaveInput) -> ApiResult<wire::SaveResult> {
         let event = self.save_event(input)?;
-        Ok(saved(self.arbor.ingest(&self.chain, event).await?))
+        self.saved(self.arbor.ingest(&self.chain, event).await?).await
+    }
+
+    /// What a save did, and the sentence that says it. A duplicate of a memory the caller could
+    /// not open by id (a candidate waiting for a person, a rejected or restricted one) is not
+    /// named: its id would tell what it is.
+    async fn saved(&self, report: arbor_app::IngestReport) -> ApiResult<wire::SaveResult> {
+        let mut chunks = chunks_of(report);
+        for chunk in chunks.iter_mut().filter(|c| c.outcome == "noop_duplicate") {
+            let Some(id) = chunk.leaf_id.clone() else { continue };
+            let readable = match self.arbor.show(&self.chain, &id, Disclosure::Retrievable).await {
+                Ok(NodeView::Leaf { record, .. }) => record.sensitivity != Sensitivity::Restricted,
+                Ok(NodeView::Summary { .. }) => false,
+                Err(error) if error.is_not_found() => false,
+                Err(error) => return Err(error.into()),
+            };
+            if !readable || chunk.status.as_deref() != Some(LeafStatus::Active.as_str()) {
+                (chunk.leaf_id, chunk.status) = (None, None);
+            }
+        }
+        Ok(wire::SaveResult { message: save_message(&chunks, self.review), chunks })
     }
 
     /// A save as an event: checked, and spoken by the binding's speaker (never a field the
@@ -592,7 +627,11 @@ impl Service {
                         return Ok(Err("a prompt, not something that happened"));
                     }
                 };
-                let text = message.content.map(wire::ChatContent::text).unwrap_or_default();
+                message_id_field(message.id.as_deref()).map_err(|e| at_item("messages", i, e))?;
+                let text = match message.content.map(wire::ChatContent::text).transpose() {
+                    Ok(text) => text.unwrap_or_default(),
+                    Err(refusal) => return Err(at_item("messages", i, ApiError::invalid(refusal))),
+                };
                 if text.trim().is_empty() {
                     return Ok(Err("no text"));
                 }
@@ -625,7 +664,7 @@ impl Service {
         let mut reports = self.arbor.ingest_batch(&self.chain, events).await?.into_iter();
         for result in results.iter_mut().filter(|r| r.skipped.is_none()) {
             match reports.next() {
-                Some(Ok(report)) => result.saved = Some(saved(report)),
+                Some(Ok(report)) => result.saved = Some(self.saved(report).await?),
                 Some(Err(error)) => result.error = Some(ApiError::from(error).body().error),
                 None => {
                     tracing::error!("a batch came back with fewer reports than events");
@@ -691,10 +730,16 @@ impl Service {
     }
 
     /// Forgets a memory of the binding's write namespace. What the chain could not open by id
-    /// is not found, like an id that never existed; a broader layer's memory is forbidden.
-    pub(crate) async fn forget(&self, input: wire::ForgetInput) -> ApiResult<wire::Forgotten> {
+    /// is not found, like an id that never existed; a broader layer's memory is forbidden; and
+    /// unless `by_person` (an operator's token), only where an agent's writes stand without a
+    /// person.
+    pub(crate) async fn forget(&self, input: wire::ForgetInput, by_person: bool) -> ApiResult<wire::Forgotten> {
         let id = LeafId::parse(&input.id).map_err(|_| ApiError::invalid(format!("{:?} is not a leaf id", input.id)))?;
-        let receipt = match self.arbor.forget_own(&self.chain, &id).await {
+        let forgotten = match by_person {
+            true => self.arbor.forget_as_person(&self.chain, &id).await,
+            false => self.arbor.forget_own(&self.chain, &id).await,
+        };
+        let receipt = match forgotten {
             Ok(receipt) => receipt,
             Err(error) if error.is_not_found() => {
                 return Err(ApiError::new(404, "not_found", format!("leaf {} not found", input.id)));

@@ -384,18 +384,36 @@ pub(crate) struct ContentPart {
     #[schemars(length(min = 1, max = 64))]
     pub kind: String,
     #[serde(default)]
-    #[schemars(length(max = 1024), pattern(NO_NUL))]
+    #[schemars(length(max = 1000), pattern(NO_NUL))]
     pub text: Option<String>,
 }
 
 impl ChatContent {
-    /// The text to keep: the string, or the text parts joined by blank lines.
-    pub(crate) fn text(self) -> String {
+    /// The text to keep: the string, or the text parts joined by blank lines (16 parts of at
+    /// most 1,000 characters join within a message's 16,384). A part breaking the schema is
+    /// refused, as any input breaking it is.
+    pub(crate) fn text(self) -> Result<String, String> {
         match self {
-            ChatContent::Text(text) => text,
+            ChatContent::Text(text) => Ok(text),
             ChatContent::Parts(parts) => {
-                let texts = parts.into_iter().filter(|p| p.kind == "text").filter_map(|p| p.text);
-                texts.collect::<Vec<_>>().join("\n\n")
+                if parts.len() > 16 {
+                    return Err("`content` has more than 16 parts".into());
+                }
+                let mut texts = Vec::new();
+                for part in parts {
+                    if part.kind.is_empty() || part.kind.chars().count() > 64 {
+                        return Err("a content part's `type` must be 1 to 64 characters".into());
+                    }
+                    if let Some(text) = &part.text
+                        && (text.chars().count() > 1000 || text.contains('\0'))
+                    {
+                        return Err("a content part's `text` must be at most 1000 characters, without NUL".into());
+                    }
+                    if part.kind == "text" {
+                        texts.extend(part.text);
+                    }
+                }
+                Ok(texts.join("\n\n"))
             }
         }
     }

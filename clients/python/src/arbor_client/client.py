@@ -132,13 +132,30 @@ def _answer(call: _Call, response: httpx.Response) -> Any:
     try:
         value = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ArborError("invalid_response", f"HTTP {response.status_code}, not JSON", response.status_code) from None
+        # Not Arbor's answer (a proxy's error page, say): the status says what happened.
+        code = _CODE_BY_STATUS.get(response.status_code, "invalid_response")
+        raise error_for(code, f"HTTP {response.status_code} without an Arbor error body", response.status_code) from None
     if response.is_error:
         detail = value.get("error", {}) if isinstance(value, dict) else {}
         code = str(detail.get("code", "error"))
         message = str(detail.get("message", f"HTTP {response.status_code}"))
         raise error_for(code, message, response.status_code)
     return value[call.key] if call.key else value
+
+
+_CODE_BY_STATUS = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    422: "unprocessable",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
+}
 
 
 def _unreachable(error: httpx.TransportError) -> ArborError:
