@@ -173,6 +173,9 @@ struct TenantSlot {
     open: tokio::sync::OnceCell<(Arc<Arbor>, JobLoop)>,
 }
 
+/// A tenant's store being opened.
+type Opening = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(Arc<Arbor>, JobLoop)>> + Send>>;
+
 /// The background jobs of a tenant's store, stopped when dropped.
 #[derive(Debug)]
 struct JobLoop(tokio::task::AbortHandle);
@@ -214,16 +217,27 @@ impl TokenBook {
         Ok(())
     }
 
-    /// Opens `tenant`'s store and starts its jobs.
-    async fn open_tenant(&self, tenant: &str) -> Result<(Arc<Arbor>, JobLoop)> {
-        let root = compose::tenant_root(&self.root, tenant)?;
-        let actor = format!("tenant:{tenant}:http");
-        let opened = compose::open_with(&root, compose::Embedders::Coalesced, &actor)
+    /// Opens `tenant`'s store and starts its jobs. The opening runs on a blocking thread of the
+    /// runtime: the compiler cannot show that every adapter's opening future is `Send` (sqlx's
+    /// are not provably so behind a generic cell), and there it need not be.
+    fn open_tenant(&self, tenant: &str) -> Opening {
+        let (root, tenant) = (self.root.clone(), tenant.to_owned());
+        Box::pin(async move {
+            let runtime = tokio::runtime::Handle::current();
+            let name = tenant.clone();
+            let opened = tokio::task::spawn_blocking(move || {
+                let root = compose::tenant_root(&root, &name)?;
+                let actor = format!("tenant:{name}:http");
+                runtime
+                    .block_on(compose::open_with(&root, compose::Embedders::Coalesced, &actor))
+                    .with_context(|| format!("opening tenant {name}'s store"))
+            })
             .await
-            .with_context(|| format!("opening tenant {tenant}'s store"))?;
-        let arbor = Arc::new(opened.arbor);
-        let jobs = tokio::spawn(run_jobs(arbor.clone(), tenant.to_owned())).abort_handle();
-        Ok((arbor, JobLoop(jobs)))
+            .context("the thread opening a tenant's store failed")??;
+            let arbor = Arc::new(opened.arbor);
+            let jobs = tokio::spawn(run_jobs(arbor.clone(), tenant)).abort_handle();
+            Ok((arbor, JobLoop(jobs)))
+        })
     }
 }
 

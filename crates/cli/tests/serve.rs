@@ -2,9 +2,11 @@
 //! binding (nothing outside the chain is readable, and nothing says whether it exists),
 //! stable error codes, version preconditions, limits, auth, and 200 concurrent retrievals.
 
-use std::io::{BufRead, BufReader, Write};
+mod support;
+
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -80,18 +82,7 @@ impl Fixture {
     }
 }
 
-/// A running server; stopped when dropped.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::Server;
 
 fn serve(root: &Path, extra: &[&str]) -> Server {
     let mut args = vec!["serve", "--http", "--mcp", "--listen", "127.0.0.1:0"];
@@ -102,23 +93,9 @@ fn serve(root: &Path, extra: &[&str]) -> Server {
 
 /// Starts `arbor --root root <args>` (a `serve` command line) and waits for its address.
 fn serve_with(root: &Path, args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .env_remove("ARBOR_API_TOKEN")
-        .env("ARBOR_EMBEDDER", "hashing")
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("arbor serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .strip_prefix("listening on ")
-        .and_then(|rest| rest.split(':').take(2).collect::<Vec<_>>().join(":").into())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    Server { child, base: format!("http://{addr}") }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    command.env_remove("ARBOR_API_TOKEN").env("ARBOR_EMBEDDER", "hashing").arg("--root").arg(root).args(args);
+    support::serve(&mut command)
 }
 
 async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {

@@ -4,9 +4,10 @@
 //! property test in which random requests of several tenants never see another's memory or
 //! learn that it exists.
 
-use std::io::{BufRead, BufReader};
+mod support;
+
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -41,39 +42,21 @@ fn issue(root: &Path, tenant: &str, args: &[&str]) -> (String, String) {
     (issued["id"].as_str().unwrap().to_owned(), issued["token"].as_str().unwrap().to_owned())
 }
 
-/// A running server; stopped when dropped.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The administrator's token of [`serve_tenants`]' server: it reads /metrics and nothing else.
 const ADMIN: &str = "the-administrators-own-token";
 
 fn serve_tenants(root: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
-        .env("ARBOR_API_TOKEN", ADMIN)
-        .arg("--root")
-        .arg(root)
-        .args(["serve", "--http", "--mcp", "--listen", "127.0.0.1:0", "--tenants"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("arbor serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .strip_prefix("listening on ")
-        .map(|rest| rest.split(':').take(2).collect::<Vec<_>>().join(":"))
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    Server { child, base: format!("http://{addr}/api/v1/memory") }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    command.env("ARBOR_API_TOKEN", ADMIN).arg("--root").arg(root);
+    command.args(["serve", "--http", "--mcp", "--listen", "127.0.0.1:0", "--tenants"]);
+    let server = support::serve(&mut command);
+    Server { base: format!("{}/api/v1/memory", server.base), _process: server }
+}
+
+/// The server, and its API's base address.
+struct Server {
+    base: String,
+    _process: support::Server,
 }
 
 /// A request as `token`, and its status and JSON body.

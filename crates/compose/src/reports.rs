@@ -31,17 +31,22 @@ pub fn lock_consolidation(root: &Path) -> Result<ConsolidationLock> {
     let dir = root.join(REPORTS_DIR);
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(".lock");
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
+    let file = lock_file(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(ConsolidationLock { _file: file }),
         Err(TryLockError::WouldBlock) => bail!("another consolidation pass is running on this store; try again later"),
         Err(TryLockError::Error(error)) => Err(error).with_context(|| format!("locking {}", path.display())),
     }
+}
+
+/// The file at `path` that a lock is taken on (made if missing; its content is never used).
+pub(crate) fn lock_file(path: &Path) -> Result<File> {
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))
 }
 
 /// A report on disk.

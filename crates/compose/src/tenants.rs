@@ -193,12 +193,7 @@ fn lock_tokens(root: &Path) -> Result<TokensLock> {
         bail!("there is no Arbor store at {} (create one with `arbor --root {} init`)", root.display(), root.display());
     }
     let path = root.join(format!(".{TOKENS_FILE}.lock"));
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
+    let file = crate::reports::lock_file(&path)?;
     for _ in 0..100 {
         match file.try_lock() {
             Ok(()) => return Ok(TokensLock { _file: file }),

@@ -358,27 +358,22 @@ async fn review_list(Extension(s): Extension<Binding>) -> Response {
     }
 }
 
-async fn review_confirm(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let run = async {
-        let service = operator(&s)?;
-        service.review(body(&headers, bytes)?, wire::Decision::Confirm).await
-    };
-    reply(run.await)
+async fn review_confirm(s: Extension<Binding>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+    review(s, headers, bytes, wire::Decision::Confirm).await
 }
 
-async fn review_reject(
+async fn review_reject(s: Extension<Binding>, headers: HeaderMap, bytes: Result<Bytes, BytesRejection>) -> Response {
+    review(s, headers, bytes, wire::Decision::Reject).await
+}
+
+/// A review decision, for an operator's token only.
+async fn review(
     Extension(s): Extension<Binding>,
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
+    decision: wire::Decision,
 ) -> Response {
-    let run = async {
-        let service = operator(&s)?;
-        service.review(body(&headers, bytes)?, wire::Decision::Reject).await
-    };
+    let run = async { operator(&s)?.review(body(&headers, bytes)?, decision).await };
     reply(run.await)
 }
 

@@ -189,3 +189,35 @@ pub(crate) fn traces(dir: &Path, needle: &str) -> Vec<String> {
     }
     found
 }
+
+/// A running `arbor serve`; stopped when dropped.
+pub(crate) struct Server {
+    pub(crate) child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `command` (an `arbor serve … --listen 127.0.0.1:0` command line) and waits for the
+/// address it prints first.
+pub(crate) fn serve(command: &mut Command) -> Server {
+    use std::io::BufRead;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("arbor serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line
+        .strip_prefix("listening on ")
+        .map(|rest| rest.split(':').take(2).collect::<Vec<_>>().join(":"))
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    Server { child, base: format!("http://{addr}") }
+}
