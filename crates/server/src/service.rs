@@ -192,9 +192,10 @@ fn at_item(field: &str, index: usize, error: ApiError) -> ApiError {
 /// The most items a batch of saves or chat messages holds: one write, bounded.
 const MAX_BATCH: usize = 100;
 
+/// A message id as the schema states it, checked even for a message nothing is kept of.
 fn message_id_field(message_id: Option<&str>) -> ApiResult<()> {
-    if message_id.is_some_and(|m| m.is_empty() || m.chars().count() > 64) {
-        return Err(ApiError::invalid("`message_id` must be 1 to 64 characters"));
+    if message_id.is_some_and(|m| m.is_empty() || m.chars().count() > 64 || m.chars().any(char::is_control)) {
+        return Err(ApiError::invalid("a message id must be 1 to 64 characters, without control characters"));
     }
     Ok(())
 }
@@ -619,6 +620,17 @@ impl Service {
             timestamp("observed_at", input.observed_at.as_deref())?.unwrap_or_else(|| self.arbor.ports().clock.now());
         let items = (input.messages.into_iter().enumerate())
             .map(|(i, message)| {
+                // Every message is held to its schema, kept or not: a request is valid or not
+                // whatever its roles.
+                message_id_field(message.id.as_deref()).map_err(|e| at_item("messages", i, e))?;
+                let text = match message.content.map(wire::ChatContent::text).transpose() {
+                    Ok(text) => text.unwrap_or_default(),
+                    Err(refusal) => return Err(at_item("messages", i, ApiError::invalid(refusal))),
+                };
+                if text.contains('\0') || text.chars().count() > 16_384 {
+                    let refusal = ApiError::invalid("`content` is longer than 16384 characters or holds a NUL");
+                    return Err(at_item("messages", i, refusal));
+                }
                 let actor = match message.role {
                     wire::ChatRole::User => self.speaker,
                     wire::ChatRole::Assistant => Actor::Assistant,
@@ -627,15 +639,9 @@ impl Service {
                         return Ok(Err("a prompt, not something that happened"));
                     }
                 };
-                message_id_field(message.id.as_deref()).map_err(|e| at_item("messages", i, e))?;
-                let text = match message.content.map(wire::ChatContent::text).transpose() {
-                    Ok(text) => text.unwrap_or_default(),
-                    Err(refusal) => return Err(at_item("messages", i, ApiError::invalid(refusal))),
-                };
                 if text.trim().is_empty() {
                     return Ok(Err("no text"));
                 }
-                text_field("content", &text, 16_384).map_err(|e| at_item("messages", i, e))?;
                 let observed_at = start
                     .checked_add(std::time::Duration::from_millis(i as u64))
                     .map_err(|e| at_item("messages", i, ApiError::invalid(format!("`observed_at`: {e}"))))?;
