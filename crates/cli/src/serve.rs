@@ -51,7 +51,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
     /// Bearer token required on every request. Mandatory when listening on anything but
-    /// loopback.
+    /// loopback. With --tenants, the server administrator's: it reads /metrics and nothing else.
     #[arg(long, env = "ARBOR_API_TOKEN", value_name = "TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Embed each question on its own instead of batching concurrent ones (for measuring what
