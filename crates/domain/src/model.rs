@@ -375,6 +375,32 @@ pub enum Actor {
     Agent,
 }
 
+/// Who wrote a message of a chat transcript, as chat clients label it (`user`, `assistant`,
+/// `tool`, a `system` or `developer` prompt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatRole {
+    User,
+    Assistant,
+    Tool,
+    Prompt,
+}
+
+impl ChatRole {
+    /// Who a message with this role is from, when the trusted binding says its user's words are
+    /// `speaker`'s. A role only ever lowers authority: a `user` message is the binding's
+    /// speaker's (never more), an assistant's or a tool's words are theirs (suggestions until a
+    /// person confirms them), and a prompt is not something that happened (`None`: not kept)
+    /// [design §approval].
+    pub fn actor(self, speaker: Actor) -> Option<Actor> {
+        match self {
+            ChatRole::User => Some(speaker),
+            ChatRole::Assistant => Some(Actor::Assistant),
+            ChatRole::Tool => Some(Actor::Tool),
+            ChatRole::Prompt => None,
+        }
+    }
+}
+
 /// Where a memory came from [design §provenance]. Host-supplied references are opaque strings,
 /// bounded in length by event validation; they never become paths.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -777,6 +803,17 @@ impl SummaryRecord {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A chat role only lowers who the binding says speaks; a prompt is not kept.
+    #[test]
+    fn chat_roles_never_raise_authority() {
+        for speaker in [Actor::Agent, Actor::User, Actor::Integration] {
+            assert_eq!(ChatRole::User.actor(speaker), Some(speaker));
+            assert_eq!(ChatRole::Assistant.actor(speaker), Some(Actor::Assistant));
+            assert_eq!(ChatRole::Tool.actor(speaker), Some(Actor::Tool));
+            assert_eq!(ChatRole::Prompt.actor(speaker), None);
+        }
+    }
 
     /// An active leaf in the global namespace, valid and current from `at`.
     pub(crate) fn leaf_record(id: &str, at: Timestamp) -> LeafRecord {

@@ -631,13 +631,8 @@ impl Service {
                     let refusal = ApiError::invalid("`content` is longer than 16384 characters or holds a NUL");
                     return Err(at_item("messages", i, refusal));
                 }
-                let actor = match message.role {
-                    wire::ChatRole::User => self.speaker,
-                    wire::ChatRole::Assistant => Actor::Assistant,
-                    wire::ChatRole::Tool | wire::ChatRole::Function => Actor::Tool,
-                    wire::ChatRole::System | wire::ChatRole::Developer => {
-                        return Ok(Err("a prompt, not something that happened"));
-                    }
+                let Some(actor) = message.role.domain().actor(self.speaker) else {
+                    return Ok(Err("a prompt, not something that happened"));
                 };
                 if text.trim().is_empty() {
                     return Ok(Err("no text"));

@@ -351,6 +351,19 @@ pub(crate) enum ChatRole {
     Developer,
 }
 
+impl ChatRole {
+    /// The role as the domain's rule of who speaks reads it.
+    pub(crate) fn domain(self) -> arbor_domain::model::ChatRole {
+        use arbor_domain::model::ChatRole as Role;
+        match self {
+            ChatRole::User => Role::User,
+            ChatRole::Assistant => Role::Assistant,
+            ChatRole::Tool | ChatRole::Function => Role::Tool,
+            ChatRole::System | ChatRole::Developer => Role::Prompt,
+        }
+    }
+}
+
 /// One message of a conversation, as a chat client holds it. Fields such clients add
 /// (`name`, `tool_calls`, `tool_call_id`, `refusal`, …) are accepted and not used: a `name`
 /// is what the client chose to call a speaker, never who the server says spoke.
