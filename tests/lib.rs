@@ -40,7 +40,7 @@ use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
 use arbor_ports::faults::{FailingBodies, FailingIndex, FailingStore, FaultMode, FaultPlan};
-use arbor_ports::{ManualClock, Page, SequentialIds};
+use arbor_ports::{ManualClock, Page, SequentialIds, TreeLeafQuery};
 use proptest::prelude::*;
 
 /// One step of a sequence.
@@ -291,6 +291,26 @@ pub fn forget_with_copies_of_every_version() -> Vec<Op> {
         Ingest { context: 0, template: 0, variant: 0 },
         Forget { context: 3, nth: 9, with_copies: true },
     ]
+}
+
+/// The fault campaign's shrunk case of a promotion reported failed after it landed: the copy
+/// exists though the call failed, so forgetting the original alone leaves its words in the
+/// copy — the check must learn of the copy from the store, not from the failed call.
+pub fn promotion_landed_though_reported_failed() -> (Vec<Op>, Faults) {
+    use Op::*;
+    let ops = vec![
+        Review { context: 5, nth: 11, confirm: false },
+        IngestBatch { context: 2, items: vec![(3, 0), (2, 0), (6, 0)] },
+        Promote { context: 1, nth: 7, rollback: false },
+        Retrieve { context: 0, query: 5, past: false, record: true },
+        Resolve { context: 1, as_owner: true, nth: 11, how: 1 },
+        Forget { context: 1, nth: 9, with_copies: false },
+        Ingest { context: 0, template: 5, variant: 0 },
+        Forget { context: 1, nth: 34, with_copies: true },
+    ];
+    let mut faults: Faults = vec![None; ops.len()];
+    faults[2] = Some((10, FaultMode::FailAfter));
+    (ops, faults)
 }
 
 /// Runs one sequence, checking every promise after every step. Returns what each retrieval
@@ -631,7 +651,31 @@ async fn run_steps(
                             copies.insert(receipt.leaf_id.clone());
                             created.push((receipt.leaf_id, marker));
                         }
-                        Err(_) if faulted() => {}
+                        // Interrupted: the copy may have landed though the call failed (a
+                        // failure reported after the commit), so look for it as a reader would.
+                        Err(_) if faulted() => {
+                            let store = &campaign.expect("faults come with a campaign").unfaulted.store;
+                            let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
+                            let everything = TreeLeafQuery::default();
+                            let Some(original) = store.leaf(&every, &leaf).await.map_err(|e| e.to_string())? else {
+                                break 'step;
+                            };
+                            for namespace in &every {
+                                let in_tree = store
+                                    .tree_leaves(namespace, &original.tree_id, &everything)
+                                    .await
+                                    .map_err(|e| e.to_string())?;
+                                for copy in in_tree {
+                                    let from_leaf = matches!(&copy.provenance.source,
+                                        SourceRef::Promotion { from, .. } if from == &leaf);
+                                    if from_leaf && !copies.contains(&copy.id) {
+                                        shared.insert(marker.clone());
+                                        copies.insert(copy.id.clone());
+                                        created.push((copy.id, marker.clone()));
+                                    }
+                                }
+                            }
+                        }
                         // Outside the chain, no path up it, not live, or already there: refused.
                         Err(e) if e.is_not_found() || e.code() == "invalid" => {}
                         Err(e) => return Err(format!("{at}: promote failed: {e}")),

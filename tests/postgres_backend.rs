@@ -29,3 +29,11 @@ arbor_tests::acceptance_checklist!(postgres_ports);
 fn faults_at_random_points_lose_nothing_acknowledged() {
     arbor_tests::fault_campaign("postgres", postgres_ports);
 }
+
+/// The campaign's shrunk case ([`arbor_tests::promotion_landed_though_reported_failed`]): it
+/// failed here, where a failure after the promotion's commit hit that step's tenth call.
+#[test]
+fn a_promotion_reported_failed_after_it_landed_keeps_every_promise() {
+    let (ops, faults) = arbor_tests::promotion_landed_though_reported_failed();
+    arbor_tests::check_faulty_sequence(&postgres_ports, &ops, &faults).map(drop).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -68,3 +68,12 @@ fn forgetting_a_memory_with_copies_takes_the_copies_of_every_version() {
     let ops = arbor_tests::forget_with_copies_of_every_version();
     check_sequence(|| async { sqlite_ports() }, &ops).map(drop).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// The fault campaign's shrunk case ([`arbor_tests::promotion_landed_though_reported_failed`]).
+#[test]
+fn a_promotion_reported_failed_after_it_landed_keeps_every_promise() {
+    let (ops, faults) = arbor_tests::promotion_landed_though_reported_failed();
+    arbor_tests::check_faulty_sequence(&|| async { sqlite_ports() }, &ops, &faults)
+        .map(drop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
