@@ -488,7 +488,7 @@ fn row(r: &Value) -> String {
 
 fn table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|  leaves |       stores |               embedder | ingest/s | seal s | index build s | retrieve ms p50/p95 | FTS5 floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
+        "|  leaves |       stores |               embedder | ingest/s | seal s | index build s | retrieve ms p50/p95 | text floor p50/p95 | vector floor p50/p95 | ratio p50/p95 | RSS MiB |\n\
          |--------:|-------------:|-----------------------:|---------:|-------:|--------------:|--------------------:|-------------------:|---------------------:|--------------:|--------:|",
     );
     for report in reports {
@@ -498,7 +498,7 @@ fn table(reports: &[Value]) -> String {
     out.push_str(
         "\n\nretrieve: Arbor's whole retrieval (scope, filters, both searches, fusion, store check, \
          verified bodies, pack), query embedding excluded.\nindex build: rebuilding the whole index from \
-         the store (`arbor jobs reindex`: every body read and embedded again, the index built and optimized).\nfloor: the same queries straight to FTS5 \
+         the store (`arbor jobs reindex`: every body read and embedded again, the index built and optimized).\nfloor: the same queries straight to the text index \
          (BM25, top 50) plus the vector index (top 50), no filter; ratio = retrieve / floor.",
     );
     out
@@ -531,20 +531,26 @@ fn questions_table(reports: &[Value]) -> String {
     out
 }
 
-/// The embedders alone, as each run measured them before building its store: sentences per
-/// second embedded one at a time and 64 at a time.
+/// The embedders alone, as each run measured them before building its store (sentences per
+/// second embedded one at a time and 64 at a time), beside what the run's writes were
+/// acknowledged at and how fast its job runner then indexed (embedding what writes left it).
 fn embedder_table(reports: &[Value]) -> String {
     let mut out = String::from(
-        "|               embedder | run (leaves, backend) | batch 1 sentences/s | batch 64 sentences/s |\n\
-         |-----------------------:|----------------------:|--------------------:|---------------------:|",
+        "|               embedder | run (leaves, backend) | batch 1 sentences/s | batch 64 sentences/s | ingest acknowledged/s | job runner indexed/s | runner / batch 64 |\n\
+         |-----------------------:|----------------------:|--------------------:|---------------------:|----------------------:|---------------------:|------------------:|",
     );
     for r in reports.iter().filter(|r| !r["embedding"].is_null()) {
+        let batched = number(r, &["embedding", "batch_64_per_second"]);
+        let runner = number(r, &["jobs_indexed_per_second"]);
         out.push_str(&format!(
-            "\n| {:>22} | {:>21} | {:>19.1} | {:>20.1} |",
+            "\n| {:>22} | {:>21} | {:>19.1} | {:>20.1} | {:>21.0} | {:>20.1} | {:>17.2} |",
             r["embedder"].as_str().unwrap_or("?"),
             format!("{}, {}", number(r, &["leaves"]), r["backend"].as_str().unwrap_or("?")),
             number(r, &["embedding", "batch_1_per_second"]),
-            number(r, &["embedding", "batch_64_per_second"]),
+            batched,
+            number(r, &["ingest_leaves_per_second"]),
+            runner,
+            runner / batched,
         ));
     }
     out

@@ -11,7 +11,7 @@
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
 //!   on a throwaway server it starts and stops, see [`postgres`]);
 //! - `bench [--sizes 10000,100000] [--queries N]` — the performance figures (ingest rate,
-//!   retrieval latency against the FTS5 and vector floor, peak memory) on the embedded store;
+//!   retrieval latency against the text and vector floor, peak memory) on the embedded store;
 //! - `clients` — the MCP server and the HTTP API driven by real clients (the Python MCP SDK,
 //!   schemathesis against the OpenAPI document), installed from PyPI into a virtualenv;
 //! - `load [--requests N] [--concurrency N]` — concurrent retrievals over HTTP on loopback,

@@ -171,6 +171,46 @@ impl LanceIndex {
     /// A pass that fails is logged, not returned: the write it follows has committed, and
     /// the next pass (or [`optimize`](SearchIndex::optimize), which does return errors)
     /// tries again; searches stay correct without it, only slower.
+    /// [`upsert`](SearchIndex::upsert) with the write lock held: the last document per id
+    /// wins, as if upserted one after another.
+    async fn upsert_holding(&self, writes: &mut usize, docs: Vec<IndexDoc>) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
+        for doc in &docs {
+            latest.insert(node_to_str(&doc.id), doc);
+        }
+        let docs: Vec<&IndexDoc> = latest.into_values().collect();
+        let table = self.table_or_create(DOCS, docs_schema()).await?;
+        let mut merge = table.merge_insert(&["id"]);
+        merge.when_matched_update_all(None).when_not_matched_insert_all();
+        merge.execute(reader(docs_batch(&docs)?)).await.map_err(lance_error)?;
+        if !Self::has_index_on(&table, "terms").await? {
+            Self::build_text_index(&table).await?;
+        }
+        // A document's vector lives in its embedder's table only: any other is dropped.
+        let ids: Vec<NodeId> = docs.iter().map(|d| d.id.clone()).collect();
+        for vectors in self.vector_tables().await? {
+            vectors.delete(ids_predicate(&ids).as_str()).await.map_err(lance_error)?;
+        }
+        let mut by_embedder: BTreeMap<EmbedderId, Vec<&IndexDoc>> = BTreeMap::new();
+        for doc in docs.iter().filter(|d| d.embedding.is_some()) {
+            let embedder = doc.embedding.as_ref().map(|e| e.embedder.clone()).expect("filtered");
+            if doc.embedding.as_ref().is_some_and(|e| e.values.len() != embedder.dimensions as usize) {
+                return Err(Error::invalid("embedding", format!("{} has a vector of the wrong length", doc.id)));
+            }
+            by_embedder.entry(embedder).or_default().push(doc);
+        }
+        for (embedder, group) in by_embedder {
+            let vectors =
+                self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
+            vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
+        }
+        self.wrote(writes).await;
+        Ok(())
+    }
+
     async fn wrote(&self, since_maintenance: &mut usize) {
         *since_maintenance += 1;
         if *since_maintenance >= MAINTAIN_EVERY_WRITES {
@@ -461,43 +501,27 @@ impl SearchIndex for LanceIndex {
     }
 
     async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
-        if docs.is_empty() {
-            return Ok(());
-        }
         let mut writes = self.writes.lock().await;
-        // The last document per id wins, as if upserted one after another.
-        let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
-        for doc in &docs {
-            latest.insert(node_to_str(&doc.id), doc);
-        }
-        let docs: Vec<&IndexDoc> = latest.into_values().collect();
-        let table = self.table_or_create(DOCS, docs_schema()).await?;
-        let mut merge = table.merge_insert(&["id"]);
-        merge.when_matched_update_all(None).when_not_matched_insert_all();
-        merge.execute(reader(docs_batch(&docs)?)).await.map_err(lance_error)?;
-        if !Self::has_index_on(&table, "terms").await? {
-            Self::build_text_index(&table).await?;
-        }
-        // A document's vector lives in its embedder's table only: any other is dropped.
+        self.upsert_holding(&mut writes, docs).await
+    }
+
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        let mut writes = self.writes.lock().await;
         let ids: Vec<NodeId> = docs.iter().map(|d| d.id.clone()).collect();
-        for vectors in self.vector_tables().await? {
-            vectors.delete(ids_predicate(&ids).as_str()).await.map_err(lance_error)?;
-        }
-        let mut by_embedder: BTreeMap<EmbedderId, Vec<&IndexDoc>> = BTreeMap::new();
-        for doc in docs.iter().filter(|d| d.embedding.is_some()) {
-            let embedder = doc.embedding.as_ref().map(|e| e.embedder.clone()).expect("filtered");
-            if doc.embedding.as_ref().is_some_and(|e| e.values.len() != embedder.dimensions as usize) {
-                return Err(Error::invalid("embedding", format!("{} has a vector of the wrong length", doc.id)));
+        let mut held = std::collections::BTreeSet::new();
+        if let Some(table) = self.table(DOCS).await?
+            && !ids.is_empty()
+        {
+            for batch in collect(table.query().only_if(ids_predicate(&ids))).await? {
+                let column = batch
+                    .column_by_name("id")
+                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+                    .ok_or_else(|| Error::backend(BACKEND, "a stored row has no string `id` column"))?;
+                held.extend((0..batch.num_rows()).map(|row| column.value(row).to_owned()));
             }
-            by_embedder.entry(embedder).or_default().push(doc);
         }
-        for (embedder, group) in by_embedder {
-            let vectors =
-                self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
-            vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
-        }
-        self.wrote(&mut writes).await;
-        Ok(())
+        let missing = docs.into_iter().filter(|d| !held.contains(&node_to_str(&d.id))).collect();
+        self.upsert_holding(&mut writes, missing).await
     }
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {

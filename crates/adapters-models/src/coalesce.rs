@@ -29,6 +29,7 @@ struct Pending {
 pub struct CoalescingEmbedder {
     id: EmbedderId,
     locality: Locality,
+    instant: bool,
     queue: mpsc::Sender<Pending>,
 }
 
@@ -38,9 +39,9 @@ impl CoalescingEmbedder {
     pub fn new(inner: Arc<dyn Embedder>, max_batch: usize) -> CoalescingEmbedder {
         // Bounded: under more load than the model can take, callers wait to be queued.
         let (queue, calls) = mpsc::channel(QUEUED_CALLS);
-        let (id, locality) = (inner.id(), inner.locality());
+        let (id, locality, instant) = (inner.id(), inner.locality(), inner.is_instant());
         tokio::spawn(run_batches(inner, calls, max_batch.max(1)));
-        CoalescingEmbedder { id, locality, queue }
+        CoalescingEmbedder { id, locality, instant, queue }
     }
 }
 
@@ -114,6 +115,10 @@ impl Embedder for CoalescingEmbedder {
 
     fn locality(&self) -> Locality {
         self.locality
+    }
+
+    fn is_instant(&self) -> bool {
+        self.instant
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {

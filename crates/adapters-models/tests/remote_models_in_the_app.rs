@@ -253,6 +253,8 @@ async fn restricted_memories_get_local_vectors_when_configured() {
     let mut secret = lumen_event("The Nightshade vault combination is 31-07-44");
     secret.hints.sensitivity = Some(Sensitivity::Restricted);
     arbor.ingest(&chain, secret).await.unwrap();
+    // A remote embedder is a model, so the writes left their vectors to the job runner.
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
 
     let mut request = RetrieveRequest::new("vault combination");
     request.include_restricted = true;

@@ -4,7 +4,7 @@
 //!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) becomes its [`term_lexeme`], positions standing
 //!   for occurrences, so no index page ever holds a word (GIN never drops a key once written).
 //!   Ranking is BM25 computed in the query from `index_terms` (documents per term) and
-//!   `index_totals` (documents and tokens), with the constants and arithmetic of SQLite's FTS5,
+//!   `index_totals` (documents and tokens), with the constants and arithmetic of FTS5's `bm25()` (which the SQLite index reproduces),
 //!   so both backends rank the same documents the same way.
 //! - Vectors: a pgvector `vector` column and, per embedder, a partial HNSW index over
 //!   `embedding::vector(<dimensions>)` for that embedder's rows (cosine distance), created when
@@ -53,6 +53,89 @@ pub struct PgIndex {
 }
 
 impl PgIndex {
+    /// Writes `docs`, replacing documents the index holds unless `keep_existing`, which
+    /// leaves them as they are. Index writers take the counts' lock first, so which ids exist
+    /// cannot change between looking and writing.
+    async fn write_docs(&self, docs: Vec<IndexDoc>, keep_existing: bool) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        for doc in &docs {
+            if let Some(embedding) = &doc.embedding
+                && embedding.values.len() != embedding.embedder.dimensions as usize
+            {
+                return Err(Error::invalid(
+                    "embedding",
+                    format!("{} has {} values, not {}", doc.id, embedding.values.len(), embedding.embedder.dimensions),
+                ));
+            }
+        }
+        let mut tx = self.db.pool().begin().await.map_err(sql_error)?;
+        lock_counts(&mut tx).await?;
+        let mut delta = CountDelta::default();
+        // The last copy of an id in the batch wins, as if upserted one after another.
+        let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
+        for doc in &docs {
+            latest.insert(node_to_str(&doc.id), doc);
+        }
+        if keep_existing {
+            let held: Vec<String> = sqlx::query_scalar("SELECT node_id FROM index_docs WHERE node_id = ANY($1)")
+                .bind(latest.keys().cloned().collect::<Vec<_>>())
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(sql_error)?;
+            for node in held {
+                latest.remove(&node);
+            }
+            if latest.is_empty() {
+                return tx.commit().await.map_err(sql_error);
+            }
+        }
+        let nodes: Vec<String> = latest.keys().cloned().collect();
+        uncount(&mut tx, &nodes, &mut delta).await?;
+        for doc in latest.values() {
+            if let Some(embedding) = &doc.embedding {
+                self.ensure_vector_index(&mut tx, embedding).await?;
+            }
+        }
+        let batch: Vec<(&String, &&IndexDoc)> = latest.iter().collect();
+        for chunk in batch.chunks(UPSERT_CHUNK) {
+            let mut sql = QueryBuilder::<Postgres>::new(format!(
+                "INSERT INTO index_docs (node_id, {FACT_COLUMNS}, terms, term_count, embedder, embedding) "
+            ));
+            let mut failed = None;
+            sql.push_values(chunk.iter(), |mut values, (node, doc)| {
+                let (frequencies, tokens) = term_frequencies(&doc.text);
+                values.push_bind((*node).clone());
+                if let Err(error) = push_facts(&mut values, &doc.facts) {
+                    failed = Some(error);
+                }
+                values
+                    .push_bind(tsvector_literal(&frequencies))
+                    .push_unseparated("::tsvector")
+                    .push_bind(tokens)
+                    .push_bind(doc.embedding.as_ref().map(embedder_key))
+                    .push_bind(doc.embedding.as_ref().map(|e| e.values.clone()))
+                    .push_unseparated("::real[]::vector");
+                delta.add(frequencies.into_keys(), i64::from(tokens), 1);
+            });
+            if let Some(error) = failed {
+                return Err(error);
+            }
+            sql.push(
+                " ON CONFLICT (node_id) DO UPDATE SET (node_kind, namespace, category, tree_id, kind, state, valid_from,
+                   valid_to, known_from, known_until, expires_at, sensitivity, time_start, time_end, terms, term_count,
+                   embedder, embedding) = (EXCLUDED.node_kind, EXCLUDED.namespace, EXCLUDED.category, EXCLUDED.tree_id,
+                   EXCLUDED.kind, EXCLUDED.state, EXCLUDED.valid_from, EXCLUDED.valid_to, EXCLUDED.known_from,
+                   EXCLUDED.known_until, EXCLUDED.expires_at, EXCLUDED.sensitivity, EXCLUDED.time_start,
+                   EXCLUDED.time_end, EXCLUDED.terms, EXCLUDED.term_count, EXCLUDED.embedder, EXCLUDED.embedding)",
+            );
+            sql.build().execute(&mut *tx).await.map_err(sql_error)?;
+        }
+        delta.apply(&mut tx).await?;
+        tx.commit().await.map_err(sql_error)
+    }
+
     pub fn new(db: Arc<PgDatabase>) -> PgIndex {
         PgIndex { db }
     }
@@ -232,70 +315,11 @@ impl SearchIndex for PgIndex {
     }
 
     async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
-        if docs.is_empty() {
-            return Ok(());
-        }
-        for doc in &docs {
-            if let Some(embedding) = &doc.embedding
-                && embedding.values.len() != embedding.embedder.dimensions as usize
-            {
-                return Err(Error::invalid(
-                    "embedding",
-                    format!("{} has {} values, not {}", doc.id, embedding.values.len(), embedding.embedder.dimensions),
-                ));
-            }
-        }
-        let mut tx = self.db.pool().begin().await.map_err(sql_error)?;
-        lock_counts(&mut tx).await?;
-        let mut delta = CountDelta::default();
-        // The last copy of an id in the batch wins, as if upserted one after another.
-        let mut latest: BTreeMap<String, &IndexDoc> = BTreeMap::new();
-        for doc in &docs {
-            latest.insert(node_to_str(&doc.id), doc);
-        }
-        let nodes: Vec<String> = latest.keys().cloned().collect();
-        uncount(&mut tx, &nodes, &mut delta).await?;
-        for doc in latest.values() {
-            if let Some(embedding) = &doc.embedding {
-                self.ensure_vector_index(&mut tx, embedding).await?;
-            }
-        }
-        let batch: Vec<(&String, &&IndexDoc)> = latest.iter().collect();
-        for chunk in batch.chunks(UPSERT_CHUNK) {
-            let mut sql = QueryBuilder::<Postgres>::new(format!(
-                "INSERT INTO index_docs (node_id, {FACT_COLUMNS}, terms, term_count, embedder, embedding) "
-            ));
-            let mut failed = None;
-            sql.push_values(chunk.iter(), |mut values, (node, doc)| {
-                let (frequencies, tokens) = term_frequencies(&doc.text);
-                values.push_bind((*node).clone());
-                if let Err(error) = push_facts(&mut values, &doc.facts) {
-                    failed = Some(error);
-                }
-                values
-                    .push_bind(tsvector_literal(&frequencies))
-                    .push_unseparated("::tsvector")
-                    .push_bind(tokens)
-                    .push_bind(doc.embedding.as_ref().map(embedder_key))
-                    .push_bind(doc.embedding.as_ref().map(|e| e.values.clone()))
-                    .push_unseparated("::real[]::vector");
-                delta.add(frequencies.into_keys(), i64::from(tokens), 1);
-            });
-            if let Some(error) = failed {
-                return Err(error);
-            }
-            sql.push(
-                " ON CONFLICT (node_id) DO UPDATE SET (node_kind, namespace, category, tree_id, kind, state, valid_from,
-                   valid_to, known_from, known_until, expires_at, sensitivity, time_start, time_end, terms, term_count,
-                   embedder, embedding) = (EXCLUDED.node_kind, EXCLUDED.namespace, EXCLUDED.category, EXCLUDED.tree_id,
-                   EXCLUDED.kind, EXCLUDED.state, EXCLUDED.valid_from, EXCLUDED.valid_to, EXCLUDED.known_from,
-                   EXCLUDED.known_until, EXCLUDED.expires_at, EXCLUDED.sensitivity, EXCLUDED.time_start,
-                   EXCLUDED.time_end, EXCLUDED.terms, EXCLUDED.term_count, EXCLUDED.embedder, EXCLUDED.embedding)",
-            );
-            sql.build().execute(&mut *tx).await.map_err(sql_error)?;
-        }
-        delta.apply(&mut tx).await?;
-        tx.commit().await.map_err(sql_error)
+        self.write_docs(docs, false).await
+    }
+
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        self.write_docs(docs, true).await
     }
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {

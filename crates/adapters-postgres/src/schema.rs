@@ -18,6 +18,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_written_order.sql"),
     include_str!("../migrations/0004_lookup_keys.sql"),
     include_str!("../migrations/0005_lineage.sql"),
+    include_str!("../migrations/0006_pending_jobs.sql"),
 ];
 
 /// The schema version this build writes.

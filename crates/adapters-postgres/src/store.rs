@@ -19,8 +19,8 @@ use arbor_ports::rows::{
 };
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
-    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page,
-    Result, StoreCounts, TreeLeafQuery, WriteMark,
+    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobKind, JobLease, LeafPosition, MetadataStore, Neighbours,
+    Page, Result, StoreCounts, TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
@@ -983,6 +983,24 @@ impl MetadataStore for PgStore {
         .map_err(sql_error)?
         .get(0);
         Ok(found)
+    }
+
+    async fn pending_jobs(&self, kind: JobKind, scope: &[Namespace], limit: usize) -> Result<Vec<Job>> {
+        if scope.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(&format!(
+            "SELECT {} FROM jobs WHERE NOT dead AND kind = $1 AND namespace = ANY($2)
+             ORDER BY created_at DESC, id DESC LIMIT $3",
+            columns(&JobRow::COLUMNS, "")
+        ))
+        .bind(kind.as_str())
+        .bind(scope_strings(scope))
+        .bind(self::limit(limit))
+        .fetch_all(self.db.pool())
+        .await
+        .map_err(sql_error)?;
+        rows.iter().map(|row| job_row(row)?.into_record()).collect()
     }
 
     async fn job_leases(&self) -> Result<Vec<JobLease>> {

@@ -2,16 +2,15 @@
 //! share.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use arbor_ports::{Error, Result};
 use rusqlite::config::DbConfig;
-use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::sql_error;
-use crate::mirror::{Compiled, Mirror};
+use crate::mirror::Mirror;
 use crate::schema;
 
 /// How long a write waits for another process's write lock. Writers hold it for one batch
@@ -137,18 +136,16 @@ pub struct SqliteDatabase {
     conn: Mutex<Connection>,
     /// The writers' busy timeout this connection was opened with, restored after a checkpoint.
     busy_timeout: Duration,
-    /// The index mirror and the filter the `arbor_visible` SQL function applies, shared by
-    /// every [`SqliteIndex`](crate::SqliteIndex) on this database.
-    gate: Arc<Mutex<Gate>>,
+    /// The index mirror, shared by every [`SqliteIndex`](crate::SqliteIndex) on this
+    /// database.
+    gate: Mutex<Gate>,
 }
 
-/// What the `arbor_visible(rowid)` SQL function consults: the in-memory mirror of the index's
-/// filter columns, and the filter of the search being run (none outside a search, so the
-/// function admits nothing then).
+/// The in-memory mirror of the index ([`Mirror`]), behind its own lock so searches and
+/// writes of one process share one copy.
 #[derive(Debug, Default)]
 pub(crate) struct Gate {
     pub mirror: Mirror,
-    pub compiled: Option<Compiled>,
 }
 
 impl SqliteDatabase {
@@ -205,8 +202,8 @@ impl SqliteDatabase {
         let mut conn = conn;
         // Plans that never depend on bound values: otherwise SQLite re-prepares a statement
         // on each new binding of a parameter it planned with (an equality it estimated, a
-        // `LIMIT ?`), which is most of them, including FTS5's internal lookups — and the
-        // re-preparation costs more than the small queries themselves.
+        // `LIMIT ?`), which is most of them — and the re-preparation costs more than the
+        // small queries themselves.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map_err(sql_error)?;
         // Room for every distinct statement the adapters run, so none is parsed twice.
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -214,14 +211,7 @@ impl SqliteDatabase {
             OpenMode::ReadOnly => schema::check_current(&conn)?,
             OpenMode::Create | OpenMode::Existing => schema::migrate(&mut conn)?,
         }
-        let gate = Arc::new(Mutex::new(Gate::default()));
-        let shared = gate.clone();
-        conn.create_scalar_function("arbor_visible", 1, FunctionFlags::SQLITE_UTF8, move |ctx| {
-            let rowid: i64 = ctx.get(0)?;
-            let gate = shared.lock().unwrap_or_else(|e| e.into_inner());
-            Ok(gate.compiled.as_ref().is_some_and(|compiled| gate.mirror.visible(compiled, rowid)))
-        })
-        .map_err(sql_error)?;
+        let gate = Mutex::new(Gate::default());
         Ok(SqliteDatabase {
             path: config.path.clone(),
             conn: Mutex::new(conn),

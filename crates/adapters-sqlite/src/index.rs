@@ -1,20 +1,19 @@
 //! [`SqliteIndex`]: the search index projection on SQLite.
 //!
-//! - Full text: FTS5 with BM25 over *hashed* tokens. Each token of
-//!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) is replaced by a short hash before it reaches
-//!   FTS5, and queries are hashed the same way, so ranking is unchanged while the FTS index —
-//!   whose internal pages SQLite does not scrub on delete — never holds a word that a forget
-//!   would have to chase.
+//! - Full text: BM25 over *hashed* terms. Each token of
+//!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) is stored as a hash with its
+//!   count (`index_payload.terms`), and searched in posting lists in memory
+//!   ([`crate::postings`]) that skip what cannot reach the top k; scores are FTS5's `bm25()`,
+//!   which this index used before.
 //! - Vectors: `f32` blobs in `index_payload`, mirrored in memory as int8 ([`crate::mirror`]);
 //!   the scan filters inside the loop and the best candidates are rescored exactly.
-//! - Both searches apply the visibility filter inside the query: the vector scan evaluates it
-//!   per document, and full text calls `arbor_visible(rowid)` on each match, both against the
-//!   in-memory mirror of the filter columns ([`crate::mirror`]).
+//! - Both searches apply the visibility filter inside the search, against the in-memory
+//!   mirror of the filter columns ([`crate::mirror`]).
 
 use std::sync::Arc;
 
 use arbor_domain::id::NodeId;
-use arbor_domain::text::{index_tokens, query_terms};
+use arbor_domain::text::query_terms;
 use arbor_domain::visibility::NodeFacts;
 use arbor_ports::{
     Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
@@ -24,13 +23,14 @@ use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
-use arbor_ports::rows::{FactsRow, term_id, term_lexeme};
+use arbor_ports::rows::FactsRow;
 
 use crate::codec::{node_from_str, node_to_str};
 use crate::config::{SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, corrupt, sql_error};
 use crate::filter::placeholders;
 use crate::mirror::{Candidate, Mirror};
+use crate::postings::DocTerms;
 
 /// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
 /// keeps the approximate order very close to the exact one, so twice as many is plenty.
@@ -38,70 +38,28 @@ const RESCORE_FACTOR: usize = 2;
 /// The fewest candidates rescored.
 const RESCORE_MIN: usize = 32;
 
+/// What a write does to a document the index already holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Existing {
+    Replace,
+    Keep,
+}
+
 /// The search index on a [`SqliteDatabase`].
 #[derive(Debug)]
 pub struct SqliteIndex {
     db: Arc<SqliteDatabase>,
 }
 
-fn hashed_terms(text: &str) -> String {
-    index_tokens(text).iter().map(|t| term_lexeme(t)).collect::<Vec<_>>().join(" ")
-}
-
-/// The distinct term ids of a text, as `index_terms` counts them (stored as `i64` bits).
-fn distinct_term_ids(text: &str) -> std::collections::BTreeSet<i64> {
-    index_tokens(text).iter().map(|t| term_id(t).cast_signed()).collect()
-}
-
-/// Counts one more document holding each term of `text`.
-fn count_terms(tx: &Transaction<'_>, text: &str) -> Result<()> {
-    let mut stmt = tx
-        .prepare_cached(
-            "INSERT INTO index_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
-        )
-        .map_err(sql_error)?;
-    for term in distinct_term_ids(text) {
-        stmt.execute([term]).map_err(sql_error)?;
-    }
-    Ok(())
-}
-
-/// Counts one document fewer for each term of the document `rowid` held; a term no document
-/// holds any more leaves no row behind.
-fn uncount_terms(tx: &Transaction<'_>, rowid: i64) -> Result<()> {
-    let text: Option<String> = tx
-        .prepare_cached("SELECT text FROM index_payload WHERE doc = ?")
-        .and_then(|mut stmt| stmt.query_row([rowid], |r| r.get(0)).optional())
-        .map_err(sql_error)?;
-    let Some(text) = text else { return Ok(()) };
-    let mut drop_last = tx.prepare_cached("DELETE FROM index_terms WHERE term = ? AND docs = 1").map_err(sql_error)?;
-    let mut decrement =
-        tx.prepare_cached("UPDATE index_terms SET docs = docs - 1 WHERE term = ?").map_err(sql_error)?;
-    for term in distinct_term_ids(&text) {
-        if drop_last.execute([term]).map_err(sql_error)? == 0 {
-            decrement.execute([term]).map_err(sql_error)?;
+/// The terms of `terms` a text search matches on, as `selection` picks them.
+fn chosen_terms(mirror: &Mirror, terms: Vec<String>, selection: TermSelection) -> Vec<String> {
+    match selection {
+        TermSelection::All => terms,
+        TermSelection::Rarest(n) => {
+            let counted = terms.into_iter().map(|term| (mirror.documents_holding(&term), term));
+            rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect()
         }
     }
-    Ok(())
-}
-
-/// The FTS5 expression matching `terms` as `selection` picks them; `None` when it picks none.
-fn match_expression(conn: &Connection, terms: &[String], selection: TermSelection) -> Result<Option<String>> {
-    let mut chosen: Vec<&String> = terms.iter().collect();
-    if let TermSelection::Rarest(n) = selection {
-        let mut stmt = conn.prepare_cached("SELECT docs FROM index_terms WHERE term = ?").map_err(sql_error)?;
-        let mut counted = Vec::with_capacity(terms.len());
-        for term in terms {
-            let docs: Option<i64> =
-                stmt.query_row([term_id(term).cast_signed()], |r| r.get(0)).optional().map_err(sql_error)?;
-            counted.push((docs.unwrap_or(0).unsigned_abs(), term));
-        }
-        chosen = rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect();
-    }
-    if chosen.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(chosen.iter().map(|t| format!("\"{}\"", term_lexeme(t))).collect::<Vec<_>>().join(" OR ")))
 }
 
 fn vector_bytes(values: &[f32]) -> Vec<u8> {
@@ -215,7 +173,7 @@ impl SqliteIndex {
         SqliteIndex { db }
     }
 
-    /// Brings the vector mirror up to date: a full load the first time or after a `clear`,
+    /// Brings the mirror up to date: a full load the first time or after a `clear`,
     /// otherwise only what other connections changed since the last look.
     fn sync_mirror(&self, conn: &Connection, mirror: &mut Mirror) -> Result<()> {
         let data_version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(sql_error)?;
@@ -230,14 +188,15 @@ impl SqliteIndex {
         // Changes since the last look, replayed in sequence order: a row removed and its rowid
         // reused by a later insert must end up as the later insert.
         enum Event {
-            Put { rowid: i64, node: NodeId, facts: NodeFacts, vector: Option<(String, Vec<f32>)> },
+            Put { rowid: i64, node: NodeId, facts: NodeFacts, terms: DocTerms, vector: Option<(String, Vec<f32>)> },
             Remove { rowid: i64 },
         }
         let mut events: Vec<(i64, Event)> = Vec::new();
         let columns: Vec<String> = FACT_COLUMNS.iter().map(|c| format!("d.{c}")).collect();
         let mut stmt = conn
             .prepare_cached(&format!(
-                "SELECT d.seq, d.rowid, d.node_id, p.embedder, p.vector, {} FROM index_docs d
+                "SELECT d.seq, d.rowid, d.node_id, p.embedder, p.vector, p.terms,
+                        CASE WHEN p.terms IS NULL THEN p.text END, {} FROM index_docs d
                  LEFT JOIN index_payload p ON p.doc = d.rowid WHERE d.seq > ?",
                 columns.join(", ")
             ))
@@ -249,9 +208,26 @@ impl SqliteIndex {
             let node_raw: String = row.get(2).map_err(sql_error)?;
             let embedder: Option<String> = row.get(3).map_err(sql_error)?;
             let vector: Option<Vec<u8>> = row.get(4).map_err(sql_error)?;
-            let facts = facts_from_row(row, 5, &node_raw)?;
+            let stored_terms: Option<Vec<u8>> = row.get(5).map_err(sql_error)?;
+            let text: Option<String> = row.get(6).map_err(sql_error)?;
+            let facts = facts_from_row(row, 7, &node_raw)?;
             let vector = embedder.zip(vector).map(|(e, bytes)| (e, vector_from_bytes(&bytes)));
-            events.push((seq, Event::Put { rowid, node: node_from_str(&node_raw)?, facts, vector }));
+            // Rows written before terms were stored are read from their text (only theirs is
+            // selected); a damaged term list is read from the text too, and said, rather than
+            // failing every search.
+            let terms = match stored_terms.as_deref().map(DocTerms::from_bytes) {
+                Some(Some(terms)) => terms,
+                Some(None) => {
+                    tracing::warn!(node = %node_raw, "an index row's stored terms are damaged; reading its text instead");
+                    let text: Option<String> = conn
+                        .query_row("SELECT text FROM index_payload WHERE doc = ?", [rowid], |r| r.get(0))
+                        .optional()
+                        .map_err(sql_error)?;
+                    DocTerms::of_text(text.as_deref().unwrap_or_default())
+                }
+                None => DocTerms::of_text(text.as_deref().unwrap_or_default()),
+            };
+            events.push((seq, Event::Put { rowid, node: node_from_str(&node_raw)?, facts, terms, vector }));
         }
         drop(rows);
         drop(stmt);
@@ -267,8 +243,8 @@ impl SqliteIndex {
         for (seq, event) in events {
             last_seq = last_seq.max(seq);
             match event {
-                Event::Put { rowid, node, facts, vector } => {
-                    mirror.put(rowid, node, &facts, vector.as_ref().map(|(e, v)| (e.as_str(), v.as_slice())));
+                Event::Put { rowid, node, facts, terms, vector } => {
+                    mirror.put(rowid, node, &facts, &terms, vector.as_ref().map(|(e, v)| (e.as_str(), v.as_slice())));
                 }
                 Event::Remove { rowid } => mirror.remove(rowid),
             }
@@ -281,24 +257,9 @@ impl SqliteIndex {
         Ok(())
     }
 
-    fn rowid_of(tx: &Transaction<'_>, node: &str) -> Result<Option<i64>> {
-        tx.prepare_cached("SELECT rowid FROM index_docs WHERE node_id = ?")
-            .and_then(|mut stmt| stmt.query_row([node], |r| r.get(0)).optional())
-            .map_err(sql_error)
-    }
-}
-
-#[async_trait]
-impl SearchIndex for SqliteIndex {
-    fn backend(&self) -> &'static str {
-        BACKEND
-    }
-
-    fn capabilities(&self) -> IndexCapabilities {
-        IndexCapabilities { full_text: true, vectors: true }
-    }
-
-    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
+    /// Writes `docs`, replacing or keeping documents the index already holds as `existing`
+    /// says, in one transaction; then the mirror, if it is loaded.
+    fn write_docs(&self, docs: Vec<IndexDoc>, existing: Existing) -> Result<()> {
         if docs.is_empty() {
             return Ok(());
         }
@@ -320,21 +281,17 @@ impl SearchIndex for SqliteIndex {
                 .map_err(sql_error)?;
             let mut payload = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO index_payload (doc, text, embedder, vector) VALUES (?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO index_payload (doc, text, embedder, vector, terms) VALUES (?, ?, ?, ?, ?)",
                 )
                 .map_err(sql_error)?;
-            let mut fts_delete = tx.prepare_cached("DELETE FROM index_fts WHERE rowid = ?").map_err(sql_error)?;
-            let mut fts_insert =
-                tx.prepare_cached("INSERT INTO index_fts (rowid, terms) VALUES (?, ?)").map_err(sql_error)?;
             for doc in &docs {
                 let node = node_to_str(&doc.id);
                 seq += 1;
                 let mut values = facts_values(&doc.facts)?;
                 values.push(Value::Integer(seq));
                 let rowid = match Self::rowid_of(&tx, &node)? {
+                    Some(_) if existing == Existing::Keep => continue,
                     Some(rowid) => {
-                        fts_delete.execute([rowid]).map_err(sql_error)?;
-                        uncount_terms(&tx, rowid)?;
                         values.push(Value::Integer(rowid));
                         update.execute(params_from_iter(values)).map_err(sql_error)?;
                         rowid
@@ -345,30 +302,55 @@ impl SearchIndex for SqliteIndex {
                         tx.last_insert_rowid()
                     }
                 };
+                let terms = DocTerms::of_text(&doc.text);
                 payload
                     .execute(params![
                         rowid,
                         doc.text,
                         doc.embedding.as_ref().map(embedder_key),
                         doc.embedding.as_ref().map(|e| vector_bytes(&e.values)),
+                        terms.to_bytes(),
                     ])
                     .map_err(sql_error)?;
-                fts_insert.execute(params![rowid, hashed_terms(&doc.text)]).map_err(sql_error)?;
-                count_terms(&tx, &doc.text)?;
-                applied.push(rowid);
+                applied.push((doc, rowid, terms));
             }
-            drop((update, insert, payload, fts_delete, fts_insert));
+            drop((update, insert, payload));
             tx.commit().map_err(sql_error)?;
         }
         let mut gate = self.db.gate();
         if gate.mirror.loaded {
-            for (doc, rowid) in docs.iter().zip(applied) {
+            for (doc, rowid, terms) in applied {
                 let key = doc.embedding.as_ref().map(embedder_key);
                 let vector = key.as_deref().zip(doc.embedding.as_ref().map(|e| e.values.as_slice()));
-                gate.mirror.put(rowid, doc.id.clone(), &doc.facts, vector);
+                gate.mirror.put(rowid, doc.id.clone(), &doc.facts, &terms, vector);
             }
         }
         Ok(())
+    }
+
+    fn rowid_of(tx: &Transaction<'_>, node: &str) -> Result<Option<i64>> {
+        tx.prepare_cached("SELECT rowid FROM index_docs WHERE node_id = ?")
+            .and_then(|mut stmt| stmt.query_row([node], |r| r.get(0)).optional())
+            .map_err(sql_error)
+    }
+}
+
+#[async_trait]
+impl SearchIndex for SqliteIndex {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    fn capabilities(&self) -> IndexCapabilities {
+        IndexCapabilities { full_text: true, vectors: true }
+    }
+
+    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        self.write_docs(docs, Existing::Replace)
+    }
+
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        self.write_docs(docs, Existing::Keep)
     }
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
@@ -408,8 +390,6 @@ impl SearchIndex for SqliteIndex {
             for node in ids {
                 let node = node_to_str(node);
                 let Some(rowid) = Self::rowid_of(&tx, &node)? else { continue };
-                tx.execute("DELETE FROM index_fts WHERE rowid = ?", [rowid]).map_err(sql_error)?;
-                uncount_terms(&tx, rowid)?;
                 tx.execute("DELETE FROM index_docs WHERE rowid = ?", [rowid]).map_err(sql_error)?;
                 tx.execute("DELETE FROM index_payload WHERE doc = ?", [rowid]).map_err(sql_error)?;
                 let seq = next_seq(&tx)?;
@@ -438,38 +418,20 @@ impl SearchIndex for SqliteIndex {
             return Ok(Vec::new());
         }
         let conn = self.db.lock();
-        let Some(expression) = match_expression(&conn, &terms, query.terms)? else { return Ok(Vec::new()) };
-        {
-            let mut gate = self.db.gate();
-            self.sync_mirror(&conn, &mut gate.mirror)?;
-            let compiled = gate.mirror.compile(&query.filter);
-            if compiled.is_none() {
-                return Ok(Vec::new());
-            }
-            gate.compiled = compiled;
-        }
-        // `arbor_visible` applies the filter to each match as FTS5 produces it, before ranking
-        // and the limit: nothing outside the filter is ranked, and no table row is read per
-        // match.
-        let rows = (|| -> rusqlite::Result<Vec<(i64, f64)>> {
-            let mut stmt = conn.prepare_cached(
-                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts
-                 WHERE index_fts MATCH ? AND arbor_visible(rowid) ORDER BY rank, rowid LIMIT ?",
-            )?;
-            let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
-            stmt.query_map(params![expression, limit], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
-        })();
         let mut gate = self.db.gate();
-        let compiled = gate.compiled.take();
-        let rows = rows.map_err(sql_error)?;
-        let mut hits = Vec::with_capacity(rows.len());
-        for (rowid, rank) in rows {
-            let missing =
-                || corrupt("index document", &rowid.to_string(), "matched in full text but missing from the index");
-            let node = gate.mirror.node(rowid).cloned().ok_or_else(missing)?;
-            let layer = compiled.as_ref().and_then(|c| gate.mirror.layer_of(c, rowid)).ok_or_else(missing)?;
-            hits.push(Hit { id: node, namespace: query.filter.layers[layer].namespace.clone(), score: -rank as f32 });
-        }
+        self.sync_mirror(&conn, &mut gate.mirror)?;
+        drop(conn);
+        let terms = chosen_terms(&gate.mirror, terms, query.terms);
+        let mut hits: Vec<Hit> = gate
+            .mirror
+            .search_text(&query.filter, &terms, query.limit)
+            .into_iter()
+            .map(|hit| Hit {
+                id: hit.node,
+                namespace: query.filter.layers[hit.layer].namespace.clone(),
+                score: hit.score,
+            })
+            .collect();
         hits.sort_by(Hit::best_first);
         Ok(hits)
     }
@@ -521,9 +483,7 @@ impl SearchIndex for SqliteIndex {
             let mut conn = self.db.lock();
             let tx = write_transaction(&mut conn)?;
             tx.execute_batch(
-                "DELETE FROM index_fts;
-                 DELETE FROM index_terms;
-                 DELETE FROM index_docs;
+                "DELETE FROM index_docs;
                  DELETE FROM index_payload;
                  DELETE FROM index_removed;
                  UPDATE counters SET value = value + 1 WHERE name = 'index_generation';",
@@ -543,26 +503,16 @@ impl SearchIndex for SqliteIndex {
 /// measured against by `arbor-bench synthetic`. Never used to answer a request.
 #[cfg(feature = "bench")]
 impl SqliteIndex {
-    /// FTS5 BM25 over the hashed query terms, top `limit`, nothing else.
+    /// BM25 over the query's terms in every namespace, top `limit`, nothing else.
     pub fn floor_text_search(&self, text: &str, limit: usize) -> Result<usize> {
         let terms = query_terms(text);
         if terms.is_empty() {
             return Ok(0);
         }
-        let expression: Vec<String> = terms.iter().map(|t| format!("\"{}\"", term_lexeme(t))).collect();
         let conn = self.db.lock();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT rowid, bm25(index_fts) AS rank FROM index_fts WHERE index_fts MATCH ? ORDER BY rank LIMIT ?",
-            )
-            .map_err(sql_error)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<(i64, f64)> = stmt
-            .query_map(params![expression.join(" OR "), limit], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(sql_error)?
-            .collect::<Result<_, _>>()
-            .map_err(sql_error)?;
-        Ok(rows.len())
+        let mut gate = self.db.gate();
+        self.sync_mirror(&conn, &mut gate.mirror)?;
+        Ok(gate.mirror.search_text_all(&terms, limit))
     }
 
     /// The int8 scan over every vector and exact rescoring, top `limit`, nothing else.
@@ -579,8 +529,6 @@ impl SqliteIndex {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use arbor_domain::id::{LeafId, ScopeId};
     use arbor_domain::model::{Category, TreeId};
     use arbor_domain::namespace::Namespace;
@@ -644,30 +592,29 @@ mod tests {
         }
     }
 
-    /// `index_terms` as stored, and as recounted from the documents' text.
-    fn stored_and_recounted(index: &SqliteIndex) -> (BTreeMap<i64, i64>, BTreeMap<i64, i64>) {
+    /// For each word: how many documents the mirror says hold it, and how many stored texts
+    /// do; and whether every row's stored terms are its text's.
+    fn held_and_recounted(index: &SqliteIndex) -> (Vec<u64>, Vec<u64>, bool) {
         let conn = index.db.lock();
-        let stored = conn
-            .prepare("SELECT term, docs FROM index_terms")
+        let rows: Vec<(String, Option<Vec<u8>>)> = conn
+            .prepare("SELECT text, terms FROM index_payload")
             .unwrap()
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
-        let texts: Vec<String> = conn
-            .prepare("SELECT text FROM index_payload")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        let mut recounted = BTreeMap::new();
-        for text in texts {
-            for term in distinct_term_ids(&text) {
-                *recounted.entry(term).or_insert(0) += 1;
-            }
-        }
-        (stored, recounted)
+        let mut gate = index.db.gate();
+        index.sync_mirror(&conn, &mut gate.mirror).unwrap();
+        let held =
+            WORDS.iter().map(|w| gate.mirror.documents_holding(&arbor_domain::text::index_tokens(w)[0])).collect();
+        let recounted = WORDS
+            .iter()
+            .map(|w| rows.iter().filter(|(text, _)| text.split(' ').any(|t| t == *w)).count() as u64)
+            .collect();
+        let stored_terms_are_the_texts = rows
+            .iter()
+            .all(|(text, terms)| terms.as_deref().and_then(DocTerms::from_bytes) == Some(DocTerms::of_text(text)));
+        (held, recounted, stored_terms_are_the_texts)
     }
 
     #[derive(Debug, Clone)]
@@ -692,11 +639,12 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
         /// Whatever is indexed, replaced, removed or cleared, each term's count is the number of
-        /// documents holding it, and no term outlives the last document that held it.
+        /// documents holding it, in this process and in one that opens the file afresh, and
+        /// every row stores its own text's terms.
         #[test]
         fn term_counts_follow_every_change(ops in proptest::collection::vec(op(), 1..12)) {
             let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-            let (_dir, index) = open();
+            let (dir, index) = open();
             runtime.block_on(async {
                 for op in ops {
                     match op {
@@ -715,8 +663,13 @@ mod tests {
                         }
                         Op::Clear => index.clear().await.unwrap(),
                     }
-                    let (stored, recounted) = stored_and_recounted(&index);
-                    prop_assert_eq!(stored, recounted);
+                    let (held, recounted, stored) = held_and_recounted(&index);
+                    prop_assert_eq!(held, recounted.clone());
+                    prop_assert!(stored);
+                    let fresh = SqliteIndex::new(Arc::new(
+                        SqliteDatabase::open(&SqliteConfig::new(dir.path().join("arbor.db"))).unwrap(),
+                    ));
+                    prop_assert_eq!(held_and_recounted(&fresh).0, recounted);
                 }
                 Ok(())
             })?;
@@ -749,6 +702,83 @@ mod tests {
         let absent: Vec<String> = (0..30).map(|i| format!("absent{i}")).collect();
         let query = TextQuery { terms: TermSelection::Rarest(8), ..text_query(&absent.join(" "), 3) };
         assert!(index.search_text(&query).await.unwrap().is_empty());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// The scores and order are FTS5's `bm25()` over the same hashed terms, which this
+        /// index used before: full text moved out of FTS5 without changing a ranking.
+        #[test]
+        fn the_scores_are_fts5s(
+            texts in proptest::collection::vec(proptest::collection::vec(0..WORDS.len(), 0..10), 1..40),
+            queries in proptest::collection::vec(proptest::collection::vec(0..WORDS.len(), 1..4), 1..6),
+            limit in 1usize..50,
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let (_dir, index) = open();
+            let fts = Connection::open_in_memory().unwrap();
+            fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(terms, content = '', tokenize = 'ascii')").unwrap();
+            let lexemes = |text: &str| {
+                arbor_domain::text::index_tokens(text).iter().map(|t| arbor_ports::rows::term_lexeme(t)).collect::<Vec<_>>()
+            };
+            let mut docs = Vec::new();
+            for (n, words) in texts.iter().enumerate() {
+                let text = words.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ");
+                fts.execute("INSERT INTO t (rowid, terms) VALUES (?, ?)", params![n as i64, lexemes(&text).join(" ")]).unwrap();
+                docs.push(doc(n, &text));
+            }
+            runtime.block_on(index.upsert(docs)).unwrap();
+            for words in queries {
+                let question = words.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ");
+                let expression = query_terms(&question)
+                    .iter()
+                    .map(|t| format!("\"{}\"", arbor_ports::rows::term_lexeme(t)))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                // Every match, as FTS5 scores it, in the port's order (node ids order ties).
+                let mut expected: Vec<(String, f32)> = fts
+                    .prepare("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?")
+                    .unwrap()
+                    .query_map([expression], |r| Ok((format!("leaf-{}", r.get::<_, i64>(0)?), -r.get::<_, f64>(1)? as f32)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                expected.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| doc_order(&a.0, &b.0)));
+                expected.truncate(limit);
+                let found: Vec<(String, f32)> = runtime
+                    .block_on(index.search_text(&text_query(&question, limit)))
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| (h.id.to_string(), h.score))
+                    .collect();
+                prop_assert_eq!(found, expected);
+            }
+        }
+    }
+
+    /// Rows written before terms were stored (no `terms`), and rows whose stored terms are
+    /// damaged, are read from their text: a process opening the file finds them all.
+    #[tokio::test]
+    async fn rows_without_sound_terms_are_read_from_their_text() {
+        let (dir, index) = open();
+        index.upsert(vec![doc(1, "amber basil"), doc(2, "basil cedar"), doc(3, "cedar delta")]).await.unwrap();
+        {
+            let conn = index.db.lock();
+            conn.execute("UPDATE index_payload SET terms = NULL WHERE doc = 1", []).unwrap();
+            conn.execute("UPDATE index_payload SET terms = x'0102' WHERE doc = 2", []).unwrap();
+        }
+        let fresh =
+            SqliteIndex::new(Arc::new(SqliteDatabase::open(&SqliteConfig::new(dir.path().join("arbor.db"))).unwrap()));
+        assert_eq!(ids(&fresh.search_text(&text_query("basil", 5)).await.unwrap()), ["leaf-1", "leaf-2"]);
+        assert_eq!(ids(&fresh.search_text(&text_query("amber", 5)).await.unwrap()), ["leaf-1"]);
+        assert_eq!(held_and_recounted(&fresh).0, held_and_recounted(&index).0);
+    }
+
+    /// The order of two documents' node ids, as the port orders ties.
+    fn doc_order(a: &str, b: &str) -> std::cmp::Ordering {
+        let id = |s: &str| NodeId::Leaf(LeafId::parse(s).unwrap());
+        id(a).cmp(&id(b))
     }
 
     fn ids(hits: &[Hit]) -> Vec<String> {

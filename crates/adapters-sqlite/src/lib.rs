@@ -1,6 +1,7 @@
 //! The SQLite adapter crate: Arbor's embedded default. One SQLite file (bundled SQLite, WAL)
-//! holds the metadata store, the job outbox and the search index projection — FTS5 BM25 over
-//! hashed tokens and int8-quantized vectors with exact rescoring; the markdown bodies live
+//! holds the metadata store, the job outbox and the search index projection — hashed terms and
+//! vectors in rows, searched in memory (BM25 over posting lists, int8-quantized vectors with
+//! exact rescoring); the markdown bodies live
 //! beside it in the filesystem body store.
 //!
 //! [`SqliteDatabase::open`] opens (or creates) the file and brings its schema up to date;
@@ -12,6 +13,7 @@ mod error;
 mod filter;
 mod index;
 mod mirror;
+mod postings;
 mod schema;
 mod store;
 

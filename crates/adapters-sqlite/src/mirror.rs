@@ -1,12 +1,12 @@
-//! The in-memory mirror of the index: every document's filter columns in compact form, and its
-//! vector quantized to int8, grouped by namespace.
+//! The in-memory mirror of the index: every document's filter columns in compact form, its
+//! vector quantized to int8, grouped by namespace, and its terms in posting lists.
 //!
-//! It serves two purposes, both *inside* the query:
+//! Both searches run on it, with the filter *inside* the search:
 //! - vector search scans only the namespaces of the read chain and evaluates the visibility
 //!   filter on each document during the scan; the best candidates are rescored exactly from
 //!   the stored `f32` vectors by the caller;
-//! - full-text search asks it, through a SQL function, whether each FTS5 match is visible, so
-//!   the filter runs as matches stream without joining a table row per match.
+//! - full-text search walks the posting lists of the chain's namespaces ([`crate::postings`])
+//!   and asks the filter about each document that could enter the top k.
 //!
 //! The filter here is integer comparisons that mirror `VisibilityFilter::admits` (the
 //! conformance suite checks both searches against the domain on generated data). The
@@ -20,6 +20,8 @@ use arbor_domain::id::NodeId;
 use arbor_domain::model::{Category, MemoryKind};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
+
+use crate::postings::{DocTerms, Postings, TextSearch};
 
 /// Interns strings (namespaces, trees, embedder ids) to small integers.
 #[derive(Debug, Default)]
@@ -152,6 +154,17 @@ pub(crate) struct Mirror {
     dead: usize,
     by_rowid: HashMap<i64, usize>,
     by_namespace: HashMap<u32, Vec<usize>>,
+    /// The documents' terms, by slot.
+    text: Postings,
+}
+
+/// A full-text hit from the mirror.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TextHit {
+    pub node: NodeId,
+    /// The position in the filter's layers of the layer the document is in.
+    pub layer: usize,
+    pub score: f32,
 }
 
 /// Time in nanoseconds, as the database stores it.
@@ -209,22 +222,32 @@ impl Mirror {
         }
     }
 
-    /// Inserts or replaces a document: its facts, and its vector if it has one.
-    pub(crate) fn put(&mut self, rowid: i64, node: NodeId, facts: &NodeFacts, vector: Option<(&str, &[f32])>) {
+    /// Inserts or replaces a document: its facts, its terms, and its vector if it has one.
+    pub(crate) fn put(
+        &mut self,
+        rowid: i64,
+        node: NodeId,
+        facts: &NodeFacts,
+        terms: &DocTerms,
+        vector: Option<(&str, &[f32])>,
+    ) {
         self.remove(rowid);
         let facts = self.compact(facts);
         let vector = vector.map(|(embedder, values)| {
             let (values, scale) = quantize(values);
             Quantized { embedder: self.interner.intern(embedder), values, scale }
         });
-        self.push(Slot { rowid, node, facts, vector });
+        let namespace = facts.namespace;
+        let index = self.push(Slot { rowid, node, facts, vector });
+        self.text.add(index, namespace, terms);
     }
 
-    fn push(&mut self, slot: Slot) {
+    fn push(&mut self, slot: Slot) -> usize {
         let index = self.slots.len();
         self.by_rowid.insert(slot.rowid, index);
         self.by_namespace.entry(slot.facts.namespace).or_default().push(index);
         self.slots.push(Some(slot));
+        index
     }
 
     /// Updates the facts of a document the mirror holds.
@@ -237,14 +260,18 @@ impl Mirror {
         } else {
             // A node never changes namespace; if a row says otherwise, regroup it anyway.
             self.dead += 1;
-            self.push(Slot { facts: compact, ..slot });
+            let was = slot.facts.namespace;
+            let now = compact.namespace;
+            let moved = self.push(Slot { facts: compact, ..slot });
+            self.text.move_slot(index, was, moved, now);
         }
     }
 
     pub(crate) fn remove(&mut self, rowid: i64) {
         if let Some(index) = self.by_rowid.remove(&rowid)
-            && self.slots[index].take().is_some()
+            && let Some(slot) = self.slots[index].take()
         {
+            self.text.remove(index, slot.facts.namespace);
             self.dead += 1;
         }
         if self.dead > 1024 && self.dead > self.by_rowid.len() {
@@ -254,26 +281,15 @@ impl Mirror {
 
     /// Drops emptied slots and renumbers the rest.
     fn sweep(&mut self) {
-        let live: Vec<Slot> = std::mem::take(&mut self.slots).into_iter().flatten().collect();
+        let slots = std::mem::take(&mut self.slots);
+        let mut new_slot: Vec<Option<u32>> = Vec::with_capacity(slots.len());
         self.by_rowid.clear();
         self.by_namespace.clear();
         self.dead = 0;
-        for slot in live {
-            self.push(slot);
+        for slot in slots {
+            new_slot.push(slot.map(|slot| u32::try_from(self.push(slot)).unwrap_or(u32::MAX)));
         }
-    }
-
-    /// The node a row holds.
-    pub(crate) fn node(&self, rowid: i64) -> Option<&NodeId> {
-        let index = *self.by_rowid.get(&rowid)?;
-        self.slots[index].as_ref().map(|slot| &slot.node)
-    }
-
-    /// The position in the compiled filter's layers of the layer `rowid` is in.
-    pub(crate) fn layer_of(&self, compiled: &Compiled, rowid: i64) -> Option<usize> {
-        let index = *self.by_rowid.get(&rowid)?;
-        let slot = self.slots[index].as_ref()?;
-        compiled.layer(slot.facts.namespace).map(|layer| layer.source)
+        self.text.renumber(&new_slot);
     }
 
     /// Compiles a filter against this mirror's interned names.
@@ -281,11 +297,53 @@ impl Mirror {
         Compiled::new(filter, &self.interner)
     }
 
-    /// Whether the document in `rowid` is visible under `compiled`.
-    pub(crate) fn visible(&self, compiled: &Compiled, rowid: i64) -> bool {
-        let Some(&index) = self.by_rowid.get(&rowid) else { return false };
-        let Some(slot) = &self.slots[index] else { return false };
-        compiled.layer(slot.facts.namespace).is_some_and(|layer| compiled.admits(layer, &slot.facts))
+    /// How many documents hold the term `token` stands for.
+    pub(crate) fn documents_holding(&self, token: &str) -> u64 {
+        self.text.documents_holding(token)
+    }
+
+    /// The best `limit` documents under `filter` by BM25 over `terms`, best first (equal
+    /// scores in node order, as the search port orders them).
+    pub(crate) fn search_text(&self, filter: &VisibilityFilter, terms: &[String], limit: usize) -> Vec<TextHit> {
+        let Some(compiled) = self.compile(filter) else { return Vec::new() };
+        let mut namespaces: Vec<(u32, usize)> = Vec::new();
+        for (position, layer) in compiled.layers.iter().enumerate() {
+            if !namespaces.iter().any(|(namespace, _)| *namespace == layer.namespace) {
+                namespaces.push((layer.namespace, position));
+            }
+        }
+        let search = TextSearch { namespaces: &namespaces, limit };
+        let visible = |slot: u32, position: usize| {
+            self.slots[slot as usize].as_ref().is_some_and(|s| compiled.admits(&compiled.layers[position], &s.facts))
+        };
+        let ranked = self.text.search(terms, &search, visible, |a, b| self.node_order(a, b));
+        ranked
+            .into_iter()
+            .filter_map(|(score, slot, position)| {
+                let node = self.slots[slot as usize].as_ref()?.node.clone();
+                Some(TextHit { node, layer: compiled.layers[position].source, score })
+            })
+            .collect()
+    }
+
+    /// The best `limit` documents by BM25 over `terms` in every namespace, with no filter: the
+    /// floor the filtered search is measured against.
+    #[cfg(feature = "bench")]
+    pub(crate) fn search_text_all(&self, terms: &[String], limit: usize) -> usize {
+        let namespaces: Vec<(u32, usize)> = self.by_namespace.keys().map(|n| (*n, 0)).collect();
+        let search = TextSearch { namespaces: &namespaces, limit };
+        self.text
+            .search(terms, &search, |slot, _| self.slots[slot as usize].is_some(), |a, b| self.node_order(a, b))
+            .len()
+    }
+
+    /// Equal scores in node order; a slot emptied meanwhile last.
+    fn node_order(&self, a: u32, b: u32) -> Ordering {
+        let node = |slot: u32| self.slots.get(slot as usize).and_then(Option::as_ref).map(|s| &s.node);
+        match (node(a), node(b)) {
+            (Some(a), Some(b)) => a.cmp(b),
+            (a, b) => b.is_some().cmp(&a.is_some()),
+        }
     }
 
     /// The best `keep` candidates over every document with a vector, ignoring any filter: the

@@ -14,8 +14,8 @@ use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::rows::{FiledEntries, filed_entries, filed_entries_of, lookup_key_hash, signature_from, status_sql};
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
-    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition, MetadataStore, Neighbours, Page,
-    Result, StoreCounts, TreeLeafQuery, WriteMark,
+    FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobKind, JobLease, LeafPosition, MetadataStore, Neighbours,
+    Page, Result, StoreCounts, TreeLeafQuery, WriteMark,
 };
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -900,6 +900,28 @@ impl MetadataStore for SqliteStore {
             .map_err(sql_error)?
         };
         Ok(in_rows || self.db.files_contain(needle.as_bytes())?)
+    }
+
+    async fn pending_jobs(&self, kind: JobKind, scope: &[Namespace], limit: usize) -> Result<Vec<Job>> {
+        if scope.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let conn = self.db.lock();
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE dead = 0 AND kind = ? AND namespace IN ({})
+             ORDER BY created_at DESC, id DESC LIMIT ?",
+            placeholders(scope.len())
+        );
+        let mut params = vec![Value::Text(kind.as_str().to_owned())];
+        params.extend(scope_values(scope));
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+        let mut jobs = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            jobs.push(job_from_row(row)?);
+        }
+        Ok(jobs)
     }
 
     async fn job_leases(&self) -> Result<Vec<JobLease>> {

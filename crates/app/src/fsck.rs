@@ -712,7 +712,7 @@ impl Arbor {
         }
         let count = items.len();
         for batch in items.chunks(256) {
-            self.index_documents(batch.to_vec()).await?;
+            self.index_documents(batch.to_vec(), crate::projection::Vectors::Now).await?;
         }
         Ok(count)
     }

@@ -41,11 +41,12 @@ use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedding, EntityQuery, FiledQuery, TermSelection,
-    TextQuery, TreeLeafQuery, VectorQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedding, EntityQuery, FiledQuery, JobKind,
+    TermSelection, TextQuery, TreeLeafQuery, VectorQuery,
 };
 use serde::Serialize;
 
+use crate::projection::Vectors;
 use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
@@ -431,6 +432,11 @@ impl Arbor {
         let mut nearest = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
         nearest.retain(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)));
         nearest.sort_by_key(|leaf| ids.iter().position(|id| id == &leaf.id));
+        // …and what was written moments ago, whose vectors the job runner has yet to compute:
+        // no vector search finds it, and it is what an update most often follows.
+        if self.inline_vectors() == Vectors::Later {
+            nearest.extend(self.awaiting_vectors(namespace, &filter).await?);
+        }
         // …and what is filed under the names it mentions: in a store of many people, the
         // nearest may all be other people's facts of the kind.
         if claim.subject.is_some() {
@@ -838,6 +844,26 @@ impl Arbor {
         Ok(existing)
     }
 
+    /// The current leaves of `namespace` that index jobs name, newest first, at most
+    /// [`AWAITING_VECTORS`]: written moments ago, their vectors not computed yet.
+    async fn awaiting_vectors(&self, namespace: &Namespace, filter: &VisibilityFilter) -> AppResult<Vec<LeafRecord>> {
+        let jobs =
+            self.ports.store.pending_jobs(JobKind::Index, std::slice::from_ref(namespace), AWAITING_VECTORS).await?;
+        let mut ids: Vec<LeafId> = Vec::new();
+        for node in jobs.iter().flat_map(|job| job.nodes.iter().rev()) {
+            if let NodeId::Leaf(id) = node
+                && !ids.contains(id)
+                && ids.len() < AWAITING_VECTORS
+            {
+                ids.push(id.clone());
+            }
+        }
+        let mut leaves = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
+        leaves.retain(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)));
+        leaves.sort_by_key(|leaf| ids.iter().position(|id| id == &leaf.id));
+        Ok(leaves)
+    }
+
     /// Shows the reasoner the most similar current leaves of the tree and asks whether the new
     /// chunk repeats or replaces one of them. The leaves shown join `existing`, so the domain
     /// can check the answer names one of them.
@@ -892,6 +918,11 @@ impl Arbor {
         }))
     }
 }
+
+/// How many memories still waiting for their vectors the comparison by meaning reads, the
+/// newest: a server's job runner catches up within seconds, so what waits is what was said in
+/// those seconds, and an update follows what it replaces closely more often than not.
+const AWAITING_VECTORS: usize = 16;
 
 /// How many of the nearest current memories the comparison by meaning reads: more than the
 /// facts one statement could be about, few enough that comparing passage against passage costs

@@ -5,7 +5,7 @@ use arbor_domain::time::Timestamp;
 use arbor_ports::{Change, ChangeSet, Job, JobClaim, JobKind};
 use serde::Serialize;
 
-use crate::projection::Projection;
+use crate::projection::{Projection, Vectors};
 use crate::{AppError, AppResult, Arbor, ProcessState};
 
 /// How many jobs are claimed at a time.
@@ -60,6 +60,7 @@ impl Arbor {
             if jobs.is_empty() {
                 break;
             }
+            let jobs = self.run_index_jobs_together(jobs, &mut report).await?;
             for job in jobs {
                 let mut outcome = self.run_job(&job, &mut report).await;
                 let mut races = 0;
@@ -107,6 +108,41 @@ impl Arbor {
             .collect();
         report.next_due = self.ports.store.counts().await?.jobs_next_due;
         Ok(report)
+    }
+
+    /// Runs the index jobs among `jobs` together, namespace by namespace: every node of them
+    /// projected in one pass, so texts are embedded in batches ([`Arbor::project_nodes`])
+    /// rather than one call per job — what keeps up with writes that left their vectors to
+    /// the runner. Jobs of a namespace whose pass failed are returned with the other jobs, to
+    /// be run one by one (and failed or retried one by one).
+    async fn run_index_jobs_together(&self, jobs: Vec<Job>, report: &mut JobsReport) -> AppResult<Vec<Job>> {
+        let (index, mut rest): (Vec<Job>, Vec<Job>) =
+            jobs.into_iter().partition(|job| job.kind == JobKind::Index && !job.nodes.is_empty());
+        let mut by_namespace: std::collections::BTreeMap<String, Vec<Job>> = std::collections::BTreeMap::new();
+        for job in index {
+            by_namespace.entry(job.namespace.to_string()).or_default().push(job);
+        }
+        for (_, jobs) in by_namespace {
+            let namespace = jobs[0].namespace.clone();
+            let nodes: Vec<arbor_domain::id::NodeId> = jobs.iter().flat_map(|job| job.nodes.iter().cloned()).collect();
+            match self.project_nodes(&namespace, &nodes, Vectors::Now).await {
+                Ok((upserted, removed)) => {
+                    let mut done = ChangeSet::new();
+                    for job in &jobs {
+                        done.push(Change::CompleteJob { id: job.id.clone() });
+                    }
+                    self.ports.store.commit(done).await?;
+                    report.indexed += upserted;
+                    report.unindexed += removed;
+                    report.completed += jobs.len();
+                }
+                Err(error) => {
+                    tracing::debug!(%namespace, jobs = jobs.len(), %error, "index jobs run together failed; running them one by one");
+                    rest.extend(jobs);
+                }
+            }
+        }
+        Ok(rest)
     }
 
     /// Gives back the leases of workers known to be gone (a runner killed mid-job), so their
@@ -177,7 +213,15 @@ impl Arbor {
     /// the runner.
     pub(crate) async fn run_inline(&self, jobs: Vec<Job>) {
         let mut report = JobsReport::default();
+        let vectors = self.inline_vectors();
         for job in jobs.into_iter().filter(|job| job.kind != JobKind::Seal) {
+            if job.kind == JobKind::Index && vectors == Vectors::Later {
+                // Searchable by its words now; the job stays queued for the runner to embed.
+                if let Err(error) = self.project_nodes(&job.namespace, &job.nodes, Vectors::Later).await {
+                    tracing::warn!(job = %job.id, %error, "inline indexing failed; left for the runner");
+                }
+                continue;
+            }
             match self.run_node_job(&job, &mut report).await {
                 Ok(()) => {
                     let done = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });

@@ -30,6 +30,21 @@ pub(crate) enum Projection {
     Removed,
 }
 
+/// When a projection computes its vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Vectors {
+    /// In the same call: the index job that asked for it is done when it returns.
+    Now,
+    /// Not yet: text and filter columns only, for a node the index does not hold yet, so it
+    /// is searchable by its words at once and by meaning once the job runner, which the index
+    /// job stays queued for, embeds it.
+    Later,
+}
+
+/// How many texts the job runner embeds in one call: the batch the local model is measured
+/// at (`arbor bench`), and a bound on what one failed call has to repeat.
+pub(crate) const EMBED_BATCH: usize = 64;
+
 impl Arbor {
     /// Brings one node's index entry in line with its row: upserted (with a fresh embedding)
     /// while it has readable content, removed otherwise.
@@ -39,12 +54,64 @@ impl Arbor {
     /// it back, and only this job can see that and take it out again. A writer that retires it
     /// later removes the entry itself, after its own commit.
     pub(crate) async fn project(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Projection> {
-        let (projected, written) = self.project_once(namespace, node).await?;
+        self.project_with(namespace, node, Vectors::Now).await
+    }
+
+    async fn project_with(&self, namespace: &Namespace, node: &NodeId, vectors: Vectors) -> AppResult<Projection> {
+        let (projected, written) = self.project_once(namespace, node, vectors).await?;
         if written.is_some() && self.indexable_facts(namespace, node).await? != written {
             // Retired, or its facts changed, meanwhile: project what the row says now.
-            return Ok(self.project_once(namespace, node).await?.0);
+            return Ok(self.project_once(namespace, node, vectors).await?.0);
         }
         Ok(projected)
+    }
+
+    /// Whether a write computes its nodes' vectors before it returns, or leaves them to the
+    /// job runner: before, only when every embedder it would call is instant
+    /// ([`Embedder::is_instant`]). A model's embedding — tens of milliseconds a text on a small
+    /// CPU, or a network call — would otherwise set the pace of every write, while the job
+    /// runner embeds a whole batch in one call.
+    pub(crate) fn inline_vectors(&self) -> Vectors {
+        let instant = self.ports.embedder.is_instant()
+            && self.restricted_embedder.as_ref().is_none_or(|local| local.is_instant());
+        if instant || !self.ports.index.capabilities().vectors { Vectors::Now } else { Vectors::Later }
+    }
+
+    /// [`project`](Self::project) for many nodes of one namespace, [`EMBED_BATCH`] at a time:
+    /// each batch's bodies read, its texts embedded in one call (or not at all, with
+    /// [`Vectors::Later`]), one index write, and then each of its nodes checked against its
+    /// row, so a node retired or changed meanwhile is projected again alone, as `project`
+    /// does, before the next batch begins. Returns (upserted, removed).
+    pub(crate) async fn project_nodes(
+        &self,
+        namespace: &Namespace,
+        nodes: &[NodeId],
+        vectors: Vectors,
+    ) -> AppResult<(usize, usize)> {
+        let mut seen = std::collections::BTreeSet::new();
+        let unique: Vec<&NodeId> = nodes.iter().filter(|node| seen.insert(*node)).collect();
+        let (mut upserted, mut removed) = (0, 0);
+        for batch in unique.chunks(EMBED_BATCH) {
+            let mut items = Vec::with_capacity(batch.len());
+            for node in batch {
+                match self.projectable(namespace, node).await? {
+                    Some(item) => items.push(item),
+                    None => {
+                        self.unindex(node).await?;
+                        removed += 1;
+                    }
+                }
+            }
+            let written: Vec<(NodeId, NodeFacts)> = items.iter().map(|i| (i.node.clone(), i.facts.clone())).collect();
+            self.index_documents(items, vectors).await?;
+            upserted += written.len();
+            for (node, facts) in written {
+                if self.indexable_facts(namespace, &node).await?.as_ref() != Some(&facts) {
+                    self.project_with(namespace, &node, vectors).await?;
+                }
+            }
+        }
+        Ok((upserted, removed))
     }
 
     /// The filter facts of a node while it has readable content; `None` otherwise.
@@ -65,37 +132,60 @@ impl Arbor {
     }
 
     /// One projection of the node as its row reads now, with the facts it upserted.
-    async fn project_once(&self, namespace: &Namespace, node: &NodeId) -> AppResult<(Projection, Option<NodeFacts>)> {
+    async fn project_once(
+        &self,
+        namespace: &Namespace,
+        node: &NodeId,
+        vectors: Vectors,
+    ) -> AppResult<(Projection, Option<NodeFacts>)> {
+        let Some(item) = self.projectable(namespace, node).await? else {
+            return Ok((self.unindex(node).await?, None));
+        };
+        let facts = item.facts.clone();
+        self.index_documents(vec![item], vectors).await?;
+        Ok((Projection::Upserted, Some(facts)))
+    }
+
+    /// The node as the index should hold it, read from its row and verified body; `None`
+    /// when it has no readable content (forgotten, retired), so its entry must go.
+    async fn projectable(&self, namespace: &Namespace, node: &NodeId) -> AppResult<Option<Projectable>> {
         let scope = std::slice::from_ref(namespace);
-        let item = match node {
+        Ok(match node {
             NodeId::Leaf(id) => match self.ports.store.leaf(scope, id).await? {
                 Some(leaf) if leaf.status != LeafStatus::Tombstone => {
                     let body = self.read_body(&leaf.body_path, &leaf.body_sha256).await?;
                     let text = format!("{}\n{}", leaf.title, body);
-                    Projectable { node: node.clone(), facts: NodeFacts::of_leaf(&leaf), text }
+                    Some(Projectable { node: node.clone(), facts: NodeFacts::of_leaf(&leaf), text })
                 }
-                _ => return Ok((self.unindex(node).await?, None)),
+                _ => None,
             },
             NodeId::Summary(id) => match self.ports.store.summary(scope, id).await? {
                 Some(s) if matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale) => {
                     let text = format!("{}\n{}", s.title, s.summary);
-                    Projectable { node: node.clone(), facts: NodeFacts::of_summary(&s), text }
+                    Some(Projectable { node: node.clone(), facts: NodeFacts::of_summary(&s), text })
                 }
-                _ => return Ok((self.unindex(node).await?, None)),
+                _ => None,
             },
-        };
-        let facts = item.facts.clone();
-        self.index_documents(vec![item]).await?;
-        Ok((Projection::Upserted, Some(facts)))
+        })
     }
 
-    /// Embeds and upserts documents in one call each. Restricted text is embedded only by an
-    /// embedder on this machine, or not at all (it stays searchable by full text).
-    pub(crate) async fn index_documents(&self, items: Vec<Projectable>) -> AppResult<()> {
+    /// Embeds (with [`Vectors::Now`]) and upserts documents, in one call each. Restricted text
+    /// is embedded only by an embedder on this machine, or not at all (it stays searchable by
+    /// full text).
+    pub(crate) async fn index_documents(&self, items: Vec<Projectable>, vectors: Vectors) -> AppResult<()> {
         if items.is_empty() {
             return Ok(());
         }
         let mut embeddings: Vec<Option<Embedding>> = vec![None; items.len()];
+        if vectors == Vectors::Later {
+            // Only what the index does not hold yet: a runner that projected the node first,
+            // vector and all, is not undone; one that comes later brings everything up to date.
+            let docs = items
+                .into_iter()
+                .map(|item| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding: None })
+                .collect();
+            return Ok(self.ports.index.insert_missing(docs).await?);
+        }
         let locality = self.ports.embedder.locality();
         let (shared, kept): (Vec<usize>, Vec<usize>) =
             (0..items.len()).partition(|&i| items[i].facts.sensitivity.may_be_given_to(locality));

@@ -136,6 +136,10 @@ impl arbor_ports::Embedder for FailingEmbedder {
         self.inner.locality()
     }
 
+    fn is_instant(&self) -> bool {
+        self.inner.is_instant()
+    }
+
     async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
         if self.down.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(arbor_ports::Error::Unavailable { backend: "embedder", source: "connection refused".into() });
@@ -167,6 +171,89 @@ async fn a_failed_channel_degrades_the_pack_and_says_so() {
     let text = nothing.compact(CompactOptions::default()).render();
     assert!(text.starts_with("Retrieval was degraded (vector:hashing-v1"), "{text}");
     assert!(text.contains("Nothing relevant in memory"), "{text}");
+}
+
+/// An embedder the engine must treat as a model (it does not say it is instant), recording
+/// how many texts each call embeds.
+#[derive(Debug, Default)]
+struct ModelLikeEmbedder {
+    inner: arbor_ports::HashingEmbedder,
+    calls: std::sync::Mutex<Vec<usize>>,
+}
+
+#[async_trait::async_trait]
+impl arbor_ports::Embedder for ModelLikeEmbedder {
+    fn id(&self) -> arbor_ports::EmbedderId {
+        self.inner.id()
+    }
+
+    fn locality(&self) -> arbor_ports::Locality {
+        arbor_ports::Locality::Local
+    }
+
+    async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
+        self.calls.lock().unwrap().push(texts.len());
+        self.inner.embed(texts).await
+    }
+}
+
+/// With a model for an embedder, a write returns once rows, bodies and full text are durable:
+/// the memory is found by its words at once, the pack says vectors are pending, and the job
+/// runner embeds what many writes left, in batches, after which the memory is found by meaning
+/// and the pack says nothing more.
+#[tokio::test]
+async fn a_write_leaves_its_vectors_to_the_runner_which_embeds_them_in_batches() {
+    use arbor_domain::namespace::Namespace;
+    use arbor_domain::visibility::VisibilityFilter;
+    use arbor_ports::{Clock, Embedder, Embedding, VectorQuery};
+
+    let embedder = std::sync::Arc::new(ModelLikeEmbedder::default());
+    let h = common::harness_embedding_with(embedder.clone(), Default::default(), Default::default());
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let batch =
+        (0..100).map(|i| message(&format!("Crate {i} of the harbour cargo holds {i} lanterns."), &format!("b{i}")));
+    h.arbor.ingest_batch(&chain, batch.collect()).await.unwrap();
+    for i in 0..30 {
+        h.clock.advance_seconds(60);
+        h.arbor
+            .ingest(&chain, message(&format!("Walrus {i} sings at dawn on pier {i}."), &format!("m{i}")))
+            .await
+            .unwrap();
+    }
+    assert!(embedder.calls.lock().unwrap().is_empty(), "no write waited for the model");
+
+    let question = "which walrus sings on pier 7?";
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new(question)).await.unwrap();
+    assert!(
+        pack.evidence.iter().any(|e| e.text == "Walrus 7 sings at dawn on pier 7."),
+        "found by its words: {pack:#?}"
+    );
+    let pending: Vec<_> = pack.degraded.iter().filter(|d| d.part == "index").collect();
+    assert_eq!(pending.len(), 1, "{:?}", pack.degraded);
+    assert!(pending[0].reason.contains("by meaning once their vectors are computed"), "{:?}", pending[0]);
+    let namespace = Namespace::conversation(common::scope("c1"));
+    let by_meaning = || async {
+        let values = embedder.inner.embed_one("Walrus 7 sings at dawn on pier 7.");
+        let query = VectorQuery {
+            filter: VisibilityFilter::current_leaves_of(&namespace, h.clock.now(), false),
+            embedding: Embedding { embedder: embedder.id(), values },
+            limit: 3,
+        };
+        h.index.search_vector(&query).await.unwrap()
+    };
+    assert!(by_meaning().await.is_empty(), "no vector before the runner computes it");
+    let calls_before = embedder.calls.lock().unwrap().len();
+
+    let report = h.arbor.run_jobs(None).await.unwrap();
+    assert_eq!(report.failed, 0, "{report:?}");
+    let calls: Vec<usize> = embedder.calls.lock().unwrap()[calls_before..].to_vec();
+    let embedded: usize = calls.iter().sum();
+    assert!(embedded >= 130, "every leaf embedded: {calls:?}");
+    assert!(calls.iter().all(|n| *n <= 64), "batches of at most 64: {calls:?}");
+    assert!(calls.len() * 8 < embedded, "batched, not a call per write: {calls:?}");
+    assert!(!by_meaning().await.is_empty(), "found by meaning once embedded");
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new(question)).await.unwrap();
+    assert!(pack.degraded.is_empty(), "{:?}", pack.degraded);
 }
 
 #[tokio::test]

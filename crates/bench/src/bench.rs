@@ -3,7 +3,7 @@
 //! sealing, rebuilding the index from the store, retrieval latency (query embedding
 //! excluded, then included), broad questions answered summary-first (latency and body files
 //! hydrated per question), peak memory and — on SQLite, side by side in the same run — the
-//! same queries issued straight to FTS5 and to the vector index with no policy layer (the
+//! same queries issued straight to the text and vector indexes with no filter and no policy layer (the
 //! floor). `cargo xtask bench` runs it per size and backend in fresh processes and prints the
 //! table.
 
@@ -92,6 +92,12 @@ pub(crate) struct Report {
     /// None when the store was reused, not built.
     pub ingest_leaves_per_second: Option<f64>,
     pub seal_seconds: f64,
+    /// Nodes (leaves and summaries) the job run after ingest indexed: with an embedder that is
+    /// a model, the vectors writes left to it.
+    pub jobs_indexed: usize,
+    /// `jobs_indexed` per second of that run (sealing included): a lower bound on how fast
+    /// the runner embeds in the background, to set beside the embedder's own batched rate.
+    pub jobs_indexed_per_second: f64,
     /// Rebuilding the whole index from the store (`arbor jobs reindex`): every body read and
     /// embedded again, the index built and optimized.
     pub index_build_seconds: f64,
@@ -104,7 +110,8 @@ pub(crate) struct Report {
     pub retrieve_with_embedding: Latency,
     /// Broad questions ("what do we know about …"), summary-first, query embedding included.
     pub broad: BroadQuestions,
-    /// The floor (the SQLite index only: FTS5 and the vector scan with no policy layer).
+    /// The floor (the SQLite index only: the BM25 top k and the vector scan over every
+    /// namespace, no filter, no policy layer).
     pub floor_text: Option<Latency>,
     pub floor_vector: Option<Latency>,
     pub floor: Option<Latency>,
@@ -290,7 +297,7 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
     }
     let ingest_seconds = began.elapsed().as_secs_f64();
     let began = Instant::now();
-    arbor.run_jobs(None).await?;
+    let jobs = arbor.run_jobs(None).await?;
     let seal_seconds = began.elapsed().as_secs_f64();
     let began = Instant::now();
     arbor.rebuild_index().await?;
@@ -362,6 +369,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         ingest_seconds,
         ingest_leaves_per_second: (!args.reuse).then(|| leaves as f64 / ingest_seconds),
         seal_seconds,
+        jobs_indexed: jobs.indexed,
+        jobs_indexed_per_second: jobs.indexed as f64 / seal_seconds.max(1e-9),
         index_build_seconds,
         summaries: counts.summaries_current,
         trees: counts.trees,

@@ -58,7 +58,7 @@ pub struct Choice<T: 'static> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IndexBackend {
-    /// In the store's own database (SQLite FTS5 and vectors, or Postgres with pgvector).
+    /// In the store's own database (SQLite rows with in-memory BM25 and vectors, or Postgres with pgvector).
     #[default]
     Store,
     /// A LanceDB dataset in the store directory (`<root>/lance`), for large corpora; needs an
@@ -70,7 +70,7 @@ impl IndexBackend {
     pub const CHOICES: &'static [Choice<IndexBackend>] = &[
         Choice {
             name: "store",
-            help: "In the store's own database (SQLite FTS5 and vectors, or Postgres with pgvector)",
+            help: "In the store's own database (SQLite rows with in-memory BM25 and vectors, or Postgres with pgvector)",
             value: IndexBackend::Store,
         },
         Choice {

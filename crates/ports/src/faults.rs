@@ -26,8 +26,8 @@ use crate::error::{Error, Result};
 use crate::index::{Hit, IndexCapabilities, IndexDoc, SearchIndex, TextQuery, VectorQuery};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, ChangeSet, EntityQuery, FiledQuery, IntegrityReport, Job, JobClaim, JobLease, LeafPosition,
-    MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
+    AuditEvent, BodyIntent, ChangeSet, EntityQuery, FiledQuery, IntegrityReport, Job, JobClaim, JobKind, JobLease,
+    LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
 /// How an armed fault fails its call.
@@ -286,6 +286,9 @@ impl MetadataStore for FailingStore {
     async fn job_leases(&self) -> Result<Vec<JobLease>> {
         guarded(&self.plan, "store.job_leases", self.inner.job_leases()).await
     }
+    async fn pending_jobs(&self, kind: JobKind, scope: &[Namespace], limit: usize) -> Result<Vec<Job>> {
+        guarded(&self.plan, "store.pending_jobs", self.inner.pending_jobs(kind, scope, limit)).await
+    }
     async fn check_integrity(&self) -> Result<IntegrityReport> {
         guarded(&self.plan, "store.check_integrity", self.inner.check_integrity()).await
     }
@@ -314,6 +317,9 @@ impl SearchIndex for FailingIndex {
     }
     async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
         guarded(&self.plan, "index.upsert", self.inner.upsert(docs)).await
+    }
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        guarded(&self.plan, "index.insert_missing", self.inner.insert_missing(docs)).await
     }
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
         guarded(&self.plan, "index.set_facts", self.inner.set_facts(updates)).await

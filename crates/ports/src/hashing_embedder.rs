@@ -78,6 +78,10 @@ impl Embedder for HashingEmbedder {
         Locality::Local
     }
 
+    fn is_instant(&self) -> bool {
+        true
+    }
+
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         Ok(texts.iter().map(|text| self.embed_one(text)).collect())
     }

@@ -115,7 +115,7 @@ pub struct IndexCapabilities {
 /// - **Filter first.** Searches evaluate `filter` inside the query — never search everything
 ///   and filter afterwards — and return only documents [`VisibilityFilter::admits`] admits.
 /// - **Replace by id.** [`upsert`](Self::upsert) replaces any document with the same id, text,
-///   facts and vector alike; [`set_facts`](Self::set_facts) changes only the filter columns of
+///   facts and vector alike ([`insert_missing`](Self::insert_missing) never does); [`set_facts`](Self::set_facts) changes only the filter columns of
 ///   documents that exist and ignores the rest.
 /// - **Really remove.** After [`remove`](Self::remove) returns, no search returns the ids and
 ///   [`contains_text`](Self::contains_text) finds none of their text, in any file or version the
@@ -139,6 +139,12 @@ pub trait SearchIndex: Send + Sync + fmt::Debug {
     fn capabilities(&self) -> IndexCapabilities;
 
     async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()>;
+
+    /// Adds the documents whose ids the index does not hold, as [`upsert`](Self::upsert)
+    /// would, and leaves every document it already holds as it is — text, facts and vector.
+    /// A write that leaves its vectors to the job runner indexes its text this way, so when
+    /// the runner got there first, its vector is not undone.
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()>;
 
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()>;
 

@@ -36,6 +36,14 @@ pub trait Embedder: Send + Sync + fmt::Debug {
 
     fn locality(&self) -> Locality;
 
+    /// Whether embedding costs about what reading the text costs (a computed feature hash,
+    /// microseconds a text), so a write may compute its vectors before it returns. A model —
+    /// tens of milliseconds a text on a small CPU, or a network round trip — says no, and
+    /// writes leave their vectors to the job runner, which embeds them in batches.
+    fn is_instant(&self) -> bool {
+        false
+    }
+
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
 }
 

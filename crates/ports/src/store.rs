@@ -171,6 +171,13 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// runner can give back the leases of workers that are gone, and say who holds the rest.
     async fn job_leases(&self) -> Result<Vec<JobLease>>;
 
+    /// The jobs of `kind` that wait to run (or are running) in the namespaces of `scope`, the
+    /// most recently created first (ties by id, descending), at most `limit`; dead jobs are
+    /// not pending. Index jobs are what memories written moments ago wait on for their
+    /// vectors: retrieval says when there are any, and the comparison by meaning reads the
+    /// leaves they name. Backends answer from an index on (kind, namespace) over pending jobs.
+    async fn pending_jobs(&self, kind: JobKind, scope: &[Namespace], limit: usize) -> Result<Vec<Job>>;
+
     /// Checks the stored data itself rather than what it means: the engine's own consistency
     /// check (SQLite's `integrity_check`; nothing for engines that guard their pages
     /// themselves), and every row of every table decoded, each one that does not decode named.

@@ -16,9 +16,12 @@ use arbor_domain::ranking::{
 };
 use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
-use arbor_ports::{EmbedderId, Embedding, Hit, LeafPosition, QueryFocus, TermSelection, TextQuery, VectorQuery};
+use arbor_ports::{
+    EmbedderId, Embedding, Hit, JobKind, LeafPosition, QueryFocus, TermSelection, TextQuery, VectorQuery,
+};
 
 use super::{Degradation, RetrieveRequest};
+use crate::projection::Vectors;
 use crate::{AppResult, Arbor};
 
 /// How many candidates each search channel contributes before fusion.
@@ -175,6 +178,9 @@ impl Arbor {
         lists: &mut Vec<(f32, Vec<NodeId>)>,
     ) -> AppResult<()> {
         let index = &self.ports.index;
+        if index.capabilities().vectors {
+            self.note_pending_index_jobs(filter, found).await;
+        }
         let mut searched: Vec<EmbedderId> = Vec::new();
         let restricted = self.restricted_embedder.iter().filter(|_| request.include_restricted);
         let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
@@ -219,6 +225,31 @@ impl Arbor {
             }
         }
         Ok(())
+    }
+
+    /// Says in the pack when index jobs wait in the namespaces searched: memories just written
+    /// whose vectors the job runner has yet to compute ([`Vectors::Later`]) are found by their
+    /// words only until it has, and a write whose indexing failed not at all.
+    /// The note is informational: a store that cannot count costs the note, not the answer.
+    /// It names no count, so it says no more about the namespace than that something is new.
+    async fn note_pending_index_jobs(&self, filter: &VisibilityFilter, found: &mut Candidates) {
+        let scope: Vec<Namespace> = filter.layers.iter().map(|layer| layer.namespace.clone()).collect();
+        let waiting = match self.ports.store.pending_jobs(JobKind::Index, &scope, 1).await {
+            Ok(waiting) => waiting.len(),
+            Err(error) => {
+                tracing::warn!(%error, "could not count pending index jobs; the pack does not say whether any wait");
+                return;
+            }
+        };
+        if waiting > 0 {
+            let reason = match self.inline_vectors() {
+                Vectors::Later => "memories written moments ago are found by their words, and by meaning once \
+                                   their vectors are computed"
+                    .to_owned(),
+                Vectors::Now => "memories written moments ago are still being indexed and may be missing".to_owned(),
+            };
+            found.degraded.push(Degradation { part: "index".into(), reason });
+        }
     }
 
     /// A named entity's own trees, searched by the question's words: what is filed under Dana

@@ -191,7 +191,7 @@ pub enum Answer {
 /// a body that failed its check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Degradation {
-    /// `vector:<embedder>`, `rerank`, or `body:<leaf id>`.
+    /// `vector:<embedder>`, `rerank`, `body:<leaf id>`, or `index` (index jobs waiting).
     pub part: String,
     pub reason: String,
 }

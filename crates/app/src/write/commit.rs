@@ -18,7 +18,7 @@ use arbor_domain::visibility::NodeFacts;
 use arbor_ports::{AuditEvent, Change, ChangeSet, Job, JobKind, LeafExpect};
 
 use super::BatchPlan;
-use crate::projection::Projectable;
+use crate::projection::{Projectable, Vectors};
 use crate::{AppResult, Arbor};
 
 impl Arbor {
@@ -158,7 +158,8 @@ impl Arbor {
 
     /// Indexes what a batch just committed, from the text in hand (no body re-read), with one
     /// embedding call and one index write; then completes the jobs. Anything that fails stays
-    /// queued for the runner.
+    /// queued for the runner. When vectors wait for the runner ([`Arbor::inline_vectors`]), the
+    /// text is indexed now and the jobs stay queued for the runner to embed.
     async fn index_planned(&self, plan: &BatchPlan, jobs: Vec<Job>) {
         let items = plan
             .leaves
@@ -169,12 +170,16 @@ impl Arbor {
                 text: format!("{}\n{}", p.record.title, p.text),
             })
             .collect();
-        match self.index_documents(items).await {
+        let vectors = self.inline_vectors();
+        match self.index_documents(items, vectors).await {
             Ok(()) => {
                 let superseded: Vec<_> =
                     plan.superseded.values().map(|l| (l.node_id(), NodeFacts::of_leaf(l))).collect();
                 if let Err(error) = self.ports.index.set_facts(superseded).await {
                     tracing::warn!(%error, "could not update superseded leaves in the index; the runner will");
+                    return;
+                }
+                if vectors == Vectors::Later {
                     return;
                 }
                 let mut done = ChangeSet::new();

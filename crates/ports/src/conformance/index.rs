@@ -201,6 +201,34 @@ pub async fn upsert_replaces_the_document(index: &dyn SearchIndex) {
     }
 }
 
+/// `insert_missing` adds the ids the index does not hold and leaves the others exactly as they
+/// were — text and vector — even when it brings the same id without a vector.
+pub async fn insert_missing_keeps_what_is_held(index: &dyn SearchIndex) {
+    let ns = conversation("c1");
+    index.upsert(vec![doc(&ns, "leaf-1", "the meeting is on Monday", Some(vec![1.0, 0.0, 0.0, 0.0]))]).await.unwrap();
+    index
+        .insert_missing(vec![
+            doc(&ns, "leaf-1", "the meeting moved to Thursday", None),
+            doc(&ns, "leaf-2", "the walrus sings at dawn", None),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(index.count().await.unwrap(), 2);
+    if index.capabilities().full_text {
+        assert_eq!(ids(&index.search_text(&text_query("monday")).await.unwrap()), vec!["leaf-1"]);
+        assert!(index.search_text(&text_query("thursday")).await.unwrap().is_empty());
+        assert_eq!(ids(&index.search_text(&text_query("walrus")).await.unwrap()), vec!["leaf-2"]);
+    }
+    if index.capabilities().vectors {
+        let query = VectorQuery {
+            filter: conversation_filter(),
+            embedding: Embedding { embedder: embedder("test", 4), values: unit(&[1.0, 0.0, 0.0, 0.0]) },
+            limit: 5,
+        };
+        assert_eq!(ids(&index.search_vector(&query).await.unwrap()), vec!["leaf-1"], "the held vector stays");
+    }
+}
+
 /// Changing a document's facts changes what the filter lets through; unknown ids are ignored.
 pub async fn set_facts_changes_visibility(index: &dyn SearchIndex) {
     let ns = conversation("c1");

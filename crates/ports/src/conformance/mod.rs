@@ -101,6 +101,7 @@ macro_rules! metadata_store_conformance {
                 dissolving_a_tree_removes_every_row_of_it,
                 an_entity_goes_with_its_last_reference,
                 leases_are_listed_released_and_deferred,
+                pending_jobs_are_listed_by_kind_and_scope,
                 a_sound_store_checks_clean,
             ]
         );
@@ -121,6 +122,7 @@ macro_rules! search_index_conformance {
                 vector_search_ranks_nearest_first,
                 vector_search_never_mixes_embedders,
                 upsert_replaces_the_document,
+                insert_missing_keeps_what_is_held,
                 set_facts_changes_visibility,
                 remove_leaves_no_text,
                 filter_pushdown_matches_domain,

@@ -16,8 +16,8 @@ use super::fixtures::{
 };
 use crate::error::Error;
 use crate::store::{
-    Change, ChangeSet, EntityQuery, FiledQuery, JobClaim, LeafExpect, LeafPosition, MetadataStore, Neighbours, Page,
-    SummaryExpect, TreeLeafQuery, WriteMark,
+    Change, ChangeSet, EntityQuery, FiledQuery, Job, JobClaim, JobKind, LeafExpect, LeafPosition, MetadataStore,
+    Neighbours, Page, SummaryExpect, TreeLeafQuery, WriteMark,
 };
 
 fn lid(id: &str) -> LeafId {
@@ -597,6 +597,45 @@ pub async fn jobs_claim_lease_retry_complete(store: &dyn MetadataStore) {
     assert_eq!((retried[0].attempts, retried[0].last_error.as_deref()), (1, Some("boom")));
     let counts = store.counts().await.unwrap();
     assert_eq!((counts.jobs_pending, counts.jobs_dead), (2, 1));
+}
+
+/// Pending jobs are listed by kind and namespace, newest first: claimed ones still count (their
+/// work is not done), completed and dead ones do not, nor any outside the scope asked about.
+pub async fn pending_jobs_are_listed_by_kind_and_scope(store: &dyn MetadataStore) {
+    let (c1, c2) = (conversation("c1"), conversation("c2"));
+    let index = |ns: &Namespace, id: &str, at: i64| Job {
+        kind: JobKind::Index,
+        created_at: ts(at),
+        ..job(ns, id, &format!("index:{id}"), 0)
+    };
+    store
+        .commit(
+            ChangeSet::new()
+                .with(Change::Enqueue(index(&c1, "job-1", 1)))
+                .with(Change::Enqueue(index(&c1, "job-2", 3)))
+                .with(Change::Enqueue(index(&c2, "job-3", 2)))
+                .with(Change::Enqueue(job(&c1, "job-4", "seal:a", 0))),
+        )
+        .await
+        .unwrap();
+    let pending = |kind, scope: Vec<Namespace>, limit| async move {
+        let jobs = store.pending_jobs(kind, &scope, limit).await.unwrap();
+        jobs.into_iter().map(|j| j.id.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(pending(JobKind::Index, vec![c1.clone()], 10).await, ["job-2", "job-1"]);
+    assert_eq!(pending(JobKind::Index, vec![c1.clone(), c2.clone()], 10).await, ["job-2", "job-3", "job-1"]);
+    assert_eq!(pending(JobKind::Index, vec![c1.clone(), c2.clone()], 2).await, ["job-2", "job-3"]);
+    assert_eq!(pending(JobKind::Seal, vec![c1.clone()], 10).await, ["job-4"]);
+    assert!(pending(JobKind::Index, vec![conversation("c3")], 10).await.is_empty());
+    assert!(pending(JobKind::Index, Vec::new(), 10).await.is_empty());
+    assert!(pending(JobKind::Index, vec![c1.clone()], 0).await.is_empty());
+    let claim = JobClaim { worker: "w".into(), now: ts(4), lease_until: ts(60), limit: 10 };
+    assert_eq!(store.claim_jobs(&claim).await.unwrap().len(), 4);
+    assert_eq!(pending(JobKind::Index, vec![c1.clone()], 10).await, ["job-2", "job-1"], "claimed is not done");
+    let done = Change::CompleteJob { id: index(&c1, "job-1", 0).id };
+    let dead = Change::FailJob { id: index(&c1, "job-2", 0).id, error: "fatal".into(), retry_at: None };
+    store.commit(ChangeSet::new().with(done).with(dead)).await.unwrap();
+    assert_eq!(pending(JobKind::Index, vec![c1.clone(), c2.clone()], 10).await, ["job-3"]);
 }
 
 /// After a leaf becomes its tombstone and a summary is purged, none of their words remain.

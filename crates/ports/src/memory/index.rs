@@ -61,6 +61,17 @@ impl SearchIndex for InMemorySearchIndex {
         Ok(())
     }
 
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        let mut stored = self.lock();
+        for doc in docs {
+            if !stored.contains_key(&doc.id) {
+                let tokens = index_tokens(&doc.text);
+                stored.insert(doc.id.clone(), Stored { doc, tokens });
+            }
+        }
+        Ok(())
+    }
+
     async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
         let mut stored = self.lock();
         for (id, facts) in updates {

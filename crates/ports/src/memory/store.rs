@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 use crate::rows::{filed_entries, lookup_key_hash, signature_from};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, FiledEntry, FiledQuery, Job, JobClaim, LeafPosition,
-    MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, FiledEntry, FiledQuery, Job, JobClaim, JobKind,
+    LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
 };
 
 const BACKEND: &str = "memory";
@@ -660,6 +660,19 @@ impl MetadataStore for InMemoryMetadataStore {
                 })
             })
             .collect())
+    }
+
+    async fn pending_jobs(&self, kind: JobKind, scope: &[Namespace], limit: usize) -> Result<Vec<Job>> {
+        let state = self.lock();
+        let mut pending: Vec<Job> = state
+            .jobs
+            .values()
+            .filter(|r| !r.dead && r.job.kind == kind && scope.contains(&r.job.namespace))
+            .map(|r| r.job.clone())
+            .collect();
+        pending.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        pending.truncate(limit);
+        Ok(pending)
     }
 
     async fn check_integrity(&self) -> Result<crate::store::IntegrityReport> {
