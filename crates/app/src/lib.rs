@@ -197,6 +197,8 @@ pub struct Arbor {
     fallbacks: Fallbacks,
     /// How to tell whether another process is still running; without it, none is known gone.
     liveness: Option<LivenessCheck>,
+    /// The vectors of recent questions, by embedder.
+    query_vectors: retrieve::query_vectors::QueryVectors,
 }
 
 /// A [`Liveness`] function, shown in debug output by name only.
@@ -219,6 +221,7 @@ impl Arbor {
             options,
             fallbacks: Fallbacks::default(),
             liveness: None,
+            query_vectors: Default::default(),
         }
     }
 

@@ -254,6 +254,10 @@ async fn a_write_leaves_its_vectors_to_the_runner_which_embeds_them_in_batches()
     assert!(!by_meaning().await.is_empty(), "found by meaning once embedded");
     let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new(question)).await.unwrap();
     assert!(pack.degraded.is_empty(), "{:?}", pack.degraded);
+    // The question was embedded when first asked; asked again, its vector is remembered.
+    assert_eq!(embedder.calls.lock().unwrap().len(), calls_before + calls.len(), "asked again, not embedded again");
+    h.arbor.retrieve(&chain, &RetrieveRequest::new("and which walrus sings at dusk?")).await.unwrap();
+    assert_eq!(embedder.calls.lock().unwrap().len(), calls_before + calls.len() + 1, "a new question is embedded");
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 //! and fused.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use arbor_domain::entity::Entity;
 use arbor_domain::id::{LeafId, NodeId};
@@ -200,8 +201,8 @@ impl Arbor {
                 Some(vector) => Some(vector.clone()),
                 // A failing embedder costs its channel, not the answer: the others still
                 // search, and the pack says what was missing.
-                None => match embedder.embed(std::slice::from_ref(&request.query)).await {
-                    Ok(mut vectors) => vectors.pop(),
+                None => match self.embed_question(embedder, &request.query).await {
+                    Ok(vector) => vector,
                     Err(error) => {
                         // The cause (an endpoint, a path) stays in the log: the pack goes to
                         // callers who need to know only that a channel was missing.
@@ -225,6 +226,29 @@ impl Arbor {
             }
         }
         Ok(())
+    }
+
+    /// The question's vector from `embedder`: remembered from an earlier asking when the
+    /// embedder is a model ([`QueryVectors`](super::query_vectors::QueryVectors)), computed
+    /// otherwise.
+    async fn embed_question(
+        &self,
+        embedder: &Arc<dyn arbor_ports::Embedder>,
+        question: &str,
+    ) -> arbor_ports::Result<Option<Vec<f32>>> {
+        let id = embedder.id();
+        if !embedder.is_instant()
+            && let Some(vector) = self.query_vectors.get(&id, question)
+        {
+            return Ok(Some(vector));
+        }
+        let vector = embedder.embed(&[question.to_owned()]).await?.pop();
+        if let Some(vector) = &vector
+            && !embedder.is_instant()
+        {
+            self.query_vectors.put(&id, question, vector.clone());
+        }
+        Ok(vector)
     }
 
     /// Says in the pack when index jobs wait in the namespaces searched: memories just written

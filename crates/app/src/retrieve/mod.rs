@@ -17,6 +17,7 @@
 
 mod channels;
 mod compact;
+pub(crate) mod query_vectors;
 mod record;
 mod select;
 mod understand;
