@@ -775,6 +775,28 @@ mod tests {
         assert_eq!(held_and_recounted(&fresh).0, held_and_recounted(&index).0);
     }
 
+    /// What another process writes reaches a loaded mirror's full text through the change
+    /// sequence, with the statistics BM25 uses: an added document is found, a removed one is
+    /// not, and the scores are those of a process that loaded the file afresh.
+    #[tokio::test]
+    async fn another_processs_writes_reach_the_loaded_text_index() {
+        let (dir, here) = open();
+        let path = dir.path().join("arbor.db");
+        let there = SqliteIndex::new(Arc::new(SqliteDatabase::open(&SqliteConfig::new(path.clone())).unwrap()));
+        here.upsert(vec![doc(1, "amber basil"), doc(2, "basil cedar")]).await.unwrap();
+        assert_eq!(ids(&here.search_text(&text_query("basil", 5)).await.unwrap()), ["leaf-1", "leaf-2"]);
+
+        there.upsert(vec![doc(3, "basil basil delta")]).await.unwrap();
+        let hits = here.search_text(&text_query("basil", 5)).await.unwrap();
+        let fresh = SqliteIndex::new(Arc::new(SqliteDatabase::open(&SqliteConfig::new(path)).unwrap()));
+        assert_eq!(hits, fresh.search_text(&text_query("basil", 5)).await.unwrap());
+        assert_eq!(ids(&hits)[0], "leaf-3");
+
+        there.remove(&[doc(3, "").id, doc(1, "").id]).await.unwrap();
+        assert_eq!(ids(&here.search_text(&text_query("basil", 5)).await.unwrap()), ["leaf-2"]);
+        assert!(here.search_text(&text_query("amber", 5)).await.unwrap().is_empty());
+    }
+
     /// The order of two documents' node ids, as the port orders ties.
     fn doc_order(a: &str, b: &str) -> std::cmp::Ordering {
         let id = |s: &str| NodeId::Leaf(LeafId::parse(s).unwrap());
