@@ -254,7 +254,7 @@ impl Arbor {
     /// Says in the pack when index jobs wait in the namespaces searched: memories just written
     /// whose vectors the job runner has yet to compute ([`Vectors::Later`]) are found by their
     /// words only until it has, and a write whose indexing failed not at all.
-    /// The note is informational: a store that cannot count costs the note, not the answer.
+    /// The note is informational: a store that cannot answer costs the note, not the answer.
     /// It names no count, so it says no more about the namespace than that something is new.
     async fn note_pending_index_jobs(&self, filter: &VisibilityFilter, found: &mut Candidates) {
         let scope: Vec<Namespace> = filter.layers.iter().map(|layer| layer.namespace.clone()).collect();
