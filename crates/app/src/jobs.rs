@@ -1,6 +1,7 @@
 //! The job runner: drains the outbox. Jobs are idempotent and leased, so a crash mid-job
 //! only delays the work until the lease expires, and two runners never corrupt anything.
 
+use arbor_domain::namespace::Namespace;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{Change, ChangeSet, Job, JobClaim, JobKind};
 use serde::Serialize;
@@ -118,12 +119,11 @@ impl Arbor {
     async fn run_index_jobs_together(&self, jobs: Vec<Job>, report: &mut JobsReport) -> AppResult<Vec<Job>> {
         let (index, mut rest): (Vec<Job>, Vec<Job>) =
             jobs.into_iter().partition(|job| job.kind == JobKind::Index && !job.nodes.is_empty());
-        let mut by_namespace: std::collections::BTreeMap<String, Vec<Job>> = std::collections::BTreeMap::new();
+        let mut by_namespace: std::collections::BTreeMap<Namespace, Vec<Job>> = std::collections::BTreeMap::new();
         for job in index {
-            by_namespace.entry(job.namespace.to_string()).or_default().push(job);
+            by_namespace.entry(job.namespace.clone()).or_default().push(job);
         }
-        for (_, jobs) in by_namespace {
-            let namespace = jobs[0].namespace.clone();
+        for (namespace, jobs) in by_namespace {
             let nodes: Vec<arbor_domain::id::NodeId> = jobs.iter().flat_map(|job| job.nodes.iter().cloned()).collect();
             match self.project_nodes(&namespace, &nodes, Vectors::Now).await {
                 Ok((upserted, removed)) => {

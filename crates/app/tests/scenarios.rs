@@ -379,6 +379,25 @@ async fn candidates_never_reach_retrieval() {
     assert_eq!(pack.evidence.iter().map(|e| e.node_id.to_string()).collect::<Vec<_>>(), vec![id.to_string()]);
 }
 
+/// With a model for an embedder, a person's decision about a node the index already holds (a
+/// candidate confirmed) reaches the index with the decision, not once the job runner next
+/// runs: only new nodes' vectors wait, never the facts that decide what may be seen.
+#[tokio::test]
+async fn a_confirmed_candidate_is_found_at_once_with_a_model_embedder() {
+    let embedder = std::sync::Arc::new(ModelLikeEmbedder::default());
+    let h = common::harness_embedding_with(embedder, Default::default(), Default::default());
+    let project = h
+        .arbor
+        .read_chain(&arbor_domain::read_chain::TrustedContext::Project { project: common::scope("p1") })
+        .unwrap();
+    let report = h.arbor.ingest(&project, message("The deploy window is Tuesday night.", "m1")).await.unwrap();
+    h.arbor.run_jobs(None).await.unwrap();
+    let id = report.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.arbor.confirm(&project, &id).await.unwrap();
+    let pack = h.arbor.retrieve(&project, &RetrieveRequest::new("deploy window")).await.unwrap();
+    assert_eq!(pack.evidence.iter().map(|e| e.node_id.to_string()).collect::<Vec<_>>(), vec![id.to_string()]);
+}
+
 #[tokio::test]
 async fn secrets_and_bad_events_are_refused_without_a_trace() {
     let h = harness();
