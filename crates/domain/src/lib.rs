@@ -28,6 +28,8 @@
 //! | body documents (frontmatter + markdown) | [`markdown`] |
 //! | rebuilding rows from body documents: never more visible than written | [`recovery`] |
 
+#![forbid(unsafe_code)]
+
 pub mod admission;
 pub mod budget;
 pub mod conflict;
