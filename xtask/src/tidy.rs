@@ -99,6 +99,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_design_references(root)?);
     problems.extend(check_app_shape(root)?);
     problems.extend(check_adapter_status_literals(root)?);
+    problems.extend(check_unsafe(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
@@ -123,6 +124,50 @@ fn check_headers(root: &Path) -> Result<Vec<String>> {
         }
     }
     Ok(problems)
+}
+
+/// The one file allowed `unsafe`, and how many `unsafe` blocks it may hold: the mirror's int8
+/// dot product calls its AVX2 build after detecting AVX2. The workspace lint is `deny`, which a
+/// crate could lift with an `allow`; this keeps the exception to the one call it was made for.
+const UNSAFE_ALLOWED: (&str, usize) = ("crates/adapters-sqlite/src/mirror.rs", 1);
+
+/// `unsafe` (as a keyword, outside comments and strings) and `allow(unsafe_code)` appear only
+/// where [`UNSAFE_ALLOWED`] says, and no more often.
+fn check_unsafe(root: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for dir in ["crates", "xtask", "tests"] {
+        let mut files = Vec::new();
+        collect_rs_files(&root.join(dir), &mut files)?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let code = code_only(&text);
+            let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string().replace('\\', "/");
+            let keywords = unsafe_keywords(&code);
+            let allowed = if shown == UNSAFE_ALLOWED.0 { UNSAFE_ALLOWED.1 } else { 0 };
+            if keywords > allowed {
+                problems.push(format!(
+                    "{shown} uses `unsafe` {keywords} time(s) where {allowed} is allowed (see UNSAFE_ALLOWED in tidy.rs)"
+                ));
+            }
+            let lifts = code.matches("allow(unsafe_code)").count();
+            if lifts > allowed.min(1) {
+                problems.push(format!("{shown} allows `unsafe_code`, which only {} may", UNSAFE_ALLOWED.0));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// How many times `unsafe` appears as a keyword in `code` (comments and strings removed).
+fn unsafe_keywords(code: &str) -> usize {
+    code.match_indices("unsafe")
+        .filter(|(at, _)| {
+            let before = code[..*at].chars().next_back();
+            let after = code[at + "unsafe".len()..].chars().next();
+            let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !is_word(before) && !is_word(after)
+        })
+        .count()
 }
 
 /// Every design reference in the code and the docs — `[design §anchor]` in Rust, a link to
@@ -655,6 +700,13 @@ mod tests {
     #[test]
     fn tidy() {
         run(&workspace_root()).expect("tidy finds no problems");
+    }
+
+    #[test]
+    fn unsafe_is_counted_as_a_keyword_only() {
+        assert_eq!(unsafe_keywords(&code_only("let x = unsafe { f() };")), 1);
+        assert_eq!(unsafe_keywords(&code_only("#![forbid(unsafe_code)] // unsafe here\nlet s = \"unsafe\";")), 0);
+        assert_eq!(unsafe_keywords(&code_only("unsafe fn a() {}\nunsafe impl Send for X {}")), 2);
     }
 
     #[test]
