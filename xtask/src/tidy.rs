@@ -111,19 +111,32 @@ pub(crate) fn run(root: &Path) -> Result<()> {
 }
 
 fn check_headers(root: &Path) -> Result<Vec<String>> {
-    let mut problems = Vec::new();
+    Ok(rust_sources(root)?
+        .into_iter()
+        .filter(|(_, text)| !text.starts_with("//!"))
+        .map(|(shown, _)| format!("{shown} does not open with a `//!` line saying what it is for"))
+        .collect())
+}
+
+/// Every Rust file of the workspace's own code: its crates, xtask and the cross-crate tests.
+fn rust_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
     for dir in ["crates", "xtask", "tests"] {
-        let mut files = Vec::new();
         collect_rs_files(&root.join(dir), &mut files)?;
-        for file in files {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-            if !text.starts_with("//!") {
-                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
-                problems.push(format!("{shown} does not open with a `//!` line saying what it is for"));
-            }
-        }
     }
-    Ok(problems)
+    Ok(files)
+}
+
+/// Each of [`rust_files`] as problems name it (relative to `root`, `/`-separated), with its text.
+fn rust_sources(root: &Path) -> Result<Vec<(String, String)>> {
+    rust_files(root)?
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string().replace('\\', "/");
+            Ok((shown, text))
+        })
+        .collect()
 }
 
 /// The one file allowed `unsafe`, and how many `unsafe` blocks it may hold: the mirror's int8
@@ -135,24 +148,17 @@ const UNSAFE_ALLOWED: (&str, usize) = ("crates/adapters-sqlite/src/mirror.rs", 1
 /// where [`UNSAFE_ALLOWED`] says, and no more often.
 fn check_unsafe(root: &Path) -> Result<Vec<String>> {
     let mut problems = Vec::new();
-    for dir in ["crates", "xtask", "tests"] {
-        let mut files = Vec::new();
-        collect_rs_files(&root.join(dir), &mut files)?;
-        for file in files {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-            let code = code_only(&text);
-            let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string().replace('\\', "/");
-            let keywords = unsafe_keywords(&code);
-            let allowed = if shown == UNSAFE_ALLOWED.0 { UNSAFE_ALLOWED.1 } else { 0 };
-            if keywords > allowed {
-                problems.push(format!(
-                    "{shown} uses `unsafe` {keywords} time(s) where {allowed} is allowed (see UNSAFE_ALLOWED in tidy.rs)"
-                ));
-            }
-            let lifts = code.matches("allow(unsafe_code)").count();
-            if lifts > allowed.min(1) {
-                problems.push(format!("{shown} allows `unsafe_code`, which only {} may", UNSAFE_ALLOWED.0));
-            }
+    for (shown, text) in rust_sources(root)? {
+        let code = code_only(&text);
+        let keywords = unsafe_keywords(&code);
+        let allowed = if shown == UNSAFE_ALLOWED.0 { UNSAFE_ALLOWED.1 } else { 0 };
+        if keywords > allowed {
+            problems.push(format!(
+                "{shown} uses `unsafe` {keywords} time(s) where {allowed} is allowed (see UNSAFE_ALLOWED in tidy.rs)"
+            ));
+        }
+        if code.matches("allow(unsafe_code)").count() > allowed.min(1) {
+            problems.push(format!("{shown} allows `unsafe_code`, which only {} may", UNSAFE_ALLOWED.0));
         }
     }
     Ok(problems)
@@ -176,10 +182,7 @@ fn unsafe_keywords(code: &str) -> usize {
 fn check_design_references(root: &Path) -> Result<Vec<String>> {
     let design = std::fs::read_to_string(root.join("docs/design.md")).context("reading docs/design.md")?;
     let anchors = heading_anchors(&design);
-    let mut files = Vec::new();
-    for dir in ["crates", "xtask", "tests"] {
-        collect_rs_files(&root.join(dir), &mut files)?;
-    }
+    let mut files = rust_files(root)?;
     files.extend(["README.md", "ARCHITECTURE.md"].map(|name| root.join(name)));
     for entry in std::fs::read_dir(root.join("docs")).context("listing docs/")? {
         let path = entry?.path();
