@@ -904,9 +904,10 @@ impl MetadataStore for PgStore {
             push_visibility(&mut sql, filter, Target::Leaves)?;
             sql.push(" AND namespace = ").push_bind(anchor.namespace.to_string());
             sql.push(" AND tree_id = ").push_bind(anchor.tree.to_string());
-            sql.push(" AND (observed_at").push(comparison).push_bind(at);
-            sql.push(" OR (observed_at = ").push_bind(at);
-            sql.push(" AND id").push(comparison).push_bind(anchor.id.to_string()).push("))");
+            // A row comparison, so the index on (namespace, tree_id, observed_at, id) seeks to
+            // the anchor instead of walking the tree from one end.
+            sql.push(" AND (observed_at, id)").push(comparison).push("(").push_bind(at);
+            sql.push(", ").push_bind(anchor.id.to_string()).push(")");
             sql.push(" ORDER BY observed_at").push(order).push(", id").push(order);
             sql.push(" LIMIT ").push_bind(limit(each_side));
             let ids: Vec<String> = sql.build_query_scalar().fetch_all(self.db.pool()).await.map_err(sql_error)?;

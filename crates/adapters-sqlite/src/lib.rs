@@ -15,6 +15,7 @@ mod index;
 mod mirror;
 mod postings;
 mod schema;
+mod sparse;
 mod store;
 
 pub use config::{DEFAULT_BUSY_TIMEOUT, OpenMode, SqliteConfig, SqliteDatabase, damage_marker};

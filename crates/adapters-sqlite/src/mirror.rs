@@ -3,8 +3,9 @@
 //!
 //! Both searches run on it, with the filter *inside* the search:
 //! - vector search scans only the namespaces of the read chain and evaluates the visibility
-//!   filter on each document during the scan; the best candidates are rescored exactly from
-//!   the stored `f32` vectors by the caller;
+//!   filter during the scan, on each document whose score could enter the top k; vectors that
+//!   are mostly zeros are searched through their postings instead ([`crate::sparse`]); the best
+//!   candidates are rescored exactly from the stored `f32` vectors by the caller;
 //! - full-text search walks the posting lists of the chain's namespaces ([`crate::postings`])
 //!   and asks the filter about each document that could enter the top k.
 //!
@@ -22,6 +23,12 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
 
 use crate::postings::{DocTerms, Postings, TextSearch};
+use crate::sparse::{self, Member, SparseVectors};
+
+/// How many emptied entries (slots, or sparse members) are tolerated before they are swept
+/// out, as long as they do not outnumber the live ones; small in unit tests so that random
+/// operation sequences reach the sweep.
+const SWEEP_AFTER: usize = if cfg!(test) { 8 } else { 1024 };
 
 /// Interns strings (namespaces, trees, embedder ids) to small integers.
 #[derive(Debug, Default)]
@@ -67,12 +74,21 @@ struct Quantized {
     scale: f32,
 }
 
+/// Where a document's vector is kept.
+#[derive(Debug)]
+enum StoredVector {
+    /// In the slot, every component.
+    Dense(Quantized),
+    /// As postings in the namespace's [`SparseVectors`] for this embedder.
+    Sparse { embedder: u32, member: Member },
+}
+
 #[derive(Debug)]
 struct Slot {
     rowid: i64,
     node: NodeId,
     facts: Compact,
-    vector: Option<Quantized>,
+    vector: Option<StoredVector>,
 }
 
 /// A candidate from the approximate vector scan.
@@ -126,6 +142,12 @@ impl TopK {
         TopK { keep, heap: BinaryHeap::with_capacity(keep + 1) }
     }
 
+    /// Whether [`TopK::offer`] would keep `scored`: asked before the filter, so a document
+    /// that cannot enter costs one comparison.
+    fn wants(&self, scored: &Scored) -> bool {
+        self.heap.len() < self.keep || self.heap.peek().is_some_and(|worst| Worst(*scored).cmp(worst) == Ordering::Less)
+    }
+
     fn offer(&mut self, scored: Scored) {
         if self.heap.len() < self.keep {
             self.heap.push(Worst(scored));
@@ -154,6 +176,8 @@ pub(crate) struct Mirror {
     dead: usize,
     by_rowid: HashMap<i64, usize>,
     by_namespace: HashMap<u32, Vec<usize>>,
+    /// Sparse vectors by namespace and embedder.
+    sparse: HashMap<(u32, u32), SparseVectors>,
     /// The documents' terms, by slot.
     text: Postings,
 }
@@ -260,8 +284,60 @@ impl Mirror {
             Quantized { embedder: self.interner.intern(embedder), values, scale }
         });
         let namespace = facts.namespace;
-        let index = self.push(Slot { rowid, node, facts, vector });
+        let index = self.push(Slot { rowid, node, facts, vector: None });
+        if let Some(vector) = vector {
+            self.store_vector(index, vector);
+        }
         self.text.add(index, namespace, terms);
+    }
+
+    /// Keeps slot `index`'s vector as postings when that is smaller ([`sparse::is_sparse`]),
+    /// else in the slot.
+    fn store_vector(&mut self, index: usize, vector: Quantized) {
+        let Some(slot) = self.slots[index].as_mut() else { return };
+        let stored = if sparse::is_sparse(&vector.values) {
+            let group = self
+                .sparse
+                .entry((slot.facts.namespace, vector.embedder))
+                .or_insert_with(|| SparseVectors::new(vector.values.len()));
+            if group.dimensions() == vector.values.len() {
+                let member = group.add(index, slot.rowid, &vector.values, vector.scale);
+                StoredVector::Sparse { embedder: vector.embedder, member }
+            } else {
+                StoredVector::Dense(vector)
+            }
+        } else {
+            StoredVector::Dense(vector)
+        };
+        slot.vector = Some(stored);
+    }
+
+    /// Takes a slot's vector out of wherever it is kept, in dense form.
+    fn take_vector(&mut self, namespace: u32, stored: StoredVector) -> Option<Quantized> {
+        match stored {
+            StoredVector::Dense(vector) => Some(vector),
+            StoredVector::Sparse { embedder, member } => {
+                let group = self.sparse.get_mut(&(namespace, embedder))?;
+                let (values, scale) = group.values(member);
+                self.forget_member(namespace, embedder, member);
+                Some(Quantized { embedder, values: values.into_boxed_slice(), scale })
+            }
+        }
+    }
+
+    /// Removes a sparse member, compacting its group once removed members outnumber the rest.
+    fn forget_member(&mut self, namespace: u32, embedder: u32, member: Member) {
+        let Some(group) = self.sparse.get_mut(&(namespace, embedder)) else { return };
+        group.remove(member);
+        if group.removed() > SWEEP_AFTER && group.removed() > group.live() {
+            for (index, member) in group.compact() {
+                if let Some(Slot { vector: Some(StoredVector::Sparse { member: at, .. }), .. }) =
+                    self.slots.get_mut(index).and_then(Option::as_mut)
+                {
+                    *at = member;
+                }
+            }
+        }
     }
 
     fn push(&mut self, slot: Slot) -> usize {
@@ -284,7 +360,11 @@ impl Mirror {
             self.dead += 1;
             let was = slot.facts.namespace;
             let now = compact.namespace;
-            let moved = self.push(Slot { facts: compact, ..slot });
+            let vector = slot.vector.and_then(|stored| self.take_vector(was, stored));
+            let moved = self.push(Slot { facts: compact, vector: None, ..slot });
+            if let Some(vector) = vector {
+                self.store_vector(moved, vector);
+            }
             self.text.move_slot(index, was, moved, now);
         }
     }
@@ -294,9 +374,12 @@ impl Mirror {
             && let Some(slot) = self.slots[index].take()
         {
             self.text.remove(index, slot.facts.namespace);
+            if let Some(StoredVector::Sparse { embedder, member }) = slot.vector {
+                self.forget_member(slot.facts.namespace, embedder, member);
+            }
             self.dead += 1;
         }
-        if self.dead > 1024 && self.dead > self.by_rowid.len() {
+        if self.dead > SWEEP_AFTER && self.dead > self.by_rowid.len() {
             self.sweep();
         }
     }
@@ -312,6 +395,9 @@ impl Mirror {
             new_slot.push(slot.map(|slot| u32::try_from(self.push(slot)).unwrap_or(u32::MAX)));
         }
         self.text.renumber(&new_slot);
+        for group in self.sparse.values_mut() {
+            group.renumber_slots(&new_slot);
+        }
     }
 
     /// Compiles a filter against this mirror's interned names.
@@ -371,36 +457,69 @@ impl Mirror {
     /// The best `keep` candidates over every document with a vector, ignoring any filter: the
     /// floor the filtered scan is measured against.
     #[cfg(feature = "bench")]
-    pub(crate) fn scan_all(&self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
+    pub(crate) fn scan_all(&mut self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
         let (q, q_scale) = quantize(query);
         let mut top = TopK::new(keep);
         for (index, slot) in self.slots.iter().enumerate() {
-            let Some(Slot { rowid, vector: Some(v), .. }) = slot else { continue };
+            let Some(Slot { rowid, vector: Some(StoredVector::Dense(v)), .. }) = slot else { continue };
             if v.embedder != embedder || v.values.len() != q.len() {
                 continue;
             }
             let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
             top.offer(Scored { approx, rowid: *rowid, slot: index });
         }
+        for (&(_, of), group) in &mut self.sparse {
+            if of == embedder && group.dimensions() == query.len() {
+                group.search(query, |offer| {
+                    top.offer(Scored { approx: offer.approx, rowid: offer.rowid, slot: offer.slot })
+                });
+            }
+        }
         self.candidates(top, None)
     }
 
     /// The best `keep` candidates under `filter` by approximate similarity to `query`.
-    pub(crate) fn scan(&self, filter: &VisibilityFilter, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
+    ///
+    /// A document's score is computed first and the filter asked only when the score could
+    /// enter the top k: most documents of a large namespace never reach the filter.
+    pub(crate) fn scan(
+        &mut self,
+        filter: &VisibilityFilter,
+        embedder: &str,
+        query: &[f32],
+        keep: usize,
+    ) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
         let Some(compiled) = self.compile(filter) else { return Vec::new() };
         let (q, q_scale) = quantize(query);
         let mut top = TopK::new(keep);
+        let slots = &self.slots;
         for layer in &compiled.layers {
-            let Some(slots) = self.by_namespace.get(&layer.namespace) else { continue };
-            for &index in slots {
-                let Some(Slot { rowid, facts, vector: Some(v), .. }) = &self.slots[index] else { continue };
-                if v.embedder != embedder || v.values.len() != q.len() || !compiled.admits(layer, facts) {
+            for &index in self.by_namespace.get(&layer.namespace).map_or(&[][..], Vec::as_slice) {
+                let Some(Slot { rowid, facts, vector: Some(StoredVector::Dense(v)), .. }) = &slots[index] else {
+                    continue;
+                };
+                if v.embedder != embedder || v.values.len() != q.len() {
                     continue;
                 }
-                let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
-                top.offer(Scored { approx, rowid: *rowid, slot: index });
+                let scored =
+                    Scored { approx: dot_i8(&v.values, &q) as f32 * v.scale * q_scale, rowid: *rowid, slot: index };
+                if top.wants(&scored) && compiled.admits(layer, facts) {
+                    top.offer(scored);
+                }
+            }
+            if let Some(group) = self.sparse.get_mut(&(layer.namespace, embedder))
+                && group.dimensions() == query.len()
+            {
+                group.search(query, |offer| {
+                    let scored = Scored { approx: offer.approx, rowid: offer.rowid, slot: offer.slot };
+                    if top.wants(&scored)
+                        && slots[offer.slot].as_ref().is_some_and(|s| compiled.admits(layer, &s.facts))
+                    {
+                        top.offer(scored);
+                    }
+                });
             }
         }
         self.candidates(top, Some(&compiled))
@@ -528,6 +647,147 @@ mod tests {
             let plain: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
             prop_assert_eq!(dot_i8(&a, &b), plain);
             prop_assert_eq!(dot_i8_lanes(&a, &b), plain);
+        }
+    }
+
+    /// A vector whose int8 form is exact: integer components over 127, the largest ±127.
+    fn exact(components: &[i8]) -> Vec<f32> {
+        components.iter().map(|c| f32::from(*c) / 127.0).collect()
+    }
+
+    fn vector_strategy() -> impl Strategy<Value = Vec<i8>> {
+        // Sparse (at most 3 of 16 nonzero: stored as postings) or dense (none zero).
+        let sparse = (prop::collection::vec((0usize..16, 1i8..=127, any::<bool>()), 0..3), any::<bool>()).prop_map(
+            |(entries, negative)| {
+                let mut v = vec![0i8; 16];
+                for (at, value, minus) in entries {
+                    v[at] = if minus { -value } else { value };
+                }
+                let top = v.iter().position(|c| *c != 0).unwrap_or(0);
+                v[top] = if negative { -127 } else { 127 };
+                v
+            },
+        );
+        let dense = (prop::collection::vec(1i8..=126, 16), 0usize..16).prop_map(|(mut v, top)| {
+            v[top] = 127;
+            v
+        });
+        prop_oneof![sparse, dense]
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put { id: u8, namespace: bool, vector: Option<Vec<i8>> },
+        Remove { id: u8 },
+        Move { id: u8 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u8..40, any::<bool>(), prop::option::weighted(0.9, vector_strategy()))
+                .prop_map(|(id, namespace, vector)| Op::Put { id, namespace, vector }),
+            2 => (0u8..40).prop_map(|id| Op::Remove { id }),
+            1 => (0u8..40).prop_map(|id| Op::Move { id }),
+        ]
+    }
+
+    fn facts(namespace: bool) -> NodeFacts {
+        use arbor_domain::id::ScopeId;
+        use arbor_domain::model::TreeId;
+        use arbor_domain::namespace::Namespace;
+        use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+        let at = Timestamp::from_second(1_780_000_000).unwrap();
+        NodeFacts {
+            node: NodeKind::Leaf,
+            namespace: Namespace::conversation(ScopeId::parse(if namespace { "c1" } else { "c2" }).unwrap()),
+            category: Category::Interaction,
+            tree_id: TreeId::uncategorized(Category::Interaction),
+            kind: None,
+            state: NodeState::Current,
+            validity: Validity::ALWAYS,
+            known: KnownSpan::from(at),
+            expires_at: None,
+            sensitivity: Sensitivity::Normal,
+            time_start: at,
+            time_end: at,
+        }
+    }
+
+    fn filter(namespaces: &[bool]) -> VisibilityFilter {
+        use arbor_domain::visibility::LayerFilter;
+        VisibilityFilter {
+            layers: namespaces
+                .iter()
+                .map(|n| LayerFilter { namespace: facts(*n).namespace, frozen_at: None })
+                .collect(),
+            now: arbor_domain::time::Timestamp::from_second(1_790_000_000).unwrap(),
+            as_of: None,
+            include_restricted: false,
+            node_kinds: vec![NodeKind::Leaf],
+            categories: Vec::new(),
+            tree: None,
+            kinds: Vec::new(),
+            time_range: None,
+        }
+    }
+
+    proptest! {
+        /// After any sequence of writes, removals and moves (enough to sweep slots and compact
+        /// the postings), the vector scan returns the top k an exhaustive search over the
+        /// live documents would, whether their vectors are kept dense or as postings.
+        #[test]
+        fn the_scan_is_exhaustive_over_dense_and_sparse_vectors(
+            ops in prop::collection::vec(op(), 1..160),
+            query in vector_strategy(),
+            keep in 1usize..12,
+            chain in prop_oneof![Just(vec![true]), Just(vec![false]), Just(vec![true, false])],
+        ) {
+            let mut mirror = Mirror::default();
+            // id → (rowid, namespace, vector)
+            let mut live: HashMap<u8, (i64, bool, Option<Vec<i8>>)> = HashMap::new();
+            let mut next_rowid = 0;
+            let node = |id: u8| NodeId::Leaf(arbor_domain::id::LeafId::parse(&format!("leaf-{id}")).unwrap());
+            for op in ops {
+                match op {
+                    Op::Put { id, namespace, vector } => {
+                        if let Some((rowid, ..)) = live.remove(&id) {
+                            mirror.remove(rowid);
+                        }
+                        next_rowid += 1;
+                        let values = vector.as_deref().map(exact);
+                        mirror.put(next_rowid, node(id), &facts(namespace), &DocTerms::of_text(""), values.as_deref().map(|v| ("e", v)));
+                        live.insert(id, (next_rowid, namespace, vector));
+                    }
+                    Op::Remove { id } => {
+                        if let Some((rowid, ..)) = live.remove(&id) {
+                            mirror.remove(rowid);
+                        }
+                    }
+                    Op::Move { id } => {
+                        if let Some((rowid, namespace, _)) = live.get_mut(&id) {
+                            *namespace = !*namespace;
+                            mirror.set_facts(*rowid, &facts(*namespace));
+                        }
+                    }
+                }
+            }
+            let mut expected: Vec<i32> = live
+                .values()
+                .filter(|(_, namespace, vector)| vector.is_some() && chain.contains(namespace))
+                .map(|(_, _, vector)| {
+                    vector.as_ref().unwrap().iter().zip(&query).map(|(a, b)| i32::from(*a) * i32::from(*b)).sum()
+                })
+                .collect();
+            expected.sort_unstable_by(|a, b| b.cmp(a));
+            expected.truncate(keep);
+            let found = mirror.scan(&filter(&chain), "e", &exact(&query), keep);
+            let by_rowid: HashMap<i64, bool> = live.values().map(|(rowid, namespace, _)| (*rowid, *namespace)).collect();
+            for candidate in &found {
+                let namespace = by_rowid.get(&candidate.rowid).copied();
+                prop_assert!(namespace.is_some_and(|n| chain.contains(&n)), "{candidate:?} is outside the chain");
+            }
+            let got: Vec<i32> = found.iter().map(|c| (c.approx * 127.0 * 127.0).round() as i32).collect();
+            prop_assert_eq!(got, expected);
         }
     }
 

@@ -410,6 +410,73 @@ pub async fn filter_pushdown_matches_domain(index: &dyn SearchIndex) {
     }
 }
 
+/// Vectors that are mostly zeros, as a feature-hashing embedder writes them (and which an
+/// index may keep in a form of its own), rank as an exhaustive search over the chain's current
+/// documents ranks them, through replacements, removals and state changes.
+pub async fn sparse_vectors_rank_as_exhaustive_search(index: &dyn SearchIndex) {
+    const DIMENSIONS: usize = 64;
+    let mut rng = Rng::new(0x005B_A25E);
+    let namespaces = [conversation("c1"), conversation("c2"), project("p1"), conversation("elsewhere")];
+    let vector = |rng: &mut Rng, nonzero: u64| -> Vec<f32> {
+        let mut values = vec![0.0f32; DIMENSIONS];
+        for _ in 0..nonzero {
+            values[rng.below(DIMENSIONS as u64) as usize] = rng.below(200) as f32 - 100.0;
+        }
+        values[rng.below(DIMENSIONS as u64) as usize] = 100.0;
+        values
+    };
+    let mut docs: Vec<IndexDoc> = Vec::new();
+    for i in 0..300 {
+        // Most with a few nonzero components, some dense (as summaries of long text are).
+        let nonzero = if rng.chance(10) { DIMENSIONS as u64 * 2 } else { 2 + rng.below(8) };
+        let values = vector(&mut rng, nonzero);
+        docs.push(doc(rng.pick(&namespaces), &format!("leaf-{i:03}"), &format!("note {i}"), Some(values)));
+    }
+    index.upsert(docs.clone()).await.unwrap();
+    // Replace some vectors, remove some documents, supersede others.
+    for i in (0..300).step_by(11) {
+        let values = vector(&mut rng, 3);
+        docs[i].embedding = Some(Embedding { embedder: embedder("test", DIMENSIONS as u32), values: unit(&values) });
+        index.upsert(vec![docs[i].clone()]).await.unwrap();
+    }
+    let removed: Vec<NodeId> = (5..300).step_by(13).map(|i| docs[i].id.clone()).collect();
+    index.remove(&removed).await.unwrap();
+    docs.retain(|d| !removed.contains(&d.id));
+    for d in docs.iter_mut().skip(2).step_by(17) {
+        d.facts.state = NodeState::Superseded;
+        index.set_facts(vec![(d.id.clone(), d.facts.clone())]).await.unwrap();
+    }
+    let filter = conversation_filter();
+    for round in 0..12 {
+        let nonzero = if round % 4 == 3 { DIMENSIONS as u64 } else { 1 + rng.below(4) };
+        let query = unit(&vector(&mut rng, nonzero));
+        let mut expected: Vec<f32> = docs
+            .iter()
+            .filter(|d| filter.admits(&d.facts))
+            .map(|d| d.embedding.as_ref().unwrap().values.iter().zip(&query).map(|(a, b)| a * b).sum())
+            .collect();
+        expected.sort_by(|a, b| b.total_cmp(a));
+        expected.truncate(10);
+        let hits = index
+            .search_vector(&VectorQuery {
+                filter: filter.clone(),
+                embedding: Embedding { embedder: embedder("test", DIMENSIONS as u32), values: query.clone() },
+                limit: 10,
+            })
+            .await
+            .unwrap();
+        for hit in &hits {
+            let d = docs.iter().find(|d| d.id == hit.id);
+            assert!(d.is_some_and(|d| filter.admits(&d.facts)), "round {round}: {} is not visible", hit.id);
+        }
+        let got: Vec<f32> = hits.iter().map(|h| h.score).collect();
+        assert_eq!(got.len(), expected.len(), "round {round}: {got:?} against {expected:?}");
+        for (got, expected) in got.iter().zip(&expected) {
+            assert!((got - expected).abs() < 1e-4, "round {round}: scores {got} against {expected}");
+        }
+    }
+}
+
 /// Optimizing folds many small writes into the index's search structures and changes no
 /// answer; neither do the passes an index runs by itself after many writes (80 upserts and
 /// some fact changes, one at a time, are enough to set them off).

@@ -126,6 +126,7 @@ macro_rules! search_index_conformance {
                 set_facts_changes_visibility,
                 remove_leaves_no_text,
                 filter_pushdown_matches_domain,
+                sparse_vectors_rank_as_exhaustive_search,
                 optimize_changes_no_answer,
                 clear_empties_the_index,
             ]
