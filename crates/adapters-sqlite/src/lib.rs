@@ -15,8 +15,8 @@ mod index;
 mod mirror;
 mod postings;
 mod schema;
-mod sparse;
 mod store;
+mod vectors;
 
 pub use config::{DEFAULT_BUSY_TIMEOUT, OpenMode, SqliteConfig, SqliteDatabase, damage_marker};
 pub use index::SqliteIndex;

@@ -2,10 +2,10 @@
 //! vector quantized to int8, grouped by namespace, and its terms in posting lists.
 //!
 //! Both searches run on it, with the filter *inside* the search:
-//! - vector search scans only the namespaces of the read chain and evaluates the visibility
-//!   filter during the scan, on each document whose score could enter the top k; vectors that
-//!   are mostly zeros are searched through their postings instead ([`crate::sparse`]); the best
-//!   candidates are rescored exactly from the stored `f32` vectors by the caller;
+//! - vector search reads only the vector groups of the read chain's namespaces and the
+//!   filter's node kinds ([`crate::vectors`]) and evaluates the visibility filter during the
+//!   search, on each document whose score could enter the top k; the best candidates are
+//!   rescored exactly from the stored `f32` vectors by the caller;
 //! - full-text search walks the posting lists of the chain's namespaces ([`crate::postings`])
 //!   and asks the filter about each document that could enter the top k.
 //!
@@ -23,11 +23,11 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
 
 use crate::postings::{DocTerms, Postings, TextSearch};
-use crate::sparse::{self, Member, SparseVectors};
+use crate::vectors::{Form, Member, Offer, VectorGroup, quantize};
 
-/// How many emptied entries (slots, or sparse members) are tolerated before they are swept
-/// out, as long as they do not outnumber the live ones; small in unit tests so that random
-/// operation sequences reach the sweep.
+/// How many emptied slots are tolerated before they are swept out, as long as they do not
+/// outnumber the live ones; small in unit tests so that random operation sequences reach the
+/// sweep.
 const SWEEP_AFTER: usize = if cfg!(test) { 8 } else { 1024 };
 
 /// Interns strings (namespaces, trees, embedder ids) to small integers.
@@ -67,6 +67,7 @@ struct Compact {
     time_end: i64,
 }
 
+/// A vector quantized to int8, on its way into or out of a group.
 #[derive(Debug)]
 struct Quantized {
     embedder: u32,
@@ -74,13 +75,21 @@ struct Quantized {
     scale: f32,
 }
 
+/// Which vectors share a [`VectorGroup`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct GroupKey {
+    namespace: u32,
+    embedder: u32,
+    node: NodeKind,
+    dimensions: usize,
+}
+
 /// Where a document's vector is kept.
-#[derive(Debug)]
-enum StoredVector {
-    /// In the slot, every component.
-    Dense(Quantized),
-    /// As postings in the namespace's [`SparseVectors`] for this embedder.
-    Sparse { embedder: u32, member: Member },
+#[derive(Debug, Clone, Copy)]
+struct StoredVector {
+    group: GroupKey,
+    form: Form,
+    member: Member,
 }
 
 #[derive(Debug)]
@@ -108,6 +117,12 @@ struct Scored {
     approx: f32,
     rowid: i64,
     slot: usize,
+}
+
+impl From<Offer> for Scored {
+    fn from(offer: Offer) -> Scored {
+        Scored { approx: offer.approx, rowid: offer.rowid, slot: offer.slot }
+    }
 }
 
 /// Ordering for the bounded heap: the worst candidate on top ("greater" = worse: a lower
@@ -176,8 +191,8 @@ pub(crate) struct Mirror {
     dead: usize,
     by_rowid: HashMap<i64, usize>,
     by_namespace: HashMap<u32, Vec<usize>>,
-    /// Sparse vectors by namespace and embedder.
-    sparse: HashMap<(u32, u32), SparseVectors>,
+    /// The documents' vectors.
+    vectors: HashMap<GroupKey, VectorGroup>,
     /// The documents' terms, by slot.
     text: Postings,
 }
@@ -194,54 +209,6 @@ pub(crate) struct TextHit {
 /// Time in nanoseconds, as the database stores it.
 fn nanos(t: jiff::Timestamp) -> i64 {
     i64::try_from(t.as_nanosecond()).unwrap_or(if t.as_nanosecond() < 0 { i64::MIN } else { i64::MAX })
-}
-
-/// Quantizes a vector to int8 with one scale: `value ≈ q * scale`.
-pub(crate) fn quantize(values: &[f32]) -> (Box<[i8]>, f32) {
-    let max = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-    if max == 0.0 {
-        return (vec![0; values.len()].into_boxed_slice(), 0.0);
-    }
-    let scale = max / 127.0;
-    let q = values.iter().map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8).collect();
-    (q, scale)
-}
-
-/// The integer dot product, written in fixed-width chunks so the compiler keeps sixteen lanes
-/// busy (about twice as fast as the plain iterator form on baseline x86-64).
-#[inline(always)]
-fn dot_i8_lanes(a: &[i8], b: &[i8]) -> i32 {
-    let mut lanes = [0i32; 16];
-    let (chunks_a, chunks_b) = (a.chunks_exact(16), b.chunks_exact(16));
-    let tail: i32 =
-        chunks_a.remainder().iter().zip(chunks_b.remainder()).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
-    for (x, y) in chunks_a.zip(chunks_b) {
-        for i in 0..16 {
-            lanes[i] += i32::from(x[i]) * i32::from(y[i]);
-        }
-    }
-    lanes.iter().sum::<i32>() + tail
-}
-
-/// [`dot_i8_lanes`] compiled for AVX2, whose wider registers and sign-extending loads make
-/// the dot product about 1.5× faster than the baseline x86-64 build (the scan as a whole about
-/// 1.15×: it then waits on memory).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dot_i8_avx2(a: &[i8], b: &[i8]) -> i32 {
-    dot_i8_lanes(a, b)
-}
-
-/// The int8 dot product for the CPU this runs on: the vector scan's inner loop.
-#[allow(unsafe_code)]
-fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: a `#[target_feature]` function is sound to call exactly when the CPU has
-        // the feature, which was just detected; the function itself is safe code.
-        return unsafe { dot_i8_avx2(a, b) };
-    }
-    dot_i8_lanes(a, b)
 }
 
 impl Mirror {
@@ -291,51 +258,37 @@ impl Mirror {
         self.text.add(index, namespace, terms);
     }
 
-    /// Keeps slot `index`'s vector as postings when that is smaller ([`sparse::is_sparse`]),
-    /// else in the slot.
+    /// Puts slot `index`'s vector in its group.
     fn store_vector(&mut self, index: usize, vector: Quantized) {
         let Some(slot) = self.slots[index].as_mut() else { return };
-        let stored = if sparse::is_sparse(&vector.values) {
-            let group = self
-                .sparse
-                .entry((slot.facts.namespace, vector.embedder))
-                .or_insert_with(|| SparseVectors::new(vector.values.len()));
-            if group.dimensions() == vector.values.len() {
-                let member = group.add(index, slot.rowid, &vector.values, vector.scale);
-                StoredVector::Sparse { embedder: vector.embedder, member }
-            } else {
-                StoredVector::Dense(vector)
-            }
-        } else {
-            StoredVector::Dense(vector)
+        let group = GroupKey {
+            namespace: slot.facts.namespace,
+            embedder: vector.embedder,
+            node: slot.facts.node,
+            dimensions: vector.values.len(),
         };
-        slot.vector = Some(stored);
+        let (form, member) = self.vectors.entry(group).or_insert_with(|| VectorGroup::new(group.dimensions)).add(
+            index,
+            slot.rowid,
+            &vector.values,
+            vector.scale,
+        );
+        slot.vector = Some(StoredVector { group, form, member });
     }
 
-    /// Takes a slot's vector out of wherever it is kept, in dense form.
-    fn take_vector(&mut self, namespace: u32, stored: StoredVector) -> Option<Quantized> {
-        match stored {
-            StoredVector::Dense(vector) => Some(vector),
-            StoredVector::Sparse { embedder, member } => {
-                let group = self.sparse.get_mut(&(namespace, embedder))?;
-                let (values, scale) = group.values(member);
-                self.forget_member(namespace, embedder, member);
-                Some(Quantized { embedder, values: values.into_boxed_slice(), scale })
-            }
-        }
+    /// Takes a vector out of its group.
+    fn take_vector(&mut self, stored: StoredVector) -> Option<Quantized> {
+        let (values, scale) = self.vectors.get(&stored.group)?.values(stored.form, stored.member);
+        self.forget_vector(stored);
+        Some(Quantized { embedder: stored.group.embedder, values: values.into_boxed_slice(), scale })
     }
 
-    /// Removes a sparse member, compacting its group once removed members outnumber the rest.
-    fn forget_member(&mut self, namespace: u32, embedder: u32, member: Member) {
-        let Some(group) = self.sparse.get_mut(&(namespace, embedder)) else { return };
-        group.remove(member);
-        if group.removed() > SWEEP_AFTER && group.removed() > group.live() {
-            for (index, member) in group.compact() {
-                if let Some(Slot { vector: Some(StoredVector::Sparse { member: at, .. }), .. }) =
-                    self.slots.get_mut(index).and_then(Option::as_mut)
-                {
-                    *at = member;
-                }
+    /// Removes a vector from its group, following the members a compaction renumbers.
+    fn forget_vector(&mut self, stored: StoredVector) {
+        let Some(group) = self.vectors.get_mut(&stored.group) else { return };
+        for (index, member) in group.remove(stored.form, stored.member) {
+            if let Some(Slot { vector: Some(moved), .. }) = self.slots.get_mut(index).and_then(Option::as_mut) {
+                moved.member = member;
             }
         }
     }
@@ -353,14 +306,14 @@ impl Mirror {
         let Some(&index) = self.by_rowid.get(&rowid) else { return };
         let compact = self.compact(facts);
         let Some(slot) = self.slots[index].take() else { return };
-        if slot.facts.namespace == compact.namespace {
+        if slot.facts.namespace == compact.namespace && slot.facts.node == compact.node {
             self.slots[index] = Some(Slot { facts: compact, ..slot });
         } else {
-            // A node never changes namespace; if a row says otherwise, regroup it anyway.
+            // A node never changes namespace or kind; if a row says otherwise, regroup it anyway.
             self.dead += 1;
             let was = slot.facts.namespace;
             let now = compact.namespace;
-            let vector = slot.vector.and_then(|stored| self.take_vector(was, stored));
+            let vector = slot.vector.and_then(|stored| self.take_vector(stored));
             let moved = self.push(Slot { facts: compact, vector: None, ..slot });
             if let Some(vector) = vector {
                 self.store_vector(moved, vector);
@@ -374,8 +327,8 @@ impl Mirror {
             && let Some(slot) = self.slots[index].take()
         {
             self.text.remove(index, slot.facts.namespace);
-            if let Some(StoredVector::Sparse { embedder, member }) = slot.vector {
-                self.forget_member(slot.facts.namespace, embedder, member);
+            if let Some(stored) = slot.vector {
+                self.forget_vector(stored);
             }
             self.dead += 1;
         }
@@ -395,7 +348,7 @@ impl Mirror {
             new_slot.push(slot.map(|slot| u32::try_from(self.push(slot)).unwrap_or(u32::MAX)));
         }
         self.text.renumber(&new_slot);
-        for group in self.sparse.values_mut() {
+        for group in self.vectors.values_mut() {
             group.renumber_slots(&new_slot);
         }
     }
@@ -459,21 +412,10 @@ impl Mirror {
     #[cfg(feature = "bench")]
     pub(crate) fn scan_all(&mut self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
-        let (q, q_scale) = quantize(query);
         let mut top = TopK::new(keep);
-        for (index, slot) in self.slots.iter().enumerate() {
-            let Some(Slot { rowid, vector: Some(StoredVector::Dense(v)), .. }) = slot else { continue };
-            if v.embedder != embedder || v.values.len() != q.len() {
-                continue;
-            }
-            let approx = dot_i8(&v.values, &q) as f32 * v.scale * q_scale;
-            top.offer(Scored { approx, rowid: *rowid, slot: index });
-        }
-        for (&(_, of), group) in &mut self.sparse {
-            if of == embedder && group.dimensions() == query.len() {
-                group.search(query, |offer| {
-                    top.offer(Scored { approx: offer.approx, rowid: offer.rowid, slot: offer.slot })
-                });
+        for (key, group) in &mut self.vectors {
+            if key.embedder == embedder && key.dimensions == query.len() {
+                group.search(query, &mut |offer: Offer| top.offer(Scored::from(offer)));
             }
         }
         self.candidates(top, None)
@@ -492,30 +434,16 @@ impl Mirror {
     ) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
         let Some(compiled) = self.compile(filter) else { return Vec::new() };
-        let (q, q_scale) = quantize(query);
         let mut top = TopK::new(keep);
         let slots = &self.slots;
         for layer in &compiled.layers {
-            for &index in self.by_namespace.get(&layer.namespace).map_or(&[][..], Vec::as_slice) {
-                let Some(Slot { rowid, facts, vector: Some(StoredVector::Dense(v)), .. }) = &slots[index] else {
-                    continue;
-                };
-                if v.embedder != embedder || v.values.len() != q.len() {
-                    continue;
-                }
-                let scored =
-                    Scored { approx: dot_i8(&v.values, &q) as f32 * v.scale * q_scale, rowid: *rowid, slot: index };
-                if top.wants(&scored) && compiled.admits(layer, facts) {
-                    top.offer(scored);
-                }
-            }
-            if let Some(group) = self.sparse.get_mut(&(layer.namespace, embedder))
-                && group.dimensions() == query.len()
-            {
-                group.search(query, |offer| {
-                    let scored = Scored { approx: offer.approx, rowid: offer.rowid, slot: offer.slot };
+            for &node in &compiled.node_kinds {
+                let key = GroupKey { namespace: layer.namespace, embedder, node, dimensions: query.len() };
+                let Some(group) = self.vectors.get_mut(&key) else { continue };
+                group.search(query, &mut |offer: Offer| {
+                    let scored = Scored::from(offer);
                     if top.wants(&scored)
-                        && slots[offer.slot].as_ref().is_some_and(|s| compiled.admits(layer, &s.facts))
+                        && slots[scored.slot].as_ref().is_some_and(|s| compiled.admits(layer, &s.facts))
                     {
                         top.offer(scored);
                     }
@@ -636,19 +564,6 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-
-    proptest! {
-        /// Whichever build of the dot product the CPU gets, it is the plain sum of products,
-        /// at any length (including tails shorter than a chunk) and at the extremes of int8.
-        #[test]
-        fn the_dot_product_is_the_sum_of_products(
-            (a, b) in (0usize..600).prop_flat_map(|n| (prop::collection::vec(any::<i8>(), n), prop::collection::vec(any::<i8>(), n)))
-        ) {
-            let plain: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
-            prop_assert_eq!(dot_i8(&a, &b), plain);
-            prop_assert_eq!(dot_i8_lanes(&a, &b), plain);
-        }
-    }
 
     /// A vector whose int8 form is exact: integer components over 127, the largest ±127.
     fn exact(components: &[i8]) -> Vec<f32> {
@@ -789,12 +704,5 @@ mod tests {
             let got: Vec<i32> = found.iter().map(|c| (c.approx * 127.0 * 127.0).round() as i32).collect();
             prop_assert_eq!(got, expected);
         }
-    }
-
-    #[test]
-    fn the_dot_product_holds_at_the_int8_extremes() {
-        let a = vec![-128i8; 4096];
-        assert_eq!(dot_i8(&a, &a), 128 * 128 * 4096);
-        assert_eq!(dot_i8(&a, &vec![127i8; 4096]), -128 * 127 * 4096);
     }
 }
