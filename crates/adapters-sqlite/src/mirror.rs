@@ -23,7 +23,7 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
 
 use crate::postings::{DocTerms, Postings, TextSearch};
-use crate::vectors::{Form, Member, Offer, VectorGroup, quantize};
+use crate::vectors::{Form, Member, Offer, Sink, VectorGroup, quantize};
 
 /// How many emptied slots are tolerated before they are swept out, as long as they do not
 /// outnumber the live ones; small in unit tests so that random operation sequences reach the
@@ -125,6 +125,41 @@ impl From<Offer> for Scored {
     }
 }
 
+/// The unfiltered floor search keeps whatever scores best.
+impl Sink for TopK {
+    fn floor(&self) -> f32 {
+        TopK::floor(self)
+    }
+
+    fn offer(&mut self, offer: Offer) {
+        TopK::offer(self, Scored::from(offer));
+    }
+}
+
+/// A filtered search: a document that could enter the top k is checked against the filter
+/// (for the layer being searched) before it does.
+struct Filtered<'a> {
+    top: &'a mut TopK,
+    slots: &'a [Option<Slot>],
+    compiled: &'a Compiled,
+    layer: &'a Layer,
+}
+
+impl Sink for Filtered<'_> {
+    fn floor(&self) -> f32 {
+        self.top.floor()
+    }
+
+    fn offer(&mut self, offer: Offer) {
+        let scored = Scored::from(offer);
+        if self.top.wants(&scored)
+            && self.slots[scored.slot].as_ref().is_some_and(|s| self.compiled.admits(self.layer, &s.facts))
+        {
+            self.top.offer(scored);
+        }
+    }
+}
+
 /// Ordering for the bounded heap: the worst candidate on top ("greater" = worse: a lower
 /// score, then a larger rowid so ties break the same way every time).
 struct Worst(Scored);
@@ -161,6 +196,14 @@ impl TopK {
     /// that cannot enter costs one comparison.
     fn wants(&self, scored: &Scored) -> bool {
         self.heap.len() < self.keep || self.heap.peek().is_some_and(|worst| Worst(*scored).cmp(worst) == Ordering::Less)
+    }
+
+    /// The lowest score that could still enter.
+    fn floor(&self) -> f32 {
+        match self.heap.peek() {
+            Some(worst) if self.heap.len() >= self.keep => worst.0.approx,
+            _ => f32::NEG_INFINITY,
+        }
     }
 
     fn offer(&mut self, scored: Scored) {
@@ -415,7 +458,7 @@ impl Mirror {
         let mut top = TopK::new(keep);
         for (key, group) in &mut self.vectors {
             if key.embedder == embedder && key.dimensions == query.len() {
-                group.search(query, &mut |offer: Offer| top.offer(Scored::from(offer)));
+                group.search(query, &mut top);
             }
         }
         self.candidates(top, None)
@@ -440,14 +483,7 @@ impl Mirror {
             for &node in &compiled.node_kinds {
                 let key = GroupKey { namespace: layer.namespace, embedder, node, dimensions: query.len() };
                 let Some(group) = self.vectors.get_mut(&key) else { continue };
-                group.search(query, &mut |offer: Offer| {
-                    let scored = Scored::from(offer);
-                    if top.wants(&scored)
-                        && slots[scored.slot].as_ref().is_some_and(|s| compiled.admits(layer, &s.facts))
-                    {
-                        top.offer(scored);
-                    }
-                });
+                group.search(query, &mut Filtered { top: &mut top, slots, compiled: &compiled, layer });
             }
         }
         self.candidates(top, Some(&compiled))

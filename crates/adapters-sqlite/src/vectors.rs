@@ -88,6 +88,16 @@ pub(crate) struct Offer {
     pub approx: f32,
 }
 
+/// Where a search's scores go: the caller's top k.
+pub(crate) trait Sink {
+    /// The lowest score that could still enter (`-∞` until the top k is full). A member
+    /// scoring below it is passed over before its slot and rowid are even read.
+    fn floor(&self) -> f32;
+
+    /// Considers a member that scored at least [`Sink::floor`].
+    fn offer(&mut self, offer: Offer);
+}
+
 /// What both forms keep per member: the mirror's slot index ([`GONE`] once removed), the
 /// document's rowid and the int8 scale.
 #[derive(Debug, Default)]
@@ -158,11 +168,15 @@ impl Members {
         Renumbering { new, moved }
     }
 
-    /// Offers a live member's score.
-    fn offer(&self, member: usize, approx: f32, consider: &mut impl FnMut(Offer)) {
+    /// Offers a live member's score, unless it is below what the sink could keep.
+    #[inline]
+    fn offer(&self, member: usize, approx: f32, sink: &mut impl Sink) {
+        if approx < sink.floor() {
+            return;
+        }
         let slot = self.slots[member];
         if slot != GONE {
-            consider(Offer { slot: slot as usize, rowid: self.rowids[member], approx });
+            sink.offer(Offer { slot: slot as usize, rowid: self.rowids[member], approx });
         }
     }
 }
@@ -214,10 +228,10 @@ impl DenseVectors {
     }
 
     /// Offers every live member's score against the quantized query `(query, scale)`.
-    fn search(&self, query: &[i8], scale: f32, consider: &mut impl FnMut(Offer)) {
+    fn search(&self, query: &[i8], scale: f32, sink: &mut impl Sink) {
         for (member, row) in self.values.chunks_exact(self.dimensions.max(1)).enumerate() {
             let approx = dot_i8(row, query) as f32 * self.members.scales[member] * scale;
-            self.members.offer(member, approx, consider);
+            self.members.offer(member, approx, sink);
         }
     }
 }
@@ -287,7 +301,7 @@ impl SparseVectors {
 
     /// Adds up the postings of `query`'s nonzero dimensions, then offers every live member's
     /// score in member order (resetting the scores for the next search).
-    fn search(&mut self, query: &[f32], consider: &mut impl FnMut(Offer)) {
+    fn search(&mut self, query: &[f32], sink: &mut impl Sink) {
         for (list, weight) in self.lists.iter().zip(query) {
             if *weight == 0.0 {
                 continue;
@@ -299,7 +313,7 @@ impl SparseVectors {
         for (member, score) in self.scores.iter_mut().enumerate() {
             let approx = *score * self.members.scales[member];
             *score = 0.0;
-            self.members.offer(member, approx, consider);
+            self.members.offer(member, approx, sink);
         }
     }
 }
@@ -370,16 +384,15 @@ impl VectorGroup {
         self.sparse.members.renumber_slots(new_slot);
     }
 
-    /// Scores every live member against `query` (of this group's length) and offers each to
-    /// `consider`, which compares the score with its top k before asking any filter, so a
-    /// member that cannot enter costs one comparison.
-    pub(crate) fn search(&mut self, query: &[f32], consider: &mut impl FnMut(Offer)) {
+    /// Scores every live member against `query` (of this group's length) and offers to
+    /// `sink` those that could enter its top k.
+    pub(crate) fn search(&mut self, query: &[f32], sink: &mut impl Sink) {
         if self.dense.members.live() > 0 {
             let (quantized, scale) = quantize(query);
-            self.dense.search(&quantized, scale, consider);
+            self.dense.search(&quantized, scale, sink);
         }
         if self.sparse.members.live() > 0 {
-            self.sparse.search(query, consider);
+            self.sparse.search(query, sink);
         }
     }
 }
