@@ -15,7 +15,7 @@
 //! up with other processes' writes through a change sequence.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use arbor_domain::id::NodeId;
 use arbor_domain::model::{Category, MemoryKind};
@@ -23,11 +23,12 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::visibility::{NodeFacts, NodeKind, NodeState, VisibilityFilter};
 
 use crate::postings::{DocTerms, Postings, TextSearch};
-use crate::vectors::{Form, Member, Offer, Sink, VectorGroup, quantize};
+use crate::vectors::{Form, Member, Offer, Relocation, Sink, VectorGroup, quantize};
 
-/// How many emptied slots are tolerated before they are swept out, as long as they do not
-/// outnumber the live ones; small in unit tests so that random operation sequences reach the
-/// sweep.
+/// Emptied slots are swept out once there are at least this many and they are more than a
+/// quarter of all (so the cost per removal stays constant and a reindex, which replaces every
+/// document, does not leave half the slots empty); small in unit tests so that random
+/// operation sequences reach the sweep.
 const SWEEP_AFTER: usize = if cfg!(test) { 8 } else { 1024 };
 
 /// Interns strings (namespaces, trees, embedder ids) to small integers.
@@ -153,7 +154,11 @@ impl Sink for Filtered<'_> {
     fn offer(&mut self, offer: Offer) {
         let scored = Scored::from(offer);
         if self.top.wants(&scored)
-            && self.slots[scored.slot].as_ref().is_some_and(|s| self.compiled.admits(self.layer, &s.facts))
+            && self.slots[scored.slot].as_ref().is_some_and(|s| {
+                // Groups hold one namespace each; checked again anyway, since what a search
+                // may return outside its namespaces is nothing.
+                s.facts.namespace == self.layer.namespace && self.compiled.admits(self.layer, &s.facts)
+            })
         {
             self.top.offer(scored);
         }
@@ -228,12 +233,13 @@ pub(crate) struct Mirror {
     /// Highest change sequence applied.
     pub last_seq: i64,
     interner: Interner,
-    /// Slots are never reused, so each appears in exactly one namespace list; emptied slots are
-    /// skipped and swept out once they outnumber the live ones.
+    /// Slots are never reused; emptied slots are skipped and swept out once they are a
+    /// quarter of all.
     slots: Vec<Option<Slot>>,
     dead: usize,
     by_rowid: HashMap<i64, usize>,
-    by_namespace: HashMap<u32, Vec<usize>>,
+    /// Every namespace that has held a document (for the unfiltered floor search).
+    namespaces: HashSet<u32>,
     /// The documents' vectors.
     vectors: HashMap<GroupKey, VectorGroup>,
     /// The documents' terms, by slot.
@@ -310,13 +316,25 @@ impl Mirror {
             node: slot.facts.node,
             dimensions: vector.values.len(),
         };
-        let (form, member) = self.vectors.entry(group).or_insert_with(|| VectorGroup::new(group.dimensions)).add(
-            index,
-            slot.rowid,
-            &vector.values,
-            vector.scale,
-        );
+        let ((form, member), moved) = self
+            .vectors
+            .entry(group)
+            .or_insert_with(|| VectorGroup::new(group.dimensions))
+            .add(index, slot.rowid, &vector.values, vector.scale);
         slot.vector = Some(StoredVector { group, form, member });
+        self.follow(moved);
+    }
+
+    /// Points slots at the members their group moved them to.
+    fn follow(&mut self, moved: Vec<Relocation>) {
+        for relocation in moved {
+            if let Some(Slot { vector: Some(stored), .. }) =
+                self.slots.get_mut(relocation.slot).and_then(Option::as_mut)
+            {
+                stored.form = relocation.form;
+                stored.member = relocation.member;
+            }
+        }
     }
 
     /// Takes a vector out of its group.
@@ -326,20 +344,21 @@ impl Mirror {
         Some(Quantized { embedder: stored.group.embedder, values: values.into_boxed_slice(), scale })
     }
 
-    /// Removes a vector from its group, following the members a compaction renumbers.
+    /// Removes a vector from its group, following the members a compaction renumbers, and
+    /// the group once it is empty.
     fn forget_vector(&mut self, stored: StoredVector) {
         let Some(group) = self.vectors.get_mut(&stored.group) else { return };
-        for (index, member) in group.remove(stored.form, stored.member) {
-            if let Some(Slot { vector: Some(moved), .. }) = self.slots.get_mut(index).and_then(Option::as_mut) {
-                moved.member = member;
-            }
+        let moved = group.remove(stored.form, stored.member);
+        if group.live() == 0 {
+            self.vectors.remove(&stored.group);
         }
+        self.follow(moved);
     }
 
     fn push(&mut self, slot: Slot) -> usize {
         let index = self.slots.len();
         self.by_rowid.insert(slot.rowid, index);
-        self.by_namespace.entry(slot.facts.namespace).or_default().push(index);
+        self.namespaces.insert(slot.facts.namespace);
         self.slots.push(Some(slot));
         index
     }
@@ -375,7 +394,7 @@ impl Mirror {
             }
             self.dead += 1;
         }
-        if self.dead > SWEEP_AFTER && self.dead > self.by_rowid.len() {
+        if self.dead >= SWEEP_AFTER && self.dead * 4 > self.slots.len() {
             self.sweep();
         }
     }
@@ -385,7 +404,6 @@ impl Mirror {
         let slots = std::mem::take(&mut self.slots);
         let mut new_slot: Vec<Option<u32>> = Vec::with_capacity(slots.len());
         self.by_rowid.clear();
-        self.by_namespace.clear();
         self.dead = 0;
         for slot in slots {
             new_slot.push(slot.map(|slot| u32::try_from(self.push(slot)).unwrap_or(u32::MAX)));
@@ -434,7 +452,7 @@ impl Mirror {
     /// floor the filtered search is measured against.
     #[cfg(feature = "bench")]
     pub(crate) fn search_text_all(&self, terms: &[String], limit: usize) -> usize {
-        let namespaces: Vec<(u32, usize)> = self.by_namespace.keys().map(|n| (*n, 0)).collect();
+        let namespaces: Vec<(u32, usize)> = self.namespaces.iter().map(|n| (*n, 0)).collect();
         let search = TextSearch { namespaces: &namespaces, limit };
         self.text
             .search(terms, &search, |slot, _| self.slots[slot as usize].is_some(), |a, b| self.node_order(a, b))
@@ -479,7 +497,12 @@ impl Mirror {
         let Some(compiled) = self.compile(filter) else { return Vec::new() };
         let mut top = TopK::new(keep);
         let slots = &self.slots;
-        for layer in &compiled.layers {
+        for (position, layer) in compiled.layers.iter().enumerate() {
+            // A namespace in two layers is searched once, under the first, as the domain's
+            // filter reads it.
+            if compiled.layers[..position].iter().any(|earlier| earlier.namespace == layer.namespace) {
+                continue;
+            }
             for &node in &compiled.node_kinds {
                 let key = GroupKey { namespace: layer.namespace, embedder, node, dimensions: query.len() };
                 let Some(group) = self.vectors.get_mut(&key) else { continue };
@@ -557,7 +580,13 @@ impl Compiled {
             history: filter.as_of.is_some(),
             now: nanos(filter.now),
             include_restricted: filter.include_restricted,
-            node_kinds: filter.node_kinds.clone(),
+            node_kinds: {
+                // Each kind once: the vector search reads one group per kind.
+                let mut kinds = filter.node_kinds.clone();
+                kinds.sort_unstable();
+                kinds.dedup();
+                kinds
+            },
             categories: filter.categories.clone(),
             tree,
             kinds: filter.kinds.clone(),
@@ -597,17 +626,25 @@ impl Compiled {
 
 #[cfg(test)]
 mod tests {
+    use arbor_domain::id::{LeafId, ScopeId, SummaryId};
+    use arbor_domain::model::TreeId;
+    use arbor_domain::namespace::Namespace;
+    use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+    use arbor_domain::visibility::LayerFilter;
     use proptest::prelude::*;
 
     use super::*;
 
-    /// A vector whose int8 form is exact: integer components over 127, the largest ±127.
+    /// A vector whose int8 form and every score from it are exact: integer components over
+    /// 128, the largest ±127, so the int8 scale is exactly 1/128 and both forms compute
+    /// `integer dot product / 2^14` without rounding (ties are then true ties, broken by rowid).
     fn exact(components: &[i8]) -> Vec<f32> {
-        components.iter().map(|c| f32::from(*c) / 127.0).collect()
+        components.iter().map(|c| f32::from(*c) / 128.0).collect()
     }
 
     fn vector_strategy() -> impl Strategy<Value = Vec<i8>> {
-        // Sparse (at most 3 of 16 nonzero: stored as postings) or dense (none zero).
+        // Sparse (at most 3 of 16 nonzero: postings once the group is large), dense (none
+        // zero), or all zeros but one (many equal scores).
         let sparse = (prop::collection::vec((0usize..16, 1i8..=127, any::<bool>()), 0..3), any::<bool>()).prop_map(
             |(entries, negative)| {
                 let mut v = vec![0i8; 16];
@@ -623,40 +660,65 @@ mod tests {
             v[top] = 127;
             v
         });
-        prop_oneof![sparse, dense]
+        let one = (0usize..16).prop_map(|at| {
+            let mut v = vec![0i8; 16];
+            v[at] = 127;
+            v
+        });
+        prop_oneof![3 => sparse, 2 => dense, 1 => one]
+    }
+
+    /// What a generated document is.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Doc {
+        namespace: bool,
+        summary: bool,
+        superseded: bool,
     }
 
     #[derive(Debug, Clone)]
     enum Op {
-        Put { id: u8, namespace: bool, vector: Option<Vec<i8>> },
+        Put { id: u8, doc: Doc, vector: Option<Vec<i8>> },
         Remove { id: u8 },
         Move { id: u8 },
+        Supersede { id: u8 },
     }
 
     fn op() -> impl Strategy<Value = Op> {
+        let doc = (any::<bool>(), prop::bool::weighted(0.2), prop::bool::weighted(0.15))
+            .prop_map(|(namespace, summary, superseded)| Doc { namespace, summary, superseded });
         prop_oneof![
-            4 => (0u8..40, any::<bool>(), prop::option::weighted(0.9, vector_strategy()))
-                .prop_map(|(id, namespace, vector)| Op::Put { id, namespace, vector }),
+            5 => (0u8..40, doc, prop::option::weighted(0.9, vector_strategy()))
+                .prop_map(|(id, doc, vector)| Op::Put { id, doc, vector }),
             2 => (0u8..40).prop_map(|id| Op::Remove { id }),
             1 => (0u8..40).prop_map(|id| Op::Move { id }),
+            1 => (0u8..40).prop_map(|id| Op::Supersede { id }),
         ]
     }
 
-    fn facts(namespace: bool) -> NodeFacts {
-        use arbor_domain::id::ScopeId;
-        use arbor_domain::model::TreeId;
-        use arbor_domain::namespace::Namespace;
-        use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+    fn namespace(first: bool) -> Namespace {
+        Namespace::conversation(ScopeId::parse(if first { "c1" } else { "c2" }).unwrap())
+    }
+
+    fn node(id: u8, doc: Doc) -> NodeId {
+        if doc.summary {
+            NodeId::Summary(SummaryId::parse(&format!("sum-{id}")).unwrap())
+        } else {
+            NodeId::Leaf(LeafId::parse(&format!("leaf-{id}")).unwrap())
+        }
+    }
+
+    fn facts(doc: Doc) -> NodeFacts {
         let at = Timestamp::from_second(1_780_000_000).unwrap();
         NodeFacts {
-            node: NodeKind::Leaf,
-            namespace: Namespace::conversation(ScopeId::parse(if namespace { "c1" } else { "c2" }).unwrap()),
+            node: if doc.summary { NodeKind::Summary } else { NodeKind::Leaf },
+            namespace: namespace(doc.namespace),
             category: Category::Interaction,
             tree_id: TreeId::uncategorized(Category::Interaction),
             kind: None,
-            state: NodeState::Current,
+            state: if doc.superseded { NodeState::Superseded } else { NodeState::Current },
             validity: Validity::ALWAYS,
-            known: KnownSpan::from(at),
+            known: if doc.superseded { KnownSpan::from(at).closed_at(at) } else { KnownSpan::from(at) },
             expires_at: None,
             sensitivity: Sensitivity::Normal,
             time_start: at,
@@ -664,17 +726,13 @@ mod tests {
         }
     }
 
-    fn filter(namespaces: &[bool]) -> VisibilityFilter {
-        use arbor_domain::visibility::LayerFilter;
+    fn filter(chain: &[bool], node_kinds: Vec<NodeKind>) -> VisibilityFilter {
         VisibilityFilter {
-            layers: namespaces
-                .iter()
-                .map(|n| LayerFilter { namespace: facts(*n).namespace, frozen_at: None })
-                .collect(),
-            now: arbor_domain::time::Timestamp::from_second(1_790_000_000).unwrap(),
+            layers: chain.iter().map(|n| LayerFilter { namespace: namespace(*n), frozen_at: None }).collect(),
+            now: Timestamp::from_second(1_790_000_000).unwrap(),
             as_of: None,
             include_restricted: false,
-            node_kinds: vec![NodeKind::Leaf],
+            node_kinds,
             categories: Vec::new(),
             tree: None,
             kinds: Vec::new(),
@@ -683,31 +741,36 @@ mod tests {
     }
 
     proptest! {
-        /// After any sequence of writes, removals and moves (enough to sweep slots and compact
-        /// the postings), the vector scan returns the top k an exhaustive search over the
-        /// live documents would, whether their vectors are kept dense or as postings.
+        /// After any sequence of writes, removals, moves and state changes (enough to sweep
+        /// slots, move groups to postings and compact them), the vector scan returns exactly
+        /// the top k of an exhaustive search over the documents the filter admits: the same
+        /// scores, the same documents (equal scores by rowid), each once, in the chain.
         #[test]
         fn the_scan_is_exhaustive_over_dense_and_sparse_vectors(
-            ops in prop::collection::vec(op(), 1..160),
+            ops in prop::collection::vec(op(), 1..200),
             query in vector_strategy(),
             keep in 1usize..12,
-            chain in prop_oneof![Just(vec![true]), Just(vec![false]), Just(vec![true, false])],
+            chain in prop_oneof![Just(vec![true]), Just(vec![false]), Just(vec![true, false]), Just(vec![false, true, false])],
+            node_kinds in prop_oneof![
+                Just(vec![NodeKind::Leaf]),
+                Just(vec![NodeKind::Summary]),
+                Just(vec![NodeKind::Leaf, NodeKind::Summary, NodeKind::Leaf]),
+            ],
         ) {
             let mut mirror = Mirror::default();
-            // id → (rowid, namespace, vector)
-            let mut live: HashMap<u8, (i64, bool, Option<Vec<i8>>)> = HashMap::new();
+            // id → (rowid, doc, vector)
+            let mut live: HashMap<u8, (i64, Doc, Option<Vec<i8>>)> = HashMap::new();
             let mut next_rowid = 0;
-            let node = |id: u8| NodeId::Leaf(arbor_domain::id::LeafId::parse(&format!("leaf-{id}")).unwrap());
             for op in ops {
                 match op {
-                    Op::Put { id, namespace, vector } => {
+                    Op::Put { id, doc, vector } => {
                         if let Some((rowid, ..)) = live.remove(&id) {
                             mirror.remove(rowid);
                         }
                         next_rowid += 1;
                         let values = vector.as_deref().map(exact);
-                        mirror.put(next_rowid, node(id), &facts(namespace), &DocTerms::of_text(""), values.as_deref().map(|v| ("e", v)));
-                        live.insert(id, (next_rowid, namespace, vector));
+                        mirror.put(next_rowid, node(id, doc), &facts(doc), &DocTerms::of_text(""), values.as_deref().map(|v| ("e", v)));
+                        live.insert(id, (next_rowid, doc, vector));
                     }
                     Op::Remove { id } => {
                         if let Some((rowid, ..)) = live.remove(&id) {
@@ -715,29 +778,41 @@ mod tests {
                         }
                     }
                     Op::Move { id } => {
-                        if let Some((rowid, namespace, _)) = live.get_mut(&id) {
-                            *namespace = !*namespace;
-                            mirror.set_facts(*rowid, &facts(*namespace));
+                        if let Some((rowid, doc, _)) = live.get_mut(&id) {
+                            doc.namespace = !doc.namespace;
+                            mirror.set_facts(*rowid, &facts(*doc));
+                        }
+                    }
+                    Op::Supersede { id } => {
+                        if let Some((rowid, doc, _)) = live.get_mut(&id) {
+                            doc.superseded = true;
+                            mirror.set_facts(*rowid, &facts(*doc));
                         }
                     }
                 }
             }
-            let mut expected: Vec<i32> = live
-                .values()
-                .filter(|(_, namespace, vector)| vector.is_some() && chain.contains(namespace))
-                .map(|(_, _, vector)| {
-                    vector.as_ref().unwrap().iter().zip(&query).map(|(a, b)| i32::from(*a) * i32::from(*b)).sum()
+            let filter = filter(&chain, node_kinds);
+            let mut expected: Vec<(i32, i64)> = live
+                .iter()
+                .filter(|(_, (_, doc, vector))| vector.is_some() && filter.admits(&facts(*doc)))
+                .map(|(_, (rowid, _, vector))| {
+                    let dot = vector.as_ref().unwrap().iter().zip(&query).map(|(a, b)| i32::from(*a) * i32::from(*b)).sum();
+                    (dot, *rowid)
                 })
                 .collect();
-            expected.sort_unstable_by(|a, b| b.cmp(a));
+            expected.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             expected.truncate(keep);
-            let found = mirror.scan(&filter(&chain), "e", &exact(&query), keep);
-            let by_rowid: HashMap<i64, bool> = live.values().map(|(rowid, namespace, _)| (*rowid, *namespace)).collect();
+            let found = mirror.scan(&filter, "e", &exact(&query), keep);
+            let by_rowid: HashMap<i64, Doc> = live.values().map(|(rowid, doc, _)| (*rowid, *doc)).collect();
             for candidate in &found {
-                let namespace = by_rowid.get(&candidate.rowid).copied();
-                prop_assert!(namespace.is_some_and(|n| chain.contains(&n)), "{candidate:?} is outside the chain");
+                let doc = by_rowid.get(&candidate.rowid);
+                prop_assert!(doc.is_some_and(|d| chain.contains(&d.namespace)), "{candidate:?} is outside the chain");
+                let layer = candidate.layer.map(|l| chain[l]);
+                prop_assert_eq!(layer, doc.map(|d| d.namespace), "{:?} is reported in another layer", candidate);
             }
-            let got: Vec<i32> = found.iter().map(|c| (c.approx * 127.0 * 127.0).round() as i32).collect();
+            let mut got: Vec<(i32, i64)> =
+                found.iter().map(|c| ((c.approx * 16384.0) as i32, c.rowid)).collect();
+            got.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             prop_assert_eq!(got, expected);
         }
     }

@@ -12,9 +12,10 @@
 //!   that is well under a million additions where the dense form reads 256 MB.
 //!
 //! A vector is kept as postings when that takes no more memory than its dense form
-//! ([`is_sparse`]); a neural embedder's components are never exactly zero, so its vectors are
-//! always dense. Both forms give the same int8 approximation of the similarity, which the
-//! caller then rescores exactly.
+//! ([`is_sparse`]) and its group is large enough for postings to pay ([`POSTINGS_FROM`]); a
+//! neural embedder's components are never exactly zero, so its vectors are always dense. Both
+//! forms approximate the similarity from the stored int8 components (the sparse form with the
+//! question unquantized, so slightly closer), and the caller rescores the best exactly.
 
 /// A vector's position in its group's form; stable until that form is compacted.
 pub(crate) type Member = u32;
@@ -246,6 +247,9 @@ struct List {
 /// Vectors kept as postings.
 #[derive(Debug)]
 pub(crate) struct SparseVectors {
+    dimensions: usize,
+    /// One list per dimension, made with the first member: a store of many small namespaces
+    /// whose vectors are all dense pays nothing for the form it does not use.
     lists: Vec<List>,
     members: Members,
     /// One score per member, zero between searches (kept to spare each search an allocation
@@ -255,15 +259,14 @@ pub(crate) struct SparseVectors {
 
 impl SparseVectors {
     fn new(dimensions: usize) -> SparseVectors {
-        SparseVectors {
-            lists: (0..dimensions).map(|_| List::default()).collect(),
-            members: Members::default(),
-            scores: Vec::new(),
-        }
+        SparseVectors { dimensions, lists: Vec::new(), members: Members::default(), scores: Vec::new() }
     }
 
     fn add(&mut self, slot: usize, rowid: i64, values: &[i8], scale: f32) -> Member {
         let member = self.members.push(slot, rowid, scale);
+        if self.lists.is_empty() {
+            self.lists.resize_with(self.dimensions, List::default);
+        }
         for (list, value) in self.lists.iter_mut().zip(values) {
             if *value != 0 {
                 list.members.push(member);
@@ -275,8 +278,10 @@ impl SparseVectors {
     }
 
     fn values(&self, member: Member) -> (Vec<i8>, f32) {
-        let values =
-            self.lists.iter().map(|list| list.members.binary_search(&member).map_or(0, |at| list.values[at])).collect();
+        let mut values = vec![0i8; self.dimensions];
+        for (value, list) in values.iter_mut().zip(&self.lists) {
+            *value = list.members.binary_search(&member).map_or(0, |at| list.values[at]);
+        }
         (values, self.members.scales[member as usize])
     }
 
@@ -303,7 +308,9 @@ impl SparseVectors {
     /// score in member order (resetting the scores for the next search).
     fn search(&mut self, query: &[f32], sink: &mut impl Sink) {
         for (list, weight) in self.lists.iter().zip(query) {
-            if *weight == 0.0 {
+            // A component that is zero adds nothing; one that is not finite is ignored, as
+            // quantizing the query for the dense form ignores it.
+            if *weight == 0.0 || !weight.is_finite() {
                 continue;
             }
             for (member, value) in list.members.iter().zip(&list.values) {
@@ -330,26 +337,77 @@ pub(crate) enum Form {
 pub(crate) struct VectorGroup {
     dense: DenseVectors,
     sparse: SparseVectors,
+    /// Whether sparse vectors go to postings; off until the group holds [`POSTINGS_FROM`]
+    /// vectors.
+    postings: bool,
 }
 
-/// How many removed members a form tolerates before it is compacted, as long as they do not
-/// outnumber the live ones; small in unit tests so random operation sequences reach it.
-const COMPACT_AFTER: usize = if cfg!(test) { 4 } else { 1024 };
+/// A member that moved: the mirror points slot `slot` at `(form, member)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Relocation {
+    pub slot: usize,
+    pub form: Form,
+    pub member: Member,
+}
+
+/// How many vectors a group holds before sparse ones are kept as postings. Postings cost a
+/// list per dimension before the first entry (about 50 bytes each); from this size on that is
+/// about 1% of the dense rows they replace, whatever the length, and below it a dense scan of
+/// the whole group takes well under a tenth of a millisecond. Small in unit tests so random
+/// operation sequences cross it.
+const POSTINGS_FROM: usize = if cfg!(test) { 6 } else { 4096 };
+
+/// A form is compacted once at least this many of its members are removed and they are more
+/// than a quarter of it: removed rows are still read by a search, so they must not pile up
+/// (a reindex replaces every vector of a group), and compacting at a fixed share keeps the
+/// cost per removal constant. Small in unit tests so random operation sequences reach it.
+const COMPACT_FROM: usize = if cfg!(test) { 3 } else { 64 };
 
 impl VectorGroup {
     pub(crate) fn new(dimensions: usize) -> VectorGroup {
-        VectorGroup { dense: DenseVectors::new(dimensions), sparse: SparseVectors::new(dimensions) }
+        VectorGroup { dense: DenseVectors::new(dimensions), sparse: SparseVectors::new(dimensions), postings: false }
+    }
+
+    /// Members still present.
+    pub(crate) fn live(&self) -> usize {
+        self.dense.members.live() + self.sparse.members.live()
     }
 
     /// Adds a vector of this group's length, held by mirror slot `slot`, in the form that
-    /// suits it.
-    pub(crate) fn add(&mut self, slot: usize, rowid: i64, values: &[i8], scale: f32) -> (Form, Member) {
+    /// suits it. Adding may also move other members (when the group starts keeping postings),
+    /// the new one included: the relocations are applied after the returned place.
+    pub(crate) fn add(
+        &mut self,
+        slot: usize,
+        rowid: i64,
+        values: &[i8],
+        scale: f32,
+    ) -> ((Form, Member), Vec<Relocation>) {
         debug_assert_eq!(values.len(), self.dense.dimensions);
-        if is_sparse(values) {
-            (Form::Sparse, self.sparse.add(slot, rowid, values, scale))
-        } else {
-            (Form::Dense, self.dense.add(slot, rowid, values, scale))
+        if self.postings && is_sparse(values) {
+            return ((Form::Sparse, self.sparse.add(slot, rowid, values, scale)), Vec::new());
         }
+        let placed = (Form::Dense, self.dense.add(slot, rowid, values, scale));
+        if self.postings || self.dense.members.live() < POSTINGS_FROM {
+            return (placed, Vec::new());
+        }
+        // Large enough: move the dense rows that are sparse into postings.
+        self.postings = true;
+        let mut moved = Vec::new();
+        for member in 0..self.dense.members.slots.len() {
+            let slot = self.dense.members.slots[member];
+            let row = &self.dense.values[member * self.dense.dimensions..(member + 1) * self.dense.dimensions];
+            if slot == GONE || !is_sparse(row) {
+                continue;
+            }
+            let (rowid, scale) = (self.dense.members.rowids[member], self.dense.members.scales[member]);
+            let row = row.to_vec();
+            let now = self.sparse.add(slot as usize, rowid, &row, scale);
+            self.dense.members.remove(member as Member);
+            moved.push(Relocation { slot: slot as usize, form: Form::Sparse, member: now });
+        }
+        moved.extend(self.compact_if_due(Form::Dense));
+        (placed, moved)
     }
 
     /// A member's vector in dense form, with its scale (for the rare move to another group).
@@ -360,22 +418,29 @@ impl VectorGroup {
         }
     }
 
-    /// Removes a member. Once a form's removed members pass [`COMPACT_AFTER`] and outnumber
-    /// its live ones it is compacted, and the `(slot, new member)` of each member whose number
-    /// changed is returned for the mirror to follow.
-    pub(crate) fn remove(&mut self, form: Form, member: Member) -> Vec<(usize, Member)> {
+    /// Removes a member, compacting its form when [`COMPACT_FROM`] says so; returns the
+    /// members that compaction renumbered.
+    pub(crate) fn remove(&mut self, form: Form, member: Member) -> Vec<Relocation> {
+        match form {
+            Form::Dense => self.dense.members.remove(member),
+            Form::Sparse => self.sparse.members.remove(member),
+        }
+        self.compact_if_due(form)
+    }
+
+    fn compact_if_due(&mut self, form: Form) -> Vec<Relocation> {
         let members = match form {
-            Form::Dense => &mut self.dense.members,
-            Form::Sparse => &mut self.sparse.members,
+            Form::Dense => &self.dense.members,
+            Form::Sparse => &self.sparse.members,
         };
-        members.remove(member);
-        if members.removed <= COMPACT_AFTER || members.removed <= members.live() {
+        if members.removed < COMPACT_FROM || members.removed * 4 <= members.slots.len() {
             return Vec::new();
         }
-        match form {
+        let moved = match form {
             Form::Dense => self.dense.compact(),
             Form::Sparse => self.sparse.compact(),
-        }
+        };
+        moved.into_iter().map(|(slot, member)| Relocation { slot, form, member }).collect()
     }
 
     /// Renumbers mirror slots after the mirror swept its own: `new_slot[old]` is the new index.
@@ -434,7 +499,7 @@ mod tests {
     }
 
     #[test]
-    fn compaction_keeps_every_survivor_and_its_values() {
+    fn compaction_and_the_move_to_postings_keep_every_survivor_and_its_values() {
         for dense in [false, true] {
             let mut group = VectorGroup::new(10);
             let vectors: Vec<Vec<i8>> = (0..12)
@@ -448,20 +513,33 @@ mod tests {
                     v
                 })
                 .collect();
-            let mut placed = Vec::new();
+            // Where each vector is, as the mirror would follow it.
+            let mut placed: Vec<Option<(Form, Member)>> = Vec::new();
+            let follow = |placed: &mut Vec<Option<(Form, Member)>>, moved: Vec<Relocation>| {
+                for relocation in moved {
+                    placed[relocation.slot - 100] = Some((relocation.form, relocation.member));
+                }
+            };
             for (i, values) in vectors.iter().enumerate() {
-                placed.push(group.add(100 + i, i as i64, values, 0.5));
+                let (at, moved) = group.add(100 + i, i as i64, values, 0.5);
+                placed.push(Some(at));
+                follow(&mut placed, moved);
             }
-            let mut moved = Vec::new();
+            let forms: Vec<Form> = placed.iter().map(|p| p.unwrap().0).collect();
+            let expected = if dense { Form::Dense } else { Form::Sparse };
+            assert!(forms.iter().all(|f| *f == expected), "{forms:?}");
             for i in [0, 3, 4, 9, 10, 11, 7] {
-                let (form, member) = placed[i];
-                moved.extend(group.remove(form, member));
+                let (form, member) = placed[i].take().unwrap();
+                let moved = group.remove(form, member);
+                follow(&mut placed, moved);
             }
-            assert_eq!(moved.first(), Some(&(101, 0)), "the first survivor takes the first place");
-            for (slot, member) in moved {
-                let (values, scale) = group.values(placed[slot - 100].0, member);
-                assert_eq!(values, vectors[slot - 100]);
-                assert_eq!(scale, 0.5);
+            assert_eq!(group.live(), 5);
+            for (i, at) in placed.iter().enumerate() {
+                if let Some((form, member)) = at {
+                    let (values, scale) = group.values(*form, *member);
+                    assert_eq!(values, vectors[i]);
+                    assert_eq!(scale, 0.5);
+                }
             }
         }
     }
