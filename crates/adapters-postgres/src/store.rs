@@ -100,6 +100,74 @@ async fn insert_leaf(conn: &mut PgConnection, leaf: &LeafRecord) -> std::result:
     file_leaf(conn, leaf.id.as_str(), ts(leaf.observed_at)?, &filed_entries(leaf)).await
 }
 
+/// Whether a change only adds a row that no other change of its set reads or locks, so a run
+/// of them may be written table by table: a new leaf (with its lookup keys) or an audit entry.
+fn is_plain_insert(change: &Change) -> bool {
+    matches!(change, Change::InsertLeaf(_) | Change::Audit(_))
+}
+
+/// Rows per multi-row insert: a leaf binds 32 parameters, and a statement may bind at most
+/// 65,535.
+const ROWS_PER_INSERT: usize = 1_000;
+
+/// Writes a run of [`is_plain_insert`] changes as a few statements (the leaves, their lookup
+/// keys, the audit entries) instead of two or three per change, each a round trip: an ingest
+/// of a thousand events is a run of two thousand such changes. Audit entries keep their order,
+/// so their sequence numbers are the ones applying the changes one by one would give.
+async fn insert_run(conn: &mut PgConnection, run: &[Change]) -> std::result::Result<(), Failure> {
+    let leaves: Vec<&LeafRecord> =
+        run.iter().filter_map(|change| if let Change::InsertLeaf(leaf) = change { Some(leaf) } else { None }).collect();
+    for chunk in leaves.chunks(ROWS_PER_INSERT) {
+        let rows = chunk.iter().map(|leaf| LeafRow::from_record(leaf)).collect::<Result<Vec<_>>>()?;
+        let mut sql = QueryBuilder::<Postgres>::new(format!("INSERT INTO leaves ({}) ", leaf_columns()));
+        sql.push_values(rows, |mut values, row| bind_leaf(&mut values, row));
+        sql.build().execute(&mut *conn).await?;
+        let (mut keys, mut stamps, mut ids, mut words) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for leaf in chunk {
+            let entries = filed_entries(leaf);
+            let observed_at = ts(leaf.observed_at)?;
+            for key in entries.hashes {
+                keys.push(key);
+                stamps.push(observed_at);
+                ids.push(leaf.id.as_str());
+                words.push(entries.words);
+            }
+        }
+        if !keys.is_empty() {
+            sqlx::query(
+                "INSERT INTO leaf_keys (key, observed_at, leaf, words)
+                 SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::BIGINT[]) ON CONFLICT DO NOTHING",
+            )
+            .bind(keys)
+            .bind(stamps)
+            .bind(ids)
+            .bind(words)
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    let audits: Vec<&AuditEvent> =
+        run.iter().filter_map(|change| if let Change::Audit(event) = change { Some(event) } else { None }).collect();
+    for chunk in audits.chunks(ROWS_PER_INSERT) {
+        let stamps = chunk.iter().map(|event| ts(event.at)).collect::<Result<Vec<_>>>()?;
+        let mut sql = QueryBuilder::<Postgres>::new(
+            "INSERT INTO audit (at, action, namespace, node, content_sha256, actor, policy_version) ",
+        );
+        sql.push_values(chunk.iter().zip(stamps), |mut values, (event, at)| {
+            values
+                .push_bind(at)
+                .push_bind(event.action.clone())
+                .push_bind(event.namespace.to_string())
+                .push_bind(event.node.as_ref().map(node_to_str))
+                .push_bind(event.content_sha256.as_ref().map(|h| h.as_str().to_owned()))
+                .push_bind(event.actor.clone())
+                .push_bind(event.policy_version.clone());
+        });
+        sql.build().execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
 /// Files a leaf under its lookup key hashes ([`MetadataStore::leaves_filed_under`]).
 async fn file_leaf(
     conn: &mut PgConnection,
@@ -530,8 +598,18 @@ impl PgStore {
                     .await?;
             }
         }
-        for change in &changes.changes {
-            if let Err(failure) = apply(&mut tx, change).await {
+        let mut rest = &changes.changes[..];
+        while let Some(first) = rest.first() {
+            let run = rest.iter().take_while(|change| is_plain_insert(change)).count();
+            let result = if run > 1 {
+                let (inserts, later) = rest.split_at(run);
+                rest = later;
+                insert_run(&mut tx, inserts).await
+            } else {
+                rest = &rest[1..];
+                apply(&mut tx, first).await
+            };
+            if let Err(failure) = result {
                 // Roll back now rather than when the connection is next used, so no lock
                 // outlives the failed change set.
                 tx.rollback().await?;
