@@ -53,6 +53,16 @@ fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -
     conn.prepare_cached(sql)?.execute(params)
 }
 
+/// [`Connection::query_row`] through the statement cache, as [`execute_cached`].
+fn query_row_cached<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, read)
+}
+
 fn scope_values(scope: &[Namespace]) -> Vec<Value> {
     scope.iter().map(|ns| Value::Text(ns.to_string())).collect()
 }
@@ -138,14 +148,14 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         Change::InsertLeaf(leaf) => insert_leaf(tx, &leaf)?,
         Change::UpdateLeaf { expect, record } => {
             type Current = (String, Option<String>, String, String, String, i64);
-            let current: Option<Current> = tx
-                .query_row(
-                    "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = ?",
-                    [record.id.as_str()],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-                )
-                .optional()
-                .map_err(sql_error)?;
+            let current: Option<Current> = query_row_cached(
+                tx,
+                "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = ?",
+                [record.id.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            )
+            .optional()
+            .map_err(sql_error)?;
             let (status, parent, namespace, tree, summary, observed_at) =
                 current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
             expect.check(&record.id, &status, parent.as_deref())?;
@@ -169,8 +179,8 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         }
         Change::InsertSummary(summary) => insert_summary(tx, &summary)?,
         Change::UpdateSummary { expect, record } => {
-            let current: Option<(String, Option<String>)> = tx
-                .query_row("SELECT status, parent FROM summaries WHERE id = ?", [record.id.as_str()], |r| {
+            let current: Option<(String, Option<String>)> =
+                query_row_cached(tx, "SELECT status, parent FROM summaries WHERE id = ?", [record.id.as_str()], |r| {
                     Ok((r.get(0)?, r.get(1)?))
                 })
                 .optional()
@@ -181,14 +191,14 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             insert_summary(tx, &record)?;
         }
         Change::SetRoot { namespace, tree, expect, root, stale } => {
-            let current: Option<Option<String>> = tx
-                .query_row(
-                    "SELECT root FROM trees WHERE namespace = ? AND tree_id = ?",
-                    params![namespace.to_string(), tree.as_str()],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql_error)?;
+            let current: Option<Option<String>> = query_row_cached(
+                tx,
+                "SELECT root FROM trees WHERE namespace = ? AND tree_id = ?",
+                params![namespace.to_string(), tree.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql_error)?;
             let current = current.ok_or_else(|| Error::not_found("tree", &tree))?;
             arbor_ports::check_root(&tree, expect.as_ref(), current.as_deref())?;
             execute_cached(
@@ -210,8 +220,10 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             }
         }
         Change::Enqueue(job) => {
-            let exists: bool = tx
-                .query_row("SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?)", [job.id.as_str()], |r| r.get(0))
+            let exists: bool =
+                query_row_cached(tx, "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?)", [job.id.as_str()], |r| {
+                    r.get(0)
+                })
                 .map_err(sql_error)?;
             if exists {
                 return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
@@ -298,13 +310,13 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         }
         Change::DissolveTree { namespace, tree } => dissolve_tree(tx, &namespace, &tree)?,
         Change::ExpectEntity { namespace, id } => {
-            let present: bool = tx
-                .query_row(
-                    "SELECT EXISTS (SELECT 1 FROM entities WHERE id = ? AND namespace = ?)",
-                    params![id.as_str(), namespace.to_string()],
-                    |r| r.get(0),
-                )
-                .map_err(sql_error)?;
+            let present: bool = query_row_cached(
+                tx,
+                "SELECT EXISTS (SELECT 1 FROM entities WHERE id = ? AND namespace = ?)",
+                params![id.as_str(), namespace.to_string()],
+                |r| r.get(0),
+            )
+            .map_err(sql_error)?;
             if !present {
                 return Err(Error::conflict("entity", &id, "present", "gone"));
             }
