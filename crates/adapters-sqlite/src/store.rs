@@ -38,6 +38,45 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// [`MetadataStore::leaf_neighbours`] of one anchor.
+    fn neighbours_of(&self, filter: &VisibilityFilter, anchor: &LeafPosition, each_side: usize) -> Result<Neighbours> {
+        let mut out = Neighbours::default();
+        if each_side == 0 {
+            return Ok(out);
+        }
+        let at = ts(anchor.observed_at)?;
+        for (side, comparison, order) in [(&mut out.before, "<", "DESC"), (&mut out.after, ">", "ASC")] {
+            let mut params = Vec::new();
+            let condition = leaf_visibility_sql(filter, &mut params)?;
+            params.extend([
+                Value::Text(anchor.namespace.to_string()),
+                Value::Text(anchor.tree.to_string()),
+                Value::Integer(at),
+                Value::Integer(at),
+                Value::Integer(at),
+                Value::Text(anchor.id.to_string()),
+                Value::Integer(i64::try_from(each_side).unwrap_or(i64::MAX)),
+            ]);
+            // The plain `observed_at <=` / `>=` bound is implied by the one after it, but it is
+            // what lets the index seek to the anchor: without it the search walks the tree's
+            // index from one end to the anchor, half a tree per question on average.
+            let sql = format!(
+                "SELECT id FROM leaves WHERE {condition} AND namespace = ? AND tree_id = ?
+                   AND observed_at {comparison}= ?
+                   AND (observed_at {comparison} ? OR (observed_at = ? AND id {comparison} ?))
+                 ORDER BY observed_at {order}, id {order} LIMIT ?"
+            );
+            let conn = self.db.lock();
+            let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
+            let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
+            while let Some(row) = rows.next().map_err(sql_error)? {
+                let id: String = row.get(0).map_err(sql_error)?;
+                side.push(LeafId::parse(&id).map_err(|e| crate::error::corrupt("leaf", &id, e))?);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn new(db: Arc<SqliteDatabase>) -> SqliteStore {
         SqliteStore { db }
     }
@@ -830,44 +869,11 @@ impl MetadataStore for SqliteStore {
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
-        anchor: &LeafPosition,
+        anchors: &[LeafPosition],
         each_side: usize,
-    ) -> Result<Neighbours> {
-        let mut out = Neighbours::default();
-        if each_side == 0 {
-            return Ok(out);
-        }
-        let at = ts(anchor.observed_at)?;
-        for (side, comparison, order) in [(&mut out.before, "<", "DESC"), (&mut out.after, ">", "ASC")] {
-            let mut params = Vec::new();
-            let condition = leaf_visibility_sql(filter, &mut params)?;
-            params.extend([
-                Value::Text(anchor.namespace.to_string()),
-                Value::Text(anchor.tree.to_string()),
-                Value::Integer(at),
-                Value::Integer(at),
-                Value::Integer(at),
-                Value::Text(anchor.id.to_string()),
-                Value::Integer(i64::try_from(each_side).unwrap_or(i64::MAX)),
-            ]);
-            // The plain `observed_at <=` / `>=` bound is implied by the one after it, but it is
-            // what lets the index seek to the anchor: without it the search walks the tree's
-            // index from one end to the anchor, half a tree per question on average.
-            let sql = format!(
-                "SELECT id FROM leaves WHERE {condition} AND namespace = ? AND tree_id = ?
-                   AND observed_at {comparison}= ?
-                   AND (observed_at {comparison} ? OR (observed_at = ? AND id {comparison} ?))
-                 ORDER BY observed_at {order}, id {order} LIMIT ?"
-            );
-            let conn = self.db.lock();
-            let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
-            let mut rows = stmt.query(params_from_iter(params)).map_err(sql_error)?;
-            while let Some(row) = rows.next().map_err(sql_error)? {
-                let id: String = row.get(0).map_err(sql_error)?;
-                side.push(LeafId::parse(&id).map_err(|e| crate::error::corrupt("leaf", &id, e))?);
-            }
-        }
-        Ok(out)
+    ) -> Result<Vec<Neighbours>> {
+        // In-process lookups cost no round trip: one anchor at a time.
+        anchors.iter().map(|anchor| self.neighbours_of(filter, anchor, each_side)).collect()
     }
 
     async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {

@@ -272,10 +272,10 @@ impl MetadataStore for FailingStore {
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
-        anchor: &LeafPosition,
+        anchors: &[LeafPosition],
         each_side: usize,
-    ) -> Result<Neighbours> {
-        guarded(&self.plan, "store.leaf_neighbours", self.inner.leaf_neighbours(filter, anchor, each_side)).await
+    ) -> Result<Vec<Neighbours>> {
+        guarded(&self.plan, "store.leaf_neighbours", self.inner.leaf_neighbours(filter, anchors, each_side)).await
     }
     async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {
         guarded(&self.plan, "store.retrieval", self.inner.retrieval(scope, id)).await

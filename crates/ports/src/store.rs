@@ -150,16 +150,17 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// Row counts, for stats and health.
     async fn counts(&self) -> Result<StoreCounts>;
 
-    /// The leaves `filter` admits that sit next to `anchor` in its tree's timeline (same
-    /// namespace and tree, ordered by `observed_at`, then id): up to `each_side` before and
-    /// after it, nearest first, never the anchor itself. Retrieval's tree-structure channel:
-    /// the turns around a strong hit.
+    /// For each anchor, in order, the leaves `filter` admits that sit next to it in its tree's
+    /// timeline (same namespace and tree, ordered by `observed_at`, then id): up to
+    /// `each_side` before and after it, nearest first, never the anchor itself. Retrieval's
+    /// tree-structure channel: the turns around its strongest hits, asked for all at once so
+    /// a server backend answers in one round trip.
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
-        anchor: &LeafPosition,
+        anchors: &[LeafPosition],
         each_side: usize,
-    ) -> Result<Neighbours>;
+    ) -> Result<Vec<Neighbours>>;
 
     /// A recorded retrieval, if its namespace is in `scope`.
     async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>>;

@@ -337,12 +337,12 @@ impl Arbor {
         }
         let summaries_wanted = filter.node_kinds.contains(&NodeKind::Summary);
         let mut links: Vec<(NodeId, NodeId)> = Vec::new();
-        for anchor in self.ports.store.leaves(scope, &anchors).await? {
-            if !filter.admits(&NodeFacts::of_leaf(&anchor)) {
-                continue;
-            }
+        let mut anchors = self.ports.store.leaves(scope, &anchors).await?;
+        anchors.retain(|anchor| filter.admits(&NodeFacts::of_leaf(anchor)));
+        let positions: Vec<LeafPosition> = anchors.iter().map(LeafPosition::of).collect();
+        let neighbours = self.ports.store.leaf_neighbours(filter, &positions, CONTEXT_TURNS).await?;
+        for (anchor, around) in anchors.into_iter().zip(neighbours) {
             let key = anchor.node_id();
-            let around = self.ports.store.leaf_neighbours(filter, &LeafPosition::of(&anchor), CONTEXT_TURNS).await?;
             for neighbour in around.before.into_iter().chain(around.after) {
                 let neighbour = NodeId::Leaf(neighbour);
                 found.namespace_of.insert(neighbour.clone(), anchor.namespace.clone());

@@ -774,23 +774,31 @@ pub async fn visibility_pushdown_matches_domain(store: &dyn MetadataStore) {
             let page: Vec<String> = page.into_iter().map(|l| l.id.to_string()).collect();
             assert_eq!(page, expected[1..3].to_vec(), "round {round}: paging");
         }
-        // A leaf's neighbours in its tree are the admitted leaves next to it in time.
-        let anchor = LeafPosition::of(rng.pick(&all));
+        // A leaf's neighbours in its tree are the admitted leaves next to it in time, for each
+        // of several anchors asked at once (in any trees, the same one possibly twice).
+        let anchors: Vec<LeafPosition> = (0..rng.below(4)).map(|_| LeafPosition::of(rng.pick(&all))).collect();
         let each_side = 1 + rng.below(3) as usize;
-        let mut timeline: Vec<&arbor_domain::model::LeafRecord> = all
+        let expected: Vec<Neighbours> = anchors
             .iter()
-            .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
-            .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
+            .map(|anchor| {
+                let mut timeline: Vec<&arbor_domain::model::LeafRecord> = all
+                    .iter()
+                    .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
+                    .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
+                    .collect();
+                timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+                let split = timeline.partition_point(|l| anchor.is_after(l));
+                let ids =
+                    |leaves: Vec<&&arbor_domain::model::LeafRecord>| leaves.into_iter().map(|l| l.id.clone()).collect();
+                Neighbours {
+                    before: ids(timeline[..split].iter().rev().take(each_side).collect()),
+                    after: ids(timeline[split..].iter().take(each_side).collect()),
+                }
+            })
             .collect();
-        timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
-        let split = timeline.partition_point(|l| anchor.is_after(l));
-        let ids = |leaves: Vec<&&arbor_domain::model::LeafRecord>| leaves.into_iter().map(|l| l.id.clone()).collect();
-        let expected = Neighbours {
-            before: ids(timeline[..split].iter().rev().take(each_side).collect()),
-            after: ids(timeline[split..].iter().take(each_side).collect()),
-        };
-        let got = store.leaf_neighbours(&filter, &anchor, each_side).await.unwrap();
-        assert_eq!(got, expected, "round {round}: neighbours of {} for {filter:?}", anchor.id);
+        let got = store.leaf_neighbours(&filter, &anchors, each_side).await.unwrap();
+        let named: Vec<&LeafId> = anchors.iter().map(|a| &a.id).collect();
+        assert_eq!(got, expected, "round {round}: neighbours of {named:?} for {filter:?}");
     }
 }
 

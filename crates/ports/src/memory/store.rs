@@ -609,22 +609,25 @@ impl MetadataStore for InMemoryMetadataStore {
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
-        anchor: &LeafPosition,
+        anchors: &[LeafPosition],
         each_side: usize,
-    ) -> Result<Neighbours> {
+    ) -> Result<Vec<Neighbours>> {
         let state = self.lock();
-        let mut timeline: Vec<&LeafRecord> = state
-            .leaves
-            .values()
-            .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
-            .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
-            .collect();
-        timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
-        let split = timeline.partition_point(|l| anchor.is_after(l));
-        Ok(Neighbours {
-            before: timeline[..split].iter().rev().take(each_side).map(|l| l.id.clone()).collect(),
-            after: timeline[split..].iter().take(each_side).map(|l| l.id.clone()).collect(),
-        })
+        let around = |anchor: &LeafPosition| {
+            let mut timeline: Vec<&LeafRecord> = state
+                .leaves
+                .values()
+                .filter(|l| l.namespace == anchor.namespace && l.tree_id == anchor.tree && l.id != anchor.id)
+                .filter(|l| filter.admits(&NodeFacts::of_leaf(l)))
+                .collect();
+            timeline.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+            let split = timeline.partition_point(|l| anchor.is_after(l));
+            Neighbours {
+                before: timeline[..split].iter().rev().take(each_side).map(|l| l.id.clone()).collect(),
+                after: timeline[split..].iter().take(each_side).map(|l| l.id.clone()).collect(),
+            }
+        };
+        Ok(anchors.iter().map(around).collect())
     }
 
     async fn retrieval(&self, scope: &[Namespace], id: &RetrievalId) -> Result<Option<ContextSnapshot>> {
