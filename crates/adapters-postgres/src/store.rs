@@ -106,14 +106,14 @@ fn is_plain_insert(change: &Change) -> bool {
     matches!(change, Change::InsertLeaf(_) | Change::Audit(_))
 }
 
-/// Rows per multi-row insert: a leaf binds 32 parameters, and a statement may bind at most
-/// 65,535.
-const ROWS_PER_INSERT: usize = 1_000;
+/// Rows per multi-row insert: a statement may bind at most 65,535 parameters, a leaf one per
+/// column.
+const ROWS_PER_INSERT: usize = u16::MAX as usize / LeafRow::COLUMNS.len();
 
 /// Writes a run of [`is_plain_insert`] changes as a few statements (the leaves, their lookup
 /// keys, the audit entries) instead of two or three per change, each a round trip: an ingest
-/// of a thousand events is a run of two thousand such changes. Audit entries keep their order,
-/// so their sequence numbers are the ones applying the changes one by one would give.
+/// of a thousand events is a run of two thousand such changes. Audit entries are listed in the
+/// order given (Postgres numbers the rows of a multi-row insert in list order).
 async fn insert_run(conn: &mut PgConnection, run: &[Change]) -> std::result::Result<(), Failure> {
     let leaves: Vec<&LeafRecord> =
         run.iter().filter_map(|change| if let Change::InsertLeaf(leaf) = change { Some(leaf) } else { None }).collect();
@@ -121,7 +121,8 @@ async fn insert_run(conn: &mut PgConnection, run: &[Change]) -> std::result::Res
         let rows = chunk.iter().map(|leaf| LeafRow::from_record(leaf)).collect::<Result<Vec<_>>>()?;
         let mut sql = QueryBuilder::<Postgres>::new(format!("INSERT INTO leaves ({}) ", leaf_columns()));
         sql.push_values(rows, |mut values, row| bind_leaf(&mut values, row));
-        sql.build().execute(&mut *conn).await?;
+        // Each run length is its own statement text: not kept prepared on every pooled connection.
+        sql.build().persistent(false).execute(&mut *conn).await?;
         let (mut keys, mut stamps, mut ids, mut words) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for leaf in chunk {
             let entries = filed_entries(leaf);
@@ -163,7 +164,7 @@ async fn insert_run(conn: &mut PgConnection, run: &[Change]) -> std::result::Res
                 .push_bind(event.actor.clone())
                 .push_bind(event.policy_version.clone());
         });
-        sql.build().execute(&mut *conn).await?;
+        sql.build().persistent(false).execute(&mut *conn).await?;
     }
     Ok(())
 }

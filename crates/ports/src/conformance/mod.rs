@@ -79,6 +79,7 @@ macro_rules! metadata_store_conformance {
                 failed_precondition_leaves_nothing,
                 supersede_is_atomic,
                 duplicate_ids_are_refused,
+                a_run_of_new_rows_lands_whole_or_not_at_all,
                 live_fingerprints_are_unique_per_tree,
                 reviving_a_twin_is_refused,
                 listings_are_ordered_by_name,
