@@ -38,6 +38,14 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    pub fn new(db: Arc<SqliteDatabase>) -> SqliteStore {
+        SqliteStore { db }
+    }
+
+    pub fn database(&self) -> &Arc<SqliteDatabase> {
+        &self.db
+    }
+
     /// [`MetadataStore::leaf_neighbours`] of one anchor.
     fn neighbours_of(&self, filter: &VisibilityFilter, anchor: &LeafPosition, each_side: usize) -> Result<Neighbours> {
         let mut out = Neighbours::default();
@@ -75,14 +83,6 @@ impl SqliteStore {
             }
         }
         Ok(out)
-    }
-
-    pub fn new(db: Arc<SqliteDatabase>) -> SqliteStore {
-        SqliteStore { db }
-    }
-
-    pub fn database(&self) -> &Arc<SqliteDatabase> {
-        &self.db
     }
 }
 

@@ -150,11 +150,11 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// Row counts, for stats and health.
     async fn counts(&self) -> Result<StoreCounts>;
 
-    /// For each anchor, in order (exactly one answer per anchor), the leaves `filter` admits that sit next to it in its tree's
-    /// timeline (same namespace and tree, ordered by `observed_at`, then id): up to
-    /// `each_side` before and after it, nearest first, never the anchor itself. Retrieval's
-    /// tree-structure channel: the turns around its strongest hits, asked for all at once so
-    /// a server backend answers in one round trip.
+    /// For each anchor, in order (exactly one answer per anchor), the leaves `filter` admits
+    /// that sit next to it in its tree's timeline (same namespace and tree, ordered by
+    /// `observed_at`, then id): up to `each_side` before and after it, nearest first, never the
+    /// anchor itself. Retrieval's tree-structure channel: the turns around its strongest hits,
+    /// asked for all at once so a server backend answers in one round trip.
     async fn leaf_neighbours(
         &self,
         filter: &VisibilityFilter,
