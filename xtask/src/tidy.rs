@@ -75,8 +75,10 @@ const MAY_NAME_ADAPTERS: &[&str] = &["arbor-compose", "arbor-bench", "arbor-test
 /// The workspace crates above the ports, which neither the app nor an adapter may depend on.
 const PRODUCTS: &[&str] = &["arbor-compose", "arbor-server", "arbor-eval", "arbor-cli", "arbor-bench"];
 
-/// The adapter feature that compiles unfiltered searches, and the one crate allowed to enable it.
-const FLOOR_FEATURE: (&str, &str) = ("arbor-adapters-sqlite", "bench");
+/// The crates whose feature [`FLOOR_FEATURE`] compiles unfiltered searches, and the one crate
+/// allowed to enable it (a floor crate's own feature of that name may pass it on to another).
+const FLOOR_CRATES: &[&str] = &["arbor-search", "arbor-adapters-sqlite"];
+const FLOOR_FEATURE: &str = "bench";
 const FLOOR_USER: &str = "arbor-bench";
 
 /// The workspace this xtask was started in. `cargo run` sets `CARGO_MANIFEST_DIR` for the run
@@ -142,7 +144,7 @@ fn rust_sources(root: &Path) -> Result<Vec<(String, String)>> {
 /// The one file allowed `unsafe`, and how many `unsafe` blocks it may hold: the mirror's int8
 /// dot product calls its AVX2 build after detecting AVX2. The workspace lint is `deny`, which a
 /// crate could lift with an `allow`; this keeps the exception to the one call it was made for.
-const UNSAFE_ALLOWED: (&str, usize) = ("crates/adapters-sqlite/src/vectors.rs", 1);
+const UNSAFE_ALLOWED: (&str, usize) = ("crates/search/src/vectors.rs", 1);
 
 /// `unsafe` (as a keyword, outside comments and strings) and `allow(unsafe_code)` appear only
 /// where [`UNSAFE_ALLOWED`] says, and no more often.
@@ -568,12 +570,17 @@ fn check_crate_boundaries(metadata: &Value) -> Result<Vec<String>> {
 /// What is wrong with workspace crate `name` having a feature that turns on `enables`: only
 /// the bench may turn on the adapter's floor searches (`dep/feature` or `dep?/feature`).
 fn feature_problem(name: &str, feature: &str, enables: &[&str]) -> Option<String> {
-    let (adapter, floor) = FLOOR_FEATURE;
-    let turns_on_floor = enables
-        .iter()
-        .any(|e| e.split_once('/').is_some_and(|(dep, f)| dep.trim_end_matches('?') == adapter && f == floor));
-    (turns_on_floor && name != FLOOR_USER).then(|| {
-        format!("{name}'s feature `{feature}` enables {adapter}/{floor}; only {FLOOR_USER} searches outside the filter")
+    let floor = enables.iter().find_map(|e| {
+        e.split_once('/')
+            .map(|(dep, f)| (dep.trim_end_matches('?'), f))
+            .filter(|(dep, f)| FLOOR_CRATES.contains(dep) && *f == FLOOR_FEATURE)
+    });
+    let passed_on = FLOOR_CRATES.contains(&name) && feature == FLOOR_FEATURE;
+    let (dep, _) = floor?;
+    (name != FLOOR_USER && !passed_on).then(|| {
+        format!(
+            "{name}'s feature `{feature}` enables {dep}/{FLOOR_FEATURE}; only {FLOOR_USER} searches outside the filter"
+        )
     })
 }
 
@@ -605,10 +612,9 @@ fn dependency_problem(name: &str, dep: &str, features: &[&str]) -> Option<String
             "{name} depends on {dep}; a server is handed an opened store and builds on the app alone"
         ));
     }
-    if dep == FLOOR_FEATURE.0 && features.contains(&FLOOR_FEATURE.1) && name != FLOOR_USER {
+    if FLOOR_CRATES.contains(&dep) && features.contains(&FLOOR_FEATURE) && name != FLOOR_USER {
         return Some(format!(
-            "{name} enables {dep}'s `{}` feature; only {FLOOR_USER} searches outside the filter",
-            FLOOR_FEATURE.1
+            "{name} enables {dep}'s `{FLOOR_FEATURE}` feature; only {FLOOR_USER} searches outside the filter"
         ));
     }
     None
@@ -632,6 +638,7 @@ mod boundary_tests {
             ("arbor-compose", "clap", &[]),
             ("arbor-app", "rusqlite", &[]),
             ("arbor-compose", "arbor-adapters-sqlite", &["bench"]),
+            ("arbor-adapters-postgres", "arbor-search", &["bench"]),
         ] {
             assert!(dependency_problem(name, dep, features).is_some(), "{name} -> {dep} {features:?}");
         }
@@ -642,11 +649,15 @@ mod boundary_tests {
             ("arbor-cli", "clap", &[]),
             ("arbor-cli", "arbor-server", &[]),
             ("arbor-adapters-sqlite", "rusqlite", &[]),
+            ("arbor-adapters-postgres", "arbor-search", &[]),
         ] {
             assert_eq!(dependency_problem(name, dep, features), None, "{name} -> {dep}");
         }
         assert!(feature_problem("arbor-cli", "fast", &["arbor-adapters-sqlite/bench"]).is_some());
         assert!(feature_problem("arbor-compose", "x", &["arbor-adapters-sqlite?/bench"]).is_some());
+        assert!(feature_problem("arbor-app", "bench", &["arbor-search/bench"]).is_some());
+        assert!(feature_problem("arbor-adapters-sqlite", "fast", &["arbor-search/bench"]).is_some());
+        assert_eq!(feature_problem("arbor-adapters-sqlite", "bench", &["arbor-search/bench"]), None);
         assert_eq!(feature_problem("arbor-bench", "default", &["arbor-adapters-sqlite/bench"]), None);
         assert_eq!(feature_problem("arbor-cli", "lance", &["arbor-compose/lance"]), None);
     }

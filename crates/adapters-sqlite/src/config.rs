@@ -10,8 +10,8 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::sql_error;
-use crate::mirror::Mirror;
 use crate::schema;
+use arbor_search::Mirror;
 
 /// How long a write waits for another process's write lock. Writers hold it for one batch
 /// commit (milliseconds to a second or two for a batch of hundreds of events), so even a
@@ -146,6 +146,9 @@ pub struct SqliteDatabase {
 #[derive(Debug, Default)]
 pub(crate) struct Gate {
     pub mirror: Mirror,
+    /// `PRAGMA data_version` when the mirror was last caught up: unchanged means no other
+    /// connection has written since, so the change sequence need not be read.
+    pub data_version: i64,
 }
 
 impl SqliteDatabase {

@@ -24,13 +24,12 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use arbor_ports::rows::FactsRow;
+use arbor_search::{Candidate, DocTerms, Mirror};
 
 use crate::codec::{node_from_str, node_to_str};
-use crate::config::{SqliteDatabase, write_transaction};
+use crate::config::{Gate, SqliteDatabase, write_transaction};
 use crate::error::{BACKEND, corrupt, sql_error};
 use crate::filter::placeholders;
-use crate::mirror::{Candidate, Mirror};
-use crate::postings::DocTerms;
 
 /// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
 /// keeps the approximate order very close to the exact one, so twice as many is plenty.
@@ -175,9 +174,10 @@ impl SqliteIndex {
 
     /// Brings the mirror up to date: a full load the first time or after a `clear`,
     /// otherwise only what other connections changed since the last look.
-    fn sync_mirror(&self, conn: &Connection, mirror: &mut Mirror) -> Result<()> {
+    fn sync_mirror(&self, conn: &Connection, gate: &mut Gate) -> Result<()> {
         let data_version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(sql_error)?;
-        if mirror.loaded && data_version == mirror.data_version {
+        let Gate { mirror, data_version: seen_version } = gate;
+        if mirror.loaded && data_version == *seen_version {
             return Ok(());
         }
         let generation = counter(conn, "index_generation")?;
@@ -252,7 +252,7 @@ impl SqliteIndex {
         last_seq = last_seq.max(counter(conn, "index_seq")?);
         mirror.last_seq = last_seq;
         mirror.generation = generation;
-        mirror.data_version = data_version;
+        *seen_version = data_version;
         mirror.loaded = true;
         Ok(())
     }
@@ -419,7 +419,7 @@ impl SearchIndex for SqliteIndex {
         }
         let conn = self.db.lock();
         let mut gate = self.db.gate();
-        self.sync_mirror(&conn, &mut gate.mirror)?;
+        self.sync_mirror(&conn, &mut gate)?;
         drop(conn);
         let terms = chosen_terms(&gate.mirror, terms, query.terms);
         let mut hits: Vec<Hit> = gate
@@ -444,7 +444,7 @@ impl SearchIndex for SqliteIndex {
         let conn = self.db.lock();
         let candidates = {
             let mut gate = self.db.gate();
-            self.sync_mirror(&conn, &mut gate.mirror)?;
+            self.sync_mirror(&conn, &mut gate)?;
             let keep = (query.limit.saturating_mul(RESCORE_FACTOR)).max(RESCORE_MIN);
             gate.mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
         };
@@ -511,7 +511,7 @@ impl SqliteIndex {
         }
         let conn = self.db.lock();
         let mut gate = self.db.gate();
-        self.sync_mirror(&conn, &mut gate.mirror)?;
+        self.sync_mirror(&conn, &mut gate)?;
         Ok(gate.mirror.search_text_all(&terms, limit))
     }
 
@@ -520,7 +520,7 @@ impl SqliteIndex {
         let conn = self.db.lock();
         let candidates = {
             let mut gate = self.db.gate();
-            self.sync_mirror(&conn, &mut gate.mirror)?;
+            self.sync_mirror(&conn, &mut gate)?;
             gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, (limit * RESCORE_FACTOR).max(RESCORE_MIN))
         };
         Ok(rescore(&conn, candidates, &embedding.values, limit)?.len())
@@ -604,7 +604,7 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         let mut gate = index.db.gate();
-        index.sync_mirror(&conn, &mut gate.mirror).unwrap();
+        index.sync_mirror(&conn, &mut gate).unwrap();
         let held =
             WORDS.iter().map(|w| gate.mirror.documents_holding(&arbor_domain::text::index_tokens(w)[0])).collect();
         let recounted = WORDS

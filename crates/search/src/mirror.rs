@@ -11,8 +11,9 @@
 //!
 //! The filter here is integer comparisons that mirror `VisibilityFilter::admits` (the
 //! conformance suite checks both searches against the domain on generated data). The
-//! authoritative copy of everything stays in SQLite; the mirror is rebuilt from it and caught
-//! up with other processes' writes through a change sequence.
+//! authoritative copy of everything stays in the backend's database; the mirror is rebuilt
+//! from it and caught up with other processes' writes through a change sequence, which the
+//! backend reads ([`Mirror::last_seq`], [`Mirror::generation`]).
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -103,7 +104,7 @@ struct Slot {
 
 /// A candidate from the approximate vector scan.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Candidate {
+pub struct Candidate {
     pub rowid: i64,
     pub node: NodeId,
     /// The position in the filter's layers of the layer the document is in; `None` from
@@ -223,11 +224,9 @@ impl TopK {
 
 /// The mirror.
 #[derive(Debug, Default)]
-pub(crate) struct Mirror {
+pub struct Mirror {
     /// Whether the mirror has been filled from the database.
     pub loaded: bool,
-    /// `PRAGMA data_version` when last synchronized.
-    pub data_version: i64,
     /// The index generation (bumped by `clear`) when last synchronized.
     pub generation: i64,
     /// Highest change sequence applied.
@@ -248,7 +247,7 @@ pub(crate) struct Mirror {
 
 /// A full-text hit from the mirror.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct TextHit {
+pub struct TextHit {
     pub node: NodeId,
     /// The position in the filter's layers of the layer the document is in.
     pub layer: usize,
@@ -261,7 +260,7 @@ fn nanos(t: jiff::Timestamp) -> i64 {
 }
 
 impl Mirror {
-    pub(crate) fn reset(&mut self) {
+    pub fn reset(&mut self) {
         *self = Mirror::default();
     }
 
@@ -285,7 +284,7 @@ impl Mirror {
     }
 
     /// Inserts or replaces a document: its facts, its terms, and its vector if it has one.
-    pub(crate) fn put(
+    pub fn put(
         &mut self,
         rowid: i64,
         node: NodeId,
@@ -364,7 +363,7 @@ impl Mirror {
     }
 
     /// Updates the facts of a document the mirror holds.
-    pub(crate) fn set_facts(&mut self, rowid: i64, facts: &NodeFacts) {
+    pub fn set_facts(&mut self, rowid: i64, facts: &NodeFacts) {
         let Some(&index) = self.by_rowid.get(&rowid) else { return };
         let compact = self.compact(facts);
         let Some(slot) = self.slots[index].take() else { return };
@@ -384,7 +383,7 @@ impl Mirror {
         }
     }
 
-    pub(crate) fn remove(&mut self, rowid: i64) {
+    pub fn remove(&mut self, rowid: i64) {
         if let Some(index) = self.by_rowid.remove(&rowid)
             && let Some(slot) = self.slots[index].take()
         {
@@ -420,13 +419,13 @@ impl Mirror {
     }
 
     /// How many documents hold the term `token` stands for.
-    pub(crate) fn documents_holding(&self, token: &str) -> u64 {
+    pub fn documents_holding(&self, token: &str) -> u64 {
         self.text.documents_holding(token)
     }
 
     /// The best `limit` documents under `filter` by BM25 over `terms`, best first (equal
     /// scores in node order, as the search port orders them).
-    pub(crate) fn search_text(&self, filter: &VisibilityFilter, terms: &[String], limit: usize) -> Vec<TextHit> {
+    pub fn search_text(&self, filter: &VisibilityFilter, terms: &[String], limit: usize) -> Vec<TextHit> {
         let Some(compiled) = self.compile(filter) else { return Vec::new() };
         let mut namespaces: Vec<(u32, usize)> = Vec::new();
         for (position, layer) in compiled.layers.iter().enumerate() {
@@ -451,7 +450,7 @@ impl Mirror {
     /// The best `limit` documents by BM25 over `terms` in every namespace, with no filter: the
     /// floor the filtered search is measured against.
     #[cfg(feature = "bench")]
-    pub(crate) fn search_text_all(&self, terms: &[String], limit: usize) -> usize {
+    pub fn search_text_all(&self, terms: &[String], limit: usize) -> usize {
         let namespaces: Vec<(u32, usize)> = self.namespaces.iter().map(|n| (*n, 0)).collect();
         let search = TextSearch { namespaces: &namespaces, limit };
         self.text
@@ -471,7 +470,7 @@ impl Mirror {
     /// The best `keep` candidates over every document with a vector, ignoring any filter: the
     /// floor the filtered scan is measured against.
     #[cfg(feature = "bench")]
-    pub(crate) fn scan_all(&mut self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
+    pub fn scan_all(&mut self, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
         let mut top = TopK::new(keep);
         for (key, group) in &mut self.vectors {
@@ -486,13 +485,7 @@ impl Mirror {
     ///
     /// A document's score is computed first and the filter asked only when the score could
     /// enter the top k: most documents of a large namespace never reach the filter.
-    pub(crate) fn scan(
-        &mut self,
-        filter: &VisibilityFilter,
-        embedder: &str,
-        query: &[f32],
-        keep: usize,
-    ) -> Vec<Candidate> {
+    pub fn scan(&mut self, filter: &VisibilityFilter, embedder: &str, query: &[f32], keep: usize) -> Vec<Candidate> {
         let Some(embedder) = self.interner.get(embedder) else { return Vec::new() };
         let Some(compiled) = self.compile(filter) else { return Vec::new() };
         let mut top = TopK::new(keep);

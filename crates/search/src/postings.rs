@@ -14,7 +14,7 @@
 //! indexed document, visible to the caller or not, exactly as FTS5 counted them. So the
 //! ranking did not change when FTS5 left (`the_scores_are_fts5s` checks it against FTS5
 //! itself). Terms are [`term_id`] hashes, never words; the authoritative copy of each
-//! document's terms is its row's `terms` column ([`DocTerms::to_bytes`]).
+//! document's terms is its database row ([`DocTerms::to_bytes`]).
 
 use std::collections::HashMap;
 
@@ -25,14 +25,14 @@ use arbor_ports::{BM25_B, BM25_K1};
 /// A document's terms: each distinct hashed term with how often it occurs, and how many
 /// tokens the document has in all (BM25's document length).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct DocTerms {
+pub struct DocTerms {
     counts: Vec<(u64, u32)>,
     length: u32,
 }
 
 impl DocTerms {
     /// The terms of `text`, as every full-text index of Arbor reads it ([`index_tokens`]).
-    pub(crate) fn of_text(text: &str) -> DocTerms {
+    pub fn of_text(text: &str) -> DocTerms {
         let tokens = index_tokens(text);
         let mut counts: HashMap<u64, u32> = HashMap::with_capacity(tokens.len());
         for token in &tokens {
@@ -43,9 +43,25 @@ impl DocTerms {
         DocTerms { counts, length: u32::try_from(tokens.len()).unwrap_or(u32::MAX) }
     }
 
+    /// The terms of a document known only by its hashed terms and their counts (a term given
+    /// twice counts the sum; counts of zero are dropped).
+    pub fn from_counts(counted: impl IntoIterator<Item = (u64, u32)>) -> DocTerms {
+        let mut counts: HashMap<u64, u32> = HashMap::new();
+        for (term, count) in counted {
+            if count > 0 {
+                let held = counts.entry(term).or_default();
+                *held = held.saturating_add(count);
+            }
+        }
+        let mut counts: Vec<(u64, u32)> = counts.into_iter().collect();
+        counts.sort_unstable();
+        let length = counts.iter().fold(0u32, |sum, (_, count)| sum.saturating_add(*count));
+        DocTerms { counts, length }
+    }
+
     /// The stored form: for each distinct term, its hash (8 bytes) and count (4 bytes), little
     /// endian, in term order. The length is the sum of the counts.
-    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(self.counts.len() * 12);
         for (term, count) in &self.counts {
             bytes.extend_from_slice(&term.to_le_bytes());
@@ -55,7 +71,7 @@ impl DocTerms {
     }
 
     /// Reads [`to_bytes`](Self::to_bytes) back; `None` when the bytes are not that form.
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<DocTerms> {
+    pub fn from_bytes(bytes: &[u8]) -> Option<DocTerms> {
         if !bytes.len().is_multiple_of(12) {
             return None;
         }
