@@ -2,12 +2,11 @@
 //! Arbor's schema and bringing it up to date. A connection pool is shared by the store and the
 //! index; every connection's `search_path` points at Arbor's schema first.
 
-use std::collections::HashSet;
 use std::str::FromStr;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use arbor_ports::{Error, Result};
+use arbor_search::Mirror;
 use log::LevelFilter;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgConnection, PgPool, Row};
@@ -91,8 +90,9 @@ pub(crate) fn validate_schema(schema: &str) -> Result<()> {
 pub struct PgDatabase {
     pool: PgPool,
     schema: String,
-    /// Embedders whose HNSW index this process has made sure of.
-    pub(crate) vector_indexes: Mutex<HashSet<String>>,
+    /// The in-memory search mirror of the index, shared by every
+    /// [`PgIndex`](crate::PgIndex) on this database.
+    pub(crate) mirror: tokio::sync::Mutex<Mirror>,
 }
 
 impl PgDatabase {
@@ -128,17 +128,13 @@ impl PgDatabase {
                 ("search_path", search_path.as_str()),
                 // Names the store in pg_stat_activity.
                 ("application_name", config.schema.as_str()),
-                // Filtered vector searches keep walking the HNSW graph until they have enough
-                // admitted neighbours, in exact distance order (pgvector 0.8).
-                ("hnsw.iterative_scan", "strict_order"),
-                ("hnsw.ef_search", "100"),
-                // Searches bind their filter and query as parameters; a generic plan, chosen
+                // Listings bind their filter as parameters; a generic plan, chosen
                 // blind to them, scans far more than a plan for the values at hand.
                 ("plan_cache_mode", "force_custom_plan"),
             ]))
             .await
             .map_err(|e| unreachable(config, e))?;
-        Ok(PgDatabase { pool, schema: config.schema.clone(), vector_indexes: Mutex::new(HashSet::new()) })
+        Ok(PgDatabase { pool, schema: config.schema.clone(), mirror: tokio::sync::Mutex::new(Mirror::default()) })
     }
 
     pub fn pool(&self) -> &PgPool {

@@ -19,6 +19,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_lookup_keys.sql"),
     include_str!("../migrations/0005_lineage.sql"),
     include_str!("../migrations/0006_pending_jobs.sql"),
+    include_str!("../migrations/0007_search_in_memory.sql"),
 ];
 
 /// The schema version this build writes.

@@ -29,7 +29,7 @@ use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
 use crate::codec::{bind_leaf, bind_summary, columns, entity_row, job_row, leaf_row, summary_row, tree_row};
 use crate::config::PgDatabase;
 use crate::error::{BACKEND, is_retryable, sql_error};
-use crate::filter::{Target, push_visibility};
+use crate::filter::push_visibility;
 use crate::schema::LOCK_CLASS;
 
 /// How many times a change set that lost a deadlock is tried again.
@@ -813,7 +813,7 @@ impl MetadataStore for PgStore {
 
     async fn list_leaves(&self, filter: &VisibilityFilter, page: Page) -> Result<Vec<LeafRecord>> {
         let mut sql = select(leaf_columns(), "leaves");
-        push_visibility(&mut sql, filter, Target::Leaves)?;
+        push_visibility(&mut sql, filter)?;
         sql.push(" ORDER BY observed_at DESC, id DESC LIMIT ").push_bind(limit(page.limit));
         sql.push(" OFFSET ").push_bind(limit(page.offset));
         self.query_leaves(sql).await
@@ -997,7 +997,7 @@ impl MetadataStore for PgStore {
             }
             sql.push("SELECT a.anchor, ").push(side.to_string());
             sql.push(", n.observed_at, n.id FROM a CROSS JOIN LATERAL (SELECT observed_at, id FROM leaves WHERE ");
-            push_visibility(&mut sql, filter, Target::Leaves)?;
+            push_visibility(&mut sql, filter)?;
             sql.push(" AND namespace = a.namespace AND tree_id = a.tree_id");
             // A row comparison, so the index on (namespace, tree_id, observed_at, id) seeks to
             // the anchor instead of walking the tree from one end.

@@ -10,32 +10,24 @@
 //! - Both searches apply the visibility filter inside the search, against the in-memory
 //!   mirror of the filter columns ([`crate::mirror`]).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arbor_domain::id::NodeId;
 use arbor_domain::text::query_terms;
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::{
-    Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TermSelection, TextQuery, VectorQuery,
-    rarest_terms,
-};
+use arbor_ports::{Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TextQuery, VectorQuery};
 use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use arbor_ports::rows::FactsRow;
-use arbor_search::{Candidate, DocTerms, Mirror};
+use arbor_search::{Candidate, DocTerms, embedder_key, rescore_pool, rescored_hits};
 
 use crate::codec::{node_from_str, node_to_str};
 use crate::config::{Gate, SqliteDatabase, write_transaction};
-use crate::error::{BACKEND, corrupt, sql_error};
+use crate::error::{BACKEND, sql_error};
 use crate::filter::placeholders;
-
-/// How many approximate candidates are rescored exactly, per result wanted. int8 quantization
-/// keeps the approximate order very close to the exact one, so twice as many is plenty.
-const RESCORE_FACTOR: usize = 2;
-/// The fewest candidates rescored.
-const RESCORE_MIN: usize = 32;
 
 /// What a write does to a document the index already holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,27 +42,12 @@ pub struct SqliteIndex {
     db: Arc<SqliteDatabase>,
 }
 
-/// The terms of `terms` a text search matches on, as `selection` picks them.
-fn chosen_terms(mirror: &Mirror, terms: Vec<String>, selection: TermSelection) -> Vec<String> {
-    match selection {
-        TermSelection::All => terms,
-        TermSelection::Rarest(n) => {
-            let counted = terms.into_iter().map(|term| (mirror.documents_holding(&term), term));
-            rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect()
-        }
-    }
-}
-
 fn vector_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-}
-
-fn embedder_key(embedding: &Embedding) -> String {
-    embedding.embedder.to_string()
 }
 
 fn next_seq(tx: &Transaction<'_>) -> Result<i64> {
@@ -136,16 +113,11 @@ fn facts_from_row(row: &rusqlite::Row<'_>, first: usize, id: &str) -> Result<Nod
     .into_facts(id)
 }
 
-/// Exact rescoring of approximate candidates from the stored `f32` vectors: the best `limit`,
-/// best first.
-fn rescore(
-    conn: &Connection,
-    candidates: Vec<Candidate>,
-    query: &[f32],
-    limit: usize,
-) -> Result<Vec<(Candidate, f32)>> {
+/// The stored `f32` vectors of `candidates`, by row id, for exact rescoring.
+fn exact_vectors(conn: &Connection, candidates: &[Candidate]) -> Result<HashMap<i64, Vec<f32>>> {
+    let mut exact = HashMap::with_capacity(candidates.len());
     if candidates.is_empty() {
-        return Ok(Vec::new());
+        return Ok(exact);
     }
     // Placeholders come in sizes of powers of two so the statement cache is reused.
     let slots = candidates.len().next_power_of_two();
@@ -153,18 +125,12 @@ fn rescore(
     let mut stmt = conn.prepare_cached(&sql).map_err(sql_error)?;
     let ids = candidates.iter().map(|c| c.rowid).chain(std::iter::repeat(-1)).take(slots);
     let mut rows = stmt.query(params_from_iter(ids)).map_err(sql_error)?;
-    let mut exact = std::collections::HashMap::new();
     while let Some(row) = rows.next().map_err(sql_error)? {
         let rowid: i64 = row.get(0).map_err(sql_error)?;
         let bytes: Vec<u8> = row.get(1).map_err(sql_error)?;
-        let score: f32 = vector_from_bytes(&bytes).iter().zip(query).map(|(a, b)| a * b).sum();
-        exact.insert(rowid, score);
+        exact.insert(rowid, vector_from_bytes(&bytes));
     }
-    let mut scored: Vec<(Candidate, f32)> =
-        candidates.into_iter().filter_map(|c| exact.get(&c.rowid).map(|score| (c, *score))).collect();
-    scored.sort_by(|a, b| arbor_ports::best_first((a.1, &a.0.node), (b.1, &b.0.node)));
-    scored.truncate(limit);
-    Ok(scored)
+    Ok(exact)
 }
 
 impl SqliteIndex {
@@ -413,51 +379,28 @@ impl SearchIndex for SqliteIndex {
     }
 
     async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
-        let terms = query_terms(&query.text);
-        if terms.is_empty() || query.limit == 0 {
+        if query_terms(&query.text).is_empty() || query.limit == 0 {
             return Ok(Vec::new());
         }
         let conn = self.db.lock();
         let mut gate = self.db.gate();
         self.sync_mirror(&conn, &mut gate)?;
         drop(conn);
-        let terms = chosen_terms(&gate.mirror, terms, query.terms);
-        let mut hits: Vec<Hit> = gate
-            .mirror
-            .search_text(&query.filter, &terms, query.limit)
-            .into_iter()
-            .map(|hit| Hit {
-                id: hit.node,
-                namespace: query.filter.layers[hit.layer].namespace.clone(),
-                score: hit.score,
-            })
-            .collect();
-        hits.sort_by(Hit::best_first);
-        Ok(hits)
+        Ok(gate.mirror.text_hits(query))
     }
 
     async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
         if query.limit == 0 {
             return Ok(Vec::new());
         }
-        let embedder = embedder_key(&query.embedding);
         let conn = self.db.lock();
         let candidates = {
             let mut gate = self.db.gate();
             self.sync_mirror(&conn, &mut gate)?;
-            let keep = (query.limit.saturating_mul(RESCORE_FACTOR)).max(RESCORE_MIN);
-            gate.mirror.scan(&query.filter, &embedder, &query.embedding.values, keep)
+            gate.mirror.vector_candidates(query)
         };
-        let scored = rescore(&conn, candidates, &query.embedding.values, query.limit)?;
-        scored
-            .into_iter()
-            .map(|(candidate, score)| {
-                let layer = candidate.layer.and_then(|i| query.filter.layers.get(i)).ok_or_else(|| {
-                    corrupt("index document", &candidate.rowid.to_string(), "scanned outside the filter's layers")
-                })?;
-                Ok(Hit { id: candidate.node, namespace: layer.namespace.clone(), score })
-            })
-            .collect()
+        let exact = exact_vectors(&conn, &candidates)?;
+        rescored_hits(query, candidates, &exact)
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {
@@ -521,9 +464,11 @@ impl SqliteIndex {
         let candidates = {
             let mut gate = self.db.gate();
             self.sync_mirror(&conn, &mut gate)?;
-            gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, (limit * RESCORE_FACTOR).max(RESCORE_MIN))
+            gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, rescore_pool(limit))
         };
-        Ok(rescore(&conn, candidates, &embedding.values, limit)?.len())
+        // Rescored as a filtered search is, without naming layers.
+        let exact = exact_vectors(&conn, &candidates)?;
+        Ok(candidates.iter().filter(|c| exact.contains_key(&c.rowid)).take(limit).count())
     }
 }
 
@@ -535,6 +480,7 @@ mod tests {
     use arbor_domain::sensitivity::Sensitivity;
     use arbor_domain::time::{KnownSpan, Timestamp, Validity};
     use arbor_domain::visibility::{LayerFilter, NodeKind, NodeState, VisibilityFilter};
+    use arbor_ports::TermSelection;
     use proptest::prelude::*;
 
     use super::*;

@@ -12,7 +12,9 @@
 
 mod mirror;
 mod postings;
+mod queries;
 mod vectors;
 
 pub use mirror::{Candidate, Mirror, TextHit};
 pub use postings::DocTerms;
+pub use queries::{embedder_key, rescore_pool, rescored_hits};

@@ -59,6 +59,11 @@ impl DocTerms {
         DocTerms { counts, length }
     }
 
+    /// Whether the document holds the hashed term `term`.
+    pub fn holds(&self, term: u64) -> bool {
+        self.counts.binary_search_by_key(&term, |(t, _)| *t).is_ok()
+    }
+
     /// The stored form: for each distinct term, its hash (8 bytes) and count (4 bytes), little
     /// endian, in term order. The length is the sum of the counts.
     pub fn to_bytes(&self) -> Vec<u8> {
