@@ -605,7 +605,9 @@ fn dependency_problem(name: &str, dep: &str, features: &[&str]) -> Option<String
         ));
     }
     if (is_adapter(name) || name == "arbor-app") && (dep == "arbor-app" || PRODUCTS.contains(&dep)) {
-        return Some(format!("{name} depends on {dep}; it may build on the domain and the ports only"));
+        return Some(format!(
+            "{name} depends on {dep}; it may build on the domain, the ports and the search engine only"
+        ));
     }
     if name == "arbor-server" && PRODUCTS.contains(&dep) {
         return Some(format!(

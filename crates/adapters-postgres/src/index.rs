@@ -146,13 +146,23 @@ impl PgIndex {
             .execute(&mut *tx)
             .await
             .map_err(sql_error)?;
+        // `clear` truncates, and TRUNCATE is not MVCC-safe: a snapshot taken before it commits
+        // would read the tables as empty afterwards while the generation still looks old. The
+        // locks are taken before the snapshot (LOCK takes none), so a clear either finished
+        // before it or waits for this read.
+        sqlx::query("LOCK TABLE index_generation, index_docs, index_removed IN ACCESS SHARE MODE")
+            .execute(&mut *tx)
+            .await
+            .map_err(sql_error)?;
         let generation: i64 =
             sqlx::query_scalar("SELECT value FROM index_generation").fetch_one(&mut *tx).await.map_err(sql_error)?;
-        if !mirror.loaded || generation != mirror.generation {
+        let full_load = !mirror.loaded || generation != mirror.generation;
+        if full_load {
             mirror.reset();
         }
         // Rows of the table at seq 0 (written before the change sequence) are read on a first load.
-        let since = if mirror.loaded { mirror.last_seq } else { i64::MIN };
+        let since = if full_load { i64::MIN } else { mirror.last_seq };
+        let mut last_seq = if full_load { 0 } else { mirror.last_seq };
         let mut events: Vec<(i64, Change)> = Vec::new();
         {
             let sql = format!(
@@ -164,28 +174,32 @@ impl PgIndex {
             );
             let mut rows = sqlx::query(&sql).bind(since).fetch(&mut *tx);
             while let Some(row) = rows.try_next().await.map_err(sql_error)? {
-                events.push(put_from_row(&row)?);
+                let (seq, change) = change_from_row(&row)?;
+                if full_load {
+                    // A load holds one row per document and nothing removed: applied as it
+                    // streams, so it never holds the table's `f32` vectors all at once.
+                    last_seq = last_seq.max(seq);
+                    change.apply(mirror);
+                } else {
+                    events.push((seq, change));
+                }
             }
         }
-        let removed: Vec<(i64, i64)> = sqlx::query_as("SELECT seq, doc FROM index_removed WHERE seq > $1")
-            .bind(since)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(sql_error)?;
+        if !full_load {
+            let removed: Vec<(i64, i64)> = sqlx::query_as("SELECT seq, doc FROM index_removed WHERE seq > $1")
+                .bind(since)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(sql_error)?;
+            events.extend(removed.into_iter().map(|(seq, doc)| (seq, Change::Remove { doc })));
+        }
         tx.commit().await.map_err(sql_error)?;
-        events.extend(removed.into_iter().map(|(seq, doc)| (seq, Change::Remove { doc })));
         // Replayed in sequence order: a document removed and its node indexed again ends up
         // as the later write.
         events.sort_by_key(|(seq, _)| *seq);
-        let mut last_seq = if mirror.loaded { mirror.last_seq } else { 0 };
         for (seq, change) in events {
             last_seq = last_seq.max(seq);
-            match change {
-                Change::Put { doc, node, facts, terms, vector } => {
-                    mirror.put(doc, node, &facts, &terms, vector.as_ref().map(|(e, v)| (e.as_str(), v.as_slice())));
-                }
-                Change::Remove { doc } => mirror.remove(doc),
-            }
+            change.apply(mirror);
         }
         mirror.last_seq = last_seq;
         mirror.generation = generation;
@@ -194,14 +208,18 @@ impl PgIndex {
     }
 
     /// The stored `f32` vectors of the documents `docs`, by document number.
-    async fn exact_vectors(&self, docs: Vec<i64>) -> Result<HashMap<i64, Vec<f32>>> {
+    /// The stored `f32` vectors of the documents `docs` by `embedder` (a document embedded
+    /// again by another one meanwhile is left out), by document number.
+    async fn exact_vectors(&self, docs: Vec<i64>, embedder: &str) -> Result<HashMap<i64, Vec<f32>>> {
         if docs.is_empty() {
             return Ok(HashMap::new());
         }
         let rows: Vec<(i64, Vec<f32>)> = sqlx::query_as(
-            "SELECT doc, embedding::real[] FROM index_docs WHERE doc = ANY($1) AND embedding IS NOT NULL",
+            "SELECT doc, embedding::real[] FROM index_docs
+             WHERE doc = ANY($1) AND embedder = $2 AND embedding IS NOT NULL",
         )
         .bind(docs)
+        .bind(embedder)
         .fetch_all(self.db.pool())
         .await
         .map_err(sql_error)?;
@@ -215,9 +233,36 @@ enum Change {
     Remove { doc: i64 },
 }
 
-/// A document row read by [`PgIndex::sync`], as the change it makes.
-fn put_from_row(row: &sqlx::postgres::PgRow) -> Result<(i64, Change)> {
-    let get = |e: sqlx::Error| sql_error(e);
+impl Change {
+    fn apply(self, mirror: &mut Mirror) {
+        match self {
+            Change::Put { doc, node, facts, terms, vector } => {
+                mirror.put(doc, node, &facts, &terms, vector.as_ref().map(|(e, v)| (e.as_str(), v.as_slice())));
+            }
+            Change::Remove { doc } => mirror.remove(doc),
+        }
+    }
+}
+
+/// A document row read by [`PgIndex::sync`], as the change it makes. A row that cannot be
+/// read (its facts or terms damaged) is left out of searches rather than stopping them all,
+/// in every process, until someone rewrites it: it becomes the removal of its document, the
+/// way a search already drops a hit the store no longer admits.
+fn change_from_row(row: &sqlx::postgres::PgRow) -> Result<(i64, Change)> {
+    let seq: i64 = row.try_get(0).map_err(sql_error)?;
+    let doc: i64 = row.try_get(1).map_err(sql_error)?;
+    match put_from_row(row, doc) {
+        Ok(change) => Ok((seq, change)),
+        Err(error) => {
+            let node: Option<String> = row.try_get(2).ok();
+            tracing::warn!(%error, node = node.as_deref().unwrap_or("?"), "an index row cannot be read; it is left out of searches");
+            Ok((seq, Change::Remove { doc }))
+        }
+    }
+}
+
+fn put_from_row(row: &sqlx::postgres::PgRow, doc: i64) -> Result<Change> {
+    let get = sql_error;
     let node_raw: String = row.try_get(2).map_err(get)?;
     let facts = FactsRow {
         node_kind: row.try_get(3).map_err(get)?,
@@ -246,14 +291,7 @@ fn put_from_row(row: &sqlx::postgres::PgRow) -> Result<(i64, Change)> {
     };
     let embedder: Option<String> = row.try_get(19).map_err(get)?;
     let vector: Option<Vec<f32>> = row.try_get(20).map_err(get)?;
-    let change = Change::Put {
-        doc: row.try_get(1).map_err(get)?,
-        node: node_from_str(&node_raw)?,
-        facts,
-        terms,
-        vector: embedder.zip(vector),
-    };
-    Ok((row.try_get(0).map_err(get)?, change))
+    Ok(Change::Put { doc, node: node_from_str(&node_raw)?, facts, terms, vector: embedder.zip(vector) })
 }
 
 /// The terms of a row written before terms were stored as [`DocTerms`]: its tsvector's
@@ -389,7 +427,8 @@ impl SearchIndex for PgIndex {
             self.sync(&mut mirror).await?;
             mirror.vector_candidates(query)
         };
-        let exact = self.exact_vectors(candidates.iter().map(|c| c.rowid).collect()).await?;
+        let embedder = embedder_key(&query.embedding);
+        let exact = self.exact_vectors(candidates.iter().map(|c| c.rowid).collect(), &embedder).await?;
         rescored_hits(query, candidates, &exact)
     }
 
@@ -410,7 +449,10 @@ impl SearchIndex for PgIndex {
         while let Some(row) = rows.try_next().await.map_err(sql_error)? {
             let node: String = row.get(0);
             let terms = match (row.get::<Option<Vec<u8>>, _>(1), row.get::<Option<Vec<String>>, _>(2)) {
-                (Some(bytes), _) => DocTerms::from_bytes(&bytes).unwrap_or_default(),
+                // Unreadable terms cannot be shown to hold nothing of the needle: an error,
+                // never a "no" the forget check would take as proof.
+                (Some(bytes), _) => DocTerms::from_bytes(&bytes)
+                    .ok_or_else(|| corrupt("index document", &node, "its stored terms are not a term list"))?,
                 (None, Some(lexemes)) => legacy_terms(&node, &lexemes)?,
                 (None, None) => continue,
             };
@@ -550,6 +592,57 @@ mod tests {
             let fresh = another_process(&db).await.search_text(&wide).await.unwrap();
             assert_eq!(seen, fresh);
             assert_eq!(seen.len(), 2 * (20 - 6));
+        });
+    }
+
+    /// A writer that stamps a sequence number and then stalls holding the writers' lock, and
+    /// finally rolls back: the reader searches meanwhile without waiting for it, the writer
+    /// queued behind it commits a higher number, and the gap the rollback leaves costs nothing.
+    #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
+    fn a_writer_that_stalls_and_rolls_back_leaves_only_a_gap() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            let reader = PgIndex::new(db.clone());
+            let queued = another_process(&db).await;
+            reader.upsert(vec![doc(1, "basil amber")]).await.unwrap();
+            assert_eq!(ids(&reader.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
+
+            let mut stalled = db.pool().begin().await.unwrap();
+            lock_index(&mut stalled).await.unwrap();
+            sqlx::query("UPDATE index_docs SET seq = nextval('index_seq')").execute(&mut *stalled).await.unwrap();
+            let write = queued.upsert(vec![doc(2, "basil cedar")]);
+            let read_then_roll_back = async {
+                assert_eq!(ids(&reader.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
+                stalled.rollback().await.unwrap();
+            };
+            let (written, ()) = tokio::join!(write, read_then_roll_back);
+            written.unwrap();
+            assert_eq!(ids(&reader.search_text(&query("basil")).await.unwrap()), ["leaf-1", "leaf-2"]);
+        });
+    }
+
+    /// One row whose stored terms are damaged is left out of searches, which go on answering
+    /// from every other row in every process, and `contains_text` says it cannot tell rather
+    /// than "not there".
+    #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
+    fn a_damaged_row_is_left_out_and_stops_nothing() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            let index = PgIndex::new(db.clone());
+            index.upsert(vec![doc(1, "basil amber"), doc(2, "basil cedar")]).await.unwrap();
+            assert_eq!(index.search_text(&query("basil")).await.unwrap().len(), 2);
+            sqlx::query(
+                "UPDATE index_docs SET doc_terms = '\\x0102'::bytea, seq = nextval('index_seq')
+                 WHERE node_id = 'leaf:leaf-2'",
+            )
+            .execute(db.pool())
+            .await
+            .unwrap();
+            assert_eq!(ids(&index.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
+            assert_eq!(ids(&another_process(&db).await.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
+            assert!(index.contains_text("cedar").await.is_err());
         });
     }
 

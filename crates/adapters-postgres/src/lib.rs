@@ -1,7 +1,7 @@
 //! The Postgres adapter crate: Arbor's server backend. The metadata store, the job outbox and
-//! the search index projection live in one schema of a Postgres database — full text as
-//! `tsvector` + GIN over hashed tokens with BM25 ranking, vectors in pgvector with an HNSW
-//! index per embedder — so several Arbor processes, on several machines, share one store.
+//! the search index projection live in one schema of a Postgres database — hashed terms and
+//! vectors as rows stamped with a change sequence, searched in each process's memory by the
+//! `arbor-search` engine — so several Arbor processes, on several machines, share one store.
 //!
 //! [`PgDatabase::connect`] connects, checks for pgvector, creates the schema and migrates it;
 //! [`PgStore`] and [`PgIndex`] share its connection pool.

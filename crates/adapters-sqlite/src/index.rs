@@ -3,12 +3,12 @@
 //! - Full text: BM25 over *hashed* terms. Each token of
 //!   [`index_tokens`](arbor_domain::text::index_tokens) (stemmed) is stored as a hash with its
 //!   count (`index_payload.terms`), and searched in posting lists in memory
-//!   ([`crate::postings`]) that skip what cannot reach the top k; scores are FTS5's `bm25()`,
+//!   ([`arbor_search`]'s postings) that skip what cannot reach the top k; scores are FTS5's `bm25()`,
 //!   which this index used before.
-//! - Vectors: `f32` blobs in `index_payload`, mirrored in memory as int8 ([`crate::mirror`]);
+//! - Vectors: `f32` blobs in `index_payload`, mirrored in memory as int8 ([`arbor_search::Mirror`]);
 //!   the scan filters inside the loop and the best candidates are rescored exactly.
 //! - Both searches apply the visibility filter inside the search, against the in-memory
-//!   mirror of the filter columns ([`crate::mirror`]).
+//!   mirror of the filter columns ([`arbor_search::Mirror`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,13 +16,13 @@ use std::sync::Arc;
 use arbor_domain::id::NodeId;
 use arbor_domain::text::query_terms;
 use arbor_domain::visibility::NodeFacts;
-use arbor_ports::{Embedding, Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TextQuery, VectorQuery};
+use arbor_ports::{Error, Hit, IndexCapabilities, IndexDoc, Result, SearchIndex, TextQuery, VectorQuery};
 use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use arbor_ports::rows::FactsRow;
-use arbor_search::{Candidate, DocTerms, embedder_key, rescore_pool, rescored_hits};
+use arbor_search::{Candidate, DocTerms, embedder_key, rescored_hits};
 
 use crate::codec::{node_from_str, node_to_str};
 use crate::config::{Gate, SqliteDatabase, write_transaction};
@@ -459,16 +459,24 @@ impl SqliteIndex {
     }
 
     /// The int8 scan over every vector and exact rescoring, top `limit`, nothing else.
-    pub fn floor_vector_search(&self, embedding: &Embedding, limit: usize) -> Result<usize> {
+    pub fn floor_vector_search(&self, embedding: &arbor_ports::Embedding, limit: usize) -> Result<usize> {
         let conn = self.db.lock();
         let candidates = {
             let mut gate = self.db.gate();
             self.sync_mirror(&conn, &mut gate)?;
-            gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, rescore_pool(limit))
+            gate.mirror.scan_all(&embedder_key(embedding), &embedding.values, arbor_search::rescore_pool(limit))
         };
-        // Rescored as a filtered search is, without naming layers.
+        // Rescored as a filtered search is (exact vectors read, dot products, the best kept),
+        // without naming layers.
         let exact = exact_vectors(&conn, &candidates)?;
-        Ok(candidates.iter().filter(|c| exact.contains_key(&c.rowid)).take(limit).count())
+        let mut scores: Vec<f32> = candidates
+            .iter()
+            .filter_map(|c| exact.get(&c.rowid))
+            .map(|vector| vector.iter().zip(&embedding.values).map(|(a, b)| a * b).sum())
+            .collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        scores.truncate(limit);
+        Ok(scores.len())
     }
 }
 

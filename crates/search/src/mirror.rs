@@ -155,11 +155,8 @@ impl Sink for Filtered<'_> {
     fn offer(&mut self, offer: Offer) {
         let scored = Scored::from(offer);
         if self.top.wants(&scored)
-            && self.slots[scored.slot].as_ref().is_some_and(|s| {
-                // Groups hold one namespace each; checked again anyway, since what a search
-                // may return outside its namespaces is nothing.
-                s.facts.namespace == self.layer.namespace && self.compiled.admits(self.layer, &s.facts)
-            })
+            // Groups hold one namespace each; `admits` checks it again anyway.
+            && self.slots[scored.slot].as_ref().is_some_and(|s| self.compiled.admits(self.layer, &s.facts))
         {
             self.top.offer(scored);
         }
@@ -594,7 +591,9 @@ impl Compiled {
 
     /// The same decision as `VisibilityFilter::admits`, on integers.
     fn admits(&self, layer: &Layer, f: &Compact) -> bool {
-        if !self.node_kinds.contains(&f.node) {
+        // The namespace first: both searches reach documents through structures kept per
+        // namespace, and this keeps scope a property of the one predicate, not of them.
+        if f.namespace != layer.namespace || !self.node_kinds.contains(&f.node) {
             return false;
         }
         let state_ok = match (f.state, layer.frozen_at) {

@@ -71,7 +71,7 @@ impl Mirror {
 
 /// The best `query.limit` of `candidates` by exact similarity (the dot product of unit vectors:
 /// cosine) with the stored vectors in `exact` (by row id; a candidate whose vector is gone
-/// meanwhile is dropped), best first.
+/// meanwhile, or is no longer of the question's length, is dropped), best first.
 pub fn rescored_hits(
     query: &VectorQuery,
     candidates: Vec<Candidate>,
@@ -80,7 +80,7 @@ pub fn rescored_hits(
     let mut scored: Vec<(Candidate, f32)> = candidates
         .into_iter()
         .filter_map(|c| {
-            let vector = exact.get(&c.rowid)?;
+            let vector = exact.get(&c.rowid).filter(|v| v.len() == query.embedding.values.len())?;
             let score: f32 = vector.iter().zip(&query.embedding.values).map(|(a, b)| a * b).sum();
             Some((c, score))
         })
