@@ -31,7 +31,7 @@ use async_trait::async_trait;
 use futures::TryStreamExt;
 use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
 
-use crate::codec::sensitivity;
+use crate::codec::{StoredVector, sensitivity};
 use crate::config::PgDatabase;
 use crate::error::{BACKEND, sql_error};
 use crate::schema::LOCK_CLASS;
@@ -169,7 +169,7 @@ impl PgIndex {
                 "SELECT seq, doc, node_id, {FACT_COLUMNS}, doc_terms,
                         CASE WHEN doc_terms IS NULL AND terms IS NOT NULL THEN ARRAY(
                             SELECT lexeme || ':' || GREATEST(cardinality(positions), 1) FROM unnest(terms)) END,
-                        embedder, embedding::real[]
+                        embedder, embedding
                  FROM index_docs WHERE seq > $1"
             );
             let mut rows = sqlx::query(&sql).bind(since).fetch(&mut *tx);
@@ -214,8 +214,8 @@ impl PgIndex {
         if docs.is_empty() {
             return Ok(HashMap::new());
         }
-        let rows: Vec<(i64, Vec<f32>)> = sqlx::query_as(
-            "SELECT doc, embedding::real[] FROM index_docs
+        let rows: Vec<(i64, StoredVector)> = sqlx::query_as(
+            "SELECT doc, embedding FROM index_docs
              WHERE doc = ANY($1) AND embedder = $2 AND embedding IS NOT NULL",
         )
         .bind(docs)
@@ -223,7 +223,7 @@ impl PgIndex {
         .fetch_all(self.db.pool())
         .await
         .map_err(sql_error)?;
-        Ok(rows.into_iter().collect())
+        Ok(rows.into_iter().map(|(doc, vector)| (doc, vector.0)).collect())
     }
 }
 
@@ -290,7 +290,7 @@ fn put_from_row(row: &sqlx::postgres::PgRow, doc: i64) -> Result<Change> {
         (None, None) => DocTerms::default(),
     };
     let embedder: Option<String> = row.try_get(19).map_err(get)?;
-    let vector: Option<Vec<f32>> = row.try_get(20).map_err(get)?;
+    let vector: Option<Vec<f32>> = row.try_get::<Option<StoredVector>, _>(20).map_err(get)?.map(|v| v.0);
     Ok(Change::Put { doc, node: node_from_str(&node_raw)?, facts, terms, vector: embedder.zip(vector) })
 }
 
@@ -643,6 +643,23 @@ mod tests {
             assert_eq!(ids(&index.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
             assert_eq!(ids(&another_process(&db).await.search_text(&query("basil")).await.unwrap()), ["leaf-1"]);
             assert!(index.contains_text("cedar").await.is_err());
+        });
+    }
+
+    /// A stored vector reads back exactly, in the binary form a prepared statement gets and in
+    /// the text form of a simple query.
+    #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
+    fn a_stored_vector_reads_back_in_either_form() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            let written = vec![0.25_f32, -1.5, 3.0e-7, 0.0];
+            let binary: StoredVector =
+                sqlx::query_scalar("SELECT $1::real[]::vector").bind(&written).fetch_one(db.pool()).await.unwrap();
+            assert_eq!(binary.0, written);
+            let row = sqlx::raw_sql("SELECT '[0.25,-1.5,3e-07,0]'::vector").fetch_one(db.pool()).await.unwrap();
+            let text: StoredVector = row.try_get(0).unwrap();
+            assert_eq!(text.0, written);
         });
     }
 
