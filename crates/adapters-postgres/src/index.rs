@@ -207,7 +207,6 @@ impl PgIndex {
         Ok(())
     }
 
-    /// The stored `f32` vectors of the documents `docs`, by document number.
     /// The stored `f32` vectors of the documents `docs` by `embedder` (a document embedded
     /// again by another one meanwhile is left out), by document number.
     async fn exact_vectors(&self, docs: Vec<i64>, embedder: &str) -> Result<HashMap<i64, Vec<f32>>> {
