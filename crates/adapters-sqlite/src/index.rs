@@ -472,7 +472,7 @@ impl SqliteIndex {
         let mut scores: Vec<f32> = candidates
             .iter()
             .filter_map(|c| exact.get(&c.rowid))
-            .map(|vector| vector.iter().zip(&embedding.values).map(|(a, b)| a * b).sum())
+            .map(|vector| arbor_search::exact_similarity(vector, &embedding.values))
             .collect();
         scores.sort_by(|a, b| b.total_cmp(a));
         scores.truncate(limit);

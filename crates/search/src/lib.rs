@@ -17,4 +17,4 @@ mod vectors;
 
 pub use mirror::{Candidate, Mirror, TextHit};
 pub use postings::DocTerms;
-pub use queries::{embedder_key, rescore_pool, rescored_hits};
+pub use queries::{embedder_key, exact_similarity, rescore_pool, rescored_hits};

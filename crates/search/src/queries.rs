@@ -69,6 +69,12 @@ impl Mirror {
     }
 }
 
+/// Exact similarity of a stored vector with a question's: the dot product of unit vectors,
+/// which is their cosine.
+pub fn exact_similarity(stored: &[f32], question: &[f32]) -> f32 {
+    stored.iter().zip(question).map(|(a, b)| a * b).sum()
+}
+
 /// The best `query.limit` of `candidates` by exact similarity (the dot product of unit vectors:
 /// cosine) with the stored vectors in `exact` (by row id; a candidate whose vector is gone
 /// meanwhile, or is no longer of the question's length, is dropped), best first.
@@ -81,8 +87,7 @@ pub fn rescored_hits(
         .into_iter()
         .filter_map(|c| {
             let vector = exact.get(&c.rowid).filter(|v| v.len() == query.embedding.values.len())?;
-            let score: f32 = vector.iter().zip(&query.embedding.values).map(|(a, b)| a * b).sum();
-            Some((c, score))
+            Some((c, exact_similarity(vector, &query.embedding.values)))
         })
         .collect();
     scored.sort_by(|a, b| arbor_ports::best_first((a.1, &a.0.node), (b.1, &b.0.node)));
