@@ -12,7 +12,10 @@
 //! writers' advisory lock until it commits, so sequence numbers become visible in order: a
 //! mirror that has applied everything up to `n` misses nothing by next reading what is above
 //! `n`. Before each search one round trip asks whether anything is; only then are the changes
-//! read, in one snapshot. `clear` bumps `index_generation`, which makes every mirror load afresh.
+//! read, in one snapshot. A search that is part of a read ([`arbor_ports::one_read`], as every
+//! question is) skips the round trip when the mirror was brought up to date after the read
+//! began: the answer would be the same. `clear` bumps `index_generation`, which makes every
+//! mirror load afresh.
 //!
 //! Why not search in SQL: BM25 computed in a query scores every document that holds one of the
 //! question's terms, and HNSW indexes made every write slower; both grew with the store
@@ -130,6 +133,14 @@ impl PgIndex {
     /// the changes since its last look (everything, the first time or after a clear), read in
     /// one snapshot and applied in sequence order.
     async fn sync(&self, mirror: &mut Mirror) -> Result<()> {
+        if let (Some(read_began), Some(synced_at)) = (arbor_ports::read_began(), mirror.synced_at)
+            && synced_at >= read_began
+        {
+            // The mirror was brought up to date after the read began (by this read's first
+            // search or any other): it holds every commit this search must see.
+            return Ok(());
+        }
+        let asked_at = std::time::Instant::now();
         let mut conn = self.db.pool().acquire().await.map_err(sql_error)?;
         let (generation, newest): (i64, Option<i64>) = sqlx::query_as(
             "SELECT value, GREATEST((SELECT max(seq) FROM index_docs), (SELECT max(seq) FROM index_removed))
@@ -139,6 +150,7 @@ impl PgIndex {
         .await
         .map_err(sql_error)?;
         if mirror.loaded && generation == mirror.generation && newest.is_none_or(|n| n <= mirror.last_seq) {
+            mirror.synced_at = Some(asked_at);
             return Ok(());
         }
         let mut tx = sqlx::Connection::begin(&mut *conn).await.map_err(sql_error)?;
@@ -204,6 +216,7 @@ impl PgIndex {
         mirror.last_seq = last_seq;
         mirror.generation = generation;
         mirror.loaded = true;
+        mirror.synced_at = Some(asked_at);
         Ok(())
     }
 
@@ -554,6 +567,34 @@ mod tests {
             assert!(here.search_text(&query("basil")).await.unwrap().is_empty());
             there.upsert(vec![doc(4, "basil")]).await.unwrap();
             assert_eq!(ids(&here.search_text(&query("basil")).await.unwrap()), ["leaf-4"]);
+        });
+    }
+
+    /// One read ([`arbor_ports::one_read`]) asks the server what changed once: here, with no
+    /// other search in the process, its later searches answer from the state its first search
+    /// brought in, so a commit made meanwhile is not in them, while a search outside the read,
+    /// and every later read, sees it.
+    #[test]
+    #[cfg_attr(not(feature = "server-tests"), ignore = "needs a Postgres server: `cargo xtask ci` starts one")]
+    fn a_read_asks_what_changed_once() {
+        arbor_ports::conformance::block_on(async {
+            let (db, _guard) = fresh_database().await;
+            let here = PgIndex::new(db.clone());
+            let there = another_process(&db).await;
+            there.upsert(vec![doc(1, "amber basil")]).await.unwrap();
+            let (first, later) = arbor_ports::one_read(async {
+                let first = here.search_text(&query("basil")).await.unwrap();
+                there.upsert(vec![doc(2, "basil cedar")]).await.unwrap();
+                (first, here.search_text(&query("basil")).await.unwrap())
+            })
+            .await;
+            assert_eq!(ids(&first), ["leaf-1"]);
+            assert_eq!(ids(&later), ["leaf-1"], "the read's second search asked the server again");
+            assert_eq!(ids(&here.search_text(&query("basil")).await.unwrap()), ["leaf-1", "leaf-2"]);
+
+            there.upsert(vec![doc(3, "basil basil")]).await.unwrap();
+            let next = arbor_ports::one_read(async { here.search_text(&query("basil")).await.unwrap() }).await;
+            assert_eq!(ids(&next), ["leaf-3", "leaf-1", "leaf-2"], "a read begun after a commit sees it");
         });
     }
 

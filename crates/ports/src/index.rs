@@ -131,6 +131,10 @@ pub struct IndexCapabilities {
 ///   queries approximately past a size it documents (and may then miss a near neighbour),
 ///   never admitting what the filter refuses. Which of several equally scored
 ///   documents make a cut-off may differ between backends, but is the same on every run.
+/// - **Fresh.** A search sees every change committed before it began, by any process. Inside
+///   [`one_read`](crate::one_read) the read as a whole counts: every search of it sees what was
+///   committed before the read began, and may answer from the same state as the read's
+///   earlier searches (a backend that must ask a server what changed asks once per read).
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait SearchIndex: Send + Sync + fmt::Debug {

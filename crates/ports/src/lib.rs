@@ -24,6 +24,7 @@ mod heuristic_reasoner;
 mod index;
 pub mod memory;
 mod models;
+mod reads;
 pub mod rows;
 mod snapshot;
 mod store;
@@ -46,6 +47,7 @@ pub use models::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,
     QueryRequest, Reasoner, RerankCandidate, RerankRequest, SummarizeRequest, SummaryDraft, SummaryInput,
 };
+pub use reads::{one_read, read_began};
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};
 pub use store::{
     AuditEvent, BodyIntent, Change, ChangeSet, DamagedRow, EntityQuery, FiledEntry, FiledQuery, IntegrityReport, Job,

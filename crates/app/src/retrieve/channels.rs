@@ -130,10 +130,24 @@ impl Arbor {
         let mut found = Candidates::default();
         let mut lists: Vec<(f32, Vec<NodeId>)> = Vec::new();
         let has_words = !request.query.trim().is_empty();
-        if index.capabilities().full_text && has_words {
-            let hits = self.text_hits(filter, &request.query).await?;
+        let capabilities = index.capabilities();
+        // The full-text search and the count of waiting index jobs do not depend on each
+        // other: on a server backend each is a round trip, so they go out together.
+        let text = async {
+            if capabilities.full_text && has_words {
+                self.text_hits(filter, &request.query).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        let waiting = async { if capabilities.vectors { self.waiting_index_jobs(filter).await } else { None } };
+        let (text, waiting) = tokio::join!(text, waiting);
+        if let Some(hits) = text? {
             let ranked = rank_by_score(&scores(&hits));
             found.add((ChannelKind::FullText, "full_text".into()), hits, ranked, None, &mut lists);
+        }
+        if waiting.is_some_and(|waiting| waiting > 0) {
+            self.note_pending_index_jobs(&mut found);
         }
 
         self.add_vector_channels(request, filter, &mut found, &mut lists).await?;
@@ -179,9 +193,6 @@ impl Arbor {
         lists: &mut Vec<(f32, Vec<NodeId>)>,
     ) -> AppResult<()> {
         let index = &self.ports.index;
-        if index.capabilities().vectors {
-            self.note_pending_index_jobs(filter, found).await;
-        }
         let mut searched: Vec<EmbedderId> = Vec::new();
         let restricted = self.restricted_embedder.iter().filter(|_| request.include_restricted);
         let serving = std::iter::once((&self.ports.embedder, request.query_embedding.as_ref()))
@@ -251,29 +262,32 @@ impl Arbor {
         Ok(vector)
     }
 
-    /// Says in the pack when index jobs wait in the namespaces searched: memories just written
-    /// whose vectors the job runner has yet to compute ([`Vectors::Later`]) are found by their
-    /// words only until it has, and a write whose indexing failed not at all.
-    /// The note is informational: a store that cannot answer costs the note, not the answer.
-    /// It names no count, so it says no more about the namespace than that something is new.
-    async fn note_pending_index_jobs(&self, filter: &VisibilityFilter, found: &mut Candidates) {
+    /// How many index jobs wait in the namespaces `filter` searches (at most one is counted),
+    /// or `None` when the store cannot say. The count is informational: a store that cannot
+    /// answer costs the note in the pack, not the answer.
+    async fn waiting_index_jobs(&self, filter: &VisibilityFilter) -> Option<usize> {
         let scope: Vec<Namespace> = filter.layers.iter().map(|layer| layer.namespace.clone()).collect();
-        let waiting = match self.ports.store.pending_jobs(JobKind::Index, &scope, 1).await {
-            Ok(waiting) => waiting.len(),
+        match self.ports.store.pending_jobs(JobKind::Index, &scope, 1).await {
+            Ok(waiting) => Some(waiting.len()),
             Err(error) => {
                 tracing::warn!(%error, "could not count pending index jobs; the pack does not say whether any wait");
-                return;
+                None
             }
-        };
-        if waiting > 0 {
-            let reason = match self.inline_vectors() {
-                Vectors::Later => "memories written moments ago are found by their words, and by meaning once \
-                                   their vectors are computed"
-                    .to_owned(),
-                Vectors::Now => "memories written moments ago are still being indexed and may be missing".to_owned(),
-            };
-            found.degraded.push(Degradation { part: "index".into(), reason });
         }
+    }
+
+    /// Says in the pack that index jobs wait in the namespaces searched: memories just written
+    /// whose vectors the job runner has yet to compute ([`Vectors::Later`]) are found by their
+    /// words only until it has, and a write whose indexing failed not at all. It names no
+    /// count, so it says no more about the namespace than that something is new.
+    fn note_pending_index_jobs(&self, found: &mut Candidates) {
+        let reason = match self.inline_vectors() {
+            Vectors::Later => "memories written moments ago are found by their words, and by meaning once \
+                               their vectors are computed"
+                .to_owned(),
+            Vectors::Now => "memories written moments ago are still being indexed and may be missing".to_owned(),
+        };
+        found.degraded.push(Degradation { part: "index".into(), reason });
     }
 
     /// A named entity's own trees, searched by the question's words: what is filed under Dana

@@ -302,6 +302,13 @@ impl Record {
 impl Arbor {
     /// Answers a question from the memories `chain` may read.
     pub async fn retrieve(&self, chain: &ReadChain, request: &RetrieveRequest) -> AppResult<RetrievalPack> {
+        // Every search of the question is one read of the index ([`arbor_ports::one_read`]):
+        // it sees what was committed before the question, and a server-backed index asks
+        // what changed once, not once per search.
+        arbor_ports::one_read(self.answer(chain, request)).await
+    }
+
+    async fn answer(&self, chain: &ReadChain, request: &RetrieveRequest) -> AppResult<RetrievalPack> {
         let now = self.now();
         let intent = self.classify(request).await;
         let mut filter = VisibilityFilter::for_chain(chain, now);

@@ -123,13 +123,14 @@ impl Arbor {
         if words.is_empty() {
             return Ok(Vec::new());
         }
+        // One lookup per layer, all at once: on a server backend each is a round trip, and
+        // they do not depend on each other. The results come back in the chain's order.
+        let shortlist = EntityQuery { terms: vec![query.to_owned()], limit: 8 };
+        let lookups = chain.namespaces().map(|namespace| self.ports.store.find_entities(namespace, &shortlist));
         let mut named = Vec::new();
-        for namespace in chain.namespaces() {
-            let shortlist = EntityQuery { terms: vec![query.to_owned()], limit: 8 };
-            for entity in self.ports.store.find_entities(namespace, &shortlist).await? {
-                if named.len() < MAX_ENTITY_CHANNELS && is_named_in(&words, &entity) {
-                    named.push(entity);
-                }
+        for entity in futures::future::try_join_all(lookups).await?.into_iter().flatten() {
+            if named.len() < MAX_ENTITY_CHANNELS && is_named_in(&words, &entity) {
+                named.push(entity);
             }
         }
         Ok(named)

@@ -201,6 +201,44 @@ pub async fn upsert_replaces_the_document(index: &dyn SearchIndex) {
     }
 }
 
+/// **Fresh**: every search of a read ([`one_read`](crate::one_read)) sees what was written
+/// before the read began, the text and the vector search alike, and the next read sees what
+/// was written after it.
+pub async fn a_read_sees_what_was_written_before_it(index: &dyn SearchIndex) {
+    let ns = conversation("c1");
+    let vector_query = |values: &[f32]| VectorQuery {
+        filter: conversation_filter(),
+        embedding: Embedding { embedder: embedder("test", 4), values: unit(values) },
+        limit: 5,
+    };
+    let search_both = |text: &'static str, values: [f32; 4]| async move {
+        let mut found = (Vec::new(), Vec::new());
+        if index.capabilities().full_text {
+            found.0 = ids(&index.search_text(&text_query(text)).await.unwrap());
+        }
+        if index.capabilities().vectors {
+            found.1 = ids(&index.search_vector(&vector_query(&values)).await.unwrap());
+        }
+        found
+    };
+    index.upsert(vec![doc(&ns, "leaf-1", "the walrus sings at dawn", Some(vec![1.0, 0.0, 0.0, 0.0]))]).await.unwrap();
+    let (text, vector) = crate::one_read(search_both("walrus", [1.0, 0.0, 0.0, 0.0])).await;
+    if index.capabilities().full_text {
+        assert_eq!(text, vec!["leaf-1"]);
+    }
+    if index.capabilities().vectors {
+        assert_eq!(vector.first().map(String::as_str), Some("leaf-1"));
+    }
+    index.upsert(vec![doc(&ns, "leaf-2", "the heron waits at dusk", Some(vec![0.0, 1.0, 0.0, 0.0]))]).await.unwrap();
+    let (text, vector) = crate::one_read(search_both("heron", [0.0, 1.0, 0.0, 0.0])).await;
+    if index.capabilities().full_text {
+        assert_eq!(text, vec!["leaf-2"], "the next read sees the later write");
+    }
+    if index.capabilities().vectors {
+        assert_eq!(vector.first().map(String::as_str), Some("leaf-2"), "the next read sees the later write");
+    }
+}
+
 /// `insert_missing` adds the ids the index does not hold and leaves the others exactly as they
 /// were — text and vector — even when it brings the same id without a vector.
 pub async fn insert_missing_keeps_what_is_held(index: &dyn SearchIndex) {

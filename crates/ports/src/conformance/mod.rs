@@ -123,6 +123,7 @@ macro_rules! search_index_conformance {
                 vector_search_ranks_nearest_first,
                 vector_search_never_mixes_embedders,
                 upsert_replaces_the_document,
+                a_read_sees_what_was_written_before_it,
                 insert_missing_keeps_what_is_held,
                 set_facts_changes_visibility,
                 remove_leaves_no_text,
