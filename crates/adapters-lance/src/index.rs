@@ -3,7 +3,10 @@
 //! Arbor's own analyzer produced, so every backend searches the same words); one
 //! `vectors_<embedder>_<dims>` table per embedder holds the filter columns again with the
 //! vectors, so a vector search filters inside the query too. Every search is pre-filtered by
-//! [`predicate`](crate::filter::predicate).
+//! [`predicate`](crate::filter::predicate). Every table gets a scalar index on `id` with its
+//! first write, which is how writes find the rows they replace. Searches keep their table handles open; the
+//! connection checks each read against the newest version on disk, so another process's
+//! commits are seen at once.
 //!
 //! Writes land as new fragments; every [`MAINTAIN_EVERY_WRITES`] writes (and on
 //! [`optimize`](SearchIndex::optimize)) the index compacts them, folds them into the inverted
@@ -35,7 +38,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use futures::TryStreamExt;
 use lancedb::index::Index;
-use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::index::vector::IvfPqIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{CompactionOptions, Duration, OptimizeAction, OptimizeOptions};
@@ -82,6 +85,11 @@ pub struct LanceIndex {
     writes: Arc<Mutex<usize>>,
     /// Rows a vector table holds before maintenance gives it an approximate index.
     ann_min_rows: usize,
+    /// Open table handles by name, for searches. Opening a table lists the directory and
+    /// reads its manifest and schema; a kept handle only checks, at each read, whether a newer
+    /// version is on disk (the connection's read consistency interval is zero), so it still
+    /// sees other processes' writes.
+    open: Arc<std::sync::Mutex<BTreeMap<String, Table>>>,
 }
 
 impl std::fmt::Debug for LanceIndex {
@@ -95,8 +103,18 @@ impl LanceIndex {
     pub async fn open(dir: &Path) -> Result<LanceIndex> {
         std::fs::create_dir_all(dir).map_err(|e| Error::backend(BACKEND, e))?;
         let uri = dir.to_str().ok_or_else(|| Error::invalid("lance directory", "the path is not UTF-8"))?;
-        let db = lancedb::connect(uri).execute().await.map_err(lance_error)?;
-        Ok(LanceIndex { db, dir: dir.to_owned(), writes: Arc::new(Mutex::new(0)), ann_min_rows: ANN_MIN_ROWS })
+        let db = lancedb::connect(uri)
+            .read_consistency_interval(std::time::Duration::ZERO)
+            .execute()
+            .await
+            .map_err(lance_error)?;
+        Ok(LanceIndex {
+            db,
+            dir: dir.to_owned(),
+            writes: Arc::new(Mutex::new(0)),
+            ann_min_rows: ANN_MIN_ROWS,
+            open: Arc::default(),
+        })
     }
 
     /// Gives vector tables their approximate index once they hold `rows` rows (default
@@ -119,12 +137,50 @@ impl LanceIndex {
         &self.dir
     }
 
+    /// The table named `name` for a search: its kept handle if there is one.
     async fn table(&self, name: &str) -> Result<Option<Table>> {
+        match self.cached(name) {
+            Some(table) => Ok(Some(table)),
+            None => self.current_table(name).await,
+        }
+    }
+
+    /// The table named `name` for a write, looked up and opened anew (and kept for searches).
+    /// A writer never commits through a kept handle: were the table dropped and recreated by
+    /// another process meanwhile, the handle would describe a dataset that is gone.
+    async fn current_table(&self, name: &str) -> Result<Option<Table>> {
         let names = self.table_names().await?;
         if !names.iter().any(|n| n == name) {
             return Ok(None);
         }
-        self.db.open_table(name).execute().await.map(Some).map_err(lance_error)
+        Ok(Some(self.keep(self.db.open_table(name).execute().await.map_err(lance_error)?)))
+    }
+
+    fn cached(&self, name: &str) -> Option<Table> {
+        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name).cloned()
+    }
+
+    /// Keeps `table`'s handle for the searches that follow, in place of any older one.
+    fn keep(&self, table: Table) -> Table {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(table.name().to_owned(), table.clone());
+        table
+    }
+
+    /// Drops the table named `name`, and its cached handle (forgotten after the drop too: a
+    /// search may have reopened it meanwhile).
+    async fn drop_table(&self, name: &str) -> Result<()> {
+        self.forget_handle(name);
+        let dropped = self.db.drop_table(name, &[]).await.map_err(lance_error);
+        self.forget_handle(name);
+        dropped
+    }
+
+    /// Forgets the cached handle of `name`: the next call reopens it (or finds it gone).
+    fn forget_handle(&self, name: &str) {
+        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
     }
 
     async fn table_names(&self) -> Result<Vec<String>> {
@@ -136,15 +192,17 @@ impl LanceIndex {
     async fn vector_tables(&self) -> Result<Vec<Table>> {
         let mut tables = Vec::new();
         for name in self.table_names().await?.into_iter().filter(|n| n.starts_with(VECTORS_PREFIX)) {
-            tables.push(self.db.open_table(name).execute().await.map_err(lance_error)?);
+            if let Some(table) = self.current_table(&name).await? {
+                tables.push(table);
+            }
         }
         Ok(tables)
     }
 
     async fn table_or_create(&self, name: &str, schema: SchemaRef) -> Result<Table> {
-        match self.table(name).await? {
+        match self.current_table(name).await? {
             Some(table) => Ok(table),
-            None => self.db.create_empty_table(name, schema).execute().await.map_err(lance_error),
+            None => Ok(self.keep(self.db.create_empty_table(name, schema).execute().await.map_err(lance_error)?)),
         }
     }
 
@@ -163,8 +221,35 @@ impl LanceIndex {
     }
 
     async fn has_index_on(table: &Table, column: &str) -> Result<bool> {
+        Ok(Self::indexed_columns(table).await?.iter().any(|c| c == column))
+    }
+
+    async fn indexed_columns(table: &Table) -> Result<Vec<String>> {
         let indices = table.list_indices().await.map_err(lance_error)?;
-        Ok(indices.iter().any(|i| i.columns.iter().any(|c| c == column)))
+        Ok(indices.into_iter().flat_map(|i| i.columns).collect())
+    }
+
+    /// Gives a table that has rows the docs table's inverted index over `terms` (searches need
+    /// it) and its scalar index on `id` if it lacks them. Every write finds rows by id:
+    /// `merge_insert` joins on it, and replacing or removing a document deletes by it. Without
+    /// the index each of those scans the whole `id` column, so building a large index by
+    /// batches costs the square of its size; with it, only rows written since the last
+    /// maintenance pass are scanned (maintenance folds them into the index). The `id` index is
+    /// a speed-up only, so failing to build it (another process building it at the same
+    /// moment, say) is logged and left to the next write; a store written before it existed
+    /// gets it on its next write.
+    async fn ensure_indices(table: &Table, text: bool) -> Result<()> {
+        let indexed = Self::indexed_columns(table).await?;
+        if text && !indexed.iter().any(|c| c == "terms") {
+            Self::build_text_index(table).await?;
+        }
+        if !indexed.iter().any(|c| c == "id") {
+            let btree = Index::BTree(BTreeIndexBuilder::default());
+            if let Err(error) = table.create_index(&["id"], btree).execute().await {
+                tracing::warn!(%error, table = table.name(), "could not index `id` yet; the next write tries again");
+            }
+        }
+        Ok(())
     }
 
     /// Counts one (committed) write, and runs a maintenance pass when enough have piled up.
@@ -186,9 +271,7 @@ impl LanceIndex {
         let mut merge = table.merge_insert(&["id"]);
         merge.when_matched_update_all(None).when_not_matched_insert_all();
         merge.execute(reader(docs_batch(&docs)?)).await.map_err(lance_error)?;
-        if !Self::has_index_on(&table, "terms").await? {
-            Self::build_text_index(&table).await?;
-        }
+        Self::ensure_indices(&table, true).await?;
         // A document's vector lives in its embedder's table only: any other is dropped.
         let ids: Vec<NodeId> = docs.iter().map(|d| d.id.clone()).collect();
         for vectors in self.vector_tables().await? {
@@ -206,6 +289,7 @@ impl LanceIndex {
             let vectors =
                 self.table_or_create(&vector_table_name(&embedder), vectors_schema(embedder.dimensions)).await?;
             vectors.add(vectors_batch(&group, embedder.dimensions)?).execute().await.map_err(lance_error)?;
+            Self::ensure_indices(&vectors, false).await?;
         }
         self.wrote(writes).await;
         Ok(())
@@ -226,7 +310,7 @@ impl LanceIndex {
     /// ones may still be read by a search under way; a removal prunes them all, as it must).
     /// Call with the write lock held.
     async fn maintain(&self) -> Result<()> {
-        let Some(docs) = self.table(DOCS).await? else {
+        let Some(docs) = self.current_table(DOCS).await? else {
             return Ok(());
         };
         Self::compact_and_reindex(&docs).await?;
@@ -479,6 +563,70 @@ fn hits(batches: &[RecordBatch], score_column: &str, score: impl Fn(f32) -> f32)
 }
 
 impl LanceIndex {
+    /// Runs `search` on the table named `name`, or answers nothing if there is no such table.
+    /// A cached handle that fails is reopened and tried once more: another process may have
+    /// dropped or recreated the table since it was opened.
+    async fn on_table<T: Default, F, Fut>(&self, name: &str, search: F) -> Result<T>
+    where
+        F: Fn(Table) -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let was_cached = self.cached(name).is_some();
+        let Some(table) = self.table(name).await? else {
+            return Ok(T::default());
+        };
+        match search(table).await {
+            Err(error) if was_cached => {
+                tracing::debug!(%error, table = name, "a cached LanceDB table handle failed; reopening it");
+                self.forget_handle(name);
+                match self.table(name).await? {
+                    Some(table) => search(table).await,
+                    None => Ok(T::default()),
+                }
+            }
+            outcome => outcome,
+        }
+    }
+
+    async fn text_hits(docs: Table, query: &TextQuery) -> Result<Vec<Hit>> {
+        let mut terms = query_terms(&query.text);
+        if let TermSelection::Rarest(n) = query.terms {
+            let mut counted = Vec::with_capacity(terms.len());
+            for term in terms {
+                counted.push((Self::document_frequency(&docs, &term).await? as u64, term));
+            }
+            terms = rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect();
+        }
+        if terms.is_empty() || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let search = FullTextSearchQuery::new(terms.join(" "));
+        let batches = docs
+            .query()
+            .full_text_search(search)
+            .only_if(predicate(&query.filter)?)
+            .select(Select::columns(&["id", "namespace"]))
+            .limit(query.limit);
+        hits(&collect(batches).await?, "_score", |score| score)
+    }
+
+    async fn vector_hits(vectors: Table, query: &VectorQuery) -> Result<Vec<Hit>> {
+        let nearest = vectors
+            .query()
+            .nearest_to(query.embedding.values.as_slice())
+            .map_err(lance_error)?
+            .column("vector")
+            .distance_type(DistanceType::Cosine)
+            // Used only once the table has its approximate index: the candidates are re-ranked
+            // by exact distance, so scores are exact cosine either way.
+            .refine_factor(ANN_REFINE_FACTOR)
+            .only_if(predicate(&query.filter)?)
+            .select(Select::columns(&["id", "namespace"]))
+            .limit(query.limit);
+        // Cosine distance is 1 - similarity.
+        hits(&collect(nearest).await?, "_distance", |distance| 1.0 - distance)
+    }
+
     /// How many documents hold `term` (counted up to [`DOCUMENT_FREQUENCY_CAP`]).
     async fn document_frequency(docs: &Table, term: &str) -> Result<usize> {
         let holding = docs
@@ -509,7 +657,7 @@ impl SearchIndex for LanceIndex {
         let mut writes = self.writes.lock().await;
         let ids: Vec<NodeId> = docs.iter().map(|d| d.id.clone()).collect();
         let mut held = std::collections::BTreeSet::new();
-        if let Some(table) = self.table(DOCS).await?
+        if let Some(table) = self.current_table(DOCS).await?
             && !ids.is_empty()
         {
             for batch in collect(table.query().only_if(ids_predicate(&ids))).await? {
@@ -532,7 +680,7 @@ impl SearchIndex for LanceIndex {
         // The last facts per id win, as if set one after another.
         let latest: BTreeMap<String, &NodeFacts> = updates.iter().map(|(id, facts)| (node_to_str(id), facts)).collect();
         let ids: Vec<NodeId> = updates.iter().map(|(id, _)| id.clone()).collect();
-        let mut tables: Vec<Table> = self.table(DOCS).await?.into_iter().collect();
+        let mut tables: Vec<Table> = self.current_table(DOCS).await?.into_iter().collect();
         tables.extend(self.vector_tables().await?);
         // Each table's rows for these ids, read, given their new facts and merged back: one
         // new version per table, however many ids change.
@@ -559,14 +707,14 @@ impl SearchIndex for LanceIndex {
         }
         let _writes = self.writes.lock().await;
         let condition = ids_predicate(ids);
-        let mut tables: Vec<(Table, bool)> = self.table(DOCS).await?.into_iter().map(|t| (t, true)).collect();
+        let mut tables: Vec<(Table, bool)> = self.current_table(DOCS).await?.into_iter().map(|t| (t, true)).collect();
         tables.extend(self.vector_tables().await?.into_iter().map(|t| (t, false)));
         for (table, has_text_index) in tables {
             table.delete(condition.as_str()).await.map_err(lance_error)?;
             if table.count_rows(None).await.map_err(lance_error)? == 0 {
                 // An emptied table is dropped whole: an index over no rows would still be a
                 // file, and could keep the removed words.
-                self.db.drop_table(table.name(), &[]).await.map_err(lance_error)?;
+                self.drop_table(table.name()).await?;
             } else {
                 Self::purge(&table, has_text_index).await?;
             }
@@ -575,28 +723,7 @@ impl SearchIndex for LanceIndex {
     }
 
     async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
-        let Some(docs) = self.table(DOCS).await? else {
-            return Ok(Vec::new());
-        };
-        let mut terms = query_terms(&query.text);
-        if let TermSelection::Rarest(n) = query.terms {
-            let mut counted = Vec::with_capacity(terms.len());
-            for term in terms {
-                counted.push((Self::document_frequency(&docs, &term).await? as u64, term));
-            }
-            terms = rarest_terms(n, counted).into_iter().map(|(_, term)| term).collect();
-        }
-        if terms.is_empty() || query.limit == 0 {
-            return Ok(Vec::new());
-        }
-        let search = FullTextSearchQuery::new(terms.join(" "));
-        let batches = docs
-            .query()
-            .full_text_search(search)
-            .only_if(predicate(&query.filter)?)
-            .select(Select::columns(&["id", "namespace"]))
-            .limit(query.limit);
-        hits(&collect(batches).await?, "_score", |score| score)
+        self.on_table(DOCS, |docs| Self::text_hits(docs, query)).await
     }
 
     async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
@@ -604,52 +731,37 @@ impl SearchIndex for LanceIndex {
         if query.embedding.values.len() != embedder.dimensions as usize {
             return Err(Error::invalid("embedding", "the query vector's length is not its embedder's dimension"));
         }
-        let Some(vectors) = self.table(&vector_table_name(embedder)).await? else {
-            return Ok(Vec::new());
-        };
         if query.limit == 0 {
             return Ok(Vec::new());
         }
-        let nearest = vectors
-            .query()
-            .nearest_to(query.embedding.values.as_slice())
-            .map_err(lance_error)?
-            .column("vector")
-            .distance_type(DistanceType::Cosine)
-            // Used only once the table has its approximate index: the candidates are re-ranked
-            // by exact distance, so scores are exact cosine either way.
-            .refine_factor(ANN_REFINE_FACTOR)
-            .only_if(predicate(&query.filter)?)
-            .select(Select::columns(&["id", "namespace"]))
-            .limit(query.limit);
-        // Cosine distance is 1 - similarity.
-        hits(&collect(nearest).await?, "_distance", |distance| 1.0 - distance)
+        self.on_table(&vector_table_name(embedder), |vectors| Self::vector_hits(vectors, query)).await
     }
 
     async fn contains_text(&self, needle: &str) -> Result<bool> {
-        if let Some(docs) = self.table(DOCS).await? {
-            let held =
-                docs.count_rows(Some(format!("strpos(text, {}) > 0", literal(needle)))).await.map_err(lance_error)?;
-            if held > 0 {
-                return Ok(true);
-            }
+        let holding = format!("strpos(text, {}) > 0", literal(needle));
+        let held = self
+            .on_table(DOCS, |docs| {
+                let holding = holding.clone();
+                async move { docs.count_rows(Some(holding)).await.map_err(lance_error) }
+            })
+            .await?;
+        if held > 0 {
+            return Ok(true);
         }
         // Older versions and index files too: anything the dataset keeps on disk.
         self.files_contain(needle)
     }
 
     async fn count(&self) -> Result<usize> {
-        match self.table(DOCS).await? {
-            Some(docs) => docs.count_rows(None).await.map_err(lance_error),
-            None => Ok(0),
-        }
+        self.on_table(DOCS, |docs| async move { docs.count_rows(None).await.map_err(lance_error) }).await
     }
 
     async fn clear(&self) -> Result<()> {
         let mut writes = self.writes.lock().await;
         for name in self.table_names().await? {
-            self.db.drop_table(&name, &[]).await.map_err(lance_error)?;
+            self.drop_table(&name).await?;
         }
+        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
         *writes = 0;
         Ok(())
     }

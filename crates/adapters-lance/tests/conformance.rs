@@ -112,7 +112,7 @@ mod approximate {
 
     const DIMENSIONS: u32 = 32;
 
-    fn embedder() -> EmbedderId {
+    pub(super) fn embedder() -> EmbedderId {
         EmbedderId { name: "test".into(), dimensions: DIMENSIONS }
     }
 
@@ -121,7 +121,7 @@ mod approximate {
         values.into_iter().map(|v| v / norm).collect()
     }
 
-    fn doc(conversation_id: &str, id: &str, rng: &mut Rng) -> IndexDoc {
+    pub(super) fn doc(conversation_id: &str, id: &str, rng: &mut Rng) -> IndexDoc {
         let record = leaf(&conversation(conversation_id), &tree_id("topic"), id, "a note", 1);
         let values = unit((0..DIMENSIONS).map(|_| rng.below(1000) as f32 - 500.0).collect());
         IndexDoc {
@@ -132,7 +132,7 @@ mod approximate {
         }
     }
 
-    fn nearest_to(doc: &IndexDoc, limit: usize) -> VectorQuery {
+    pub(super) fn nearest_to(doc: &IndexDoc, limit: usize) -> VectorQuery {
         let context = TrustedContext::Conversation { conversation: scope("c1"), project: None, agent: None };
         let chain = ReadChain::resolve(&context, &ReadChainPolicy::default()).expect("chain resolves");
         VectorQuery {
@@ -177,5 +177,73 @@ mod approximate {
         index.optimize().await.unwrap();
         let hits = index.search_vector(&nearest_to(&late, 5)).await.unwrap();
         assert_eq!(hits.first().map(|h| &h.id), Some(&late.id));
+    }
+}
+
+mod shared_directory {
+    use super::approximate::{doc, nearest_to};
+    use super::*;
+    use arbor_domain::id::NodeId;
+    use arbor_ports::conformance::fixtures::Rng;
+    use arbor_ports::{TermSelection, TextQuery};
+
+    fn ids(hits: Vec<arbor_ports::Hit>) -> Vec<NodeId> {
+        hits.into_iter().map(|h| h.id).collect()
+    }
+
+    /// Two indexes on one directory, as two processes have: the reader keeps its table
+    /// handles open between searches, and still answers with what the writer committed
+    /// since, including after the writer emptied the index (dropping its tables) and wrote
+    /// anew. A kept handle never answers from a version the writer replaced.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reader_sees_the_other_writers_changes_through_its_kept_handles() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("lance");
+        let writer = LanceIndex::open(&path).await.unwrap();
+        let reader = LanceIndex::open(&path).await.unwrap();
+        let mut rng = Rng::new(0x5EE);
+
+        let first = doc("c1", "leaf-1", &mut rng);
+        writer.upsert(vec![first.clone()]).await.unwrap();
+        assert_eq!(ids(reader.search_vector(&nearest_to(&first, 5)).await.unwrap()), std::slice::from_ref(&first.id));
+        assert_eq!(reader.count().await.unwrap(), 1);
+
+        let second = doc("c1", "leaf-2", &mut rng);
+        writer.upsert(vec![second.clone()]).await.unwrap();
+        let hits = ids(reader.search_vector(&nearest_to(&second, 5)).await.unwrap());
+        assert_eq!(hits.first(), Some(&second.id), "the newer write is seen: {hits:?}");
+        assert_eq!(hits.len(), 2);
+        assert_eq!(reader.count().await.unwrap(), 2);
+
+        writer.clear().await.unwrap();
+        assert_eq!(reader.count().await.unwrap(), 0, "the emptied index is seen empty");
+        assert!(reader.search_vector(&nearest_to(&second, 5)).await.unwrap().is_empty());
+
+        let third = doc("c1", "leaf-3", &mut rng);
+        writer.upsert(vec![third.clone()]).await.unwrap();
+        assert_eq!(ids(reader.search_vector(&nearest_to(&third, 5)).await.unwrap()), std::slice::from_ref(&third.id));
+
+        // Emptied and written again with no search of the reader's in between: the kept
+        // handle describes a dataset that was dropped and made anew, at a lower version.
+        writer.clear().await.unwrap();
+        let fourth = doc("c1", "leaf-4", &mut rng);
+        writer.upsert(vec![fourth.clone()]).await.unwrap();
+        assert_eq!(ids(reader.search_vector(&nearest_to(&fourth, 5)).await.unwrap()), std::slice::from_ref(&fourth.id));
+        assert_eq!(reader.count().await.unwrap(), 1);
+        writer.clear().await.unwrap();
+        let third = doc("c1", "leaf-3", &mut rng);
+        writer.upsert(vec![third.clone()]).await.unwrap();
+        let words = TextQuery {
+            filter: nearest_to(&third, 5).filter,
+            text: "note".to_owned(),
+            limit: 5,
+            terms: TermSelection::All,
+        };
+        assert_eq!(
+            ids(reader.search_text(&words).await.unwrap()),
+            std::slice::from_ref(&third.id),
+            "no removed document answers"
+        );
+        assert_eq!(reader.count().await.unwrap(), 1);
     }
 }
