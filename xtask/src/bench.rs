@@ -153,6 +153,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             command
                 .args(["synthetic", "--json", "--backend", backend, "--index", index, "--leaves", &size.to_string()])
                 .args(["--queries", &options.queries.to_string(), "--embedder", embedder]);
+            if options.lance && backend == "sqlite" {
+                // The Lance run reuses this store and must answer over the very rows this run
+                // answered over: no consolidation pass adds memories after the questions.
+                command.args(["--consolidate-new", "0"]);
+            }
             if index == "lance" {
                 // The same rows as the SQLite-index run just built: only the index is built
                 // anew (from the store, timed), so both indexes answer over identical stores.

@@ -138,6 +138,11 @@ impl SqliteIndex {
         SqliteIndex { db }
     }
 
+    /// About how much heap the in-memory search engine holds now, by part.
+    pub fn footprint(&self) -> arbor_search::Footprint {
+        self.db.gate().mirror.footprint()
+    }
+
     /// Brings the mirror up to date: a full load the first time or after a `clear`,
     /// otherwise only what other connections changed since the last look.
     fn sync_mirror(&self, conn: &Connection, gate: &mut Gate) -> Result<()> {

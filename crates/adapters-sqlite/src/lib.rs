@@ -15,6 +15,7 @@ mod index;
 mod schema;
 mod store;
 
+pub use arbor_search::Footprint;
 pub use config::{DEFAULT_BUSY_TIMEOUT, OpenMode, SqliteConfig, SqliteDatabase, damage_marker};
 pub use index::SqliteIndex;
 pub use schema::SCHEMA_VERSION;

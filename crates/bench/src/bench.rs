@@ -124,6 +124,11 @@ pub(crate) struct Report {
     /// A consolidation pass over the memories written after the store was built.
     pub consolidation: Option<ConsolidationTiming>,
     pub peak_rss_mib: f64,
+    /// Resident memory after the questions: what the store costs to keep open, beside the
+    /// peak its building reached.
+    pub rss_after_mib: f64,
+    /// The SQLite index's in-memory search engine, by part (the SQLite index only).
+    pub mirror_mib: Option<MirrorMib>,
 }
 
 /// One consolidation pass over `new` memories written into a store of `leaves`.
@@ -227,13 +232,44 @@ impl Corpus {
 }
 
 fn peak_rss_mib() -> f64 {
+    rss_mib("VmHWM:")
+}
+
+/// The process's resident memory now, in MiB, beside its peak ([`peak_rss_mib`]).
+fn current_rss_mib() -> f64 {
+    rss_mib("VmRSS:")
+}
+
+/// A `/proc/self/status` figure in kB, as MiB (0 where there is none).
+fn rss_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<f64>().ok())
         .map(|kib| kib / 1024.0)
         .unwrap_or(0.0)
+}
+
+/// Where the SQLite index's in-memory search engine keeps its heap, in MiB.
+#[derive(Debug, Serialize)]
+pub(crate) struct MirrorMib {
+    pub documents: f64,
+    pub posting_lists: f64,
+    pub document_terms: f64,
+    pub vectors: f64,
+}
+
+impl MirrorMib {
+    fn of(footprint: arbor_adapters_sqlite::Footprint) -> MirrorMib {
+        let mib = |bytes: usize| bytes as f64 / (1024.0 * 1024.0);
+        MirrorMib {
+            documents: mib(footprint.documents),
+            posting_lists: mib(footprint.posting_lists),
+            document_terms: mib(footprint.document_terms),
+            vectors: mib(footprint.vectors),
+        }
+    }
 }
 
 fn ms(since: Instant) -> f64 {
@@ -395,6 +431,8 @@ pub(crate) async fn run(args: Args, json: bool) -> Result<()> {
         answers,
         consolidation,
         peak_rss_mib: peak_rss_mib(),
+        rss_after_mib: current_rss_mib(),
+        mirror_mib: floor_index.as_ref().map(|index| MirrorMib::of(index.footprint())),
     };
     if json {
         crate::print(&(serde_json::to_string_pretty(&report)? + "\n"));

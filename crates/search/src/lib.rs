@@ -15,6 +15,6 @@ mod postings;
 mod queries;
 mod vectors;
 
-pub use mirror::{Candidate, Mirror, TextHit};
+pub use mirror::{Candidate, Footprint, Mirror, TextHit};
 pub use postings::DocTerms;
 pub use queries::{embedder_key, exact_similarity, rescore_pool, rescored_hits};

@@ -228,6 +228,10 @@ pub struct Mirror {
     pub generation: i64,
     /// Highest change sequence applied.
     pub last_seq: i64,
+    /// When the last synchronization that succeeded began asking what changed: every commit
+    /// that finished before this instant is in the mirror. A search that is part of a read
+    /// begun earlier ([`arbor_ports::one_read`]) needs no synchronization of its own.
+    pub synced_at: Option<std::time::Instant>,
     interner: Interner,
     /// Slots are never reused; emptied slots are skipped and swept out once they are a
     /// quarter of all.
@@ -240,6 +244,20 @@ pub struct Mirror {
     vectors: HashMap<GroupKey, VectorGroup>,
     /// The documents' terms, by slot.
     text: Postings,
+}
+
+/// About how much heap a [`Mirror`] holds, by part, in bytes: what was allocated (capacities),
+/// not only what is used. Allocator overhead is not in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Footprint {
+    /// One slot per document (its id, rowid and filter columns) and the rowid map.
+    pub documents: usize,
+    /// The full-text posting lists, one per namespace and term, and the term table.
+    pub posting_lists: usize,
+    /// Each document's own term list and length, kept to take it back out of the lists.
+    pub document_terms: usize,
+    /// The int8 vectors, dense rows and sparse postings, with their members.
+    pub vectors: usize,
 }
 
 /// A full-text hit from the mirror.
@@ -257,6 +275,18 @@ fn nanos(t: jiff::Timestamp) -> i64 {
 }
 
 impl Mirror {
+    /// About how much heap the mirror holds, by part ([`Footprint`]).
+    pub fn footprint(&self) -> Footprint {
+        use std::mem::size_of;
+        let ids: usize = self.slots.iter().flatten().map(|slot| slot.node.as_str().len()).sum();
+        let documents = self.slots.capacity() * size_of::<Option<Slot>>()
+            + ids
+            + self.by_rowid.capacity() * (size_of::<(i64, usize)>() + 1);
+        let (posting_lists, document_terms) = self.text.heap_bytes();
+        let vectors = self.vectors.values().map(VectorGroup::heap_bytes).sum();
+        Footprint { documents, posting_lists, document_terms, vectors }
+    }
+
     pub fn reset(&mut self) {
         *self = Mirror::default();
     }

@@ -140,6 +140,23 @@ pub(crate) struct Postings {
     tokens: u64,
 }
 
+impl Postings {
+    /// The heap the posting lists hold, and the heap the per-document term lists (kept to
+    /// take a document's entries back out) hold: what was allocated, not only what is used.
+    pub(crate) fn heap_bytes(&self) -> (usize, usize) {
+        use std::mem::size_of;
+        let lists = self.lists.capacity() * (size_of::<((u32, u32), PostingList)>() + 1)
+            + self.lists.values().map(|l| l.postings.capacity() * size_of::<(u32, u32)>()).sum::<usize>()
+            + self.numbers.capacity() * (size_of::<(u64, u32)>() + 1)
+            + self.terms.capacity() * size_of::<TermEntry>();
+        let documents = self.held.capacity() * size_of::<Box<[u32]>>()
+            + self.held.iter().map(|held| held.len() * 4).sum::<usize>()
+            + self.indexed.capacity()
+            + self.lengths.capacity() * 4;
+        (lists, documents)
+    }
+}
+
 /// A term of a search: its bound on any document's score, its idf, and where its cursor is.
 struct Cursor<'a> {
     list: &'a [(u32, u32)],

@@ -117,6 +117,10 @@ struct Renumbering {
 }
 
 impl Members {
+    fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 4 + self.rowids.capacity() * 8 + self.scales.capacity() * 4
+    }
+
     fn push(&mut self, slot: usize, rowid: i64, scale: f32) -> Member {
         let member = Member::try_from(self.slots.len()).unwrap_or(GONE - 1);
         self.slots.push(u32::try_from(slot).unwrap_or(GONE - 1));
@@ -387,6 +391,17 @@ const POSTINGS_FROM: usize = if cfg!(test) { 6 } else { 4096 };
 const COMPACT_FROM: usize = if cfg!(test) { 3 } else { 64 };
 
 impl VectorGroup {
+    /// The heap this group holds (what was allocated, not only what is used).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let dense = self.dense.values.capacity() + self.dense.members.heap_bytes();
+        let lists: usize = self.sparse.lists.iter().map(|l| l.members.capacity() * 4 + l.values.capacity()).sum();
+        let sparse = self.sparse.lists.capacity() * std::mem::size_of::<List>()
+            + lists
+            + self.sparse.members.heap_bytes()
+            + self.sparse.scores.capacity() * 4;
+        dense + sparse
+    }
+
     pub(crate) fn new(dimensions: usize) -> VectorGroup {
         VectorGroup { dense: DenseVectors::new(dimensions), sparse: SparseVectors::new(dimensions), postings: false }
     }
