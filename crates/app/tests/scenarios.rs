@@ -889,3 +889,34 @@ async fn consolidation_gets_past_a_bulk_import() {
     let third = h.arbor.consolidate(&pass(second.through.clone())).await.unwrap().namespaces.remove(0);
     assert_eq!((third.new, third.more), (0, false));
 }
+
+/// A batch that replaces a memory and then restates it word for word: the restatement is
+/// current again (a new version) and the batch commits. The stored copy of those words is
+/// superseded in the same commit that writes them anew, so the commit must retire it before
+/// the new copy goes in, or the store refuses two live leaves with one fingerprint (and the
+/// write, replanned the same way each time, gave up as contention).
+#[tokio::test]
+async fn a_batch_that_replaces_a_memory_and_restates_it_commits() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let first = h.arbor.ingest(&chain, message("My favorite color is green.", "m1")).await.unwrap();
+    let original = first.chunks[0].outcome.leaf_id().unwrap().clone();
+    h.clock.advance_seconds(3_600);
+    let batch = vec![message("My favorite color is blue.", "m2"), message("My favorite color is green.", "m3")];
+    let outcomes: Vec<IngestOutcome> = h
+        .arbor
+        .ingest_batch(&chain, batch)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|report| report.unwrap().chunks[0].outcome.clone())
+        .collect();
+    let labels: Vec<&str> = outcomes.iter().map(IngestOutcome::label).collect();
+    assert_eq!(labels, ["superseding", "superseding"]);
+    let restated = outcomes[1].leaf_id().unwrap();
+    assert_ne!(restated, &original, "the restatement is a new leaf, the original stays history");
+
+    let now = h.arbor.retrieve(&chain, &RetrieveRequest::new("favorite color")).await.unwrap();
+    let texts: Vec<&str> = now.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, vec!["My favorite color is green."], "only the restated fact is current");
+}

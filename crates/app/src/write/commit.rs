@@ -116,6 +116,18 @@ impl Arbor {
         }
         let mut grown: BTreeSet<(Namespace, TreeId)> = BTreeSet::new();
         let mut to_index = Vec::with_capacity(plan.leaves.len() + plan.superseded.len());
+        // Stored leaves the batch replaces are retired before the new leaves go in: a batch
+        // may replace a memory and then restate it word for word, and the store holds one live
+        // leaf per tree and fingerprint at every step of a commit, not only at its end.
+        let mut touched = BTreeSet::new();
+        for old in plan.superseded.values() {
+            // As read: active, under the same parent (a seal in between re-plans the batch).
+            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: old.clone() });
+            changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
+            to_index.push(old.node_id());
+            self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
+        }
         for planned in &plan.leaves {
             let record = &planned.record;
             changes.push(Change::InsertLeaf(record.clone()));
@@ -130,15 +142,6 @@ impl Arbor {
             if record.status.is_tree_member() {
                 grown.insert((record.namespace.clone(), record.tree_id.clone()));
             }
-        }
-        let mut touched = BTreeSet::new();
-        for old in plan.superseded.values() {
-            // As read: active, under the same parent (a seal in between re-plans the batch).
-            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(old.parent.clone()) };
-            changes.push(Change::UpdateLeaf { expect, record: old.clone() });
-            changes.push(Change::Audit(self.audit(now, "leaf.superseded", namespace, old.node_id(), &old.body_sha256)));
-            to_index.push(old.node_id());
-            self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
         }
         for change in &plan.extra {
             changes.push(change.clone());
