@@ -4,9 +4,9 @@
 //! `vectors_<embedder>_<dims>` table per embedder holds the filter columns again with the
 //! vectors, so a vector search filters inside the query too. Every search is pre-filtered by
 //! [`predicate`](crate::filter::predicate). Every table gets a scalar index on `id` with its
-//! first write, which is how writes find the rows they replace. Searches keep their table handles open; the
-//! connection checks each read against the newest version on disk, so another process's
-//! commits are seen at once.
+//! first write, which is how writes find the rows they replace. Searches keep their table
+//! handles open; the connection checks each read against the newest version on disk, so
+//! another process's commits are seen at once.
 //!
 //! Writes land as new fragments; every [`MAINTAIN_EVERY_WRITES`] writes (and on
 //! [`optimize`](SearchIndex::optimize)) the index compacts them, folds them into the inverted

@@ -1,5 +1,5 @@
 //! Turning a plan into what is kept: the leaves' markdown bodies written durably under an
-//! intent, then one change set — entities, trees, leaves, the leaves they retire, stale
+//! intent, then one change set — entities, trees, the leaves retired before the new leaves, stale
 //! summaries, audit events, one index job and a seal job per grown tree — committed together
 //! with the intent's clearing; then, when configured, the new leaves indexed from the text in
 //! hand.
