@@ -442,14 +442,24 @@ static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// "Now" in a phrase about time rather than a change: "right now", "for a while now", "seven
-/// years now", "just now".
+/// years now", "just under a year now", "just now". A span of time before "now" says how long
+/// something has held, whatever the span's number.
 static NOT_NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     // …and "is at the gym now", "are in the shop now": where someone or something is for the
     // moment, not a changed fact.
     Regex::new(
-        r"(?i)(?:\b(?:right|just|until|till|by|for|up to|years|months|weeks|days|while|ago|than|even)\s+$|\b(?:is|are|'s|'re|am)\s+(?:at|in|on|with)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+|my\s+)?(?-i:[a-z])\w*\s+$)",
+        r"(?i)(?:\b(?:right|just|until|till|by|for|up to|(?:year|month|week|day|hour|decade)s?|while|ago|than|even)\s+$|\b(?:is|are|'s|'re|am)\s+(?:at|in|on|with)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+|my\s+)?(?-i:[a-z])\w*\s+$)",
     )
         .expect("figurative now pattern compiles")
+});
+
+/// A cadence before "now" ("every year now", "twice a week now", "each month now"): how often
+/// something happens, which "now" says has changed; not a span of time that has passed.
+static CADENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:every|each|per|once|twice|thrice|times)\s+(?:a\s+|an\s+|other\s+|\w+\s+)?(?:year|month|week|day|hour|decade)s?\s+$",
+    )
+    .expect("cadence pattern compiles")
 });
 
 /// A change verb before "anymore": what stopped is the change, not the fact.
@@ -1159,7 +1169,8 @@ fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<Item = rege
             return false;
         }
         let before = &text[..m.start()];
-        if m.as_str().eq_ignore_ascii_case("now") && NOT_NOW_BEFORE.is_match(before) {
+        if m.as_str().eq_ignore_ascii_case("now") && NOT_NOW_BEFORE.is_match(before) && !CADENCE_BEFORE.is_match(before)
+        {
             return false;
         }
         // "isn't moving to Berlin anymore": a change called off, not a fact ended.
@@ -2063,6 +2074,25 @@ mod tests {
         assert_eq!(Claim::read("Jon: Thanks for asking, Gina! I lost my job.").subject.as_deref(), Some("jon"));
         // Time phrases and narrative are not changes.
         assert_eq!(Claim::read("Joanna: I have been writing scripts for years now.").change, None);
+        // …in the singular too (LoCoMo: this replaced "I started surfing five years ago").
+        for duration in [
+            "John: I've been playing professionally for just under a year now. It's been a wild ride.",
+            "Sam has lived here a decade now.",
+            "We've been waiting an hour now.",
+            "It has been a week now since the launch.",
+        ] {
+            assert_eq!(Claim::read(duration).change, None, "{duration}");
+        }
+        assert_eq!(Claim::read("After a year Sam works remotely now.").change, Some("now"));
+        // A cadence before "now" is how often, which "now" says changed.
+        for cadence in [
+            "user: the dentist visits are every year now, my insurance changed",
+            "Lena goes climbing twice a week now.",
+            "The newsletter goes out every two weeks now.",
+            "We meet once a month now.",
+        ] {
+            assert_eq!(Claim::read(cadence).change, Some("now"), "{cadence}");
+        }
         assert_eq!(Claim::read("Tim: Instead of giving up, I turned it into a lesson.").change, None);
         assert_eq!(Claim::read("John: That trip really changed my perspective.").change, None);
         assert_eq!(Claim::read("Mia changed her email to mia@new.org.").change, Some("changed"));
