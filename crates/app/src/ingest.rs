@@ -574,7 +574,7 @@ impl Arbor {
                     .new_entities
                     .entry(key)
                     .or_insert_with(|| Entity {
-                        id: EntityId::generate(Arbor::millis(now), self.ports.ids.random()),
+                        id: self.new_entity_id(now),
                         namespace: namespace.clone(),
                         entity_type: *entity_type,
                         slug: slug.clone(),

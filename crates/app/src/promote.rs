@@ -156,12 +156,7 @@ impl Arbor {
         if let Some(existing) = store.entity_by_slug(target, &entity.slug).await? {
             return Ok(existing.id);
         }
-        let copy = Entity {
-            id: EntityId::generate(Arbor::millis(now), self.ports.ids.random()),
-            namespace: target.clone(),
-            created_at: now,
-            ..entity
-        };
+        let copy = Entity { id: self.new_entity_id(now), namespace: target.clone(), created_at: now, ..entity };
         let id = copy.id.clone();
         plan.add_entity(copy);
         Ok(id)

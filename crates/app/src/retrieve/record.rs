@@ -39,7 +39,8 @@ impl Arbor {
         considered: Vec<ConsideredNode>,
     ) -> AppResult<RetrievalId> {
         let at = self.now();
-        let id = RetrievalId::generate(Self::millis(at), self.ports.ids.random());
+        let (millis, suffix) = self.fresh_id(at);
+        let id = RetrievalId::generate(millis, suffix);
         let mut embedders = vec![self.ports.embedder.id().to_string()];
         embedders.extend(self.previous_embedder.iter().map(|e| e.id().to_string()));
         if request.include_restricted {
