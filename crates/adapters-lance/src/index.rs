@@ -92,6 +92,16 @@ pub struct LanceIndex {
     open: Arc<std::sync::Mutex<BTreeMap<String, Table>>>,
 }
 
+/// The most the connection's cache of opened indices (IVF partitions, full-text posting
+/// blocks, scalar index pages) may hold. Lance's default is 6 GiB, which a million memories
+/// fill: the process grew to 7.7 GiB. What falls out is read again from the files, which the
+/// page cache keeps warm, so a bound costs a little time on cold parts, not correctness.
+const INDEX_CACHE_BYTES: usize = 512 * 1024 * 1024;
+
+/// The most the connection's cache of table metadata (manifests, fragment and file
+/// metadata) may hold; Lance's default is 1 GiB, far more than Arbor's few tables need.
+const METADATA_CACHE_BYTES: usize = 128 * 1024 * 1024;
+
 impl std::fmt::Debug for LanceIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LanceIndex").field("dir", &self.dir).finish()
@@ -103,7 +113,13 @@ impl LanceIndex {
     pub async fn open(dir: &Path) -> Result<LanceIndex> {
         std::fs::create_dir_all(dir).map_err(|e| Error::backend(BACKEND, e))?;
         let uri = dir.to_str().ok_or_else(|| Error::invalid("lance directory", "the path is not UTF-8"))?;
+        let session = lancedb::Session::new(
+            INDEX_CACHE_BYTES,
+            METADATA_CACHE_BYTES,
+            Arc::new(lancedb::ObjectStoreRegistry::default()),
+        );
         let db = lancedb::connect(uri)
+            .session(Arc::new(session))
             .read_consistency_interval(std::time::Duration::ZERO)
             .execute()
             .await
