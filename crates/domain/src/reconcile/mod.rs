@@ -441,26 +441,58 @@ static NOT_A_CUE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("not-a-cue pattern compiles")
 });
 
-/// "Now" in a phrase about time rather than a change: "right now", "for a while now", "seven
-/// years now", "just under a year now", "just now". A span of time before "now" says how long
-/// something has held, whatever the span's number.
+/// "Now" in a phrase about time rather than a change: "right now", "for a while now", "just
+/// now", "up to now". (Spans of time before "now" are [`names_a_span`]'s.)
 static NOT_NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     // …and "is at the gym now", "are in the shop now": where someone or something is for the
     // moment, not a changed fact.
     Regex::new(
-        r"(?i)(?:\b(?:right|just|until|till|by|for|up to|(?:year|month|week|day|hour|decade)s?|while|ago|than|even)\s+$|\b(?:is|are|'s|'re|am)\s+(?:at|in|on|with)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+|my\s+)?(?-i:[a-z])\w*\s+$)",
+        r"(?i)(?:\b(?:right|just|until|till|by|for|up to|while|ago|than|even)\s+$|\b(?:is|are|'s|'re|am)\s+(?:at|in|on|with)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+|my\s+)?(?-i:[a-z])\w*\s+$)",
     )
         .expect("figurative now pattern compiles")
 });
 
-/// A cadence before "now" ("every year now", "twice a week now", "each month now"): how often
-/// something happens, which "now" says has changed; not a span of time that has passed.
+/// A span of time just before "now": "seven years now", "for hours now", "a decade now",
+/// "just under a year now". Its last group is the word before "a"/"an", which tells a span
+/// ("for just under a year now") from a rate ("three days a week now"): see [`names_a_span`].
+static SPAN_BEFORE_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:\b(?:year|month|week|day|decade)s\s+$|\b(?:for|been|\d+|few|several|many|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+hours\s+$|(?:^|(\S+)\s+)(?:a|an|one)\s+(?:(?:good|whole|full|long|little)\s+)?(?:year|month|week|day|hour|decade)\s+$)",
+    )
+    .expect("span pattern compiles")
+});
+
+/// A cadence before "now" whose unit is plural ("every two weeks now", "each few days now"):
+/// how often something happens, which "now" says has changed; not a span that has passed.
 static CADENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:every|each|per|once|twice|thrice|times)\s+(?:a\s+|an\s+|other\s+|\w+\s+)?(?:year|month|week|day|hour|decade)s?\s+$",
+        r"(?i)\b(?:every|each|per)\s+(?:other\s+|\d+\s+|few\s+|couple\s+of\s+|two\s+|three\s+|four\s+|five\s+|six\s+|ten\s+)?(?:year|month|week|day|hour|decade)s\s+$",
     )
     .expect("cadence pattern compiles")
 });
+
+/// Words that end in "s" without being a count of things: "has a year now" is no rate.
+const NOT_A_COUNT: &[&str] =
+    &["this", "was", "has", "is", "its", "his", "hers", "yes", "thus", "us", "as", "does", "whereas", "perhaps"];
+
+/// Whether the text before a "now" ends in a span of time, which says how long something has
+/// held ("for just under a year now", "a decade now", "years now"), not that it changed. A
+/// quantity per unit is a rate, which "now" does say changed: "three days a week now", "90k a
+/// year now", "twice a month now", "every two weeks now". The word before "a" decides: a number,
+/// an amount, a count word or a plural noun makes it a rate.
+fn names_a_span(before: &str) -> bool {
+    if CADENCE_BEFORE.is_match(before) {
+        return false;
+    }
+    let Some(span) = SPAN_BEFORE_NOW.captures(before) else { return false };
+    let Some(word) = span.get(1) else { return true };
+    let word = word.as_str().to_lowercase();
+    let word = word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '$');
+    let counts = word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£' | '¥'))
+        || matches!(word, "once" | "twice" | "thrice" | "times" | "every" | "each" | "per" | "day" | "night" | "shift")
+        || (word.len() >= 3 && word.ends_with('s') && !word.ends_with("ss") && !NOT_A_COUNT.contains(&word));
+    !counts
+}
 
 /// A change verb before "anymore": what stopped is the change, not the fact.
 static CALLED_OFF: LazyLock<Regex> = LazyLock::new(|| {
@@ -1169,8 +1201,7 @@ fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<Item = rege
             return false;
         }
         let before = &text[..m.start()];
-        if m.as_str().eq_ignore_ascii_case("now") && NOT_NOW_BEFORE.is_match(before) && !CADENCE_BEFORE.is_match(before)
-        {
+        if m.as_str().eq_ignore_ascii_case("now") && (NOT_NOW_BEFORE.is_match(before) || names_a_span(before)) {
             return false;
         }
         // "isn't moving to Berlin anymore": a change called off, not a fact ended.
@@ -2080,18 +2111,29 @@ mod tests {
             "Sam has lived here a decade now.",
             "We've been waiting an hour now.",
             "It has been a week now since the launch.",
+            "Priya has been vegan for a good year now.",
+            "I've been at it for hours now.",
         ] {
             assert_eq!(Claim::read(duration).change, None, "{duration}");
         }
         assert_eq!(Claim::read("After a year Sam works remotely now.").change, Some("now"));
-        // A cadence before "now" is how often, which "now" says changed.
-        for cadence in [
+        // A rate before "now" is how often or how much, which "now" says changed; and a unit
+        // word without a span ("bin day", "working hours") is no span either.
+        for rate in [
             "user: the dentist visits are every year now, my insurance changed",
             "Lena goes climbing twice a week now.",
             "The newsletter goes out every two weeks now.",
             "We meet once a month now.",
+            "Tom works three days a week now.",
+            "Maya earns 90k a year now.",
+            "My rent is $2,100 a month now.",
+            "I post two videos a week now.",
+            "Sam is paid by the hour now.",
+            "We're on a four-day week now.",
+            "Her working hours now end at 4.",
+            "Bin day now is Thursday.",
         ] {
-            assert_eq!(Claim::read(cadence).change, Some("now"), "{cadence}");
+            assert_eq!(Claim::read(rate).change, Some("now"), "{rate}");
         }
         assert_eq!(Claim::read("Tim: Instead of giving up, I turned it into a lesson.").change, None);
         assert_eq!(Claim::read("John: That trip really changed my perspective.").change, None);
