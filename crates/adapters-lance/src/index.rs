@@ -93,9 +93,11 @@ pub struct LanceIndex {
 }
 
 /// The most the connection's cache of opened indices (IVF partitions, full-text posting
-/// blocks, scalar index pages) may hold. Lance's default is 6 GiB, which a million memories
-/// fill: the process grew to 7.7 GiB. What falls out is read again from the files, which the
-/// page cache keeps warm, so a bound costs a little time on cold parts, not correctness.
+/// blocks, scalar index pages) may hold, by Lance's own weighing of its entries: a budget for
+/// that cache, not a bound on the process. Lance's default is 6 GiB; with it a million
+/// memories took the bench process to 7.7 GiB (docs/performance.md has what the bound does).
+/// What falls out is read again from the files, which the page cache keeps warm, so a bound
+/// costs time on cold parts, never correctness.
 const INDEX_CACHE_BYTES: usize = 512 * 1024 * 1024;
 
 /// The most the connection's cache of table metadata (manifests, fragment and file

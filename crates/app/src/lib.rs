@@ -37,7 +37,7 @@ use arbor_domain::budget::RetrievalBudget;
 use arbor_domain::consolidation::Consolidation;
 use arbor_domain::decay::DecayPolicy;
 use arbor_domain::decision::EntityDecisionMatrix;
-use arbor_domain::id::{EntityId, JobId, LeafId, SummaryId};
+use arbor_domain::id::{EntityId, JobId, LeafId, RetrievalId, SummaryId};
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
 use arbor_domain::reconcile::Reconcile;
 use arbor_domain::seal::SealPolicy;
@@ -324,6 +324,7 @@ impl Arbor {
         let mut last = self.last_id.lock().unwrap_or_else(|e| e.into_inner());
         let next = match *last {
             (previous, suffix) if previous >= millis && suffix < SUFFIX => (previous, suffix + 1),
+            // Only after 2^79 ids in one millisecond: borrow the next one rather than wrap.
             (previous, _) if previous >= millis => (previous + 1, self.ports.ids.random() & FIRST),
             _ => (millis, self.ports.ids.random() & FIRST),
         };
@@ -344,6 +345,11 @@ impl Arbor {
     fn new_job_id(&self, at: Timestamp) -> JobId {
         let (millis, suffix) = self.fresh_id(at);
         JobId::generate(millis, suffix)
+    }
+
+    fn new_retrieval_id(&self, at: Timestamp) -> RetrievalId {
+        let (millis, suffix) = self.fresh_id(at);
+        RetrievalId::generate(millis, suffix)
     }
 
     fn new_entity_id(&self, at: Timestamp) -> EntityId {

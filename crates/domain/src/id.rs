@@ -267,8 +267,9 @@ impl IdPrefix {
 }
 
 /// Formats a generated id: `<prefix>-<26 chars>`, where the suffix is a ULID-style Crockford
-/// base32 rendering of 48 bits of milliseconds and 80 bits of randomness, lowercased. Ids made
-/// this way sort by creation time, which keeps buffers and listings in a stable order.
+/// base32 rendering of 48 bits of milliseconds and an 80-bit suffix, lowercased. Ids made this
+/// way sort by creation time, which keeps buffers and listings in a stable order; the app makes
+/// the suffix random for the first id of a millisecond and counts up from it after that.
 ///
 /// The randomness comes from outside (the `IdSource` port); this function only formats it, so
 /// the domain stays deterministic.

@@ -17,10 +17,10 @@ pub const RRF_K: f32 = 5.0;
 /// either order; snapping scores to this grid and breaking ties by key makes every backend
 /// rank the same candidates the same way.
 ///
-/// Generated ids sort in the order they were made (`Arbor::fresh_id`), so among candidates a
-/// channel cannot tell apart the one written first comes first, and the same events ingested
-/// afresh rank the same. (While ids within a millisecond were random, ties fell by coin toss
-/// and LoCoMo R@10 moved by up to 0.3 points from one ingest of the same turns to the next.)
+/// Ties fall by id, and the ids one process makes sort in the order it made them
+/// (`Arbor::fresh_id`), so among candidates a channel cannot tell apart the one written first
+/// comes first, and the same events ingested afresh rank the same. Ids made by two processes
+/// in the same millisecond have no such order between them.
 pub const SCORE_RESOLUTION: f32 = 1e-4;
 
 /// The similarity a vector hit must exceed to be a candidate at all: at or below zero a text

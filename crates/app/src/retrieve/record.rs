@@ -39,8 +39,7 @@ impl Arbor {
         considered: Vec<ConsideredNode>,
     ) -> AppResult<RetrievalId> {
         let at = self.now();
-        let (millis, suffix) = self.fresh_id(at);
-        let id = RetrievalId::generate(millis, suffix);
+        let id = self.new_retrieval_id(at);
         let mut embedders = vec![self.ports.embedder.id().to_string()];
         embedders.extend(self.previous_embedder.iter().map(|e| e.id().to_string()));
         if request.include_restricted {
