@@ -623,7 +623,9 @@ impl LanceIndex {
             .query()
             .full_text_search(search)
             .only_if(predicate(&query.filter)?)
-            .select(Select::columns(&["id", "namespace"]))
+            // The score is named, not left for Lance to add: adding it logs a deprecation
+            // warning on every search, which the CLI would print.
+            .select(Select::columns(&["id", "namespace", "_score"]))
             .limit(query.limit);
         hits(&collect(batches).await?, "_score", |score| score)
     }
@@ -639,7 +641,7 @@ impl LanceIndex {
             // by exact distance, so scores are exact cosine either way.
             .refine_factor(ANN_REFINE_FACTOR)
             .only_if(predicate(&query.filter)?)
-            .select(Select::columns(&["id", "namespace"]))
+            .select(Select::columns(&["id", "namespace", "_distance"]))
             .limit(query.limit);
         // Cosine distance is 1 - similarity.
         hits(&collect(nearest).await?, "_distance", |distance| 1.0 - distance)
@@ -650,7 +652,7 @@ impl LanceIndex {
         let holding = docs
             .query()
             .full_text_search(FullTextSearchQuery::new(term.to_owned()))
-            .select(Select::columns(&["id"]))
+            .select(Select::columns(&["id", "_score"]))
             .limit(DOCUMENT_FREQUENCY_CAP);
         Ok(collect(holding).await?.iter().map(RecordBatch::num_rows).sum())
     }
