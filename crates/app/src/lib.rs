@@ -311,12 +311,12 @@ impl Arbor {
         u64::try_from(at.as_millisecond()).unwrap_or(0)
     }
 
-    /// The time and suffix of a fresh id: the suffix is random for the first id of a
-    /// millisecond and the previous one plus one after it (ULID's monotonic mode), so the ids
-    /// one process makes sort in the order it made them. Rankings break exact ties by id, and
-    /// this makes that order the order things were written in rather than a coin toss per
-    /// run: the same events give the same answers however often they are ingested afresh.
-    fn fresh_id(&self, at: Timestamp) -> (u64, u128) {
+    /// A fresh id, made by `make` from its time and suffix: the suffix is random for the first
+    /// id of a millisecond and the previous one plus one after it (ULID's monotonic mode), so
+    /// the ids one process makes sort in the order it made them. Rankings break exact ties by
+    /// id, and this makes that order the order things were written in rather than a coin toss
+    /// per run: the same events give the same answers however often they are ingested afresh.
+    fn fresh_id<Id>(&self, at: Timestamp, make: impl FnOnce(u64, u128) -> Id) -> Id {
         // 79 bits of randomness leave the 80-bit suffix room to count up from its first value.
         const FIRST: u128 = (1 << 79) - 1;
         const SUFFIX: u128 = (1 << 80) - 1;
@@ -329,32 +329,27 @@ impl Arbor {
             _ => (millis, self.ports.ids.random() & FIRST),
         };
         *last = next;
-        next
+        make(next.0, next.1)
     }
 
     fn new_leaf_id(&self, at: Timestamp) -> LeafId {
-        let (millis, suffix) = self.fresh_id(at);
-        LeafId::generate(millis, suffix)
+        self.fresh_id(at, LeafId::generate)
     }
 
     fn new_summary_id(&self, at: Timestamp) -> SummaryId {
-        let (millis, suffix) = self.fresh_id(at);
-        SummaryId::generate(millis, suffix)
+        self.fresh_id(at, SummaryId::generate)
     }
 
     fn new_job_id(&self, at: Timestamp) -> JobId {
-        let (millis, suffix) = self.fresh_id(at);
-        JobId::generate(millis, suffix)
+        self.fresh_id(at, JobId::generate)
     }
 
     fn new_retrieval_id(&self, at: Timestamp) -> RetrievalId {
-        let (millis, suffix) = self.fresh_id(at);
-        RetrievalId::generate(millis, suffix)
+        self.fresh_id(at, RetrievalId::generate)
     }
 
     fn new_entity_id(&self, at: Timestamp) -> EntityId {
-        let (millis, suffix) = self.fresh_id(at);
-        EntityId::generate(millis, suffix)
+        self.fresh_id(at, EntityId::generate)
     }
 
     fn note_reasoner_fallback(&self, step: &str, error: &dyn std::fmt::Display) {
