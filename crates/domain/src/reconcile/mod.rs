@@ -452,16 +452,6 @@ static NOT_NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("figurative now pattern compiles")
 });
 
-/// A span of time just before "now": "seven years now", "for hours now", "a decade now",
-/// "just under a year now". Its last group is the word before "a"/"an", which tells a span
-/// ("for just under a year now") from a rate ("three days a week now"): see [`names_a_span`].
-static SPAN_BEFORE_NOW: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:\b(?:year|month|week|day|decade)s\s+$|\b(?:for|been|\d+|few|several|many|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+hours\s+$|(?:^|(\S+)\s+)(?:a|an|one)\s+(?:(?:good|whole|full|long|little)\s+)?(?:year|month|week|day|hour|decade)\s+$)",
-    )
-    .expect("span pattern compiles")
-});
-
 /// A cadence before "now" whose unit is plural ("every two weeks now", "each few days now"):
 /// how often something happens, which "now" says has changed; not a span that has passed.
 static CADENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -471,27 +461,70 @@ static CADENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("cadence pattern compiles")
 });
 
-/// Words that end in "s" without being a count of things: "has a year now" is no rate.
-const NOT_A_COUNT: &[&str] =
-    &["this", "was", "has", "is", "its", "his", "hers", "yes", "thus", "us", "as", "does", "whereas", "perhaps"];
+/// Units of time a span or a rate is counted in.
+const TIME_UNITS: &[&str] = &["year", "month", "week", "day", "hour", "decade"];
+
+/// Words that open a span before a singular unit: "a year", "one month", "the past week",
+/// "the last decade", "a whole year", "all week".
+const SPAN_OPENERS: &[&str] = &["a", "an", "one", "past", "last", "whole", "entire", "all"];
+
+/// Words that count: with one of them just before "a year", the phrase is a quantity per unit
+/// ("two videos a week", "a pack a day", "twice a month"); before plural units they make a span
+/// ("couple of hours", "several weeks").
+const COUNT_WORDS: &[&str] = &[
+    "a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
+    "million", "half", "dozen", "couple", "few", "several", "many", "once", "twice", "thrice", "times",
+];
+
+/// Whether a word of text is a number, an amount ("90k", "$2,100") or a count word.
+fn counts(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£' | '¥')) || COUNT_WORDS.contains(&word)
+}
 
 /// Whether the text before a "now" ends in a span of time, which says how long something has
-/// held ("for just under a year now", "a decade now", "years now"), not that it changed. A
-/// quantity per unit is a rate, which "now" does say changed: "three days a week now", "90k a
-/// year now", "twice a month now", "every two weeks now". The word before "a" decides: a number,
-/// an amount, a count word or a plural noun makes it a rate.
+/// held, not that it changed: "for just under a year now", "a decade now", "for the past year
+/// now", "all week now", "seven years now", "for hours now". A quantity per unit is a rate,
+/// which "now" does say changed: "three days a week now", "90k a year now", "one coffee a day
+/// now", "every two weeks now". So a singular unit is a span after an opener ("a", "the past",
+/// "all"), unless one of the three words before "a" counts something; a plural unit is a span
+/// after a count or "for"/"been"/"past"/"last" ("I work days now" is a change).
 fn names_a_span(before: &str) -> bool {
     if CADENCE_BEFORE.is_match(before) {
         return false;
     }
-    let Some(span) = SPAN_BEFORE_NOW.captures(before) else { return false };
-    let Some(word) = span.get(1) else { return true };
-    let word = word.as_str().to_lowercase();
-    let word = word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '$');
-    let counts = word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£' | '¥'))
-        || matches!(word, "once" | "twice" | "thrice" | "times" | "every" | "each" | "per" | "day" | "night" | "shift")
-        || (word.len() >= 3 && word.ends_with('s') && !word.ends_with("ss") && !NOT_A_COUNT.contains(&word));
-    !counts
+    // The clause's last words, newest first; a comma or a full stop ends the clause.
+    let mut words = Vec::new();
+    for token in before.split_whitespace().rev() {
+        if !words.is_empty() && token.ends_with([',', ';', ':', '.', '!', '?']) {
+            break;
+        }
+        words.push(token.trim_matches(|c: char| c.is_ascii_punctuation() && c != '$').to_lowercase());
+        if words.len() == 7 {
+            break;
+        }
+    }
+    let Some((unit, rest)) = words.split_first() else { return false };
+    if unit.strip_suffix('s').is_some_and(|u| TIME_UNITS.contains(&u)) {
+        return rest.iter().take(2).any(|w| counts(w) || matches!(w.as_str(), "for" | "been" | "past" | "last"));
+    }
+    if !TIME_UNITS.contains(&unit.as_str()) {
+        return false;
+    }
+    // "a good year", "a solid month": one plain adjective may stand between opener and unit.
+    let mut rest = rest.iter();
+    let opener = match rest.next() {
+        Some(w) if SPAN_OPENERS.contains(&w.as_str()) => w,
+        Some(w) if w.chars().all(|c| c.is_ascii_alphabetic()) => match rest.next() {
+            Some(opener) if SPAN_OPENERS.contains(&opener.as_str()) => opener,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    if !matches!(opener.as_str(), "a" | "an" | "one") {
+        return true;
+    }
+    !rest.take(3).any(|w| counts(w))
 }
 
 /// A change verb before "anymore": what stopped is the change, not the fact.
@@ -2113,6 +2146,14 @@ mod tests {
             "It has been a week now since the launch.",
             "Priya has been vegan for a good year now.",
             "I've been at it for hours now.",
+            "I've been sick all week now.",
+            "Jon has run the shop for the past year now.",
+            "We've lived in Paris a year now.",
+            "Ana has been at Starbucks a year now.",
+            "I've been on these meds a month now.",
+            "Mel has been doing pilates a solid month now.",
+            "We waited for a couple of hours now.",
+            "The build has been red eleven hours now.",
         ] {
             assert_eq!(Claim::read(duration).change, None, "{duration}");
         }
@@ -2132,6 +2173,13 @@ mod tests {
             "We're on a four-day week now.",
             "Her working hours now end at 4.",
             "Bin day now is Thursday.",
+            "Noah drinks only one coffee a day now.",
+            "I read a book a week now.",
+            "She practises an hour a day now.",
+            "He makes eighty thousand a year now.",
+            "Rent goes up 5 percent a year now.",
+            "I take two days off a week now.",
+            "I work days now.",
         ] {
             assert_eq!(Claim::read(rate).change, Some("now"), "{rate}");
         }
