@@ -313,7 +313,7 @@ impl Arbor {
 
     /// A fresh id, made by `make` from its time and suffix: the suffix is random for the first
     /// id of a millisecond and the previous one plus one after it (ULID's monotonic mode), so
-    /// the ids one process makes sort in the order it made them. Rankings break exact ties by
+    /// the ids one `Arbor` makes sort in the order it made them. Rankings break exact ties by
     /// id, and this makes that order the order things were written in rather than a coin toss
     /// per run: the same events give the same answers however often they are ingested afresh.
     fn fresh_id<Id>(&self, at: Timestamp, make: impl FnOnce(u64, u128) -> Id) -> Id {

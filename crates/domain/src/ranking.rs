@@ -17,10 +17,11 @@ pub const RRF_K: f32 = 5.0;
 /// either order; snapping scores to this grid and breaking ties by key makes every backend
 /// rank the same candidates the same way.
 ///
-/// Ties fall by id, and the ids one process makes sort in the order it made them
-/// (`Arbor::fresh_id`), so among candidates a channel cannot tell apart the one written first
-/// comes first, and the same events ingested afresh rank the same. Ids made by two processes
-/// in the same millisecond have no such order between them.
+/// Ties fall by id, and the ids one `Arbor` makes sort in the order it made them
+/// (`Arbor::fresh_id`), so among candidates of one kind a channel cannot tell apart the one
+/// written first comes first (a leaf's id sorts before a summary's by its prefix), and the same
+/// events ingested afresh rank the same. Ids made by two processes in the same millisecond
+/// have no such order between them.
 pub const SCORE_RESOLUTION: f32 = 1e-4;
 
 /// The similarity a vector hit must exceed to be a candidate at all: at or below zero a text
