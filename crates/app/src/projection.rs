@@ -10,7 +10,8 @@ use arbor_domain::markdown;
 use arbor_domain::model::{ContentHash, SummaryStatus};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
-use arbor_domain::visibility::NodeFacts;
+use arbor_domain::time_expr;
+use arbor_domain::visibility::{NodeFacts, NodeKind};
 use arbor_ports::{BodyStoreExt, Embedder, Embedding, IndexDoc};
 
 use crate::{AppError, AppResult, Arbor};
@@ -21,6 +22,24 @@ pub(crate) struct Projectable {
     pub node: NodeId,
     pub facts: NodeFacts,
     pub text: String,
+}
+
+impl Projectable {
+    /// The text the full-text index holds: the node's own, and for a leaf the calendar terms of
+    /// every time it mentions, read against when it was observed ("yesterday" in a message of
+    /// 8 May 2023 adds `t20230507 t202305`), so a question about a day or a month finds the
+    /// memory that speaks of it whenever it was written (`time_expr::calendar_terms`). Only
+    /// the index sees the terms: they are never embedded, shown or stored in the body.
+    fn indexed_text(&self) -> String {
+        if self.facts.node != NodeKind::Leaf {
+            return self.text.clone();
+        }
+        let terms: Vec<String> = time_expr::find_time_mentions(&self.text, self.facts.time_start)
+            .iter()
+            .flat_map(|mention| time_expr::calendar_terms(&mention.range, false))
+            .collect();
+        if terms.is_empty() { self.text.clone() } else { format!("{}\n{}", self.text, terms.join(" ")) }
+    }
 }
 
 /// What the projection job did.
@@ -182,7 +201,7 @@ impl Arbor {
             // vector and all, is not undone; one that comes later brings everything up to date.
             let docs = items
                 .into_iter()
-                .map(|item| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding: None })
+                .map(|item| IndexDoc { text: item.indexed_text(), id: item.node, facts: item.facts, embedding: None })
                 .collect();
             return Ok(self.ports.index.insert_missing(docs).await?);
         }
@@ -197,7 +216,12 @@ impl Arbor {
         let docs = items
             .into_iter()
             .zip(embeddings)
-            .map(|(item, embedding)| IndexDoc { id: item.node, facts: item.facts, text: item.text, embedding })
+            .map(|(item, embedding)| IndexDoc {
+                text: item.indexed_text(),
+                id: item.node,
+                facts: item.facts,
+                embedding,
+            })
             .collect();
         self.ports.index.upsert(docs).await?;
         Ok(())

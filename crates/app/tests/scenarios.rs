@@ -442,6 +442,50 @@ fn sources(pack: &arbor_app::RetrievalPack) -> Vec<String> {
     pack.evidence.iter().filter_map(|e| e.source.clone()).collect()
 }
 
+/// "Last night", said on 4 May, is about 3 May: a question about 3 May finds it though it was
+/// observed the next day (and says why), and never what another conversation said of that day.
+#[tokio::test]
+async fn a_question_about_a_day_finds_the_memory_that_mentions_it() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let other = conversation_chain(&h.arbor, "c2", None);
+    let at = |text: &str| -> arbor_domain::time::Timestamp { text.parse().unwrap() };
+    let said = |text: &str, id: &str, when: &str| {
+        let mut event = message(text, id);
+        event.observed_at = Some(at(when));
+        event
+    };
+    h.arbor
+        .ingest(&chain, said("We cooked lasagna for dinner with Ana last night.", "m1", "2023-05-04T10:00:00Z"))
+        .await
+        .unwrap();
+    h.arbor.ingest(&chain, said("The canteen served fish soup.", "m2", "2023-05-03T12:00:00Z")).await.unwrap();
+    h.arbor.ingest(&chain, said("We planted tomatoes in the garden.", "m3", "2023-05-20T12:00:00Z")).await.unwrap();
+    h.arbor
+        .ingest(&other, said("We cooked dinner with grandma last night.", "x1", "2023-05-04T10:00:00Z"))
+        .await
+        .unwrap();
+    assert_eq!(h.arbor.run_jobs(None).await.unwrap().failed, 0);
+
+    let mut request = RetrieveRequest::new("Who did I have dinner with on May 3, 2023?");
+    request.as_of = Some(at("2023-06-01T00:00:00Z"));
+    let pack = h.arbor.retrieve(&chain, &request).await.unwrap();
+    assert!(pack.understood.time.as_ref().is_some_and(|t| t.applied), "{:?}", pack.understood);
+    let mentioned = pack.evidence.iter().find(|e| e.source.as_deref() == Some("message:m1"));
+    let mentioned = mentioned.unwrap_or_else(|| panic!("the mention of 3 May is found: {:?}", sources(&pack)));
+    assert!(mentioned.scores.time_rank.is_some(), "{:?}", mentioned.scores);
+    assert!(mentioned.why.contains("mentions the time asked about"), "{}", mentioned.why);
+    // Outside the window and mentioning nothing in it: not found.
+    assert!(!sources(&pack).contains(&"message:m3".to_owned()), "{:?}", sources(&pack));
+    assert!(!sources(&pack).contains(&"message:x1".to_owned()), "another conversation: {:?}", sources(&pack));
+
+    // A window the caller sets means when memories were observed, and is not widened by mentions.
+    let mut requested = RetrieveRequest::new("what did we have for dinner or at the canteen?");
+    requested.time_range = Some((Some(at("2023-05-03T00:00:00Z")), Some(at("2023-05-03T23:59:59Z"))));
+    let pack = h.arbor.retrieve(&chain, &requested).await.unwrap();
+    assert_eq!(sources(&pack), ["message:m2"]);
+}
+
 #[tokio::test]
 async fn time_in_the_question_narrows_the_evidence_relative_to_as_of() {
     let h = harness();

@@ -1,4 +1,5 @@
-//! Time expressions in questions ("last week", "in May 2023", "before the move") read as time ranges relative to the question's `as_of`.
+//! Time expressions in questions ("last week", "in May 2023", "before the move") read as time ranges relative to the question's `as_of`,
+//! and the times a memory mentions ("yesterday", "last Friday") read relative to when it was said.
 //!
 //! Retrieval's query understanding turns the first time expression of a question into a filter.
 //! The words are read relative to an *anchor* (the question's `as_of`, or now), and all calendar
@@ -13,6 +14,8 @@
 //! Forms read (case-insensitive, on word boundaries):
 //! - days: `today`, `tonight`, `this morning|afternoon|evening`, `yesterday`, `last night`,
 //!   `tomorrow`, `the day before yesterday`, `the day after tomorrow`;
+//! - weekdays: `last|past|this past|next Friday` (the latest such day before the anchor's day,
+//!   or the first after it; `Fri`, `Tues`, `Thurs` too);
 //! - calendar periods: `this|last|previous|next week|weekend|month|year` (a weekend is Saturday
 //!   00:00 to Monday 00:00 of the ISO week);
 //! - ago: `N days|weeks|months|years ago` (N in digits, `one`..`twelve`, `a`, `an`) is the whole
@@ -34,7 +37,8 @@
 //! - events: `before|after|prior to` + words that are no date is [`TimeExpression::RelativeToEvent`].
 //!
 //! Deliberate limits (the notes on each rule say why):
-//! - a date without a year ("in May", "June 20th") is the latest one already begun at the anchor;
+//! - a date without a year ("in May", "June 20th") is the latest one already begun at the anchor
+//!   (in a question; in a memory, the one nearest it, since a memory may speak of plans);
 //!   "last May" is the latest May already ended, "next May" the first not yet begun;
 //! - a month name alone is a month only after a preposition, and "may"/"march" after `early`,
 //!   `late`, `last`, ... only with a year or at the end of the clause ("May I ask" is no date);
@@ -93,6 +97,93 @@ pub struct FoundTime {
 pub fn find_time_expression(question: &str, anchor: Timestamp) -> Option<FoundTime> {
     let reader = Reader::new(anchor);
     word_starts(question).find_map(|at| reader.read_at(&question[..at], &question[at..]))
+}
+
+/// A time a statement names, read relative to when it was said: "yesterday" in a message of
+/// 8 May 2023 is 7 May 2023.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimeMention {
+    /// The words, as written.
+    pub phrase: String,
+    pub range: TimeRange,
+}
+
+/// Every closed time expression in `text` (a memory, not a question), left to right and not
+/// overlapping, read relative to `said_at` (when the memory was observed): days ("yesterday",
+/// "last night", "tomorrow"), calendar periods ("last week", "next month", "last weekend"),
+/// weekdays ("last Friday", "next Sunday"), "N units ago" and dates ("on May 8", "in March 2023").
+/// Open ranges ("before May") and events ("after the move") say no time of their own and are
+/// left out, as are rolling windows ("the past few weeks"), too vague to place a memory.
+pub fn find_time_mentions(text: &str, said_at: Timestamp) -> Vec<TimeMention> {
+    let reader = Reader { statement: true, ..Reader::new(said_at) };
+    let mut mentions = Vec::new();
+    let mut resume = 0;
+    for at in word_starts(text) {
+        if at < resume {
+            continue;
+        }
+        let rest = &text[at..];
+        let Some(Parsed { len, range }) = longest([reader.with_preposition(rest), reader.date_like(rest, Cue::None)])
+        else {
+            continue;
+        };
+        if range.start.is_some() && range.end.is_some() {
+            mentions.push(TimeMention { phrase: rest[..len].to_owned(), range });
+            resume = at + len;
+        }
+    }
+    mentions
+}
+
+/// The longest range [`calendar_terms`] spells day by day (a week); a longer one is spelt by
+/// months. A full-text index weighs a memory's words by how many it has, so a mention must
+/// add few terms: "last week" adds nine at most, "next month" one.
+pub const MAX_DAYS_SPELT: i64 = 7;
+/// The longest range spelt at all, in months: a longer one ("ten years ago") places nothing.
+pub const MAX_MONTHS_SPELT: i64 = 25;
+
+/// How a full-text index finds memories by the time they mention: one term per UTC day of the
+/// range (`t20230507`) when it spans at most [`MAX_DAYS_SPELT`] days, and one per month it
+/// touches (`t202305`) when it spans at most [`MAX_MONTHS_SPELT`] months. A memory holds both
+/// (`for_question: false`), so a question can ask by day or by month; a question's window
+/// is spelt in its own grain only (`for_question: true`): by days when it is that short, so
+/// "on 3 May" does not match every mention of May, else by months. Terms are letters and
+/// digits only, so every analyzer keeps them whole.
+pub fn calendar_terms(range: &TimeRange, for_question: bool) -> Vec<String> {
+    let (Some(start), Some(end)) = (range.start, range.end) else { return Vec::new() };
+    if end <= start {
+        return Vec::new();
+    }
+    let first = TimeZone::UTC.to_datetime(start).date();
+    let last = match end.checked_sub(jiff::SignedDuration::from_nanos(1)) {
+        Ok(last) => TimeZone::UTC.to_datetime(last).date(),
+        Err(_) => return Vec::new(),
+    };
+    let Ok(days) = first.until((jiff::Unit::Day, last)).map(|span| i64::from(span.get_days()) + 1) else {
+        return Vec::new();
+    };
+    let mut terms = Vec::new();
+    let by_days = days <= MAX_DAYS_SPELT;
+    if by_days {
+        let mut day = first;
+        while day <= last {
+            terms.push(format!("t{:04}{:02}{:02}", day.year(), day.month(), day.day()));
+            let Ok(next) = day.tomorrow() else { break };
+            day = next;
+        }
+    }
+    let months = (i64::from(last.year()) - i64::from(first.year())) * 12 + i64::from(last.month())
+        - i64::from(first.month())
+        + 1;
+    if months <= MAX_MONTHS_SPELT && !(for_question && by_days) {
+        let mut month = first.first_of_month();
+        while month <= last {
+            terms.push(format!("t{:04}{:02}", month.year(), month.month()));
+            let Some(next) = Unit::Month.shift(month, 1) else { break };
+            month = next;
+        }
+    }
+    terms
 }
 
 impl TimeRange {
@@ -193,13 +284,15 @@ enum Cue {
 /// Reads expressions relative to one anchor.
 struct Reader {
     anchor: Timestamp,
+    /// Reading a memory rather than a question: see [`Reader::latest_begun`].
+    statement: bool,
     /// The anchor's UTC calendar day.
     today: Date,
 }
 
 impl Reader {
     fn new(anchor: Timestamp) -> Reader {
-        Reader { anchor, today: TimeZone::UTC.to_datetime(anchor).date() }
+        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date() }
     }
 
     /// The expression starting exactly at the start of `rest`; `preceding` is the text before it.
@@ -234,8 +327,36 @@ impl Reader {
             self.calendar_period(rest),
             self.ago(rest),
             self.week_of(rest),
+            self.weekday(rest),
             self.date(rest, cue),
         ])
+    }
+
+    /// "last Friday", "this past Sunday": the latest such day before the anchor's; "next
+    /// Friday": the first after it. A bare "on Friday" could be either, and is left alone.
+    fn weekday(&self, rest: &str) -> Option<Parsed> {
+        static WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
+            anchored(concat!(
+                r"(?P<which>last|this\s+past|past|next)\s+",
+                r"(?P<day>mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b"
+            ))
+        });
+        let caps = WEEKDAY.captures(rest)?;
+        let wanted = match caps["day"].to_ascii_lowercase().get(..2)? {
+            "mo" => jiff::civil::Weekday::Monday,
+            "tu" => jiff::civil::Weekday::Tuesday,
+            "we" => jiff::civil::Weekday::Wednesday,
+            "th" => jiff::civil::Weekday::Thursday,
+            "fr" => jiff::civil::Weekday::Friday,
+            "sa" => jiff::civil::Weekday::Saturday,
+            _ => jiff::civil::Weekday::Sunday,
+        };
+        let step: i64 = if caps["which"].eq_ignore_ascii_case("next") { 1 } else { -1 };
+        let mut day = Unit::Day.shift(self.today, step)?;
+        while day.weekday() != wanted {
+            day = Unit::Day.shift(day, step)?;
+        }
+        Some(Parsed { len: caps[0].len(), range: day_range(day)? })
     }
 
     /// "in May", "during 2022", "on May 8", "from last summer": the date itself.
@@ -399,8 +520,18 @@ impl Reader {
     /// A date given without its year ("in May", "on the 8th of June") is the latest one that has
     /// begun by the anchor: asked in June 2023, "in May" is May 2023 and "in July" July 2022.
     /// Questions are mostly about the past, and a memory store holds no future.
+    /// A memory, though, may speak of what is to come ("see you on May 20"): read for a
+    /// statement ([`Reader::statement`]), such a date is the occurrence nearest the anchor.
     fn latest_begun(&self, build: impl Fn(i16) -> Option<TimeRange>) -> Option<TimeRange> {
         let year = self.today.year();
+        if self.statement {
+            let distance = |range: &TimeRange| match (range.start, range.end) {
+                (Some(start), _) if self.anchor < start => start.duration_since(self.anchor),
+                (_, Some(end)) if end <= self.anchor => self.anchor.duration_since(end),
+                _ => jiff::SignedDuration::ZERO,
+            };
+            return (year.checked_sub(1)?..=year.checked_add(1)?).filter_map(&build).min_by_key(distance);
+        }
         build(year)
             .filter(|range| range.start.is_some_and(|start| start <= self.anchor))
             .or_else(|| build(year.checked_sub(1)?))
@@ -842,6 +973,116 @@ mod tests {
     use super::*;
     use crate::testkit::{proptest_config, timestamp};
     use proptest::prelude::*;
+
+    /// (memory text, said at, [(phrase, start, end)]): what a memory mentions, resolved against
+    /// the moment it was said. Anchors are fixed; the weekday of each is in its comment.
+    #[test]
+    fn mentions_in_memories_resolve_against_when_they_were_said() {
+        type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str, &'a str)]);
+        let cases: &[Case<'_>] = &[
+            // Monday 8 May 2023.
+            (
+                "I went to a support group yesterday and it was so powerful.",
+                "2023-05-08T13:56:00Z",
+                &[("yesterday", "2023-05-07", "2023-05-08")],
+            ),
+            (
+                "My mom and I made some dinner together last night!",
+                "2023-05-08T15:18:00Z",
+                &[("last night", "2023-05-07", "2023-05-08")],
+            ),
+            (
+                "Dyed my hair last week - come see!",
+                "2023-05-08T19:37:00Z",
+                &[("last week", "2023-05-01", "2023-05-08")],
+            ),
+            (
+                "My car broke down last Fri on my way to work.",
+                "2023-05-08T10:00:00Z",
+                &[("last Fri", "2023-05-05", "2023-05-06")],
+            ),
+            (
+                "We went last weekend, and again three weeks ago.",
+                "2023-05-08T10:00:00Z",
+                &[("last weekend", "2023-05-06", "2023-05-08"), ("three weeks ago", "2023-04-17", "2023-04-24")],
+            ),
+            (
+                "I'm stoked for my game there next month!",
+                "2023-05-08T10:00:00Z",
+                &[("next month", "2023-06-01", "2023-07-01")],
+            ),
+            (
+                "See you next Sunday, or on May 20.",
+                "2023-05-08T10:00:00Z",
+                &[("next Sunday", "2023-05-14", "2023-05-15"), ("on May 20", "2023-05-20", "2023-05-21")],
+            ),
+            // Sunday 14 May 2023: "last Sunday" is a week back, never today.
+            ("We met last Sunday.", "2023-05-14T10:00:00Z", &[("last Sunday", "2023-05-07", "2023-05-08")]),
+            // Friday 20 January 2023: a date without a year is the one nearest when it was said.
+            (
+                "My colleagues and I went to a convention in November.",
+                "2023-01-20T10:00:00Z",
+                &[("in November", "2022-11-01", "2022-12-01")],
+            ),
+            ("We fly out in March.", "2023-01-20T10:00:00Z", &[("in March", "2023-03-01", "2023-04-01")]),
+            // Nothing placed: open ranges, events, rolling windows, a bare weekday.
+            ("I have been running since May and before the move.", "2023-05-08T10:00:00Z", &[]),
+            ("Over the past few weeks I read a lot.", "2023-05-08T10:00:00Z", &[]),
+            ("On Friday we talk.", "2023-05-08T10:00:00Z", &[]),
+            ("I've had them for 3 years now.", "2023-05-08T10:00:00Z", &[]),
+        ];
+        for &(text, said_at, expected) in cases {
+            let got: Vec<(String, TimeRange)> =
+                find_time_mentions(text, at(said_at)).into_iter().map(|m| (m.phrase, m.range)).collect();
+            let expected: Vec<(String, TimeRange)> =
+                expected.iter().map(|&(phrase, start, end)| (phrase.to_owned(), range(start, end))).collect();
+            assert_eq!(got, expected, "{text:?} said at {said_at}");
+        }
+    }
+
+    #[test]
+    fn calendar_terms_spell_days_and_months() {
+        let day = range("2023-05-07", "2023-05-08");
+        assert_eq!(calendar_terms(&day, false), ["t20230507", "t202305"]);
+        assert_eq!(calendar_terms(&day, true), ["t20230507"]);
+        // A week across a month's end touches both months.
+        let week = range("2023-05-29", "2023-06-05");
+        let terms = calendar_terms(&week, false);
+        assert_eq!(terms.len(), 7 + 2);
+        assert!(terms.contains(&"t20230604".to_owned()) && terms.contains(&"t202306".to_owned()));
+        // A month is spelt as a month, both ways: a question about March finds "last month".
+        assert_eq!(calendar_terms(&range("2023-03-01", "2023-04-01"), true), ["t202303"]);
+        assert_eq!(calendar_terms(&range("2023-03-01", "2023-04-01"), false), ["t202303"]);
+        // A year: months only, both ways.
+        let year = calendar_terms(&range("2022-01-01", "2023-01-01"), true);
+        assert_eq!(year.len(), 12);
+        assert_eq!(year[0], "t202201");
+        assert_eq!(calendar_terms(&range("2022-01-01", "2023-01-01"), false), year);
+        // Too long, open, empty or inverted: nothing.
+        assert!(calendar_terms(&range("2020-01-01", "2023-01-01"), false).is_empty());
+        assert!(calendar_terms(&range("2023-05-07", ""), false).is_empty());
+        assert!(calendar_terms(&range("2023-05-07", "2023-05-07"), false).is_empty());
+        // Every term survives the analyzer whole.
+        for term in calendar_terms(&week, false) {
+            assert_eq!(crate::text::index_tokens(&term), std::slice::from_ref(&term));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// A mention always lies in the range the question about its day asks for: the terms
+        /// of a memory mentioning a day include the terms a question about that day searches.
+        #[test]
+        fn a_day_mentioned_is_found_by_a_question_about_that_day(said in timestamp(), back in 1i64..40) {
+            let text = format!("It happened {back} days ago.");
+            for mention in find_time_mentions(&text, said) {
+                let memory = calendar_terms(&mention.range, false);
+                let question = calendar_terms(&mention.range, true);
+                prop_assert!(question.iter().all(|t| memory.contains(t)), "{memory:?} vs {question:?}");
+            }
+        }
+    }
 
     /// Thursday, 15 June 2023, noon UTC.
     fn anchor() -> Timestamp {

@@ -83,6 +83,71 @@ struct Question {
 /// and its vector similarity to the question.
 type ChannelRanks = (Option<usize>, Option<usize>, Option<f32>);
 
+/// The channel that put an evidence turn among the retrieved: the first of full text, vectors,
+/// a named entity's trees, the kind asked for, a mention of the time asked about, and the neighbours of a strong hit that found
+/// it (in that order, so a turn both the words and the vectors found counts for the words), or
+/// `missed` when it is not in the ranking at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum FoundBy {
+    FullText,
+    Vector,
+    Entity,
+    Kind,
+    Time,
+    Tree,
+    Missed,
+}
+
+impl FoundBy {
+    const ALL: [FoundBy; 7] = [
+        FoundBy::FullText,
+        FoundBy::Vector,
+        FoundBy::Entity,
+        FoundBy::Kind,
+        FoundBy::Time,
+        FoundBy::Tree,
+        FoundBy::Missed,
+    ];
+
+    fn of(scores: &arbor_app::EvidenceScores) -> FoundBy {
+        if scores.text_rank.is_some() {
+            FoundBy::FullText
+        } else if scores.vector_rank.is_some() {
+            FoundBy::Vector
+        } else if scores.entity_rank.is_some() {
+            FoundBy::Entity
+        } else if scores.kind_rank.is_some() {
+            FoundBy::Kind
+        } else if scores.time_rank.is_some() {
+            FoundBy::Time
+        } else {
+            FoundBy::Tree
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            FoundBy::FullText => "full text",
+            FoundBy::Vector => "vector",
+            FoundBy::Entity => "entity",
+            FoundBy::Kind => "kind",
+            FoundBy::Time => "time",
+            FoundBy::Tree => "tree",
+            FoundBy::Missed => "missed",
+        }
+    }
+}
+
+/// Where one evidence turn ended up: its place in the ranking (1-based) and the channel that
+/// found it.
+#[derive(Debug, Serialize)]
+struct EvidenceFate {
+    dia_id: String,
+    rank: Option<usize>,
+    found_by: FoundBy,
+}
+
 /// One question's outcome.
 #[derive(Debug, Serialize)]
 struct QuestionResult {
@@ -94,6 +159,8 @@ struct QuestionResult {
     retrieved: Vec<String>,
     /// Each retrieved leaf's rank in the full-text and the vector channel (null: not found by it).
     channel_ranks: Vec<ChannelRanks>,
+    /// Each evidence turn's place in the ranking and the channel that found it.
+    evidence_found: Vec<EvidenceFate>,
     /// R@k for each cut-off, in the order of `k`.
     recall: Vec<f64>,
     /// The same, without the relevance floor.
@@ -121,6 +188,10 @@ pub struct LocomoReport {
     /// The same questions asked without the relevance floor, side by side.
     without_relevance_floor: BTreeMap<&'static str, CategoryRecall>,
     overall_without_relevance_floor: CategoryRecall,
+    /// Per category, how many evidence turns were in the top 10 by the channel that found
+    /// them, and how many were not (`missed` counts both those ranked below 10 and those not
+    /// ranked at all).
+    found_in_top_10: BTreeMap<&'static str, BTreeMap<FoundBy, usize>>,
     /// Per question, query embedding included.
     retrieve: Latency,
     ingest_seconds: f64,
@@ -191,8 +262,17 @@ pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
             // Side by side: what the relevance floor costs and what it buys.
             request.relevance_floor = false;
             let unfloored = arbor.retrieve(&chain, &request).await?;
-            let (retrieved, channel_ranks) = ranked_turns(&pack);
-            let (unfloored, _) = ranked_turns(&unfloored);
+            let (retrieved, channel_ranks, found_by) = ranked_turns(&pack);
+            let (unfloored, _, _) = ranked_turns(&unfloored);
+            let evidence_found = question
+                .evidence
+                .iter()
+                .map(|dia_id| {
+                    let at = retrieved.iter().position(|r| r == dia_id);
+                    let found_by = at.map_or(FoundBy::Missed, |at| found_by[at]);
+                    EvidenceFate { dia_id: dia_id.clone(), rank: at.map(|at| at + 1), found_by }
+                })
+                .collect();
             results.push(QuestionResult {
                 conversation: conversation.sample_id.clone(),
                 question: question.question.clone(),
@@ -203,6 +283,7 @@ pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
                 evidence: question.evidence.clone(),
                 retrieved,
                 channel_ranks,
+                evidence_found,
                 latency_ms,
             });
         }
@@ -217,16 +298,18 @@ pub async fn run(args: &LocomoOptions) -> Result<LocomoReport> {
     ))
 }
 
-/// The `dia_id`s of a pack's leaves, best first, with their channel ranks.
-fn ranked_turns(pack: &arbor_app::RetrievalPack) -> (Vec<String>, Vec<ChannelRanks>) {
-    pack.evidence
-        .iter()
-        .filter(|e| e.node == NodeKind::Leaf)
-        .filter_map(|e| {
-            let dia_id = e.source.as_deref()?.strip_prefix("message:")?.to_owned();
-            Some((dia_id, (e.scores.text_rank, e.scores.vector_rank, e.scores.similarity)))
-        })
-        .unzip()
+/// The `dia_id`s of a pack's leaves, best first, with their channel ranks and the channel
+/// that found each.
+fn ranked_turns(pack: &arbor_app::RetrievalPack) -> (Vec<String>, Vec<ChannelRanks>, Vec<FoundBy>) {
+    let mut turns = (Vec::new(), Vec::new(), Vec::new());
+    for evidence in pack.evidence.iter().filter(|e| e.node == NodeKind::Leaf) {
+        let Some(dia_id) = evidence.source.as_deref().and_then(|s| s.strip_prefix("message:")) else { continue };
+        let scores = &evidence.scores;
+        turns.0.push(dia_id.to_owned());
+        turns.1.push((scores.text_rank, scores.vector_rank, scores.similarity));
+        turns.2.push(FoundBy::of(scores));
+    }
+    turns
 }
 
 struct Counts {
@@ -259,6 +342,17 @@ fn summarize(
         by_category.entry(result.category).or_default().push(result);
     }
     let all: Vec<&QuestionResult> = results.iter().collect();
+    let found_in_top_10 = by_category
+        .iter()
+        .map(|(name, rows)| {
+            let mut counts: BTreeMap<FoundBy, usize> = FoundBy::ALL.iter().map(|f| (*f, 0)).collect();
+            for fate in rows.iter().flat_map(|r| &r.evidence_found) {
+                let found_by = if fate.rank.is_some_and(|rank| rank <= 10) { fate.found_by } else { FoundBy::Missed };
+                *counts.entry(found_by).or_default() += 1;
+            }
+            (*name, counts)
+        })
+        .collect();
     LocomoReport {
         data: args.data.display().to_string(),
         embedder: arbor.ports().embedder.id().to_string(),
@@ -273,6 +367,7 @@ fn summarize(
         overall: mean(&all),
         without_relevance_floor: by_category.iter().map(|(name, rows)| (*name, mean_of(rows, false))).collect(),
         overall_without_relevance_floor: mean_of(&all, false),
+        found_in_top_10,
         retrieve: Latency::of(results.iter().map(|r| r.latency_ms).collect()),
         ingest_seconds,
         jobs_seconds,
@@ -331,6 +426,14 @@ fn render(report: &LocomoReport) -> String {
         report.questions,
         nothing.join(", ")
     ));
+    out.push_str("\nevidence turns in the top 10, by the channel that found them:\n");
+    let names: Vec<String> = FoundBy::ALL.iter().map(|f| format!("{:>9}", f.name())).collect();
+    out.push_str(&format!("| {:<12} | {} |\n", "category", names.join(" | ")));
+    out.push_str(&format!("|{:-<14}|{}|\n", "", vec!["----------:"; FoundBy::ALL.len()].join("|")));
+    for (name, counts) in &report.found_in_top_10 {
+        let cells: Vec<String> = FoundBy::ALL.iter().map(|f| format!("{:>9}", counts.get(f).unwrap_or(&0))).collect();
+        out.push_str(&format!("| {:<12} | {} |\n", name, cells.join(" | ")));
+    }
     out.push_str(&format!(
         "\nretrieve latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms\n",
         report.retrieve.p50_ms, report.retrieve.p95_ms

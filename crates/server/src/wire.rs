@@ -662,6 +662,8 @@ pub(crate) struct Scores {
     pub vector_rank: Option<u32>,
     pub entity_rank: Option<u32>,
     pub kind_rank: Option<u32>,
+    /// Among the memories that mention the time window the question names.
+    pub time_rank: Option<u32>,
     pub context_of_rank: Option<u32>,
     pub model_rank: Option<u32>,
     /// The best vector similarity to the question, when a vector channel found it.

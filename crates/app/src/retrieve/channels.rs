@@ -16,6 +16,7 @@ use arbor_domain::ranking::{
     reciprocal_rank_fusion,
 };
 use arbor_domain::sensitivity::may_be_given_to;
+use arbor_domain::time_expr::{self, TimeRange};
 use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
 use arbor_ports::{
     EmbedderId, Embedding, Hit, JobKind, LeafPosition, QueryFocus, TermSelection, TextQuery, VectorQuery,
@@ -28,6 +29,11 @@ use crate::{AppResult, Arbor};
 /// How many candidates each search channel contributes before fusion.
 pub(super) const CANDIDATE_POOL: usize = 50;
 
+/// How many of the memories mentioning a question's time window are considered: a window of
+/// a day or a month is mentioned by far fewer in one scope, and the ones ranked by the
+/// question's words come from among them.
+const MENTION_POOL: usize = 4 * CANDIDATE_POOL;
+
 /// What kind of evidence a channel is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ChannelKind {
@@ -36,6 +42,8 @@ pub(super) enum ChannelKind {
     Entity,
     /// Memories of the kinds a focused question asks for (preferences and constraints).
     Kind,
+    /// Memories that mention the time window the question names, whenever they were observed.
+    Time,
     Tree,
 }
 
@@ -63,6 +71,9 @@ pub(super) struct Candidates {
     related: HashSet<NodeId>,
     /// How many candidates the vectors alone found below their floor, left out.
     pub unrelated: usize,
+    /// Candidates whose words mention the question's time window ("last night" in a message
+    /// of the next morning): admitted whenever they were observed.
+    pub mention_the_window: HashSet<NodeId>,
     /// Channels that could not be searched, and why.
     pub degraded: Vec<Degradation>,
 }
@@ -168,6 +179,9 @@ impl Arbor {
                 let channel = (ChannelKind::Kind, "kind:preference+constraint".into());
                 found.add(channel, hits, ranked, None, &mut lists);
             }
+        }
+        if index.capabilities().full_text && has_words && request.time_range.is_none() {
+            self.add_time_mention_channel(request, filter, &mut found, &mut lists).await?;
         }
         found.fused = reciprocal_rank_fusion(&lists, RRF_K);
         // A question that names a time window ("what did we talk about yesterday?") is answered
@@ -321,6 +335,46 @@ impl Arbor {
             let ranked = rank_by_score(&scores(&hits));
             found.add((ChannelKind::Entity, format!("entity:{}", entity.name)), hits, ranked, None, lists);
         }
+        Ok(())
+    }
+
+    /// A question whose words name a time window ("what did Maria cook on 3 May?") is asked
+    /// of the memories observed in it, by every other channel, and here of those that mention
+    /// it, observed at any time ("we made dinner last night", said on 4 May): the index holds
+    /// each leaf's mentions as calendar terms (`Projectable::indexed_text`), so the question's
+    /// words and its window's terms rank the leaves holding at least one of the window's
+    /// terms. A window too long to spell (`time_expr::calendar_terms`) or set by the caller
+    /// rather than the words adds nothing.
+    async fn add_time_mention_channel(
+        &self,
+        request: &RetrieveRequest,
+        filter: &VisibilityFilter,
+        found: &mut Candidates,
+        lists: &mut Vec<(f32, Vec<NodeId>)>,
+    ) -> AppResult<()> {
+        let Some((start, end)) = filter.time_range else { return Ok(()) };
+        let terms = time_expr::calendar_terms(&TimeRange { start, end }, true);
+        if terms.is_empty() {
+            return Ok(());
+        }
+        let any_time = VisibilityFilter { time_range: None, ..filter.clone() };
+        let window = terms.join(" ");
+        let mentioning = TextQuery {
+            filter: any_time.clone(),
+            text: window.clone(),
+            limit: MENTION_POOL,
+            terms: TermSelection::All,
+        };
+        let mentioning: HashSet<NodeId> =
+            self.ports.index.search_text(&mentioning).await?.into_iter().map(|hit| hit.id).collect();
+        if mentioning.is_empty() {
+            return Ok(());
+        }
+        let mut hits = self.text_hits(&any_time, &format!("{} {window}", request.query)).await?;
+        hits.retain(|hit| mentioning.contains(&hit.id));
+        found.mention_the_window.extend(hits.iter().map(|hit| hit.id.clone()));
+        let ranked = rank_by_score(&scores(&hits));
+        found.add((ChannelKind::Time, "time:mentions".into()), hits, ranked, None, lists);
         Ok(())
     }
 

@@ -96,6 +96,9 @@ fn short_why(item: &EvidenceItem) -> String {
     if scores.entity_rank.is_some() {
         why.push("named".into());
     }
+    if scores.time_rank.is_some() {
+        why.push("mentions the time".into());
+    }
     if why.is_empty() && scores.context_of_rank.is_some() {
         why.push("next to a match".into());
     }

@@ -152,6 +152,8 @@ pub struct EvidenceScores {
     pub entity_rank: Option<usize>,
     /// The rank in the preference-and-constraint channel (questions with that focus).
     pub kind_rank: Option<usize>,
+    /// The rank among the memories that mention the question's time window.
+    pub time_rank: Option<usize>,
     /// Set for a node found next to a strong hit in its tree: that hit's fused rank.
     pub context_of_rank: Option<usize>,
     /// Its place in a model reranker's order, when one is configured and saw it.
@@ -598,14 +600,17 @@ fn inclusive(range: TimeRange) -> (Option<Timestamp>, Option<Timestamp>) {
 
 impl Arbor {
     /// Reads the rows of one window of candidates and keeps those the filter admits, in rank
-    /// order; the others are marked dropped in `outcomes`.
+    /// order; the others are marked dropped in the walk's outcomes. A candidate the index found
+    /// mentioning the question's time window is held to the filter at any time: the words
+    /// place it in the window, whenever it was observed.
     async fn load_window<'a>(
         &self,
         scope: &[Namespace],
         filter: &VisibilityFilter,
         window: &[&'a Fused<NodeId>],
-        outcomes: &mut HashMap<NodeId, (CandidateOutcome, String)>,
+        walk: &mut select::Walk<'a>,
     ) -> AppResult<Vec<(&'a Fused<NodeId>, Record)>> {
+        let any_time = VisibilityFilter { time_range: None, ..filter.clone() };
         let leaf_ids: Vec<LeafId> = window.iter().filter_map(|f| f.key.as_leaf().cloned()).collect();
         let summary_ids: Vec<SummaryId> = window.iter().filter_map(|f| f.key.as_summary().cloned()).collect();
         let mut records: BTreeMap<NodeId, Record> = BTreeMap::new();
@@ -622,10 +627,15 @@ impl Arbor {
         let mut kept = Vec::with_capacity(window.len());
         for candidate in window {
             match records.remove(&candidate.key) {
-                Some(record) if filter.admits(&record.facts()) => kept.push((*candidate, record)),
+                Some(record)
+                    if filter.admits(&record.facts())
+                        || (walk.mention_the_window.contains(&candidate.key) && any_time.admits(&record.facts())) =>
+                {
+                    kept.push((*candidate, record))
+                }
                 _ => {
                     let reason = "the index offered it; the store does not admit it".to_owned();
-                    outcomes.insert(candidate.key.clone(), (CandidateOutcome::Dropped, reason));
+                    walk.outcomes.insert(candidate.key.clone(), (CandidateOutcome::Dropped, reason));
                 }
             }
         }
@@ -647,6 +657,9 @@ fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
     }
     if let Some(rank) = scores.kind_rank {
         parts.push(format!("preference/constraint #{rank}"));
+    }
+    if let Some(rank) = scores.time_rank {
+        parts.push(format!("mentions the time asked about #{rank}"));
     }
     if let Some(rank) = scores.context_of_rank {
         parts.push(format!("next to hit #{rank} in its tree"));

@@ -25,10 +25,13 @@ use crate::{AppResult, Arbor};
 
 /// A retrieval's walk down its fused ranking: the order candidates are read in (summaries
 /// first for a broad question), how far rows have been read, and what became of each one.
-struct Walk<'a> {
+pub(super) struct Walk<'a> {
     order: Vec<&'a Fused<NodeId>>,
     cursor: usize,
-    outcomes: HashMap<NodeId, (CandidateOutcome, String)>,
+    pub(super) outcomes: HashMap<NodeId, (CandidateOutcome, String)>,
+    /// Candidates the index found mentioning the question's time window
+    /// ([`Candidates::mention_the_window`]).
+    pub(super) mention_the_window: &'a HashSet<NodeId>,
 }
 
 impl<'a> Walk<'a> {
@@ -38,7 +41,7 @@ impl<'a> Walk<'a> {
         if mode == RetrieveMode::BroadSummary {
             order.sort_by_key(|f| f.key.as_leaf().is_some());
         }
-        Walk { order, cursor: 0, outcomes: HashMap::new() }
+        Walk { order, cursor: 0, outcomes: HashMap::new(), mention_the_window: &found.mention_the_window }
     }
 
     fn exhausted(&self) -> bool {
@@ -193,7 +196,7 @@ impl Arbor {
         let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
         while ranked.len() < wanted && !walk.exhausted() {
             let window = walk.next((wanted - ranked.len()).clamp(1, LOAD_WINDOW));
-            ranked.extend(self.load_window(scope, filter, &window, &mut walk.outcomes).await?);
+            ranked.extend(self.load_window(scope, filter, &window, walk).await?);
         }
         let reranked = match model_rerank {
             true => self.rerank_with_model(&request.query, &mut ranked).await,
@@ -226,7 +229,7 @@ impl Arbor {
                 Some(next) => next,
                 None if !walk.exhausted() && pass.chain.namespaces().any(|ns| tracker.room_for(ns).is_ok()) => {
                     let window = walk.next_with_room(pass.found, &tracker);
-                    let loaded = self.load_window(pass.scope, pass.filter, &window, &mut walk.outcomes).await?;
+                    let loaded = self.load_window(pass.scope, pass.filter, &window, walk).await?;
                     pending = loaded.into_iter().collect::<Vec<_>>().into_iter();
                     continue;
                 }
@@ -301,6 +304,7 @@ fn scores_of(pass: &Pass<'_>, candidate: &Fused<NodeId>) -> EvidenceScores {
         vector_rank: found.rank_in(candidate, ChannelKind::Vector),
         entity_rank: found.rank_in(candidate, ChannelKind::Entity),
         kind_rank: found.rank_in(candidate, ChannelKind::Kind),
+        time_rank: found.rank_in(candidate, ChannelKind::Time),
         context_of_rank: found.rank_in(candidate, ChannelKind::Tree),
         model_rank: pass.reranked.get(&candidate.key).copied(),
         similarity: found.similarity.get(&candidate.key).copied(),
