@@ -12,7 +12,8 @@
 //! Checked after every step:
 //! - no retrieval returns anything outside the caller's read chain, and none even considers a
 //!   candidate from outside it — whatever channel found it (full text, vectors, a named
-//!   entity's trees, the tree neighbours of a hit) and whatever time the question names;
+//!   entity's trees, the memories mentioning the time asked about, the tree neighbours of a
+//!   hit) and whatever time the question names;
 //! - a recorded retrieval reads back only for callers whose chain holds every namespace of
 //!   the chain it was recorded under;
 //! - candidates, rejected, superseded (without `as_of`) and forgotten leaves never reach a pack;
@@ -134,6 +135,8 @@ const TEMPLATES: &[&str] = &[
     "The team decided to use {variant} for storage {marker}.",
     "Project Alpha ships in {variant} {marker}.",
     "my password is {variant}-{marker}",
+    // A time mentioned: found by a question about that day whenever it was observed.
+    "Dana walked the {variant} trail yesterday {marker}.",
 ];
 
 const VARIANTS: &[&str] = &["green", "blue", "Lisbon", "Berlin", "morning", "June", "sqlite"];
@@ -150,6 +153,7 @@ const QUERIES: &[&str] = &[
     "what did Dana prefer in the last 2 hours",
     "where did I live before the storage decision",
     "tell me about Project Alpha last week",
+    "which trail did Dana walk yesterday",
 ];
 
 /// The trusted contexts sequences act as. 0-1 share project p1; 3-4 are sibling runs; 5 is an
