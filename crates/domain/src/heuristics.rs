@@ -23,6 +23,7 @@ use crate::supersession::DuplicateJudgement;
 use crate::text::{is_stopword, normalize_text, tokenize, truncate_chars};
 use crate::time::Timestamp;
 use crate::time_expr::find_time_expression;
+use crate::transcript::transcript_speaker;
 
 /// The heuristics' id, recorded as the extractor in provenance.
 pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
@@ -123,6 +124,9 @@ static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
+/// The people a relationship names, as one alternation.
+const RELATIVES: &str = r"(?:wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|mother|mom|mum|father|dad|brother|sister|friend|best friend|boss|manager|colleague|coworker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|roommate|neighbou?r|mentor)";
+
 struct KindRule {
     kind: MemoryKind,
     regex: Regex,
@@ -145,9 +149,14 @@ static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
         ),
         r(MemoryKind::Task, r"(?i)\b(todo|to-do|remind me|i need to|we need to|deadline|due (?:on|by))\b"),
         r(MemoryKind::Procedure, r"(?i)\b(step \d|how to|in order to|the process is|run `)"),
+        // A relationship stated ("Dana is my boss", "I got engaged"), not a relative named in
+        // passing ("my wife and I just left for Rome" is the trip): only the statement is the
+        // high-impact kind that waits for a person.
         r(
             MemoryKind::Relationship,
-            r"(?i)\b(my (?:wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|friend|boss|colleague|cousin|aunt|uncle|grandma|grandpa)|married|engaged|dating|best friend)\b",
+            &format!(
+                r"(?i)\b(?:(?:is|was|are|were) (?:my|our) (?:new |future |former |ex-)?{RELATIVES}|my (?:new |future |former |ex-)?{RELATIVES}(?:'s name)? (?:is|was|'s) (?-i:[A-Z])\w*|i(?:'m| am| was| got| just got|'ve been| have been| recently got) (?:married|engaged|divorced|separated)|(?:married|engaged) to|(?:am|are|is|'m|'re|started|been) dating|broke up with)\b"
+            ),
         ),
         r(MemoryKind::Reflection, r"(?i)\b(i realized|i learned|lesson learned|in hindsight|i've noticed|i noticed)\b"),
         r(
@@ -165,12 +174,21 @@ struct SubjectRule {
 
 static SUBJECT_RULES: LazyLock<Vec<SubjectRule>> = LazyLock::new(|| {
     let r = |re: &str, template| SubjectRule { regex: Regex::new(re).expect("subject pattern compiles"), template };
+    // "my X" names the subject only where the clause is about it: opening the clause and
+    // stating it ("my job is …", "…, and my team moved …") or as what something is ("Tea is
+    // my favourite drink now"). In passing ("losing my job was hard", "plays for my team")
+    // it is an object, and a subject there would make every later mention replace the last.
+    let opens = r"(?:^\s*|[.!?;,:(–—-]\s*|\b(?:and|but|so|now|actually|also|oh|well|btw|fyi|anyway|ok|okay|update)\s+)";
+    let states = r"(?:is|are|was|were|'s|has|have|had|changed|moved|will|starts|ends|just)";
+    let names_it = r"(?:is|are|was|were|'s)\s+(?:now\s+|still\s+|officially\s+)?";
+    let attributes = "name|job|title|role|email|address|phone number|birthday|age|team|manager|goal";
     vec![
-        r(r"(?i)\bmy (favou?rite [a-z]+(?: [a-z]+)?) (?:is|are|was|were|has|have|changed)\b", "my $1"),
-        r(r"(?i)\bmy (favou?rite [a-z]+)\b", "my $1"),
+        r(&format!(r"(?i){opens}my (favou?rite [a-z]+(?: [a-z]+)?) {states}\b"), "my $1"),
+        r(&format!(r"(?i)\b{names_it}my (favou?rite [a-z]+)\b"), "my $1"),
         r(r"(?i)\b(?:i (?:live|am living|now live|moved|have moved|relocated) (?:in|to))\b", "my home"),
         r(r"(?i)\b(?:i (?:work|am working|now work) (?:at|for))\b", "my employer"),
-        r(r"(?i)\bmy (name|job|title|role|email|address|phone number|birthday|age|team|manager|goal)\b", "my $1"),
+        r(&format!(r"(?i){opens}my ({attributes}) {states}\b"), "my $1"),
+        r(&format!(r"(?i)\b{names_it}my ({attributes})\b"), "my $1"),
         r(r"(?i)\b([a-z]+(?: [a-z]+)?)'s (release date|deadline|launch date|budget|owner|status)\b", "$1 $2"),
         r(r"(?i)\bthe (release date|deadline|launch date|budget) (?:is|was|moved|changed|slipped)\b", "the $1"),
     ]
@@ -196,7 +214,11 @@ pub fn assess(request: &AssessRequest) -> Assessment {
     let text = normalize_text(&request.text);
     let tokens = tokenize(&text);
     let hints = &request.hints;
-    let kind = hints.kind.unwrap_or_else(|| classify_kind(&text));
+    // A transcript line's label says whose "I" and "my" the rest is; the kind and the subject
+    // are read from what was said.
+    let line = transcript_speaker(&text);
+    let said = line.map_or(text.as_str(), |line| line.said);
+    let kind = hints.kind.unwrap_or_else(|| classify_kind(said));
     let admission = if hints.kind.is_some() || hints.title.is_some() || hints.subject.is_some() {
         0.9
     } else {
@@ -208,7 +230,11 @@ pub fn assess(request: &AssessRequest) -> Assessment {
     };
     let subject = hints.subject.clone().or_else(|| {
         // A transcript's assistant guesses ("you probably like jazz") are no subject's statement.
-        if matches!(request.actor, Actor::User | Actor::Agent) { extract_subject(&text) } else { None }
+        if matches!(request.actor, Actor::User | Actor::Agent) {
+            extract_subject(said, line.map(|line| line.speaker))
+        } else {
+            None
+        }
     });
     let sensitivity = hints.sensitivity.unwrap_or(if SENSITIVE.is_match(&text) {
         Sensitivity::Sensitive
@@ -342,13 +368,19 @@ fn first_sentence(text: &str) -> String {
     truncate_chars(line[..end].trim(), 100)
 }
 
-fn extract_subject(text: &str) -> Option<SubjectKey> {
+/// The subject a text states, if any. A first-person subject ("my job") is `speaker`'s when
+/// a transcript line names one ("jon's job"), so two speakers of one conversation never
+/// replace each other's.
+fn extract_subject(text: &str, speaker: Option<&str>) -> Option<SubjectKey> {
     SUBJECT_RULES.iter().find_map(|rule| {
         let captures = rule.regex.captures(text)?;
         let mut subject = rule.template.to_owned();
         for i in 1..captures.len() {
             let value = captures.get(i).map(|m| m.as_str()).unwrap_or_default();
             subject = subject.replace(&format!("${i}"), value);
+        }
+        if let (Some(speaker), Some(own)) = (speaker, subject.strip_prefix("my ")) {
+            subject = format!("{speaker}'s {own}");
         }
         // One spelling per subject, so British and American phrasings supersede each other.
         SubjectKey::parse(&subject.to_lowercase().replace("favourite", "favorite")).ok()
@@ -540,6 +572,74 @@ mod tests {
     fn filler_is_not_admitted_and_statements_are() {
         assert!(assess(&request("ok thanks!", vec![])).admission.get() < 0.5);
         assert!(assess(&request("I prefer short answers in bullet points", vec![])).admission.get() >= 0.5);
+    }
+
+    #[test]
+    fn a_relationship_is_stated_not_mentioned_in_passing() {
+        for text in [
+            "Dana is my boss.",
+            "Leo is my new roommate",
+            "my wife's name is Sara",
+            "My manager is Raj Patel now.",
+            "I got engaged last weekend!",
+            "I'm married to Tom.",
+            "We broke up with the old landlord, and I broke up with Sam.",
+            "Mia and I are dating",
+        ] {
+            assert_eq!(classify_kind(text), MemoryKind::Relationship, "{text:?}");
+        }
+        for text in [
+            "My wife and I just left for our European vacation!",
+            "We celebrated my daughter's birthday with a concert last night.",
+            "My mom and I made some dinner together last night!",
+            "Last week, my grandma passed away and it's been really hard.",
+            "I'm lucky to have my husband and kids.",
+            "How long have you been married?",
+            "my boss is on holiday",
+        ] {
+            assert_ne!(classify_kind(text), MemoryKind::Relationship, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_subject_is_what_a_clause_states_not_what_it_mentions() {
+        for (text, subject) in [
+            ("My job is at Acme now.", "my job"),
+            ("Quick update - my team moved to the payments group", "my team"),
+            ("So my birthday is on 5 May, and I want cake", "my birthday"),
+            ("Tea is my favourite drink now.", "my favorite drink"),
+            ("Dana is now my manager.", "my manager"),
+            ("I moved to Berlin last month", "my home"),
+        ] {
+            assert_eq!(
+                extract_subject(text, None).map(|s| s.as_str().to_owned()),
+                Some(subject.to_owned()),
+                "{text:?}"
+            );
+        }
+        for text in [
+            "Losing my job was hard, but I'm living my dreams now.",
+            "Sorry about your job, I also lost my job at Door Dash this month.",
+            "It felt great making plays for my team.",
+            "I started writing some of my favorite memories down.",
+            "I'm mentoring the younger players on my team.",
+        ] {
+            assert_eq!(extract_subject(text, None), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_transcript_speakers_first_person_is_their_own() {
+        let jon = assess(&request("Jon: My job is gone, I start my own studio now.", vec![]));
+        let gina = assess(&request("Gina: my job is at Door Dash", vec![]));
+        assert_eq!(jon.subject.unwrap().as_str(), "jon's job");
+        assert_eq!(gina.subject.unwrap().as_str(), "gina's job");
+        // A note's heading is no speaker.
+        let note = assess(&request("Update: my job is at Acme now", vec![]));
+        assert_eq!(note.subject.unwrap().as_str(), "my job");
+        // The kind is read from what was said, not the label.
+        let line = assess(&request("Maria: Dana is my boss.", vec![]));
+        assert_eq!(line.kind, MemoryKind::Relationship);
     }
 
     #[test]

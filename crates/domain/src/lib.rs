@@ -23,6 +23,7 @@
 //! | retrieval budgets per layer and in total | [`budget`] |
 //! | rank fusion | [`ranking`] |
 //! | chunking and fingerprints | [`text`] |
+//! | transcript lines: whose "I" a labelled line speaks | [`transcript`] |
 //! | inbound events, and cutting a stream of them so one bad event costs only itself | [`event`], [`event_stream`] |
 //! | typed, path-safe ids and the body layout on disk | [`id`], [`paths`] |
 //! | body documents (frontmatter + markdown) | [`markdown`] |
@@ -59,6 +60,7 @@ pub mod supersession;
 pub mod text;
 pub mod time;
 pub mod time_expr;
+pub mod transcript;
 pub mod visibility;
 
 #[cfg(test)]

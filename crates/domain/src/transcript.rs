@@ -1,0 +1,286 @@
+//! Transcript lines: who a line of a multi-party chat log says is speaking ("Jon: lost my job
+//! yesterday"), so that one speaker's "my job" is never taken for another's.
+//!
+//! The label is content, not authority: the trusted caller still decides the actor (and so
+//! what the line may do); the label only says whose first person "I" and "my" are. A label is
+//! read only when it looks like a name — one to three capitalised words right before a colon
+//! at the very start — and is none of the words people put before a colon in notes ("Note:",
+//! "Update:", "TODO:", "Q:", "Monday:"), so a note is never mistaken for a speaker.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+/// A line of a transcript, split at its speaker label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscriptLine<'t> {
+    /// The speaker's name, as written ("Jon", "Mary Ann").
+    pub speaker: &'t str,
+    /// What they said, after the colon.
+    pub said: &'t str,
+}
+
+/// The most words a speaker's name may have: "Mary Ann Lee" is a name, "The plan for Monday"
+/// is a heading.
+const MAX_NAME_WORDS: usize = 3;
+
+/// Words that open a note's heading or a role label, not a person's name, in the form they
+/// take before a colon (compared case-insensitively).
+static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    [
+        // Roles: an assistant's or a user's turn is the actor's business, not a name.
+        "user",
+        "assistant",
+        "system",
+        "human",
+        "ai",
+        "bot",
+        "agent",
+        "tool",
+        "me",
+        "you",
+        "us",
+        "them",
+        // Note headings.
+        "note",
+        "notes",
+        "update",
+        "updates",
+        "reminder",
+        "todo",
+        "to-do",
+        "summary",
+        "subject",
+        "question",
+        "answer",
+        "edit",
+        "correction",
+        "important",
+        "warning",
+        "caution",
+        "decision",
+        "action",
+        "actions",
+        "status",
+        "result",
+        "results",
+        "error",
+        "tip",
+        "example",
+        "context",
+        "background",
+        "goal",
+        "goals",
+        "task",
+        "tasks",
+        "problem",
+        "solution",
+        "fix",
+        "issue",
+        "bug",
+        "idea",
+        "ideas",
+        "thought",
+        "thoughts",
+        "re",
+        "fwd",
+        "fw",
+        "ps",
+        "fyi",
+        "info",
+        "news",
+        "plan",
+        "plans",
+        "agenda",
+        "minutes",
+        "recap",
+        "overview",
+        "details",
+        "source",
+        "sources",
+        "link",
+        "links",
+        "quote",
+        "request",
+        "response",
+        "reply",
+        "feedback",
+        "comment",
+        "comments",
+        "observation",
+        "lesson",
+        "takeaway",
+        "takeaways",
+        "conclusion",
+        "next",
+        "step",
+        "steps",
+        "also",
+        "and",
+        "but",
+        "so",
+        "then",
+        "well",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "hi",
+        "hey",
+        "hello",
+        "dear",
+        "attention",
+        "pros",
+        "cons",
+        "price",
+        "address",
+        "phone",
+        "email",
+        "name",
+        "date",
+        "time",
+        "location",
+        "place",
+        "where",
+        "when",
+        "who",
+        "what",
+        "why",
+        "how",
+        "here",
+        "there",
+        "this",
+        "that",
+        "it",
+        "the",
+        "a",
+        "an",
+        "my",
+        "our",
+        "your",
+        "new",
+        "old",
+        // Times, which head a diary's entries.
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "weekend",
+        "week",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+    .into_iter()
+    .collect()
+});
+
+/// The speaker label a transcript line opens with, and what follows it; `None` when the text
+/// does not open with a name and a colon.
+pub fn transcript_speaker(text: &str) -> Option<TranscriptLine<'_>> {
+    let text = text.trim_start();
+    let colon = text.find(':')?;
+    let (label, rest) = (&text[..colon], &text[colon + 1..]);
+    // "Jon: hi", not "http://…" or "12:30".
+    if !rest.starts_with(char::is_whitespace) || rest.trim().is_empty() {
+        return None;
+    }
+    let words: Vec<&str> = label.split(' ').collect();
+    if words.len() > MAX_NAME_WORDS || !words.iter().all(|w| is_name_word(w)) {
+        return None;
+    }
+    if words.iter().any(|w| NOT_SPEAKERS.contains(w.to_lowercase().as_str())) {
+        return None;
+    }
+    Some(TranscriptLine { speaker: label, said: rest.trim_start() })
+}
+
+/// A capitalised word of letters (an apostrophe, a hyphen or a dot inside allowed: "O'Neil",
+/// "Jean-Luc", "St.") with at least one lowercase letter, so "TODO" or "FYI" is no name.
+fn is_name_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let Some(first) = chars.next() else { return false };
+    first.is_uppercase()
+        && word.chars().all(|c| c.is_alphabetic() || matches!(c, '\'' | '’' | '-' | '.'))
+        && word.chars().any(char::is_lowercase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::proptest_config;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_named_speaker_opens_a_transcript_line() {
+        for (text, speaker, said) in [
+            ("Jon: Lost my job as a banker yesterday.", "Jon", "Lost my job as a banker yesterday."),
+            ("Mary Ann: my team won", "Mary Ann", "my team won"),
+            ("  Jean-Luc:   on my way", "Jean-Luc", "on my way"),
+            ("O'Neil: thanks!", "O'Neil", "thanks!"),
+            ("Zoë: ça va", "Zoë", "ça va"),
+        ] {
+            assert_eq!(transcript_speaker(text), Some(TranscriptLine { speaker, said }), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn notes_roles_times_and_other_colons_are_no_speaker() {
+        for text in [
+            "Note: my job is at Acme now",
+            "Update: I moved to Berlin",
+            "TODO: call the bank",
+            "FYI: the deploy is at noon",
+            "User: I prefer tea",
+            "assistant: you might like jazz",
+            "Monday: dentist at 3",
+            "Today: gym",
+            "Q: where do I live?",
+            "my favourite colour: green",
+            "The plan for the week: rest",
+            "See https://example.com",
+            "Meet at 12:30 tomorrow",
+            "Jon:",
+            "Jon:no space",
+            "Jon Paul George Ringo: four words is a heading",
+            "Project2: done",
+            ": nothing before",
+        ] {
+            assert_eq!(transcript_speaker(text), None, "{text:?}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config())]
+
+        /// Whatever the text, a speaker found is a prefix of it and what was said follows it.
+        #[test]
+        fn the_label_and_the_words_are_the_text(text in "[A-Za-z :'.-]{0,40}") {
+            if let Some(line) = transcript_speaker(&text) {
+                prop_assert!(text.trim_start().starts_with(line.speaker));
+                prop_assert!(text.ends_with(line.said));
+                prop_assert!(!line.said.is_empty());
+                prop_assert!(line.speaker.split(' ').count() <= MAX_NAME_WORDS);
+            }
+        }
+    }
+}
