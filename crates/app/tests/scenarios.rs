@@ -487,6 +487,35 @@ async fn a_question_about_a_day_finds_the_memory_that_mentions_it() {
 }
 
 #[tokio::test]
+async fn a_month_without_a_year_is_the_latest_one_the_conversation_holds() {
+    // The clock reads May 2026; the conversation ended in 2023. "In July" is July 2023, the
+    // latest July it can say anything about, read from its own memories only: another
+    // conversation's newer memories neither move the window nor show.
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let other = conversation_chain(&h.arbor, "c2", None);
+    let said = |text: &str, id: &str, when: &str| {
+        let mut event = message(text, id);
+        event.observed_at = Some(when.parse().unwrap());
+        event
+    };
+    h.arbor
+        .ingest(&chain, said("We went camping by the lake with the kids.", "m1", "2023-07-09T10:00:00Z"))
+        .await
+        .unwrap();
+    h.arbor.ingest(&chain, said("We went camping in the snow, freezing.", "m2", "2023-02-11T10:00:00Z")).await.unwrap();
+    h.arbor.ingest(&chain, said("Painted the fence blue.", "m3", "2023-10-20T10:00:00Z")).await.unwrap();
+    h.arbor.ingest(&other, said("We went camping in the desert.", "x1", "2025-07-12T10:00:00Z")).await.unwrap();
+    assert_eq!(h.arbor.run_jobs(None).await.unwrap().failed, 0);
+
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("When did we go camping in July?")).await.unwrap();
+    let time = pack.understood.time.as_ref().expect("the question names a time");
+    assert!(time.applied, "{time:?}");
+    assert_eq!(time.range.describe(), "2023-07-01..2023-08-01");
+    assert_eq!(sources(&pack), ["message:m1"]);
+}
+
+#[tokio::test]
 async fn time_in_the_question_narrows_the_evidence_relative_to_as_of() {
     let h = harness();
     let chain = conversation_chain(&h.arbor, "c1", None);

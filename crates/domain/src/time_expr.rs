@@ -30,7 +30,9 @@
 //!   northern hemisphere; winter 2023 is Dec 2023–Feb 2024), `last|this|next May|summer`,
 //!   `the week of May 8, 2023` (the ISO week containing that day);
 //! - prepositions: `in|during|throughout|from` allow a bare month (`in May`), year (`in 2023`) or
-//!   season (`in the summer`); `of 2023`; `on` allows a day without year (`on May 8`);
+//!   season (`in the summer`); `of 2023`; `on` allows a day without year (`on May 8`), and a
+//!   day of the month alone with its ordinal (`on the 15th`, when the phrase ends there or a
+//!   function word follows: "on the 3rd floor" is no date);
 //! - open ranges: `before X` = `[open, start X)`, `after X` = `[end X, open)`, `since X` =
 //!   `[start X, open)`, `until|till X` = `[open, end X)`, `prior to X` = before;
 //! - spans: `between X and Y`, `from X to|until|through Y` = `[start X, end Y)`;
@@ -39,7 +41,8 @@
 //! Deliberate limits (the notes on each rule say why):
 //! - a date without a year ("in May", "June 20th") is the latest one already begun at the anchor
 //!   (in a question; in a memory, the one nearest it, since a memory may speak of plans);
-//!   "last May" is the latest May already ended, "next May" the first not yet begun;
+//!   "last May" is the latest May already ended, "next May" the first not yet begun; "on the
+//!   15th" is likewise the latest 15th begun (in a memory, the one nearest it);
 //! - a month name alone is a month only after a preposition, and "may"/"march" after `early`,
 //!   `late`, `last`, ... only with a year or at the end of the clause ("May I ask" is no date);
 //!   a day without a year needs an ordinal, `on`, or the end of the clause ("May 5 people");
@@ -95,7 +98,20 @@ pub struct FoundTime {
 
 /// The first time expression in `question`, read relative to `anchor` (the question's as_of, or now).
 pub fn find_time_expression(question: &str, anchor: Timestamp) -> Option<FoundTime> {
-    let reader = Reader::new(anchor);
+    find_time_expression_knowing(question, anchor, None)
+}
+
+/// [`find_time_expression`] for a store whose newest memory was observed at `newest`: a date
+/// given without its year ("in July", "on Aug 15th") is the latest one that had begun by
+/// then, since that is the latest such date memory can say anything about. Asked in 2026 of
+/// a store that ends in October 2023, "in July" is July 2023, not July 2026 (where nothing
+/// can lie). Relative times ("last week", "this summer") stay relative to `anchor`: they
+/// speak of the asker's present.
+pub fn find_time_expression_knowing(question: &str, anchor: Timestamp, newest: Option<Timestamp>) -> Option<FoundTime> {
+    let mut reader = Reader::new(anchor);
+    if let Some(newest) = newest.filter(|newest| *newest < anchor) {
+        reader.yearless_anchor = newest;
+    }
     word_starts(question).find_map(|at| reader.read_at(&question[..at], &question[at..]))
 }
 
@@ -288,11 +304,14 @@ struct Reader {
     statement: bool,
     /// The anchor's UTC calendar day.
     today: Date,
+    /// What a question's date without a year is the latest of: the anchor, or the newest
+    /// memory when that is older ([`find_time_expression_knowing`]).
+    yearless_anchor: Timestamp,
 }
 
 impl Reader {
     fn new(anchor: Timestamp) -> Reader {
-        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date() }
+        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date(), yearless_anchor: anchor }
     }
 
     /// The expression starting exactly at the start of `rest`; `preceding` is the text before it.
@@ -525,16 +544,37 @@ impl Reader {
     fn latest_begun(&self, build: impl Fn(i16) -> Option<TimeRange>) -> Option<TimeRange> {
         let year = self.today.year();
         if self.statement {
-            let distance = |range: &TimeRange| match (range.start, range.end) {
-                (Some(start), _) if self.anchor < start => start.duration_since(self.anchor),
-                (_, Some(end)) if end <= self.anchor => self.anchor.duration_since(end),
-                _ => jiff::SignedDuration::ZERO,
-            };
-            return (year.checked_sub(1)?..=year.checked_add(1)?).filter_map(&build).min_by_key(distance);
+            return (year.checked_sub(1)?..=year.checked_add(1)?).filter_map(&build).min_by_key(|r| self.distance(r));
         }
+        let (anchor, year) = (self.yearless_anchor, year_of(self.yearless_anchor));
         build(year)
-            .filter(|range| range.start.is_some_and(|start| start <= self.anchor))
+            .filter(|range| range.start.is_some_and(|start| start <= anchor))
             .or_else(|| build(year.checked_sub(1)?))
+    }
+
+    /// [`Reader::latest_begun`] for a date without its month ("on the 15th"): `build` makes the
+    /// date in the month starting at its argument. A question takes the latest begun by the
+    /// anchor (skipping months too short for the day); a statement the occurrence nearest it.
+    fn latest_begun_month(&self, build: impl Fn(Date) -> Option<TimeRange>) -> Option<TimeRange> {
+        let in_month = |base: Date, offset: i64| build(Unit::Month.shift(base, offset)?);
+        if self.statement {
+            return (-1..=1).filter_map(|offset| in_month(self.today, offset)).min_by_key(|r| self.distance(r));
+        }
+        let anchor = self.yearless_anchor;
+        let base = TimeZone::UTC.to_datetime(anchor).date();
+        (-2..=0)
+            .rev()
+            .filter_map(|offset| in_month(base, offset))
+            .find(|range| range.start.is_some_and(|start| start <= anchor))
+    }
+
+    /// How far `range` lies from the anchor: zero when it holds it.
+    fn distance(&self, range: &TimeRange) -> jiff::SignedDuration {
+        match (range.start, range.end) {
+            (Some(start), _) if self.anchor < start => start.duration_since(self.anchor),
+            (_, Some(end)) if end <= self.anchor => self.anchor.duration_since(end),
+            _ => jiff::SignedDuration::ZERO,
+        }
     }
 
     /// "last May": the latest that has ended; "this summer": the one under way, else this year's;
@@ -632,6 +672,7 @@ static DATE_FORMS: LazyLock<Vec<DateForm>> = LazyLock::new(|| {
         form(format!(r"{PART}[\s-]+{YEAR}"), read_part_of_year),
         form(format!(r"(?:the\s+)?{SEASON}(?:\s+of)?,?\s+{YEAR}"), read_season),
         form(format!(r"(?P<which>last|previous|this|next)\s+(?:{MONTH}|{SEASON})"), read_occurrence),
+        form(format!(r"the\s+{DAY}"), read_day_of_month),
         form(MONTH.into(), read_month),
         form(YEAR.into(), read_bare_year),
         form(format!(r"(?:the\s+)?{SEASON}"), read_season),
@@ -662,6 +703,25 @@ fn read_day(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
         Some(year) => build(year),
         None => reader.latest_begun(build),
     }
+}
+
+/// "on the 15th": a day of a month the speaker leaves unsaid, which is the month they are in or
+/// next to. Only after "on", with an ordinal, and as a whole phrase (the clause ends, or a
+/// function word follows): "on the 3rd floor" and "on the 2nd try" are no dates.
+fn read_day_of_month(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
+    // Words that open the next phrase rather than name what is counted: conjunctions,
+    // pronouns, prepositions and the words of another time ("on the 15th after my trip").
+    const FOLLOWERS: &[&str] = &[
+        "and", "at", "we", "i", "when", "with", "for", "to", "so", "but", "because", "or", "too", "as", "which",
+        "after", "before", "since", "until", "in", "from", "then", "this", "last", "next",
+    ];
+    let next_word = m.after.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty());
+    let whole_phrase = m.ends_clause() || next_word.is_some_and(|w| is_one_of(w, FOLLOWERS));
+    if m.cue < Cue::On || !m.has("ordinal") || !whole_phrase {
+        return None;
+    }
+    let day: i8 = number(m.caps, "day")?;
+    reader.latest_begun_month(|first| day_range(Date::new(first.year(), first.month(), day).ok()?))
 }
 
 /// "May 2023", or a bare "May" after a preposition.
@@ -1025,6 +1085,24 @@ mod tests {
                 &[("in November", "2022-11-01", "2022-12-01")],
             ),
             ("We fly out in March.", "2023-01-20T10:00:00Z", &[("in March", "2023-03-01", "2023-04-01")]),
+            // Thursday 17 August 2023: a day without its month is in the month nearest.
+            (
+                "I met back up with my teammates on the 15th after my trip.",
+                "2023-08-17T10:00:00Z",
+                &[("on the 15th", "2023-08-15", "2023-08-16")],
+            ),
+            (
+                "The lease ends on the 2nd and we move.",
+                "2023-08-29T10:00:00Z",
+                &[("on the 2nd", "2023-09-02", "2023-09-03")],
+            ),
+            (
+                "On the 30th we fly, on the 31st of May we came.",
+                "2023-02-10T10:00:00Z",
+                &[("On the 30th", "2023-01-30", "2023-01-31"), ("on the 31st of May", "2023-05-31", "2023-06-01")],
+            ),
+            // An ordinal that counts something, or without "on", is no date.
+            ("We got it on the 3rd try, on the 2nd floor, the 15th time.", "2023-08-17T10:00:00Z", &[]),
             // Nothing placed: open ranges, events, rolling windows, a bare weekday.
             ("I have been running since May and before the move.", "2023-05-08T10:00:00Z", &[]),
             ("Over the past few weeks I read a lot.", "2023-05-08T10:00:00Z", &[]),
@@ -1205,6 +1283,10 @@ mod tests {
             ("what happened May 8?", "May 8", "2023-05-08", "2023-05-09"),
             ("the 8th of May", "the 8th of May", "2023-05-08", "2023-05-09"),
             ("June 20th", "June 20th", "2022-06-20", "2022-06-21"),
+            // Without its month: the latest begun, skipping months too short for the day.
+            ("what did we do on the 15th?", "on the 15th", "2023-06-15", "2023-06-16"),
+            ("who came on the 20th and stayed", "on the 20th", "2023-05-20", "2023-05-21"),
+            ("on the 31st", "on the 31st", "2023-05-31", "2023-06-01"),
             ("early May 2023", "early May 2023", "2023-05-01", "2023-05-11"),
             ("in mid-May", "in mid-May", "2023-05-11", "2023-05-21"),
             ("late February 2024", "late February 2024", "2024-02-21", "2024-03-01"),
@@ -1228,6 +1310,35 @@ mod tests {
             ("2023-05-08", "2023-05-08", "2023-05-08", "2023-05-09"),
             ("the 2023-05 report", "2023-05", "2023-05-01", "2023-06-01"),
         ]);
+    }
+
+    #[test]
+    fn a_date_without_its_year_is_the_latest_the_memory_can_hold() {
+        // Asked on 15 June 2023 of a store whose newest memory is from 20 October 2021.
+        let newest = at("2021-10-20T09:00:00Z");
+        for (question, start, end) in [
+            ("when did we go camping in July?", "2021-07-01", "2021-08-01"),
+            ("what happened on Aug 15th", "2021-08-15", "2021-08-16"),
+            ("who came in October", "2021-10-01", "2021-11-01"),
+            ("in November", "2020-11-01", "2020-12-01"),
+            ("during the summer", "2021-06-01", "2021-09-01"),
+            // A year, or a time relative to now, is what it says.
+            ("in July 2022", "2022-07-01", "2022-08-01"),
+            ("last week", "2023-06-05", "2023-06-12"),
+        ] {
+            let found = find_time_expression_knowing(question, anchor(), Some(newest));
+            let Some(FoundTime { expression: TimeExpression::Range { range: got }, .. }) = found else {
+                panic!("{question:?}: no range")
+            };
+            assert_eq!(got, range(start, end), "{question:?}: {}", got.describe());
+        }
+        // A day without its month: the latest begun by the newest memory.
+        let found = find_time_expression_knowing("what did we do on the 25th?", anchor(), Some(newest));
+        let Some(FoundTime { expression: TimeExpression::Range { range: got }, .. }) = found else { panic!() };
+        assert_eq!(got, range("2021-09-25", "2021-09-26"));
+        // A store with newer memories than the anchor (an as_of in the past) changes nothing.
+        let later = find_time_expression_knowing("in July", anchor(), Some(at("2024-01-01")));
+        assert_eq!(later, find_time_expression("in July", anchor()));
     }
 
     #[test]

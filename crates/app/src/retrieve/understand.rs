@@ -7,9 +7,9 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::tokenize;
 use arbor_domain::time::Timestamp;
-use arbor_domain::time_expr::{TimeExpression, TimeRange, find_time_expression};
+use arbor_domain::time_expr::{TimeExpression, TimeRange, find_time_expression, find_time_expression_knowing};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
-use arbor_ports::{EntityQuery, QueryRequest, TermSelection, TextQuery};
+use arbor_ports::{EntityQuery, Page, QueryRequest, TermSelection, TextQuery};
 use serde::Serialize;
 
 use super::{Intent, RetrieveMode, RetrieveRequest};
@@ -86,7 +86,13 @@ impl Arbor {
         anchor: Timestamp,
         gaps: &mut Vec<String>,
     ) -> AppResult<Option<UnderstoodTime>> {
-        let Some(found) = find_time_expression(query, anchor) else { return Ok(None) };
+        if find_time_expression(query, anchor).is_none() {
+            return Ok(None);
+        }
+        // Only a question that names a time pays for this lookup: a date without its year is
+        // the latest one the memories in scope can speak of.
+        let newest = self.newest_observation(filter).await?;
+        let Some(found) = find_time_expression_knowing(query, anchor, newest) else { return Ok(None) };
         let range = match found.expression {
             TimeExpression::Range { range } => range,
             TimeExpression::RelativeToEvent { relation, event } => match self.place_event(&event, filter).await? {
@@ -98,6 +104,15 @@ impl Arbor {
             },
         };
         Ok(Some(UnderstoodTime { phrase: found.phrase, range, applied: true }))
+    }
+
+    /// When the newest leaf `filter` admits (at any time) was observed.
+    async fn newest_observation(&self, filter: &VisibilityFilter) -> AppResult<Option<Timestamp>> {
+        let mut leaves = filter.clone();
+        leaves.node_kinds = vec![NodeKind::Leaf];
+        leaves.time_range = None;
+        let newest = self.ports.store.list_leaves(&leaves, Page::first(1)).await?;
+        Ok(newest.first().map(|leaf| leaf.observed_at))
     }
 
     /// When the leaf that best matches `event` was observed.
