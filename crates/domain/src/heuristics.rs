@@ -23,7 +23,7 @@ use crate::supersession::DuplicateJudgement;
 use crate::text::{is_stopword, normalize_text, tokenize, truncate_chars};
 use crate::time::Timestamp;
 use crate::time_expr::find_time_expression;
-use crate::transcript::transcript_speaker;
+use crate::transcript::{opens_with_a_program_turn, transcript_speaker};
 
 /// The heuristics' id, recorded as the extractor in provenance.
 pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
@@ -155,7 +155,7 @@ static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
         r(
             MemoryKind::Relationship,
             &format!(
-                r"(?i)\b(?:(?:is|was|are|were) (?:my|our) (?:new |future |former |ex-)?{RELATIVES}|my (?:new |future |former |ex-)?{RELATIVES}(?:'s name)? (?:is|was|'s) (?-i:[A-Z])\w*|i(?:'m| am| was| got| just got|'ve been| have been| recently got) (?:married|engaged|divorced|separated)|(?:married|engaged) to|(?:am|are|is|'m|'re|started|been) dating|broke up with)\b"
+                r"(?i)\b(?:(?:is|was|are|were) (?:my|our) (?:new |future |former |ex-)?{RELATIVES}\b(?:$|[^'’])|(?:my (?:new |future |former |ex-)?{RELATIVES}(?:'s name)? (?:is|was|'s) (?-i:[A-Z])\w*|i(?:'m| am| was| got| just got|'ve been| have been| recently got) (?:married|engaged|divorced|separated)|(?:married|engaged) to|(?:am|are|is|'m|'re|started|been) dating|broke up with)\b)"
             ),
         ),
         r(MemoryKind::Reflection, r"(?i)\b(i realized|i learned|lesson learned|in hindsight|i've noticed|i noticed)\b"),
@@ -229,8 +229,10 @@ pub fn assess(request: &AssessRequest) -> Assessment {
         None => first_sentence(&text),
     };
     let subject = hints.subject.clone().or_else(|| {
-        // A transcript's assistant guesses ("you probably like jazz") are no subject's statement.
-        if matches!(request.actor, Actor::User | Actor::Agent) {
+        // A transcript's assistant guesses ("you probably like jazz") are no subject's statement,
+        // nor is an assistant's or a program's turn pasted by the caller ("Assistant: my name
+        // is Claude" is not the caller's name).
+        if matches!(request.actor, Actor::User | Actor::Agent) && !opens_with_a_program_turn(&text) {
             extract_subject(said, line.map(|line| line.speaker))
         } else {
             None
@@ -585,6 +587,8 @@ mod tests {
             "I'm married to Tom.",
             "We broke up with the old landlord, and I broke up with Sam.",
             "Mia and I are dating",
+            "She was my mentor",
+            "He is our neighbour, and a good one.",
         ] {
             assert_eq!(classify_kind(text), MemoryKind::Relationship, "{text:?}");
         }
@@ -596,6 +600,9 @@ mod tests {
             "I'm lucky to have my husband and kids.",
             "How long have you been married?",
             "my boss is on holiday",
+            // The relative's, not the relative: "is my daughter's birthday".
+            "Today is my daughter's birthday",
+            "That was my dad’s car.",
         ] {
             assert_ne!(classify_kind(text), MemoryKind::Relationship, "{text:?}");
         }
@@ -640,6 +647,17 @@ mod tests {
         // The kind is read from what was said, not the label.
         let line = assess(&request("Maria: Dana is my boss.", vec![]));
         assert_eq!(line.kind, MemoryKind::Relationship);
+        // A pasted log: the first speaker's line ends where the next speaker's begins.
+        let log = assess(&request("Jon: how are you?\nGina: my job is at Door Dash", vec![]));
+        assert_eq!(log.subject, None);
+        let log = assess(&request("Jon: my job is gone.\nGina: sorry to hear", vec![]));
+        assert_eq!(log.subject.unwrap().as_str(), "jon's job");
+        // A life's heading is no speaker, and an assistant's pasted turn is nobody's statement.
+        for heading in ["Work: my job is at Acme now", "Career Change: my job is at Acme now"] {
+            assert_eq!(assess(&request(heading, vec![])).subject.unwrap().as_str(), "my job", "{heading:?}");
+        }
+        assert_eq!(assess(&request("Assistant: my name is Claude.", vec![])).subject, None);
+        assert_eq!(assess(&request("system: my name is Root.", vec![])).subject, None);
     }
 
     #[test]

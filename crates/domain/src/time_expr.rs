@@ -32,7 +32,7 @@
 //! - prepositions: `in|during|throughout|from` allow a bare month (`in May`), year (`in 2023`) or
 //!   season (`in the summer`); `of 2023`; `on` allows a day without year (`on May 8`), and a
 //!   day of the month alone with its ordinal (`on the 15th`, when the phrase ends there or a
-//!   function word follows: "on the 3rd floor" is no date);
+//!   function word follows: "on the 3rd floor" is no date, nor is "on the 15th and 16th");
 //! - open ranges: `before X` = `[open, start X)`, `after X` = `[end X, open)`, `since X` =
 //!   `[start X, open)`, `until|till X` = `[open, end X)`, `prior to X` = before;
 //! - spans: `between X and Y`, `from X to|until|through Y` = `[start X, end Y)`;
@@ -42,7 +42,9 @@
 //! - a date without a year ("in May", "June 20th") is the latest one already begun at the anchor
 //!   (in a question; in a memory, the one nearest it, since a memory may speak of plans);
 //!   "last May" is the latest May already ended, "next May" the first not yet begun; "on the
-//!   15th" is likewise the latest 15th begun (in a memory, the one nearest it);
+//!   15th" is likewise the latest 15th begun (in a memory, the one nearest it); knowing the
+//!   store's newest memory, a question's yearless date that lies beyond what any memory can
+//!   speak of is read against that memory instead (`find_time_expression_knowing`);
 //! - a month name alone is a month only after a preposition, and "may"/"march" after `early`,
 //!   `late`, `last`, ... only with a year or at the end of the clause ("May I ask" is no date);
 //!   a day without a year needs an ordinal, `on`, or the end of the clause ("May 5 people");
@@ -101,19 +103,36 @@ pub fn find_time_expression(question: &str, anchor: Timestamp) -> Option<FoundTi
     find_time_expression_knowing(question, anchor, None)
 }
 
-/// [`find_time_expression`] for a store whose newest memory was observed at `newest`: a date
-/// given without its year ("in July", "on Aug 15th") is the latest one that had begun by
-/// then, since that is the latest such date memory can say anything about. Asked in 2026 of
-/// a store that ends in October 2023, "in July" is July 2023, not July 2026 (where nothing
-/// can lie). Relative times ("last week", "this summer") stay relative to `anchor`: they
-/// speak of the asker's present.
+/// [`find_time_expression`] for a store whose newest memory was observed at `newest`. A date
+/// given without its year ("in July", "on Aug 15th") is the latest one begun by the anchor,
+/// unless that lies beyond [`YEARLESS_REACH`] after the newest memory, where no memory can
+/// have been observed or have spoken of it: then it is the latest begun by the newest memory.
+/// Asked in 2026 of a store that ends in October 2023, "in July" is July 2023, not July 2026;
+/// asked a week after a memory planning "Rome in July", it is the coming July still. Relative
+/// times ("last week", "this summer") stay relative to `anchor`: they speak of the asker's
+/// present.
 pub fn find_time_expression_knowing(question: &str, anchor: Timestamp, newest: Option<Timestamp>) -> Option<FoundTime> {
     let mut reader = Reader::new(anchor);
-    if let Some(newest) = newest.filter(|newest| *newest < anchor) {
-        reader.yearless_anchor = newest;
-    }
+    reader.newest = newest.filter(|newest| *newest < anchor);
     word_starts(question).find_map(|at| reader.read_at(&question[..at], &question[at..]))
 }
+
+/// Whether the time `question` names depends on when the store's newest memory was observed
+/// ([`find_time_expression_knowing`]): only a date without its year does, so only then is the
+/// newest memory worth looking up.
+pub fn depends_on_newest(question: &str, anchor: Timestamp) -> bool {
+    let long_ago = anchor.checked_sub(jiff::SignedDuration::from_hours(24 * 366 * 50)).ok();
+    find_time_expression_knowing(question, anchor, long_ago) != find_time_expression(question, anchor)
+}
+
+/// How far after a memory its own words can place a date said without its year: a statement's
+/// "in May" is the occurrence nearest when it was said, so at most about half a year ahead; a
+/// year leaves room for "next May". Beyond it, no memory can hold a question's yearless date.
+const YEARLESS_REACH: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 366);
+
+/// How many years back a question's date without its year is looked for: February 29th
+/// comes round every four.
+const YEARLESS_LOOKBACK: i16 = 4;
 
 /// A time a statement names, read relative to when it was said: "yesterday" in a message of
 /// 8 May 2023 is 7 May 2023.
@@ -304,14 +323,14 @@ struct Reader {
     statement: bool,
     /// The anchor's UTC calendar day.
     today: Date,
-    /// What a question's date without a year is the latest of: the anchor, or the newest
-    /// memory when that is older ([`find_time_expression_knowing`]).
-    yearless_anchor: Timestamp,
+    /// When the store's newest memory was observed, if before the anchor
+    /// ([`find_time_expression_knowing`]).
+    newest: Option<Timestamp>,
 }
 
 impl Reader {
     fn new(anchor: Timestamp) -> Reader {
-        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date(), yearless_anchor: anchor }
+        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date(), newest: None }
     }
 
     /// The expression starting exactly at the start of `rest`; `preceding` is the text before it.
@@ -546,10 +565,25 @@ impl Reader {
         if self.statement {
             return (year.checked_sub(1)?..=year.checked_add(1)?).filter_map(&build).min_by_key(|r| self.distance(r));
         }
-        let (anchor, year) = (self.yearless_anchor, year_of(self.yearless_anchor));
-        build(year)
-            .filter(|range| range.start.is_some_and(|start| start <= anchor))
-            .or_else(|| build(year.checked_sub(1)?))
+        self.within_reach(|by| {
+            let year = year_of(by);
+            (0..=YEARLESS_LOOKBACK)
+                .filter_map(|back| build(year.checked_sub(back)?))
+                .find(|range| range.start.is_some_and(|start| start <= by))
+        })
+    }
+
+    /// A question's date without its year or month: `latest_by(at)` is the latest begun by `at`.
+    /// That by the anchor, unless the newest memory is too far behind it to hold it (see
+    /// [`find_time_expression_knowing`]); then that by the newest memory.
+    fn within_reach(&self, latest_by: impl Fn(Timestamp) -> Option<TimeRange>) -> Option<TimeRange> {
+        let by_anchor = latest_by(self.anchor);
+        let Some(newest) = self.newest else { return by_anchor };
+        let reach = newest.checked_add(YEARLESS_REACH).unwrap_or(newest);
+        match by_anchor {
+            Some(range) if range.start.is_some_and(|start| start <= reach) => Some(range),
+            _ => latest_by(newest).or(by_anchor),
+        }
     }
 
     /// [`Reader::latest_begun`] for a date without its month ("on the 15th"): `build` makes the
@@ -560,12 +594,10 @@ impl Reader {
         if self.statement {
             return (-1..=1).filter_map(|offset| in_month(self.today, offset)).min_by_key(|r| self.distance(r));
         }
-        let anchor = self.yearless_anchor;
-        let base = TimeZone::UTC.to_datetime(anchor).date();
-        (-2..=0)
-            .rev()
-            .filter_map(|offset| in_month(base, offset))
-            .find(|range| range.start.is_some_and(|start| start <= anchor))
+        self.within_reach(|by| {
+            let base = TimeZone::UTC.to_datetime(by).date();
+            (-2..=0).rev().filter_map(|offset| in_month(base, offset)).find(|r| r.start.is_some_and(|s| s <= by))
+        })
     }
 
     /// How far `range` lies from the anchor: zero when it holds it.
@@ -706,18 +738,23 @@ fn read_day(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
 }
 
 /// "on the 15th": a day of a month the speaker leaves unsaid, which is the month they are in or
-/// next to. Only after "on", with an ordinal, and as a whole phrase (the clause ends, or a
-/// function word follows): "on the 3rd floor" and "on the 2nd try" are no dates.
+/// next to. Only right after "on", with an ordinal, and as a whole phrase (the clause ends, or a
+/// function word follows): "on the 3rd floor", "on the 2nd try" and "in the 19th century" are
+/// no dates. A list or span of such days ("on the 15th and 16th", "on the 10th to the 20th")
+/// is left unread rather than read as its first day, which would hide the others.
 fn read_day_of_month(reader: &Reader, m: &FormMatch<'_>) -> Option<TimeRange> {
     // Words that open the next phrase rather than name what is counted: conjunctions,
     // pronouns, prepositions and the words of another time ("on the 15th after my trip").
     const FOLLOWERS: &[&str] = &[
         "and", "at", "we", "i", "when", "with", "for", "to", "so", "but", "because", "or", "too", "as", "which",
-        "after", "before", "since", "until", "in", "from", "then", "this", "last", "next",
+        "after", "before", "since", "until", "in", "from", "then", "this",
     ];
+    static ANOTHER_DAY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\W*(?:and|or|to|through|till|until|-)\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b").unwrap()
+    });
     let next_word = m.after.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty());
     let whole_phrase = m.ends_clause() || next_word.is_some_and(|w| is_one_of(w, FOLLOWERS));
-    if m.cue < Cue::On || !m.has("ordinal") || !whole_phrase {
+    if m.cue != Cue::On || !m.has("ordinal") || !whole_phrase || ANOTHER_DAY.is_match(m.after) {
         return None;
     }
     let day: i8 = number(m.caps, "day")?;
@@ -1097,7 +1134,7 @@ mod tests {
                 &[("on the 2nd", "2023-09-02", "2023-09-03")],
             ),
             (
-                "On the 30th we fly, on the 31st of May we came.",
+                "On the 30th we flew home, on the 31st of May we came.",
                 "2023-02-10T10:00:00Z",
                 &[("On the 30th", "2023-01-30", "2023-01-31"), ("on the 31st of May", "2023-05-31", "2023-06-01")],
             ),
@@ -1314,31 +1351,47 @@ mod tests {
 
     #[test]
     fn a_date_without_its_year_is_the_latest_the_memory_can_hold() {
-        // Asked on 15 June 2023 of a store whose newest memory is from 20 October 2021.
-        let newest = at("2021-10-20T09:00:00Z");
+        // Asked on 15 June 2023 of a store whose newest memory is from 20 October 2020: the
+        // latest July begun by the anchor (2022) lies beyond what any memory can speak of.
+        let newest = at("2020-10-20T09:00:00Z");
+        let read = |question: &str, anchor: Timestamp, newest: Option<Timestamp>| match find_time_expression_knowing(
+            question, anchor, newest,
+        ) {
+            Some(FoundTime { expression: TimeExpression::Range { range }, .. }) => range,
+            other => panic!("{question:?}: no range: {other:?}"),
+        };
         for (question, start, end) in [
-            ("when did we go camping in July?", "2021-07-01", "2021-08-01"),
-            ("what happened on Aug 15th", "2021-08-15", "2021-08-16"),
-            ("who came in October", "2021-10-01", "2021-11-01"),
-            ("in November", "2020-11-01", "2020-12-01"),
-            ("during the summer", "2021-06-01", "2021-09-01"),
+            ("when did we go camping in July?", "2020-07-01", "2020-08-01"),
+            ("what happened on Aug 15th", "2020-08-15", "2020-08-16"),
+            ("who came in October", "2020-10-01", "2020-11-01"),
+            ("in November", "2019-11-01", "2019-12-01"),
+            ("during the summer", "2020-06-01", "2020-09-01"),
+            // A day without its month: the latest begun by the newest memory.
+            ("what did we do on the 25th?", "2020-09-25", "2020-09-26"),
             // A year, or a time relative to now, is what it says.
             ("in July 2022", "2022-07-01", "2022-08-01"),
             ("last week", "2023-06-05", "2023-06-12"),
         ] {
-            let found = find_time_expression_knowing(question, anchor(), Some(newest));
-            let Some(FoundTime { expression: TimeExpression::Range { range: got }, .. }) = found else {
-                panic!("{question:?}: no range")
-            };
-            assert_eq!(got, range(start, end), "{question:?}: {}", got.describe());
+            assert_eq!(read(question, anchor(), Some(newest)), range(start, end), "{question:?}");
         }
-        // A day without its month: the latest begun by the newest memory.
-        let found = find_time_expression_knowing("what did we do on the 25th?", anchor(), Some(newest));
-        let Some(FoundTime { expression: TimeExpression::Range { range: got }, .. }) = found else { panic!() };
-        assert_eq!(got, range("2021-09-25", "2021-09-26"));
+        // Within a year of the newest memory, a memory may have planned it: asked on 2 July of
+        // a store whose newest memory (28 June) says "Rome on July 20", July is this July.
+        let asked = at("2023-07-02T00:00:00Z");
+        assert_eq!(
+            read("what are we doing in July?", asked, Some(at("2023-06-28"))),
+            range("2023-07-01", "2023-08-01")
+        );
+        assert_eq!(read("in May", anchor(), Some(at("2022-12-01"))), range("2023-05-01", "2023-06-01"));
         // A store with newer memories than the anchor (an as_of in the past) changes nothing.
-        let later = find_time_expression_knowing("in July", anchor(), Some(at("2024-01-01")));
-        assert_eq!(later, find_time_expression("in July", anchor()));
+        assert_eq!(read("in July", anchor(), Some(at("2024-01-01"))), read("in July", anchor(), None));
+        // February 29th is the latest there was, not none.
+        assert_eq!(read("what happened on Feb 29?", anchor(), None), range("2020-02-29", "2020-03-01"));
+        // Only a date without its year needs the newest memory looked up.
+        for (question, depends) in
+            [("in July", true), ("on the 3rd", true), ("last week", false), ("in July 2022", false)]
+        {
+            assert_eq!(depends_on_newest(question, anchor()), depends, "{question:?}");
+        }
     }
 
     #[test]
@@ -1418,6 +1471,11 @@ mod tests {
         let questions = [
             "",
             "May I ask what you like?",
+            // Ordinals that count, and lists or spans of days left unread rather than cut short.
+            "what changed in the 19th century",
+            "who lives on the 2nd and 3rd floors",
+            "what did we do on the 15th and 16th?",
+            "what did we do on the 2nd last try",
             "what did she say recently",
             "how many days did it take",
             "have you seen it ever before",

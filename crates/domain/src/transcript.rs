@@ -61,6 +61,24 @@ static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
         "action",
         "actions",
         "status",
+        // A life's headings ("Work: …", "Career change: …"), which no one is named.
+        "work",
+        "career",
+        "job",
+        "home",
+        "life",
+        "health",
+        "family",
+        "travel",
+        "school",
+        "money",
+        "finance",
+        "change",
+        "changes",
+        "project",
+        "personal",
+        "misc",
+        "other",
         "result",
         "results",
         "error",
@@ -194,9 +212,36 @@ static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
-/// The speaker label a transcript line opens with, and what follows it; `None` when the text
-/// does not open with a name and a colon.
+/// Labels of turns that are not the caller's speech: an assistant's or a program's.
+const NOT_THE_CALLER: &[&str] = &["assistant", "system", "ai", "bot", "agent", "tool", "model"];
+
+/// Whether `text` opens with the label of a turn that is not the caller's own speech
+/// ("Assistant: …", "System: …"): its "I" and "my" are nobody the caller vouches for.
+pub fn opens_with_a_program_turn(text: &str) -> bool {
+    let text = text.trim_start();
+    let Some((label, rest)) = text.split_once(':') else { return false };
+    rest.starts_with(char::is_whitespace) && NOT_THE_CALLER.iter().any(|role| label.trim().eq_ignore_ascii_case(role))
+}
+
+/// The speaker label a transcript line opens with, and what follows it up to the next line
+/// that opens with a label of its own (a pasted log's next turn is someone else's); `None`
+/// when the text does not open with a name and a colon.
 pub fn transcript_speaker(text: &str) -> Option<TranscriptLine<'_>> {
+    let line = opening_label(text)?;
+    let mut end = line.said.len();
+    let mut offset = 0;
+    for next in line.said.split_inclusive('\n') {
+        if offset > 0 && opening_label(next).is_some() {
+            end = offset;
+            break;
+        }
+        offset += next.len();
+    }
+    Some(TranscriptLine { speaker: line.speaker, said: line.said[..end].trim_end() })
+}
+
+/// [`transcript_speaker`] for the first label only, with all the text after it.
+fn opening_label(text: &str) -> Option<TranscriptLine<'_>> {
     let text = text.trim_start();
     let colon = text.find(':')?;
     let (label, rest) = (&text[..colon], &text[colon + 1..]);
@@ -238,6 +283,9 @@ mod tests {
             ("  Jean-Luc:   on my way", "Jean-Luc", "on my way"),
             ("O'Neil: thanks!", "O'Neil", "thanks!"),
             ("Zoë: ça va", "Zoë", "ça va"),
+            // A pasted log: the line ends where the next speaker's begins.
+            ("Jon: hi\nhow are you?\nGina: fine", "Jon", "hi\nhow are you?"),
+            ("Jon: the plan:\n- eat: soon", "Jon", "the plan:\n- eat: soon"),
         ] {
             assert_eq!(transcript_speaker(text), Some(TranscriptLine { speaker, said }), "{text:?}");
         }
@@ -276,11 +324,29 @@ mod tests {
         #[test]
         fn the_label_and_the_words_are_the_text(text in "[A-Za-z :'.-]{0,40}") {
             if let Some(line) = transcript_speaker(&text) {
-                prop_assert!(text.trim_start().starts_with(line.speaker));
-                prop_assert!(text.ends_with(line.said));
+                let opened = text.trim_start();
+                prop_assert!(opened.starts_with(line.speaker));
+                prop_assert!(opened[line.speaker.len()..].starts_with(':'));
+                prop_assert!(opened[line.speaker.len() + 1..].trim_start().starts_with(line.said));
                 prop_assert!(!line.said.is_empty());
                 prop_assert!(line.speaker.split(' ').count() <= MAX_NAME_WORDS);
             }
+        }
+
+        /// A capitalised name that is no heading word, a colon and words is always a speaker's
+        /// line, and a second speaker's line after it is never part of what the first said.
+        #[test]
+        fn a_name_and_a_colon_is_a_speaker(
+            first in "[A-Z][a-z]{3,9}",
+            second in "[A-Z][a-z]{3,9}",
+            said in "[a-z][a-z ,.]{0,30}",
+        ) {
+            prop_assume!(!NOT_SPEAKERS.contains(first.to_lowercase().as_str()));
+            prop_assume!(!NOT_SPEAKERS.contains(second.to_lowercase().as_str()));
+            let text = format!("{first}: {said}\n{second}: and you?");
+            let line = transcript_speaker(&text);
+            prop_assert_eq!(line.map(|l| l.speaker), Some(first.as_str()));
+            prop_assert_eq!(line.map(|l| l.said), Some(said.trim_end()));
         }
     }
 }

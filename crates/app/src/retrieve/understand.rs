@@ -7,7 +7,9 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::tokenize;
 use arbor_domain::time::Timestamp;
-use arbor_domain::time_expr::{TimeExpression, TimeRange, find_time_expression, find_time_expression_knowing};
+use arbor_domain::time_expr::{
+    TimeExpression, TimeRange, depends_on_newest, find_time_expression, find_time_expression_knowing,
+};
 use arbor_domain::visibility::{NodeKind, VisibilityFilter};
 use arbor_ports::{EntityQuery, Page, QueryRequest, TermSelection, TextQuery};
 use serde::Serialize;
@@ -86,13 +88,13 @@ impl Arbor {
         anchor: Timestamp,
         gaps: &mut Vec<String>,
     ) -> AppResult<Option<UnderstoodTime>> {
-        if find_time_expression(query, anchor).is_none() {
-            return Ok(None);
+        let Some(mut found) = find_time_expression(query, anchor) else { return Ok(None) };
+        // Only a question naming a date without its year pays for this lookup: such a date is
+        // read against the newest memory in scope when the anchor's is beyond its reach.
+        if depends_on_newest(query, anchor) {
+            let newest = self.newest_observation(filter).await?;
+            found = find_time_expression_knowing(query, anchor, newest).unwrap_or(found);
         }
-        // Only a question that names a time pays for this lookup: a date without its year is
-        // the latest one the memories in scope can speak of.
-        let newest = self.newest_observation(filter).await?;
-        let Some(found) = find_time_expression_knowing(query, anchor, newest) else { return Ok(None) };
         let range = match found.expression {
             TimeExpression::Range { range } => range,
             TimeExpression::RelativeToEvent { relation, event } => match self.place_event(&event, filter).await? {
