@@ -6,7 +6,7 @@ mod common;
 use arbor_app::{IngestOutcome, RetrieveMode, RetrieveRequest};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_ports::{BodyStore, MetadataStore, SearchIndex};
-use common::{conversation_chain, harness, message};
+use common::{conversation_chain, harness, message, message_at};
 
 #[tokio::test]
 async fn a_conversation_becomes_a_sealed_tree_and_answers_questions() {
@@ -450,11 +450,7 @@ async fn a_question_about_a_day_finds_the_memory_that_mentions_it() {
     let chain = conversation_chain(&h.arbor, "c1", None);
     let other = conversation_chain(&h.arbor, "c2", None);
     let at = |text: &str| -> arbor_domain::time::Timestamp { text.parse().unwrap() };
-    let said = |text: &str, id: &str, when: &str| {
-        let mut event = message(text, id);
-        event.observed_at = Some(at(when));
-        event
-    };
+    let said = message_at;
     h.arbor
         .ingest(&chain, said("We cooked lasagna for dinner with Ana last night.", "m1", "2023-05-04T10:00:00Z"))
         .await
@@ -494,11 +490,7 @@ async fn a_month_without_a_year_is_the_latest_one_the_conversation_holds() {
     let h = harness();
     let chain = conversation_chain(&h.arbor, "c1", None);
     let other = conversation_chain(&h.arbor, "c2", None);
-    let said = |text: &str, id: &str, when: &str| {
-        let mut event = message(text, id);
-        event.observed_at = Some(when.parse().unwrap());
-        event
-    };
+    let said = message_at;
     h.arbor
         .ingest(&chain, said("We went camping by the lake with the kids.", "m1", "2023-07-09T10:00:00Z"))
         .await

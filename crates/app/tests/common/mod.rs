@@ -70,3 +70,10 @@ pub fn message(text: &str, id: &str) -> Event {
     event.source = SourceRef::Message { conversation: None, message_id: id.to_owned() };
     event
 }
+
+/// [`message`], said at `when` (an RFC 3339 timestamp).
+pub fn message_at(text: &str, id: &str, when: &str) -> Event {
+    let mut event = message(text, id);
+    event.observed_at = Some(when.parse().expect("an RFC 3339 timestamp"));
+    event
+}
