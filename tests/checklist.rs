@@ -72,7 +72,9 @@ macro_rules! acceptance_checklist {
             updates_in_words_no_rule_knows_are_found_by_meaning,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
-            an_entity_brings_the_memories_filed_before_it_into_its_tree
+            an_entity_brings_the_memories_filed_before_it_into_its_tree,
+            // What the store's owner sees of its state [design §health].
+            health_counts_duplicates_history_stale_summaries_waiting_suggestions_and_bytes
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -1420,6 +1422,108 @@ pub async fn an_entity_brings_the_memories_filed_before_it_into_its_tree(ports: 
     }
 }
 
+/// Health [design §health] on a store built to have known figures: a repeat written before its
+/// twin was indexed is a duplicate (the later one), a correction leaves one version of
+/// history, a suggestion waits for a person and is warned about once it has waited past the
+/// threshold, a forget under a sealed summary leaves that summary waiting to be sealed again
+/// until the job runner has run, every body's bytes are counted, and a consolidation pass
+/// takes the duplicate away.
+pub async fn health_counts_duplicates_history_stale_summaries_waiting_suggestions_and_bytes(ports: Ports) {
+    use arbor_domain::health::Warning;
+
+    let clock = Arc::new(ManualClock::new(start()));
+    let mut ports = ports;
+    ports.clock = clock.clone();
+    ports.ids = Arc::new(arbor_ports::SequentialIds::default());
+    let policy = arbor_app::Policy {
+        seal: arbor_domain::seal::SealPolicy::new(3).expect("valid"),
+        ..arbor_app::Policy::default()
+    };
+    let options = arbor_app::Options { index_inline: false, ..arbor_app::Options::default() };
+    let arbor = Arbor::new(ports, policy, options);
+    let global = only(&arbor, "global");
+    let namespace = Namespace::global();
+
+    minutes(&clock, 1);
+    let peanuts = note(&arbor, &global, "Maya and Tom are allergic to peanuts.").await;
+    let restarts = note(&arbor, &global, "The staging database restarts every night at two.").await;
+    let billing = note(&arbor, &global, "The billing service ships on Fridays after lunch.").await;
+    note(&arbor, &global, "The backups are copied to the cold bucket every Sunday.").await;
+    minutes(&clock, 1);
+    let repeat = note(&arbor, &global, "Tom and Maya are allergic to peanuts.").await;
+    let _waiting = suggest(&arbor, &global, "The office coffee machine is broken again.", "a-1").await;
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let correction = arbor_app::Correction::by_person(
+        restarts.clone(),
+        Version::FIRST,
+        "The staging database restarts every night at three.",
+    );
+    arbor.correct(&global, &correction).await.unwrap();
+    // The correction changed a sealed leaf: its summary waits to be sealed again.
+    let report = arbor.health(&[]).await.unwrap();
+    assert_eq!(report.namespaces.len(), 1);
+    let figures = &report.namespaces[0].figures;
+    assert_eq!(report.namespaces[0].namespace, namespace);
+    assert_eq!(
+        (figures.active, figures.superseded, figures.candidates, figures.duplicates, figures.summaries_awaiting_reseal),
+        (5, 1, 1, 1, 1),
+        "{report:#?}"
+    );
+    assert_eq!(figures.duplicate_rate(), 0.2);
+    assert!(figures.summaries >= 1);
+    assert_eq!(figures.body_bytes, bytes_of_every_body(&arbor).await, "every body, every version");
+    let kinds = |warnings: &[Warning]| warnings.iter().map(std::mem::discriminant).collect::<Vec<_>>();
+    let duplicates = std::mem::discriminant(&Warning::Duplicates { rate: 0.0, duplicates: 0 });
+    let stale = std::mem::discriminant(&Warning::StaleSummaries { share: 0.0, awaiting: 0 });
+    assert_eq!(kinds(&report.namespaces[0].warnings), [duplicates, stale], "{report:#?}");
+    let mut trees = arbor_domain::health::Figures::default();
+    for tree in &report.namespaces[0].trees {
+        trees.absorb(&tree.figures);
+    }
+    assert_eq!(&trees, figures, "a namespace is the sum of its trees");
+    assert_eq!(&report.total, figures);
+
+    // Twenty days on, the job runner has sealed again; the suggestion has waited too long.
+    minutes(&clock, 20 * 24 * 60);
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let report = arbor.health(&[]).await.unwrap();
+    let figures = &report.namespaces[0].figures;
+    assert_eq!(figures.summaries_awaiting_reseal, 0, "{report:#?}");
+    assert_eq!(
+        report.namespaces[0].warnings,
+        [
+            Warning::Duplicates { rate: 0.2, duplicates: 1 },
+            Warning::WaitingCandidates { oldest_days: 20, candidates: 1 }
+        ]
+    );
+
+    // A consolidation pass merges the repeat (history grows); a forget takes its bytes along.
+    let pass = arbor_app::ConsolidateRequest::new(vec![(namespace.clone(), None)], false);
+    assert_eq!(arbor.consolidate(&pass).await.unwrap().applied(), 1);
+    arbor.forget(&global, &billing).await.unwrap();
+    assert_eq!(arbor.run_jobs(None).await.unwrap().failed, 0);
+    let report = arbor.health(std::slice::from_ref(&namespace)).await.unwrap();
+    let figures = &report.namespaces[0].figures;
+    assert_eq!((figures.active, figures.superseded, figures.duplicates), (3, 2, 0), "{report:#?}");
+    assert_eq!(figures.body_bytes, bytes_of_every_body(&arbor).await);
+    assert_eq!(stored(&arbor, "global", &peanuts).await.status, LeafStatus::Superseded, "merged into its repeat");
+    assert_eq!(stored(&arbor, "global", &repeat).await.status, LeafStatus::Active);
+
+    // A namespace the store does not hold is empty, not an error.
+    let other = arbor.health(&[Namespace::parse("project:nothing-here").unwrap()]).await.unwrap();
+    assert_eq!(other.namespaces[0].figures, arbor_domain::health::Figures::default());
+}
+
+/// The bytes of every body document the store holds.
+async fn bytes_of_every_body(arbor: &Arbor) -> u64 {
+    let bodies = &arbor.ports().bodies;
+    let mut total = 0;
+    for path in bodies.list(arbor_domain::paths::MEMORY_DIR).await.unwrap() {
+        total += bodies.read_unverified(&path).await.unwrap().len() as u64;
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
@@ -1454,7 +1558,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 20, "{checks:?}");
+        assert_eq!(checks.len(), 21, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

@@ -18,6 +18,7 @@ mod experiment;
 mod export;
 mod forget;
 mod fsck;
+mod health;
 mod ingest;
 mod jobs;
 mod projection;
@@ -37,6 +38,7 @@ use arbor_domain::budget::RetrievalBudget;
 use arbor_domain::consolidation::Consolidation;
 use arbor_domain::decay::DecayPolicy;
 use arbor_domain::decision::EntityDecisionMatrix;
+use arbor_domain::health::HealthThresholds;
 use arbor_domain::id::{EntityId, JobId, LeafId, RetrievalId, SummaryId};
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
 use arbor_domain::reconcile::Reconcile;
@@ -65,6 +67,7 @@ pub use experiment::{ExperimentStart, Settlement};
 pub use export::{Export, ExportOptions, ExportedMemory};
 pub use forget::{ForgetReceipt, ForgetScope};
 pub use fsck::{Finding, FindingKind, FsckReport};
+pub use health::{HealthReport, NamespaceHealth, TreeHealth};
 pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
@@ -117,6 +120,7 @@ pub struct Policy {
     pub budget: RetrievalBudget,
     pub read_chain: ReadChainPolicy,
     pub decay: DecayPolicy,
+    pub health: HealthThresholds,
     #[serde(skip)]
     pub chunker: Chunker,
 }

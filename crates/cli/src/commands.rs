@@ -9,6 +9,7 @@ use arbor_compose as compose;
 use arbor_domain::id::RetrievalId;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::model::{Category, MemoryKind, TreeId};
+use arbor_domain::namespace::Namespace;
 use arbor_domain::time::Timestamp;
 use serde::Serialize;
 
@@ -638,6 +639,30 @@ pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
         return print_json(&stats);
     }
     crate::output::out!("{}", render::stats(&opened.root, &stats));
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct HealthArgs {
+    /// Only these namespaces (e.g. `project:p1`); every namespace the store holds by default.
+    #[arg(long = "namespace", value_name = "NAMESPACE")]
+    namespaces: Vec<String>,
+}
+
+/// `arbor health`: the store owner's view of every namespace (or those named), whatever chain
+/// could read it, like `stats` and `fsck`.
+pub(crate) async fn health(root: &Path, args: HealthArgs, json: bool) -> Result<()> {
+    let namespaces = args
+        .namespaces
+        .iter()
+        .map(|name| Namespace::parse(name).with_context(|| format!("--namespace {name:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    let opened = compose::open_for_reading(root).await?;
+    let report = opened.arbor.health(&namespaces).await?;
+    if json {
+        return print_json(&report);
+    }
+    crate::output::out!("{}", render::health(&report));
     Ok(())
 }
 

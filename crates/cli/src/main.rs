@@ -96,6 +96,9 @@ enum Command {
     Eval(eval::EvalCommand),
     /// Counts of what the store holds.
     Stats,
+    /// Per namespace and tree: duplicates, history, stale summaries, waiting suggestions and
+    /// bytes per current memory, with warnings past the thresholds in `arbor.json`.
+    Health(commands::HealthArgs),
     /// Create a store, ingest a sample conversation, seal it, and answer questions.
     Quickstart(quickstart::Args),
     /// Serve memory to agents: MCP tools (stdio or HTTP) and the HTTP API, bound to one scope
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Eval(command) => eval::run(command, json).await.map(|()| true),
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
+            Command::Health(args) => commands::health(&root, args, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),
             Command::Tokens(command) => tenants::run(&root, command, json).await.map(|()| true),

@@ -262,3 +262,54 @@ pub(crate) fn stats(root: &std::path::Path, stats: &Stats) -> String {
     );
     out
 }
+
+/// `arbor health`: one line per namespace and tree, the namespace's warnings under it, then
+/// each tree's.
+pub(crate) fn health(report: &arbor_app::HealthReport) -> String {
+    let mut out = String::new();
+    let warnings = report.warning_count();
+    let plural = if warnings == 1 { "" } else { "s" };
+    let _ = writeln!(out, "health at {:.0}: {warnings} warning{plural}", report.at);
+    if report.namespaces.is_empty() {
+        let _ = writeln!(out, "the store holds no memories");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{:<44} {:>7} {:>6} {:>8} {:>9} {:>15} {:>9}",
+        "namespace / tree", "active", "dup", "history", "stale sum", "waiting", "bytes/mem"
+    );
+    let line = |out: &mut String, name: &str, figures: &arbor_domain::health::Figures| {
+        let waiting = match figures.oldest_candidate_days(report.at) {
+            Some(days) => format!("{} ({days} d)", figures.candidates),
+            None => "0".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<44} {:>7} {:>5.0}% {:>7.0}% {:>9} {:>15} {:>9}",
+            truncate_chars(name, 44),
+            figures.active,
+            figures.duplicate_rate() * 100.0,
+            figures.superseded_share() * 100.0,
+            format!("{}/{}", figures.summaries_awaiting_reseal, figures.summaries),
+            waiting,
+            figures.bytes_per_active(),
+        );
+    };
+    for namespace in &report.namespaces {
+        line(&mut out, &namespace.namespace.to_string(), &namespace.figures);
+        for warning in &namespace.warnings {
+            let _ = writeln!(out, "  ! {}", warning.advice());
+        }
+        for tree in &namespace.trees {
+            line(&mut out, &format!("  {}", tree.tree_id), &tree.figures);
+            for warning in &tree.warnings {
+                let _ = writeln!(out, "    ! {}", warning.advice());
+            }
+        }
+    }
+    for (what, why) in &report.unreadable {
+        let _ = writeln!(out, "not read: {what}: {why}");
+    }
+    out
+}

@@ -700,3 +700,37 @@ fn bad_update_files_get_clear_errors() {
     assert!(shown.contains("update probes: none in the data"), "{shown}");
     assert!(shown.contains("keep probes:   1 of 1 pass (100%)"), "{shown}");
 }
+
+#[test]
+fn health_reports_each_namespace_and_tree_and_warns_past_the_thresholds_the_store_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let root = store.to_str().unwrap();
+    assert!(arbor(&["quickstart", "--deterministic", "--dir", root]).status.success());
+    let output = arbor(&["--root", root, "health"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let (first, table) = stdout.split_once('\n').unwrap();
+    assert!(first.starts_with("health at ") && first.ends_with(": 0 warnings"), "{first}");
+    insta::assert_snapshot!(table);
+
+    let json = arbor(&["--root", root, "health", "--json", "--namespace", "conversation:quickstart"]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("stdout is JSON");
+    assert_eq!(value["namespaces"].as_array().unwrap().len(), 1);
+    assert_eq!(value["total"]["superseded"], 2, "the sample corrects itself twice");
+
+    // The store's owner tightens a threshold in arbor.json; a misspelt one is a clear error.
+    let config_path = store.join("arbor.json");
+    let mut config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    config["health"] = serde_json::json!({"max_bytes_per_active": 1000});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let strict = String::from_utf8(arbor(&["--root", root, "health"]).stdout).unwrap();
+    assert!(strict.contains("bytes are kept per current memory"), "{strict}");
+    config["health"] = serde_json::json!({"max_bytes": 1000});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let bad = arbor(&["--root", root, "health"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("max_bytes"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let bad_name = arbor(&["--root", root, "health", "--namespace", "no such namespace"]);
+    assert_eq!(bad_name.status.code(), Some(1));
+}

@@ -43,6 +43,9 @@ pub struct StoreConfig {
     /// absent, nothing decays by time and candidates are archived after 90 days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decay: Option<arbor_domain::decay::DecayPolicy>,
+    /// Where `arbor health` warns (`HealthThresholds`); absent, the defaults the design gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<arbor_domain::health::HealthThresholds>,
 }
 
 /// One value of a setting a person picks by name (`--backend sqlite`): the name as typed and
@@ -175,6 +178,7 @@ impl StoreConfig {
             reasoner: ReasonerConfig::Heuristic,
             index: options.index,
             decay: None,
+            health: None,
         }
     }
 

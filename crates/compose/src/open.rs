@@ -364,7 +364,11 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
     // One name for this process on its body intents and its job leases, so a crashed one can
     // be told apart from a running one.
     let options = Options { owner: owner(), worker: owner(), actor: actor.to_owned(), ..Options::default() };
-    let policy = Policy { decay: config.decay.clone().unwrap_or_default(), ..Policy::default() };
+    let policy = Policy {
+        decay: config.decay.clone().unwrap_or_default(),
+        health: config.health.unwrap_or_default(),
+        ..Policy::default()
+    };
     let mut arbor = Arbor::new(ports, policy, options).with_liveness(Arc::new(process_state));
     if let Some(previous) = &config.previous_embedder {
         arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));

@@ -77,6 +77,40 @@ pub struct CurrentMemory {
     pub like: Vec<LeafId>,
 }
 
+/// What the merge rule reads of a memory: its fingerprint, its content words and the people
+/// and things it names. Consolidation merges by it, and health counts duplicates by it
+/// (`health::repeating`), so a store reported to hold duplicates holds what a pass would merge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SameMemory {
+    pub fingerprint: Fingerprint,
+    pub words: BTreeSet<String>,
+    pub named: BTreeSet<String>,
+}
+
+impl SameMemory {
+    /// `text` as `claim` read it, with its `fingerprint`.
+    pub fn of(claim: &Claim, text: &str, fingerprint: &Fingerprint) -> SameMemory {
+        SameMemory {
+            fingerprint: fingerprint.clone(),
+            words: content_words(text),
+            named: claim.mentions.iter().map(|m| m.key.as_str().to_owned()).collect(),
+        }
+    }
+
+    /// Why this memory says again what `other` says, if it does: the same words (the same
+    /// fingerprint, or nearly all the same content words, `heuristics::same_words`) naming the
+    /// same people and things (two people's identical commutes are two memories).
+    pub fn repeats(&self, other: &SameMemory) -> Option<String> {
+        if self.named != other.named {
+            return None;
+        }
+        if self.fingerprint == other.fingerprint {
+            return Some("the same words".to_owned());
+        }
+        same_words(&self.words, &other.words).map(|overlap| format!("{}% of the same words", (overlap * 100.0).round()))
+    }
+}
+
 /// How many earlier memories a reasoner is shown with one changed memory: the newest of those
 /// filed under what it names, as many as one prompt holds comfortably.
 pub const JUDGED_CANDIDATES: usize = 8;
@@ -98,9 +132,8 @@ impl Consolidation {
         order.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
         order.dedup_by(|a, b| a.id == b.id);
         let claims: Vec<Claim> = order.iter().map(|m| Claim::read(&m.text)).collect();
-        let words: Vec<BTreeSet<String>> = order.iter().map(|m| content_words(&m.text)).collect();
-        let named: Vec<BTreeSet<&str>> =
-            claims.iter().map(|c| c.mentions.iter().map(|m| m.key.as_str()).collect()).collect();
+        let readings: Vec<SameMemory> =
+            order.iter().zip(&claims).map(|(m, claim)| SameMemory::of(claim, &m.text, &m.fingerprint)).collect();
         // Who is compared with whom: each changed memory with the memories like it.
         let at: BTreeMap<&LeafId, usize> = order.iter().enumerate().map(|(i, m)| (&m.id, i)).collect();
         let mut related: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); order.len()];
@@ -118,21 +151,9 @@ impl Consolidation {
             let newer = order[later];
             let earlier: Vec<usize> =
                 related[later].iter().copied().filter(|&i| i < later && !retired.contains(&i)).collect();
-            // The same words again, naming the same people and things (two people's identical
-            // commutes are two memories).
-            let merge = earlier.iter().rev().copied().find(|&i| {
-                named[i] == named[later]
-                    && (order[i].fingerprint == newer.fingerprint || same_words(&words[i], &words[later]).is_some())
-            });
+            let merge = earlier.iter().rev().find_map(|&i| Some((i, readings[later].repeats(&readings[i])?)));
             let proposal = match merge {
-                Some(i) => {
-                    let reason = match same_words(&words[i], &words[later]) {
-                        _ if order[i].fingerprint == newer.fingerprint => "the same words".to_owned(),
-                        Some(overlap) => format!("{}% of the same words", (overlap * 100.0).round()),
-                        None => "the same words".to_owned(),
-                    };
-                    Some((i, ProposalKind::Merge, reason))
-                }
+                Some((i, reason)) => Some((i, ProposalKind::Merge, reason)),
                 None => {
                     let current: Vec<(usize, &Claim)> = earlier.iter().map(|&i| (i, &claims[i])).collect();
                     self.reconcile.best(&claims[later], &current).map(|(&i, replacement)| {

@@ -28,8 +28,9 @@ use crate::transcript::{opens_with_a_program_turn, transcript_speaker};
 /// The heuristics' id, recorded as the extractor in provenance.
 pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
 
-/// Word overlap at which two texts are judged the same memory.
-const SAME_MEMORY_OVERLAP: f32 = 0.85;
+/// Word overlap (of the larger set of content words) at which two texts are judged the same
+/// memory.
+pub const SAME_MEMORY_OVERLAP: f32 = 0.85;
 
 /// The longest summary the heuristics draft, in characters: half of what a summary may keep
 /// (`MAX_SUMMARY_CHARS`), since a draft of first sentences says less per character.

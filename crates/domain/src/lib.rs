@@ -13,6 +13,7 @@
 //! | dedup and `Supersession` | [`supersession`] |
 //! | `Reconcile`: does a memory, as people phrase it, replace a current one? | [`reconcile`] |
 //! | `Consolidation` ("dream"): merge, update or invalidate in hindsight | [`consolidation`] |
+//! | health: duplicates, history, stale summaries, waiting suggestions, bytes, and their thresholds | [`health`] |
 //! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
 //! | promotion paths up a read chain | [`promotion`] |
 //! | experiment snapshots, reruns and settlement | [`experiment`] |
@@ -41,6 +42,7 @@ pub mod entity;
 pub mod event;
 pub mod event_stream;
 pub mod experiment;
+pub mod health;
 pub mod heuristics;
 pub mod id;
 pub mod judgement;

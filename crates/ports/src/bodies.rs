@@ -52,6 +52,13 @@ pub trait BodyStore: Send + Sync + fmt::Debug {
     /// [`get`](Self::get). A missing body is [`Error::NotFound`].
     async fn read_unverified(&self, path: &BodyPath) -> Result<Vec<u8>>;
 
+    /// How many bytes a document takes, whatever its hash: for reporting what a store holds
+    /// (`arbor health`). A missing body is [`Error::NotFound`]. Backends that can tell without
+    /// reading the document override it.
+    async fn size(&self, path: &BodyPath) -> Result<u64> {
+        Ok(self.read_unverified(path).await?.len() as u64)
+    }
+
     /// Removes what holding documents under `prefix` left behind once they are all gone (on a
     /// filesystem, the empty directories, whose names carry tree ids). Documents are never
     /// touched; a store with nothing of the kind does nothing.

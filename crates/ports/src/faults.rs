@@ -405,6 +405,9 @@ impl BodyStore for FailingBodies {
     async fn read_unverified(&self, path: &BodyPath) -> Result<Vec<u8>> {
         guarded(&self.plan, "bodies.read_unverified", self.inner.read_unverified(path)).await
     }
+    async fn size(&self, path: &BodyPath) -> Result<u64> {
+        guarded(&self.plan, "bodies.size", self.inner.size(path)).await
+    }
     async fn prune_empty(&self, prefix: &str) -> Result<()> {
         guarded(&self.plan, "bodies.prune_empty", self.inner.prune_empty(prefix)).await
     }

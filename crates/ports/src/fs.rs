@@ -369,6 +369,15 @@ impl BodyStore for FsBodyStore {
         }
     }
 
+    async fn size(&self, path: &BodyPath) -> Result<u64> {
+        let file = self.file_path(path);
+        match fs::metadata(&file) {
+            Ok(meta) => Ok(meta.len()),
+            Err(error) if error.kind() == ErrorKind::NotFound => Err(Error::not_found("body", path)),
+            Err(error) => Err(io_error(&file, error)),
+        }
+    }
+
     async fn prune_empty(&self, prefix: &str) -> Result<()> {
         // Only below the memory root, and only paths made of valid segments.
         let mut dir = self.root.clone();

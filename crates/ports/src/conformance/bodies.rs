@@ -52,6 +52,17 @@ pub async fn delete_is_idempotent_and_leaves_no_text(bodies: &dyn BodyStore) {
     assert!(matches!(bodies.get(&p, &hash).await, Err(Error::NotFound { .. })));
 }
 
+/// A document's size is its length in bytes, whatever its hash; a missing one is not found.
+pub async fn size_is_the_length_in_bytes(bodies: &dyn BodyStore) {
+    let p = path("c1", "leaf-1");
+    bodies.put(&p, "Alice likes green tea. 🍵".as_bytes()).await.unwrap();
+    assert_eq!(bodies.size(&p).await.unwrap(), "Alice likes green tea. 🍵".len() as u64);
+    bodies.put(&p, b"short").await.unwrap();
+    assert_eq!(bodies.size(&p).await.unwrap(), 5, "the document as it is now");
+    let missing = bodies.size(&path("c1", "leaf-2")).await;
+    assert!(matches!(missing, Err(Error::NotFound { .. })), "got {missing:?}");
+}
+
 /// Listing by prefix returns exactly the documents under it, sorted.
 pub async fn list_by_prefix(bodies: &dyn BodyStore) {
     let (a1, a2, b1) = (path("c1", "leaf-2"), path("c1", "leaf-1"), path("p1", "leaf-3"));

@@ -150,6 +150,7 @@ macro_rules! body_store_conformance {
                 put_replaces_whole_documents,
                 delete_is_idempotent_and_leaves_no_text,
                 list_by_prefix,
+                size_is_the_length_in_bytes,
             ]
         );
     };
