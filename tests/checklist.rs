@@ -74,7 +74,8 @@ macro_rules! acceptance_checklist {
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
             an_entity_brings_the_memories_filed_before_it_into_its_tree,
             // What the store's owner sees of its state [design §health].
-            health_counts_duplicates_history_stale_summaries_waiting_suggestions_and_bytes
+            health_counts_duplicates_history_stale_summaries_waiting_suggestions_and_bytes,
+            the_daily_view_holds_one_day_of_what_the_chain_reads
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -1524,6 +1525,81 @@ async fn bytes_of_every_body(arbor: &Arbor) -> u64 {
     total
 }
 
+/// The daily view [design §daily] on every backend: one day's current memories across the
+/// trees and layers a chain reads — not another conversation's, not a suggestion waiting for a
+/// person, not the day before or after, not a version since replaced — the day taken at the
+/// reader's UTC offset, and decisions and tasks first among its highlights.
+pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) {
+    use arbor_domain::daily::Day;
+
+    let (arbor, _clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let c2 = conversation(&arbor, "c2", "p1");
+    let p1 = chain(&arbor, TrustedContext::Project { project: scope("p1") });
+    let said = |text: &str, at: &str| {
+        let mut event = Event::user_message(text);
+        event.observed_at = Some(at.parse().unwrap());
+        event
+    };
+    let (dana, _) =
+        remember(&arbor, &c1, said("Dana prefers morning meetings before 10am.", "2026-05-08T09:00:00Z")).await;
+    let (decided, _) =
+        remember(&arbor, &c1, said("We decided to ship Atlas behind a flag per region.", "2026-05-08T11:00:00Z")).await;
+    let (runbook, _) =
+        remember(&arbor, &p1, said("The p1 runbook lives in the juniper wiki.", "2026-05-08T13:00:00Z")).await;
+    let (late, _) =
+        remember(&arbor, &c1, said("The quarterly review went well overall.", "2026-05-08T23:30:00Z")).await;
+    // Not that day's, or not the chain's, or not current.
+    remember(&arbor, &c1, said("The staging cluster was rebuilt from scratch.", "2026-05-07T23:59:00Z")).await;
+    remember(&arbor, &c1, said("The billing service ships on Fridays.", "2026-05-09T00:00:01Z")).await;
+    remember(&arbor, &c2, said("Quentin keeps bees in Porto.", "2026-05-08T10:00:00Z")).await;
+    let mut suggestion = said("Maybe the team should try pair programming.", "2026-05-08T12:00:00Z");
+    suggestion.actor = Actor::Assistant;
+    suggestion.source = SourceRef::Message { conversation: None, message_id: "a-1".to_owned() };
+    let (waiting, status) = remember(&arbor, &c1, suggestion).await;
+    assert_eq!(status, LeafStatus::Candidate);
+    let (replaced, _) =
+        remember(&arbor, &c1, said("The office plant needs water every Monday.", "2026-05-08T15:00:00Z")).await;
+    let fix =
+        arbor_app::Correction::by_person(replaced.clone(), Version::FIRST, "The office plant needs water on Tuesdays.");
+    let corrected = arbor.correct(&c1, &fix).await.unwrap().leaf_id;
+
+    let view = arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 50).await.unwrap();
+    let listed: Vec<&LeafId> = view.memories.iter().map(|m| &m.id).collect();
+    // The correction is observed when the person made it, not on the 8th.
+    assert_eq!(listed, [&late, &runbook, &decided, &dana], "newest first: {view:#?}");
+    assert!(!listed.contains(&&waiting) && !listed.contains(&&replaced) && !listed.contains(&&corrected));
+    assert!(!format!("{view:?}").contains("Quentin"), "another conversation's day is not this one's");
+    assert_eq!(view.memories[view.highlights[0]].id, decided, "a decision leads the highlights");
+    assert!(!view.more);
+    let layers: Vec<String> = view.memories.iter().map(|m| m.namespace.to_string()).collect();
+    assert!(layers.contains(&"project:p1".to_owned()) && layers.contains(&"conversation:c1".to_owned()));
+
+    // Another conversation of the project sees the project's memory of that day, not c1's.
+    let theirs = arbor.daily(&c2, Day::parse("2026-05-08", None).unwrap(), 50).await.unwrap();
+    let theirs: Vec<&str> = theirs.memories.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(theirs, ["The p1 runbook lives in the juniper wiki.", "Quentin keeps bees in Porto."]);
+
+    // In Shanghai (UTC+8) the 8th ended at 16:00 UTC: the evening memory is the 9th's there,
+    // and the memory said just before midnight UTC on the 7th is the 8th's.
+    let shanghai = arbor.daily(&c1, Day::parse("2026-05-08", Some("+08:00")).unwrap(), 50).await.unwrap();
+    let texts: Vec<&str> = shanghai.memories.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "The p1 runbook lives in the juniper wiki.",
+            "We decided to ship Atlas behind a flag per region.",
+            "Dana prefers morning meetings before 10am.",
+            "The staging cluster was rebuilt from scratch.",
+        ]
+    );
+    // A limit keeps the newest and says there are more.
+    let two = arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 2).await.unwrap();
+    assert_eq!((two.memories.len(), two.more), (2, true));
+    assert_eq!(two.memories[0].id, late);
+    assert!(arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 0).await.is_err());
+}
+
 #[cfg(test)]
 mod tests {
     /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
@@ -1558,7 +1634,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 21, "{checks:?}");
+        assert_eq!(checks.len(), 22, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

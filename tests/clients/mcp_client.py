@@ -31,6 +31,7 @@ TOOLS = {
     "memory_forget",
     "memory_catalog",
     "memory_dream",
+    "memory_daily",
 }
 BOUND = ["--conversation", "c1", "--project", "p1"]
 OTHER = ["--conversation", "c2", "--project", "p2"]

@@ -13,6 +13,7 @@ mod catalog;
 mod conflict;
 mod consolidate;
 mod correct;
+mod daily;
 mod error;
 mod experiment;
 mod export;
@@ -62,6 +63,7 @@ pub use consolidate::{
     report_for, report_left_for_review, report_marks, report_retirements,
 };
 pub use correct::{Correction, CorrectionReceipt};
+pub use daily::{DEFAULT_DAY_LIMIT, DailyView, DayMemory};
 pub use error::{AppError, AppResult};
 pub use experiment::{ExperimentStart, Settlement};
 pub use export::{Export, ExportOptions, ExportedMemory};

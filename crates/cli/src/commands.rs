@@ -643,6 +643,35 @@ pub(crate) async fn stats(root: &Path, json: bool) -> Result<()> {
 }
 
 #[derive(Debug, clap::Args)]
+pub(crate) struct DailyArgs {
+    /// The day, YYYY-MM-DD; today by default.
+    #[arg(long)]
+    date: Option<String>,
+    /// Your offset from UTC (`+08:00`, `-05:00`): the day runs midnight to midnight there.
+    #[arg(long, value_name = "OFFSET", default_value = "+00:00", allow_hyphen_values = true)]
+    utc_offset: String,
+    /// At most this many memories, newest first.
+    #[arg(long, default_value_t = arbor_app::DEFAULT_DAY_LIMIT)]
+    limit: usize,
+    #[command(flatten)]
+    scope: ScopeArgs,
+}
+
+/// `arbor daily`: what the scope's chain can read that was observed on one day, across trees.
+pub(crate) async fn daily(root: &Path, args: DailyArgs, json: bool) -> Result<()> {
+    let day = arbor_domain::daily::Day::asked(args.date.as_deref(), Some(&args.utc_offset), Timestamp::now())
+        .map_err(anyhow::Error::msg)?;
+    let opened = compose::open_for_reading(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let view = opened.arbor.daily(&chain, day, args.limit).await?;
+    if json {
+        return print_json(&view);
+    }
+    crate::output::out!("{}", render::daily(&view));
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
 pub(crate) struct HealthArgs {
     /// Only these namespaces (e.g. `project:p1`); every namespace the store holds by default.
     #[arg(long = "namespace", value_name = "NAMESPACE")]

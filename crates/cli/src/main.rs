@@ -96,6 +96,8 @@ enum Command {
     Eval(eval::EvalCommand),
     /// Counts of what the store holds.
     Stats,
+    /// What was remembered on one day across every tree in scope, with the day's highlights.
+    Daily(commands::DailyArgs),
     /// Per namespace and tree: duplicates, history, stale summaries, waiting suggestions and
     /// bytes per current memory, with warnings past the thresholds in `arbor.json`.
     Health(commands::HealthArgs),
@@ -144,6 +146,7 @@ fn main() -> ExitCode {
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Eval(command) => eval::run(command, json).await.map(|()| true),
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
+            Command::Daily(args) => commands::daily(&root, args, json).await.map(|()| true),
             Command::Health(args) => commands::health(&root, args, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),

@@ -313,3 +313,44 @@ pub(crate) fn health(report: &arbor_app::HealthReport) -> String {
     }
     out
 }
+
+/// `arbor daily`: the highlights, then every memory of the day by tree, oldest first in each.
+pub(crate) fn daily(view: &arbor_app::DailyView) -> String {
+    let mut out = String::new();
+    let offset = arbor_domain::daily::offset_string(view.day.utc_offset);
+    let count = view.memories.len();
+    let more = if view.more { " (the newest; there are more)" } else { "" };
+    let trees = if view.trees == 1 { "tree" } else { "trees" };
+    if count == 0 {
+        let _ = writeln!(out, "{} (UTC{offset}): nothing remembered that day", view.day.date);
+        return out;
+    }
+    let _ = writeln!(out, "{} (UTC{offset}): {count} memories{more} in {} {trees}", view.day.date, view.trees);
+    let time = |at: arbor_domain::time::Timestamp| {
+        let local = view.day.utc_offset.to_datetime(at);
+        format!("{:02}:{:02}", local.hour(), local.minute())
+    };
+    let _ = writeln!(out, "\nHighlights:");
+    for &at in &view.highlights {
+        let memory = &view.memories[at];
+        let _ = writeln!(out, "  {}  [{}] {}", time(memory.observed_at), memory.kind, one_line(&memory.text));
+    }
+    let mut by_tree: Vec<&arbor_app::DayMemory> = view.memories.iter().collect();
+    by_tree.sort_by(|a, b| {
+        (&a.namespace, &a.tree_id, a.observed_at, &a.id).cmp(&(&b.namespace, &b.tree_id, b.observed_at, &b.id))
+    });
+    let mut current = None;
+    for memory in by_tree {
+        if current != Some((&memory.namespace, &memory.tree_id)) {
+            current = Some((&memory.namespace, &memory.tree_id));
+            let _ = writeln!(out, "\n{} ({})", memory.tree_id, memory.namespace);
+        }
+        let _ = writeln!(out, "  {}  {}  {}", time(memory.observed_at), memory.id, one_line(&memory.text));
+    }
+    out
+}
+
+/// A memory's words on one line of a listing.
+fn one_line(text: &str) -> String {
+    truncate_chars(&text.split_whitespace().collect::<Vec<_>>().join(" "), 160)
+}

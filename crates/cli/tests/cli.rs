@@ -734,3 +734,39 @@ fn health_reports_each_namespace_and_tree_and_warns_past_the_thresholds_the_stor
     let bad_name = arbor(&["--root", root, "health", "--namespace", "no such namespace"]);
     assert_eq!(bad_name.status.code(), Some(1));
 }
+
+#[test]
+fn daily_lists_one_day_across_trees_with_its_highlights() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let root = store.to_str().unwrap();
+    assert!(arbor(&["quickstart", "--deterministic", "--dir", root]).status.success());
+    let scope = ["--conversation", "quickstart", "--project", "lumen-platform"];
+    let day = |extra: &[&str]| {
+        let mut args = vec!["--root", root, "daily"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&scope);
+        arbor(&args)
+    };
+    let output = day(&["--date", "2026-03-02"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    insta::assert_snapshot!(String::from_utf8(output.stdout).unwrap());
+
+    // Ten hours west of UTC the morning of the 2nd was still the 1st.
+    let west = String::from_utf8(day(&["--date", "2026-03-02", "--utc-offset", "-10:00"]).stdout).unwrap();
+    assert_eq!(west, "2026-03-02 (UTC-10:00): nothing remembered that day\n");
+    let json = day(&["--json", "--date", "2026-03-01", "--utc-offset", "-10:00"]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("stdout is JSON");
+    assert_eq!(value["day"], serde_json::json!({"date": "2026-03-01", "utc_offset": "-10:00"}));
+    assert_eq!(value["memories"].as_array().unwrap().len(), 10);
+
+    for (args, says) in [
+        (&["--date", "2026-3-2"][..], "YYYY-MM-DD"),
+        (&["--date", "2026-03-02", "--utc-offset", "8"][..], "UTC offset"),
+        (&["--limit", "0"][..], "at least one"),
+    ] {
+        let bad = day(args);
+        assert_eq!(bad.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&bad.stderr).contains(says), "{}", String::from_utf8_lossy(&bad.stderr));
+    }
+}

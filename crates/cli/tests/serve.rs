@@ -158,8 +158,23 @@ async fn no_request_reads_outside_the_bound_chain_or_learns_what_exists_there() 
     let (_, catalog) = call(c.get(api("catalog"))).await;
     let (_, trees) = call(c.get(api("browse"))).await;
     let (_, status) = call(c.get(api("status"))).await;
-    for body in [&catalog, &trees, &status] {
+    // The day both scopes wrote on shows ours only.
+    let (_, ours) = call(c.get(api("get")).query(&[("id", &f.mine[0].0)])).await;
+    let day = &ours["observed_at"].as_str().unwrap()[..10];
+    let (daily_status, daily) = call(c.get(api("daily")).query(&[("date", day)])).await;
+    assert_eq!(daily_status, 200, "{daily}");
+    assert_eq!(daily["memories"].as_array().unwrap().len(), 3, "{daily}");
+    for body in [&catalog, &trees, &status, &daily] {
         assert!(!body.to_string().contains("c2") && !body.to_string().contains("Quentin"), "{body}");
+    }
+    for bad in [
+        [("date", "yesterday")],
+        [("utc_offset", "Asia/Shanghai")],
+        [("limit", "0")],
+        [("namespace", "conversation:c2")],
+    ] {
+        let (status, body) = call(c.get(api("daily")).query(&bad)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{bad:?}: {body}");
     }
     assert_eq!(status["read_chain"], json!(["conversation:c1", "project:p1", "global"]));
     assert_eq!(status["active_leaves"], 3, "sizes are counted inside the chain only");

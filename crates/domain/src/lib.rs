@@ -13,6 +13,7 @@
 //! | dedup and `Supersession` | [`supersession`] |
 //! | `Reconcile`: does a memory, as people phrase it, replace a current one? | [`reconcile`] |
 //! | `Consolidation` ("dream"): merge, update or invalidate in hindsight | [`consolidation`] |
+//! | the daily view: a reader's day across trees, and its highlights | [`daily`] |
 //! | health: duplicates, history, stale summaries, waiting suggestions, bytes, and their thresholds | [`health`] |
 //! | conflicts: update or wait for a person, and what each resolution does to validity | [`conflict`] |
 //! | promotion paths up a read chain | [`promotion`] |
@@ -36,6 +37,7 @@ pub mod admission;
 pub mod budget;
 pub mod conflict;
 pub mod consolidation;
+pub mod daily;
 pub mod decay;
 pub mod decision;
 pub mod entity;

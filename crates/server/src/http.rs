@@ -321,6 +321,13 @@ async fn catalog(
     }
 }
 
+async fn daily(Extension(s): Extension<Binding>, params: Result<Query<wire::DailyInput>, QueryRejection>) -> Response {
+    match query(params) {
+        Ok(input) => reply(s.service.daily(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
 async fn dream(Extension(s): Extension<Binding>, params: Result<Query<wire::DreamInput>, QueryRejection>) -> Response {
     match query(params) {
         Ok(input) => reply(s.service.dream(input).await),
@@ -744,6 +751,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
             .route("/browse", get(browse))
             .route("/catalog", get(catalog))
             .route("/dream", get(dream))
+            .route("/daily", get(daily))
             .route("/status", get(status))
             .route("/sync", post(sync))
             .route("/review", get(review_list))

@@ -1,4 +1,4 @@
-//! The MCP server (`rmcp`): eight memory tools over stdio or streamable HTTP. Each takes a JSON
+//! The MCP server (`rmcp`): nine memory tools over stdio or streamable HTTP. Each takes a JSON
 //! schema'd input (slimmed for a model: no validation patterns, which the server checks
 //! anyway) and answers with one text: the compact pack's lines for `memory_retrieve`, compact
 //! JSON for the rest. Tool failures come back as tool errors (`isError`) whose text is
@@ -22,7 +22,8 @@ their preferences, projects, people or past conversations, and cite the evidence
 Call memory_save when the user states a durable fact, preference, decision or constraint. Use \
 memory_correct (with the version you read) when the user corrects something memory holds, and \
 memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory \
-holds in one bounded digest; memory_browse and memory_read open trees and nodes by id.";
+holds in one bounded digest; memory_daily what was remembered on a day (today's highlights when \
+resuming work); memory_browse and memory_read open trees and nodes by id.";
 
 /// The memory tools: bound to one service (and so to one read chain) over stdio; over HTTP,
 /// to whatever the request's bearer token is bound to ([`Binding`], which the HTTP layer puts
@@ -224,6 +225,19 @@ impl MemoryTools {
     ) -> CallToolResult {
         let Some(service) = self.bound(&extensions) else { return unbound() };
         as_text(service.dream(input).await)
+    }
+
+    #[tool(
+        description = "What was remembered on one day (default today) across every tree in scope, with the day's highlights: what to read first when picking work up again. Read-only.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_daily(
+        &self,
+        Parameters(input): Parameters<wire::DailyInput>,
+        extensions: Extensions,
+    ) -> CallToolResult {
+        let Some(service) = self.bound(&extensions) else { return unbound() };
+        as_text(service.daily(input).await)
     }
 
     #[tool(

@@ -36,6 +36,7 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::Reviewed>(&mut generator);
     add::<wire::Catalog>(&mut generator);
     add::<wire::Dream>(&mut generator);
+    add::<wire::Daily>(&mut generator);
     add::<wire::Status>(&mut generator);
     add::<wire::Synced>(&mut generator);
     add::<wire::ErrorBody>(&mut generator);
@@ -149,6 +150,33 @@ pub(crate) fn document() -> Value {
         json!({ "type": "integer", "minimum": 1, "maximum": 20 }),
         false
     )]);
+    let mut daily = operation(
+        "What was remembered on one day across every tree in scope, newest first, with the day's highlights.",
+        "daily",
+        None,
+        schema("Daily"),
+        &[],
+    );
+    daily["parameters"] = json!([
+        query_parameter(
+            "date",
+            "The day, YYYY-MM-DD (default: today at `utc_offset`).",
+            json!({ "type": "string", "maxLength": 10 }),
+            false
+        ),
+        query_parameter(
+            "utc_offset",
+            "The reader's offset from UTC, e.g. +08:00 (default +00:00).",
+            json!({ "type": "string", "maxLength": 6 }),
+            false
+        ),
+        query_parameter(
+            "limit",
+            "At most this many memories, newest first (1-500, default 200).",
+            json!({ "type": "integer", "minimum": 1, "maximum": 500 }),
+            false
+        ),
+    ]);
     let mut correct = operation(
         "Correct a memory: a new version bound to the version read (`version`, and If-Match if sent).",
         "correct",
@@ -241,6 +269,7 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/browse": { "get": browse },
             "/api/v1/memory/catalog": { "get": catalog },
             "/api/v1/memory/dream": { "get": dream },
+            "/api/v1/memory/daily": { "get": daily },
             "/api/v1/memory/status": { "get": operation("What this server is bound to, and sizes in scope.", "status", None, schema("Status"), &[]) },
             "/api/v1/memory/sync": { "post": sync },
             "/api/v1/memory/review": { "get": pending },

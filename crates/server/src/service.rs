@@ -810,6 +810,15 @@ impl Service {
         mirror(&self.arbor.catalog(&self.chain, budget).await?)
     }
 
+    /// What the chain can read that was observed on one day, across its trees.
+    pub(crate) async fn daily(&self, input: wire::DailyInput) -> ApiResult<wire::Daily> {
+        let limit = in_range("limit", input.limit, 1, 500)?.unwrap_or(arbor_app::DEFAULT_DAY_LIMIT);
+        let now = self.arbor.ports().clock.now();
+        let day = arbor_domain::daily::Day::asked(input.date.as_deref(), input.utc_offset.as_deref(), now)
+            .map_err(ApiError::invalid)?;
+        mirror(&self.arbor.daily(&self.chain, day, limit).await?)
+    }
+
     pub(crate) async fn status(&self) -> ApiResult<wire::Status> {
         // Sizes within the chain only, as the chain may see them: store-wide counts would tell
         // about other scopes.
@@ -916,5 +925,10 @@ mod tests {
         let outline = arbor.browse_tree(&chain, &tree, 8, Disclosure::Retrievable).await.unwrap();
         let wire: Vec<wire::OutlineNode> = mirror(&outline.nodes).unwrap();
         assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&outline.nodes).unwrap());
+        let today = arbor_domain::daily::Day::asked(None, Some("+08:00"), arbor.ports().clock.now()).unwrap();
+        let daily = arbor.daily(&chain, today, 200).await.unwrap();
+        assert!(!daily.memories.is_empty() && !daily.highlights.is_empty());
+        let wire: wire::Daily = mirror(&daily).unwrap();
+        assert_eq!(serde_json::to_value(&wire).unwrap(), serde_json::to_value(&daily).unwrap());
     }
 }

@@ -576,6 +576,25 @@ pub(crate) struct CatalogInput {
     pub budget_chars: Option<u32>,
 }
 
+/// Which day's memories to list.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DailyInput {
+    /// The day, YYYY-MM-DD (default: today at `utc_offset`).
+    #[serde(default)]
+    #[schemars(length(max = 10))]
+    pub date: Option<String>,
+    /// The reader's offset from UTC, e.g. `+08:00` (default `+00:00`): the day runs from
+    /// midnight to midnight there.
+    #[serde(default)]
+    #[schemars(length(max = 6))]
+    pub utc_offset: Option<String>,
+    /// At most this many memories, newest first (1-500, default 200).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+}
+
 /// How many consolidation reports to return.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -942,6 +961,46 @@ pub(crate) struct Catalog {
     pub omitted_trees: u32,
     pub budget_chars: u32,
     pub text: String,
+}
+
+/// A calendar day as its reader lives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Day {
+    /// YYYY-MM-DD.
+    pub date: String,
+    /// e.g. `+08:00`.
+    pub utc_offset: String,
+}
+
+/// One memory of the day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct DayMemory {
+    pub id: String,
+    pub namespace: String,
+    pub tree_id: String,
+    pub kind: String,
+    pub title: String,
+    /// Its words, at most a few lines (`memory_read` opens the rest).
+    pub text: String,
+    pub observed_at: String,
+    pub salience: f32,
+}
+
+/// What was remembered on one day, across every tree in scope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Daily {
+    pub day: Day,
+    /// The observation times covered, both ends included.
+    pub from: String,
+    pub to: String,
+    /// Newest first.
+    pub memories: Vec<DayMemory>,
+    /// More were observed that day than `limit` let through (the oldest are left out).
+    pub more: bool,
+    pub trees: u32,
+    /// What to read first when resuming: positions in `memories`, best first (decisions,
+    /// tasks and constraints, then salience, then the latest).
+    pub highlights: Vec<u32>,
 }
 
 /// What the server is bound to and how much the store holds.
