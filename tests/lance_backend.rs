@@ -25,3 +25,11 @@ fn forgetting_a_memory_with_copies_takes_the_copies_of_every_version() {
     let ops = arbor_tests::forget_with_copies_of_every_version();
     check_sequence(lance_ports, &ops).map(drop).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Export, then import into an empty store: the same answers ([`arbor_tests::export_import`]).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_imported_into_an_empty_store_answers_the_same() {
+    let (source, _a) = arbor_tests::lance_ports().await;
+    let (target, _b) = arbor_tests::lance_ports().await;
+    arbor_tests::export_import::round_trip(source, target).await;
+}

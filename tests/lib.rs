@@ -25,6 +25,7 @@
 //! has exactly one current root.
 
 pub mod checklist;
+pub mod export_import;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

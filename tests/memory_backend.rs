@@ -20,3 +20,11 @@ arbor_tests::acceptance_checklist!(fresh);
 fn faults_at_random_points_lose_nothing_acknowledged() {
     arbor_tests::fault_campaign("memory", || async { (Ports::in_memory(), ()) });
 }
+
+/// Export, then import into an empty store: the same answers ([`arbor_tests::export_import`]).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_imported_into_an_empty_store_answers_the_same() {
+    let (source, _a) = fresh().await;
+    let (target, _b) = fresh().await;
+    arbor_tests::export_import::round_trip(source, target).await;
+}

@@ -77,3 +77,11 @@ fn a_promotion_reported_failed_after_it_landed_keeps_every_promise() {
         .map(drop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Export, then import into an empty store: the same answers ([`arbor_tests::export_import`]).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_imported_into_an_empty_store_answers_the_same() {
+    let (source, _a) = fresh().await;
+    let (target, _b) = fresh().await;
+    arbor_tests::export_import::round_trip(source, target).await;
+}

@@ -1,20 +1,27 @@
-//! Export [design §sensitivity]: the memories a chain can read, with their words and the
-//! metadata another system needs, one record each. Restricted memories are withheld unless the
-//! trusted caller asks for them, and counted so the caller knows; history (replaced versions)
-//! only on request; candidates, rejected, archived and forgotten memories never.
+//! Export [design §sensitivity] and import [design §export]: the memories a chain can read,
+//! with their words and the metadata another system needs, one record each, and each with its
+//! body document as stored, so `import_export` can put them back into an empty store as they
+//! were. Restricted memories are withheld unless the trusted caller asks for them, and counted
+//! so the caller knows; history (replaced versions) only on request; candidates, rejected,
+//! archived and forgotten memories never.
 
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{MemoryKind, SourceRef, TreeId};
 use arbor_domain::namespace::Namespace;
+use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
+use arbor_domain::recovery::leaf_from_document;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::{Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
+use arbor_ports::BodyStoreExt;
 use arbor_ports::TreeLeafQuery;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::{AppResult, Arbor};
+use crate::projection::body_text;
+use crate::rebuild::RebuildReport;
+use crate::{AppError, AppResult, Arbor};
 
 /// What to export besides the current memories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,6 +50,21 @@ pub struct ExportedMemory {
     pub source: SourceRef,
     pub supersedes: Option<LeafId>,
     pub superseded_by: Option<LeafId>,
+    /// Where its body document lies in a store, and the document itself as stored (front
+    /// matter and text): what an import rebuilds the memory from.
+    pub path: BodyPath,
+    pub document: String,
+}
+
+/// What an import reads of one exported memory; the other fields of an export line are for
+/// other systems.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ImportedMemory {
+    pub id: LeafId,
+    pub status: LeafStatus,
+    pub superseded_by: Option<LeafId>,
+    pub path: BodyPath,
+    pub document: String,
 }
 
 /// An export, and what it left out.
@@ -86,15 +108,17 @@ impl Arbor {
                     export.withheld_restricted += 1;
                     continue;
                 }
-                let text = match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
-                    Ok(text) => text,
+                let document = match self.ports.bodies.get_string(&leaf.body_path, &leaf.body_sha256).await {
+                    Ok(document) => document,
                     Err(error) => {
                         export.unreadable.push((leaf.id.to_string(), error.to_string()));
                         continue;
                     }
                 };
                 export.memories.push(ExportedMemory {
-                    text,
+                    text: body_text(&document),
+                    path: leaf.body_path,
+                    document,
                     id: leaf.id,
                     lineage: leaf.lineage,
                     version: leaf.version,
@@ -113,5 +137,65 @@ impl Arbor {
             }
         }
         Ok(export)
+    }
+}
+
+impl Arbor {
+    /// Puts exported memories back into an empty store: every document is checked first (it
+    /// must read back as the leaf its line names, where such a leaf lies), then written, then
+    /// the rows are rebuilt from them as `rebuild_from_bodies` does, with what the export says
+    /// was replaced by consolidation replaced again. Nothing is written unless every memory
+    /// checks; the errors name the records (1-based).
+    pub async fn import_export(&self, memories: &[ImportedMemory]) -> AppResult<RebuildReport> {
+        let present = self.ports.store.namespaces().await?;
+        if !present.is_empty() {
+            return Err(AppError::InvalidRequest(format!(
+                "the store already holds memories (in {} namespaces); an export is imported into an empty store, \
+                 so that its ids, versions and history stay as they were",
+                present.len()
+            )));
+        }
+        let mut problems = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (at, memory) in memories.iter().enumerate() {
+            let record = at + 1;
+            match leaf_from_document(&memory.path, memory.document.as_bytes()) {
+                Ok(leaf) if leaf.record.id != memory.id => {
+                    problems.push(format!("record {record}: its document is of {}, not {}", leaf.record.id, memory.id))
+                }
+                Ok(_) if !seen.insert(memory.path.clone()) => {
+                    problems.push(format!("record {record}: {} appears twice", memory.id))
+                }
+                Ok(_) => {}
+                Err(error) => problems.push(format!("record {record} ({}): {error}", memory.id)),
+            }
+            if !matches!(memory.status, LeafStatus::Active | LeafStatus::Superseded) {
+                problems.push(format!(
+                    "record {record}: an export holds current memories and their history, not {}",
+                    memory.status
+                ));
+            }
+        }
+        // Documents already there would be taken into the rebuild, or overwritten.
+        for memory in memories {
+            if self.ports.bodies.read_unverified(&memory.path).await.is_ok() {
+                problems.push(format!("{} already has a document at {} in this store", memory.id, memory.path));
+            }
+        }
+        if !problems.is_empty() {
+            let shown: Vec<String> = problems.iter().take(10).cloned().collect();
+            let more = problems.len().saturating_sub(shown.len());
+            let more = if more > 0 { format!(" (and {more} more)") } else { String::new() };
+            return Err(AppError::InvalidRequest(format!("nothing was imported: {}{more}", shown.join("; "))));
+        }
+        let documents: Vec<(BodyPath, Vec<u8>)> =
+            memories.iter().map(|m| (m.path.clone(), m.document.clone().into_bytes())).collect();
+        self.ports.bodies.put_many(&documents).await?;
+        let retired: Vec<(LeafId, LeafId)> = memories
+            .iter()
+            .filter(|m| m.status == LeafStatus::Superseded)
+            .filter_map(|m| Some((m.id.clone(), m.superseded_by.clone()?)))
+            .collect();
+        self.rebuild_from_bodies(&retired).await
     }
 }

@@ -66,7 +66,7 @@ pub use correct::{Correction, CorrectionReceipt};
 pub use daily::{DEFAULT_DAY_LIMIT, DailyView, DayMemory};
 pub use error::{AppError, AppResult};
 pub use experiment::{ExperimentStart, Settlement};
-pub use export::{Export, ExportOptions, ExportedMemory};
+pub use export::{Export, ExportOptions, ExportedMemory, ImportedMemory};
 pub use forget::{ForgetReceipt, ForgetScope};
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use health::{HealthReport, NamespaceHealth, TreeHealth};

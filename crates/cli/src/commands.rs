@@ -926,6 +926,67 @@ pub(crate) struct ExportArgs {
     scope: ScopeArgs,
 }
 
+#[derive(Debug, clap::Args)]
+pub(crate) struct ImportArgs {
+    /// The file `arbor export` wrote (JSON Lines); `-` for standard input.
+    file: PathBuf,
+}
+
+/// `arbor import`: an export put back into an empty store, every line checked before anything
+/// is written.
+pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<()> {
+    let text = if args.file.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("reading standard input")?
+    } else {
+        std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?
+    };
+    let mut memories = Vec::new();
+    let mut problems = Vec::new();
+    for (at, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<arbor_app::ImportedMemory>(line) {
+            Ok(memory) => memories.push(memory),
+            Err(error) => problems.push(format!("line {}: {error}", at + 1)),
+        }
+    }
+    if !problems.is_empty() {
+        for problem in problems.iter().take(10) {
+            crate::output::errln!("{problem}");
+        }
+        bail!(
+            "nothing was imported: {} lines are not memories `arbor export` wrote (each line is one JSON object with \
+             its `id`, `status`, `path` and `document`)",
+            problems.len()
+        );
+    }
+    if memories.is_empty() {
+        bail!("{} holds no memories to import", args.file.display());
+    }
+    let opened = compose::open(root).await?;
+    let report = opened.arbor.import_export(&memories).await?;
+    let jobs = opened.arbor.run_jobs(None).await?;
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            imported: &'a arbor_app::RebuildReport,
+            jobs: arbor_app::JobsReport,
+        }
+        return print_json(&Output { imported: &report, jobs });
+    }
+    crate::output::outln!(
+        "imported {} memories ({} current) in {} trees, {} entities; {} indexed, {} summaries sealed",
+        report.leaves,
+        report.active,
+        report.trees,
+        report.entities,
+        jobs.indexed,
+        jobs.summaries_sealed
+    );
+    Ok(())
+}
+
 /// `arbor export`: the memories in scope as JSON Lines, one memory per line with its words
 /// and metadata. What was withheld is said on standard error.
 pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {

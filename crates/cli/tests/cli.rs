@@ -770,3 +770,56 @@ fn daily_lists_one_day_across_trees_with_its_highlights() {
         assert!(String::from_utf8_lossy(&bad.stderr).contains(says), "{}", String::from_utf8_lossy(&bad.stderr));
     }
 }
+
+#[test]
+fn an_export_imports_into_an_empty_store_and_a_bad_line_imports_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("source");
+    let source = source.to_str().unwrap();
+    assert!(arbor(&["quickstart", "--deterministic", "--dir", source]).status.success());
+    let scope = ["--conversation", "quickstart", "--project", "lumen-platform"];
+    let file = dir.path().join("memories.jsonl");
+    let file = file.to_str().unwrap();
+    let mut export = vec!["--root", source, "export", "--history", "--out", file];
+    export.extend_from_slice(&scope);
+    assert!(arbor(&export).status.success());
+    let lines = std::fs::read_to_string(file).unwrap();
+    assert_eq!(lines.lines().count(), 15, "13 current memories and 2 replaced versions");
+
+    // One broken line among the rest: nothing is imported, and the line is named.
+    let target = dir.path().join("target");
+    let target = target.to_str().unwrap();
+    assert!(arbor(&["--root", target, "init"]).status.success());
+    let broken = dir.path().join("broken.jsonl");
+    let mut damaged: Vec<&str> = lines.lines().collect();
+    damaged[6] = "{\"id\": \"leaf-x\", \"status\": \"active\"";
+    std::fs::write(&broken, damaged.join("\n")).unwrap();
+    let refused = arbor(&["--root", target, "import", broken.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("line 7"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let empty = arbor(&["--root", target, "--json", "stats"]);
+    let stats: serde_json::Value = serde_json::from_slice(&empty.stdout).unwrap();
+    assert_eq!(stats["counts"]["namespaces"], 0, "nothing was written");
+
+    let imported = arbor(&["--root", target, "import", file]);
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    assert!(String::from_utf8_lossy(&imported.stdout).starts_with("imported 15 memories (13 current)"));
+    let ask = |root: &str| {
+        let mut args = vec!["--root", root, "--json", "retrieve", "when does Atlas launch?"];
+        args.extend_from_slice(&scope);
+        let pack: serde_json::Value = serde_json::from_slice(&arbor(&args).stdout).unwrap();
+        pack["evidence"].as_array().unwrap().iter().map(|e| e["node_id"].clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(ask(target), ask(source), "the same answers");
+    let mut again = vec!["--root", target, "export", "--history"];
+    again.extend_from_slice(&scope);
+    assert_eq!(String::from_utf8(arbor(&again).stdout).unwrap(), lines, "the same export, byte for byte");
+
+    let twice = arbor(&["--root", target, "import", file]);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("already holds memories"));
+}

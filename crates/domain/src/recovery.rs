@@ -216,7 +216,10 @@ fn name_from_slug(tree: &TreeId) -> String {
 /// or, for documents that did not record it, active only if a person typed it in.
 fn as_written(leaf: &RecoveredLeaf) -> LeafStatus {
     match leaf.written_status {
-        Some(LeafStatus::Active) => LeafStatus::Active,
+        // A version written already replaced (an earlier event of the batch that replaced it)
+        // was current once: it takes its place in its lineage like any active version, and
+        // is history again below.
+        Some(LeafStatus::Active | LeafStatus::Superseded) => LeafStatus::Active,
         Some(_) => LeafStatus::Candidate,
         None if is_manual_entry(leaf.record.provenance.actor, &leaf.record.provenance.source) => LeafStatus::Active,
         None => LeafStatus::Candidate,
@@ -281,6 +284,15 @@ pub fn settle(mut leaves: Vec<RecoveredLeaf>, retired: &[(LeafId, LeafId)]) -> V
             replaced_by.entry(old).or_insert(kept);
         }
     }
+    // A version written already replaced stays history even when what replaced it is not
+    // among the documents (never more visible than written).
+    let mut replaced_unknown: BTreeSet<usize> = BTreeSet::new();
+    for (i, leaf) in leaves.iter_mut().enumerate() {
+        if leaf.written_status == Some(LeafStatus::Superseded) && !replaced_by.contains_key(&i) {
+            leaf.record.status = LeafStatus::Superseded;
+            replaced_unknown.insert(i);
+        }
+    }
     // One current leaf per (tree, subject) and one live leaf per (tree, fingerprint): the
     // newest stays.
     let mut order: Vec<usize> = (0..leaves.len()).collect();
@@ -341,6 +353,9 @@ pub fn settle(mut leaves: Vec<RecoveredLeaf>, retired: &[(LeafId, LeafId)]) -> V
                 known_from: Some(record.created_at),
                 known_until: Some(*known_until.max(&record.created_at)),
             };
+        } else if replaced_unknown.contains(&i) {
+            // Its successor's document is gone: history as written, closed where it was.
+            record.known = KnownSpan { known_from: Some(record.created_at), known_until: Some(record.created_at) };
         } else if demoted.contains(&i) {
             // A second suggestion of words already live in the tree: archived (set aside,
             // restorable, never retrieved), since one tree holds each text live once.
@@ -444,6 +459,35 @@ mod tests {
         assert_eq!(status("leaf-01").superseded_by.as_ref().map(LeafId::as_str), Some("leaf-02"));
         assert_eq!(status("leaf-02").status, LeafStatus::Active, "the latest version written active is current");
         assert_eq!(status("leaf-03").status, LeafStatus::Candidate, "a suggestion waits for a person again");
+    }
+
+    /// A version written already replaced (the earlier event of a batch whose later event
+    /// replaced it) comes back as history, not as a suggestion waiting for a person; without
+    /// its successor's document it stays history, never current.
+    #[test]
+    fn a_version_written_replaced_is_history_again() {
+        let filing = Filing { tree_title: "Uncategorized", entity: None };
+        let mut v1 = sample_leaf("leaf-01", "My favorite editor is Helix.");
+        v1.status = LeafStatus::Superseded;
+        v1.superseded_by = Some(LeafId::parse("leaf-02").unwrap());
+        let mut v2 = sample_leaf("leaf-02", "My favorite editor is Zed now.");
+        v2.lineage = v1.id.clone();
+        v2.version = v1.version.next();
+        v2.supersedes = Some(v1.id.clone());
+        let both = settle(
+            vec![
+                recovered(&v1, "My favorite editor is Helix.", filing),
+                recovered(&v2, "My favorite editor is Zed now.", filing),
+            ],
+            &[],
+        );
+        let status = |id: &str| both.iter().find(|l| l.record.id.as_str() == id).unwrap().record.clone();
+        assert_eq!(status("leaf-01").status, LeafStatus::Superseded);
+        assert_eq!(status("leaf-01").superseded_by.as_ref().map(LeafId::as_str), Some("leaf-02"));
+        assert_eq!(status("leaf-02").status, LeafStatus::Active);
+
+        let alone = settle(vec![recovered(&v1, "My favorite editor is Helix.", filing)], &[]);
+        assert_eq!(alone[0].record.status, LeafStatus::Superseded, "never more visible than written");
     }
 
     #[test]
