@@ -20,6 +20,7 @@ mod export;
 mod forget;
 mod fsck;
 mod health;
+pub mod importers;
 mod ingest;
 mod jobs;
 mod projection;

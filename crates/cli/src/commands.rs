@@ -928,18 +928,148 @@ pub(crate) struct ExportArgs {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ImportArgs {
-    /// The file `arbor export` wrote (JSON Lines); `-` for standard input.
-    file: PathBuf,
+    /// What to import: a file `arbor export` wrote, ChatGPT's `conversations.json`, Mem0's
+    /// export, or a folder of markdown notes (`-` reads a file from standard input).
+    path: PathBuf,
+    /// Where it comes from.
+    #[arg(long, value_enum, default_value_t = ImportFormat::Arbor)]
+    from: ImportFormat,
+    /// Where the memories go (not for `--from arbor`, which restores each where it was).
+    #[command(flatten)]
+    scope: ScopeArgs,
 }
 
-/// `arbor import`: an export put back into an empty store, every line checked before anything
-/// is written.
-pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<()> {
-    let text = if args.file.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).context("reading standard input")?
-    } else {
-        std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ImportFormat {
+    /// `arbor export` output, into an empty store: the same ids, versions and history.
+    Arbor,
+    /// ChatGPT's data export (`conversations.json`): your own messages.
+    Chatgpt,
+    /// Mem0's export (a list of memories, or `{"results": [...]}`).
+    Mem0,
+    /// A folder of markdown notes (an Obsidian vault): a memory per section.
+    Markdown,
+}
+
+fn read_input(path: &Path) -> Result<String> {
+    if path.as_os_str() == "-" {
+        return std::io::read_to_string(std::io::stdin()).context("reading standard input");
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// `arbor import`: an export put back into an empty store (every line checked before anything
+/// is written), or what another tool kept, through the ordinary write path into the scope.
+pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<bool> {
+    use arbor_app::importers;
+
+    let imported = match args.from {
+        ImportFormat::Arbor => {
+            if args.scope.is_given() {
+                bail!("`--from arbor` puts every memory back where it was; it takes no scope");
+            }
+            return import_export(root, &args.path, json).await.map(|()| true);
+        }
+        ImportFormat::Chatgpt => importers::from_chatgpt(&read_input(&args.path)?).map_err(anyhow::Error::msg)?,
+        ImportFormat::Mem0 => importers::from_mem0(&read_input(&args.path)?).map_err(anyhow::Error::msg)?,
+        ImportFormat::Markdown => markdown_folder(&args.path)?,
     };
+    let opened = compose::open(root).await?;
+    let chain = opened.arbor.read_chain(&args.scope.context()?)?;
+    let labels: Vec<String> = imported.records.iter().map(|r| r.label.clone()).collect();
+    let framed: Vec<arbor_domain::event_stream::Framed> = imported
+        .records
+        .into_iter()
+        .enumerate()
+        .map(|(at, record)| arbor_domain::event_stream::Framed { position: at + 1, event: record.event })
+        .collect();
+    let (results, totals) = crate::ingest::ingest_events(&opened.arbor, &chain, framed, 256).await?;
+    let jobs = opened.arbor.run_jobs(None).await?;
+    if json {
+        #[derive(Serialize)]
+        struct Output<'a> {
+            results: &'a [crate::ingest::EventResult],
+            totals: &'a crate::ingest::Totals,
+            passed_over: usize,
+            jobs: arbor_app::JobsReport,
+        }
+        print_json(&Output { results: &results, totals: &totals, passed_over: imported.passed_over, jobs })?;
+        return Ok(totals.failed == 0);
+    }
+    for result in &results {
+        let label = labels.get(result.line - 1).map(String::as_str).unwrap_or("?");
+        match &result.result {
+            crate::ingest::EventOutcome::Ingested { report } => {
+                for line in render::ingest_lines(report) {
+                    crate::output::outln!("{label}: {line}");
+                }
+            }
+            crate::ingest::EventOutcome::Failed { error } => crate::output::outln!("{label}: error: {error}"),
+        }
+    }
+    crate::output::outln!(
+        "\n{} records into {}: {} created, {} superseding, {} duplicates, {} not admitted, {} failed; {} messages \
+         passed over (not yours, or not text)",
+        totals.events,
+        chain.write_namespace(),
+        totals.created,
+        totals.superseding,
+        totals.duplicates,
+        totals.not_admitted,
+        totals.failed,
+        imported.passed_over
+    );
+    Ok(totals.failed == 0)
+}
+
+/// Every markdown note under `folder`, by path; hidden folders (`.obsidian`, `.trash`) are
+/// not notes.
+fn markdown_folder(folder: &Path) -> Result<arbor_app::importers::Imported> {
+    if !folder.is_dir() {
+        bail!("{} is not a folder of markdown notes", folder.display());
+    }
+    let mut notes = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                pending.push(path);
+            } else if name.ends_with(".md") || name.ends_with(".markdown") {
+                notes.push(path);
+            }
+        }
+    }
+    notes.sort();
+    let mut imported = arbor_app::importers::Imported::default();
+    for path in notes {
+        let relative = path.strip_prefix(folder).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let modified =
+            std::fs::metadata(&path).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok());
+        match std::fs::read(&path).map(String::from_utf8) {
+            Ok(Ok(text)) => {
+                let note = arbor_app::importers::from_markdown_note(&relative, &text, modified);
+                imported.records.extend(note.records);
+            }
+            Ok(Err(_)) => imported
+                .records
+                .push(arbor_app::importers::ImportRecord { label: relative, event: Err("not UTF-8 text".into()) }),
+            Err(error) => imported
+                .records
+                .push(arbor_app::importers::ImportRecord { label: relative, event: Err(error.to_string()) }),
+        }
+    }
+    Ok(imported)
+}
+
+/// `--from arbor`: every line checked, then the store rebuilt from the documents.
+async fn import_export(root: &Path, path: &Path, json: bool) -> Result<()> {
+    let text = read_input(path)?;
     let mut memories = Vec::new();
     let mut problems = Vec::new();
     for (at, line) in text.lines().enumerate() {
@@ -962,7 +1092,7 @@ pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<
         );
     }
     if memories.is_empty() {
-        bail!("{} holds no memories to import", args.file.display());
+        bail!("{} holds no memories to import", path.display());
     }
     let opened = compose::open(root).await?;
     let report = opened.arbor.import_export(&memories).await?;

@@ -77,7 +77,8 @@ enum Command {
     Usage(commands::UsageArgs),
     /// Export the memories in scope as JSON Lines (restricted ones only when asked).
     Export(commands::ExportArgs),
-    /// Import `arbor export` output into an empty store: the same memories, versions and history.
+    /// Import `arbor export` output into an empty store (the same memories, versions and
+    /// history), or ChatGPT's, Mem0's or a markdown folder's into a scope (`--from`).
     Import(commands::ImportArgs),
     /// Forget a leaf: its words leave the store, the index, the bodies and every summary.
     Forget(commands::ForgetArgs),
@@ -142,7 +143,7 @@ fn main() -> ExitCode {
             Command::Usage(args) => commands::usage(&root, args, json).await.map(|()| true),
             Command::Forget(args) => commands::forget(&root, args, json).await.map(|()| true),
             Command::Export(args) => commands::export(&root, args).await.map(|()| true),
-            Command::Import(args) => commands::import(&root, args, json).await.map(|()| true),
+            Command::Import(args) => commands::import(&root, args, json).await,
             Command::Jobs(command) => commands::jobs(&root, command, json).await.map(|()| true),
             Command::Models(command) => models::run(&root, command, json).await.map(|()| true),
             Command::Consolidate(args) => consolidate::run(&root, args, json).await.map(|()| true),

@@ -823,3 +823,87 @@ fn an_export_imports_into_an_empty_store_and_a_bad_line_imports_nothing() {
     assert_eq!(twice.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&twice.stderr).contains("already holds memories"));
 }
+
+#[test]
+fn chatgpt_mem0_and_markdown_imports_go_through_the_write_path_record_by_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let fixture = |name: &str| format!("{}/tests/fixtures/import/{name}", env!("CARGO_MANIFEST_DIR"));
+    let import = |from: &str, path: &str| {
+        let output = arbor(&["--root", root, "--json", "import", "--from", from, path, "--conversation", "moved"]);
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(&output.stderr)));
+        (output.status.code(), value)
+    };
+    let outcomes = |value: &serde_json::Value| -> Vec<String> {
+        value["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| match r["status"].as_str().unwrap() {
+                "failed" => format!("failed: {}", r["error"].as_str().unwrap()),
+                _ => r["report"]["chunks"][0]["outcome"].as_str().unwrap_or("?").to_owned(),
+            })
+            .collect()
+    };
+
+    // ChatGPT: the person's text messages of the thread shown; a conversation without messages
+    // is its own error, and the rest are stored (exit status 1 says something failed).
+    let (code, chatgpt) = import("chatgpt", &fixture("chatgpt-conversations.json"));
+    assert_eq!(code, Some(1));
+    let chatgpt_outcomes = outcomes(&chatgpt);
+    assert_eq!(chatgpt_outcomes.len(), 4, "{chatgpt:#}");
+    assert_eq!(&chatgpt_outcomes[..3], ["created", "not_admitted", "created"], "thanks! is not kept");
+    assert!(chatgpt_outcomes[3].contains("no `mapping`"), "{}", chatgpt_outcomes[3]);
+    assert_eq!(chatgpt["passed_over"], 4, "the system prompt, two assistant turns and an image");
+
+    // Mem0: each memory or its own error; a secret is refused as from anywhere else.
+    let (code, mem0) = import("mem0", &fixture("mem0-export.json"));
+    assert_eq!(code, Some(1));
+    let mem0 = outcomes(&mem0);
+    assert_eq!(&mem0[..2], ["created", "created"]);
+    assert!(mem0[2].contains("no `memory` text") && mem0[3].contains("\"yesterday\""), "{mem0:?}");
+    assert_eq!(mem0[4], "not_admitted", "a password is never stored automatically");
+
+    // A vault: a memory per section, hidden folders passed over, the note's date kept.
+    let (code, vault) = import("markdown", &fixture("vault"));
+    assert_eq!(code, Some(0), "{vault:#}");
+    assert_eq!(outcomes(&vault).len(), 5, "{vault:#}");
+    let text = serde_json::to_string(&vault).unwrap();
+    assert!(!text.contains("workspace"), "nothing under .obsidian is a note");
+
+    let ask = |question: &str| {
+        let output = arbor(&["--root", root, "--json", "retrieve", question, "--conversation", "moved"]);
+        let pack: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        pack["evidence"][0].clone()
+    };
+    let lives = ask("where does Dana live?");
+    assert!(lives["text"].as_str().unwrap().contains("Lisbon"), "{lives:#}");
+    assert_eq!(lives["source"], "import:markdown:people/Dana.md");
+    assert!(lives["observed_at"].as_str().unwrap().starts_with("2024-03-05"), "the note's own date: {lives:#}");
+    let diet = ask("what do I eat? am I vegetarian?");
+    assert!(diet["text"].as_str().unwrap().contains("vegetarian"), "{diet:#}");
+    assert!(diet["observed_at"].as_str().unwrap().starts_with("2024-04-24"), "when it was said: {diet:#}");
+    let allergy = ask("allergic to peanuts");
+    assert_eq!(allergy["source"], "import:mem0:3c90c3cc-0d44-4b50-8888-8dd25736052a");
+
+    // Importing the same messages again changes nothing; a broken file is one clear error.
+    let (_, again) = import("chatgpt", &fixture("chatgpt-conversations.json"));
+    assert_eq!(again["totals"]["created"], 0, "{again:#}");
+    let broken = arbor(&[
+        "--root",
+        root,
+        "import",
+        "--from",
+        "mem0",
+        &fixture("vault/people/Dana.md"),
+        "--conversation",
+        "moved",
+    ]);
+    assert_eq!(broken.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&broken.stderr).contains("not JSON"));
+    let scoped = arbor(&["--root", root, "import", &fixture("mem0-export.json"), "--conversation", "moved"]);
+    assert!(String::from_utf8_lossy(&scoped.stderr).contains("takes no scope"));
+}
