@@ -1008,15 +1008,10 @@ pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<
         }
     }
     crate::output::outln!(
-        "\n{} records into {}: {} created, {} superseding, {} duplicates, {} not admitted, {} failed; {} messages \
-         passed over (not yours, or not text)",
+        "\n{} records into {}: {}; {} messages passed over (not yours, or not text)",
         totals.events,
         chain.write_namespace(),
-        totals.created,
-        totals.superseding,
-        totals.duplicates,
-        totals.not_admitted,
-        totals.failed,
+        totals.outcomes(),
         imported.passed_over
     );
     Ok(totals.failed == 0)

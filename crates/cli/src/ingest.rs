@@ -60,6 +60,14 @@ pub(crate) struct Totals {
 }
 
 impl Totals {
+    /// What became of the events, for the last line of a run.
+    pub(crate) fn outcomes(&self) -> String {
+        format!(
+            "{} created, {} superseding, {} duplicates, {} not admitted, {} failed",
+            self.created, self.superseding, self.duplicates, self.not_admitted, self.failed
+        )
+    }
+
     fn add(&mut self, report: &IngestReport) {
         for chunk in &report.chunks {
             match chunk.outcome {
@@ -364,16 +372,7 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
         };
         crate::output::print_raw(&(serde_json::to_string_pretty(&output)? + "\n"));
     } else {
-        outln!(
-            "\n{} events into {}: {} created, {} superseding, {} duplicates, {} not admitted, {} failed",
-            totals.events,
-            chain.write_namespace(),
-            totals.created,
-            totals.superseding,
-            totals.duplicates,
-            totals.not_admitted,
-            totals.failed
-        );
+        outln!("\n{} events into {}: {}", totals.events, chain.write_namespace(), totals.outcomes());
         if let Some(jobs) = jobs {
             outln!(
                 "jobs: {} completed, {} summaries sealed, {} failed",
