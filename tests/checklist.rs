@@ -1552,6 +1552,14 @@ pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) 
     // Not that day's, or not the chain's, or not current.
     remember(&arbor, &c1, said("The staging cluster was rebuilt from scratch.", "2026-05-07T23:59:00Z")).await;
     remember(&arbor, &c1, said("The billing service ships on Fridays.", "2026-05-09T00:00:01Z")).await;
+    // The day's last instant is the day's; the next midnight is the next day's.
+    let (last, _) =
+        remember(&arbor, &c1, said("The night build finished green.", "2026-05-08T23:59:59.999999999Z")).await;
+    remember(&arbor, &c1, said("The office opens late on the ninth.", "2026-05-09T00:00:00Z")).await;
+    // A restricted memory of that day is not shown.
+    let mut private = said("My therapist moved our session to Friday.", "2026-05-08T16:00:00Z");
+    private.hints.sensitivity = Some(Sensitivity::Restricted);
+    remember(&arbor, &c1, private).await;
     remember(&arbor, &c2, said("Quentin keeps bees in Porto.", "2026-05-08T10:00:00Z")).await;
     let mut suggestion = said("Maybe the team should try pair programming.", "2026-05-08T12:00:00Z");
     suggestion.actor = Actor::Assistant;
@@ -1567,7 +1575,8 @@ pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) 
     let view = arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 50).await.unwrap();
     let listed: Vec<&LeafId> = view.memories.iter().map(|m| &m.id).collect();
     // The correction is observed when the person made it, not on the 8th.
-    assert_eq!(listed, [&late, &runbook, &decided, &dana], "newest first: {view:#?}");
+    assert_eq!(listed, [&last, &late, &runbook, &decided, &dana], "newest first: {view:#?}");
+    assert!(!format!("{view:?}").contains("therapist"), "restricted memories stay out");
     assert!(!listed.contains(&&waiting) && !listed.contains(&&replaced) && !listed.contains(&&corrected));
     assert!(!format!("{view:?}").contains("Quentin"), "another conversation's day is not this one's");
     assert_eq!(view.memories[view.highlights[0]].id, decided, "a decision leads the highlights");
@@ -1596,7 +1605,7 @@ pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) 
     // A limit keeps the newest and says there are more.
     let two = arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 2).await.unwrap();
     assert_eq!((two.memories.len(), two.more), (2, true));
-    assert_eq!(two.memories[0].id, late);
+    assert_eq!(two.memories[1].id, late);
     assert!(arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 0).await.is_err());
 }
 

@@ -56,6 +56,13 @@ pub async fn round_trip(source: Ports, target: Ports) {
     suggestion.actor = Actor::Assistant;
     suggestion.source = SourceRef::Message { conversation: None, message_id: "a1".to_owned() };
     before.ingest(&chain, suggestion).await.unwrap();
+    // A suggestion a person confirmed: its document was written while it waited.
+    let mut confirmed = Event::user_message("Dana's team standup moved to 9:30.");
+    confirmed.actor = Actor::Assistant;
+    confirmed.source = SourceRef::Message { conversation: None, message_id: "a2".to_owned() };
+    let report = before.ingest(&chain, confirmed).await.unwrap();
+    let confirmed = report.chunks[0].outcome.leaf_id().expect("kept").clone();
+    assert_eq!(before.confirm(&chain, &confirmed).await.unwrap().status, LeafStatus::Active);
     assert_eq!(before.run_jobs(None).await.unwrap().failed, 0);
     let pass = ConsolidateRequest::new(vec![(Namespace::parse("conversation:c1").unwrap(), None)], false);
     assert!(before.consolidate(&pass).await.unwrap().applied() >= 1);
@@ -74,6 +81,7 @@ pub async fn round_trip(source: Ports, target: Ports) {
         .map(|m| ImportedMemory {
             id: m.id.clone(),
             status: m.status,
+            validity: m.validity,
             superseded_by: m.superseded_by.clone(),
             path: m.path.clone(),
             document: m.document.clone(),
@@ -96,6 +104,8 @@ pub async fn round_trip(source: Ports, target: Ports) {
     let chain_after = c1(&after);
     let again = after.export(&chain_after, history).await.unwrap();
     assert_eq!(again.memories, exported.memories, "the same memories, versions, validity and provenance");
+    let back = after.ports().store.leaf(&[Namespace::parse("conversation:c1").unwrap()], &confirmed).await.unwrap();
+    assert_eq!(back.map(|l| l.status), Some(LeafStatus::Active), "confirmed, as exported");
 
     for question in [
         "when does Atlas launch?",

@@ -31,7 +31,6 @@ TOOLS = {
     "memory_forget",
     "memory_catalog",
     "memory_dream",
-    "memory_daily",
 }
 BOUND = ["--conversation", "c1", "--project", "p1"]
 OTHER = ["--conversation", "c2", "--project", "p2"]
@@ -114,6 +113,23 @@ async def exercise(session, mine, theirs, transport):
 
     # Bound as the user (a host relaying its user's words), a save in a conversation is current.
     check(chunk["status"] == "active", chunk)
+
+    # The daily view is a resource a host attaches when work resumes: today's memories of this
+    # scope only, highlights first; it costs nothing in the tool definitions.
+    resources = await session.list_resources()
+    check([str(r.uri) for r in resources.resources] == ["arbor://daily"], resources)
+    templates = await session.list_resource_templates()
+    check([t.uri_template for t in templates.resource_templates] == ["arbor://daily/{date}"], templates)
+    today = json.loads((await session.read_resource("arbor://daily")).contents[0].text)
+    texts = [m["text"] for m in today["memories"]]
+    check(any("sencha" in t for t in texts), texts)
+    check(not any("Quentin" in t for t in texts), f"another scope's day: {texts}")
+    check(today["highlights"] and all(0 <= h < len(texts) for h in today["highlights"]), today)
+    try:
+        await session.read_resource("arbor://daily/yesterday")
+        check(False, "a day that is not a date is refused")
+    except MCPError as error:
+        check("YYYY-MM-DD" in str(error), str(error))
 
     # memory_retrieve answers in a few lines of text a model reads: each memory once, with its
     # date, id and version.

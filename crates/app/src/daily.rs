@@ -50,7 +50,8 @@ pub struct DailyView {
     pub more: bool,
     /// How many trees the listed memories lie in.
     pub trees: usize,
-    /// What to read first when resuming: positions in `memories`, best first.
+    /// What to read first when resuming: positions in `memories`, best first, chosen among
+    /// the memories listed (with `more`, the day's earliest are not among them).
     pub highlights: Vec<usize>,
 }
 
@@ -67,7 +68,7 @@ impl Arbor {
         let mut filter = VisibilityFilter::for_chain(chain, self.now());
         filter.node_kinds = vec![NodeKind::Leaf];
         filter.time_range = Some((Some(from), Some(to)));
-        let mut leaves = self.ports.store.list_leaves(&filter, Page::first(limit + 1)).await?;
+        let mut leaves = self.ports.store.list_leaves(&filter, Page::first(limit.saturating_add(1))).await?;
         let more = leaves.len() > limit;
         leaves.truncate(limit);
         let memories: Vec<DayMemory> = leaves

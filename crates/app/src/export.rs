@@ -62,6 +62,7 @@ pub struct ExportedMemory {
 pub struct ImportedMemory {
     pub id: LeafId,
     pub status: LeafStatus,
+    pub validity: Validity,
     pub superseded_by: Option<LeafId>,
     pub path: BodyPath,
     pub document: String,
@@ -155,6 +156,14 @@ impl Arbor {
                 present.len()
             )));
         }
+        // A document already in the store would be taken into the rebuild or overwritten.
+        let documents_present = self.ports.bodies.list(arbor_domain::paths::MEMORY_DIR).await?.len();
+        if documents_present > 0 {
+            return Err(AppError::InvalidRequest(format!(
+                "the store's memory folder already holds {documents_present} documents though its database is empty: \
+                 `arbor fsck` says what they are; import into a new store"
+            )));
+        }
         let mut problems = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for (at, memory) in memories.iter().enumerate() {
@@ -176,12 +185,6 @@ impl Arbor {
                 ));
             }
         }
-        // Documents already there would be taken into the rebuild, or overwritten.
-        for memory in memories {
-            if self.ports.bodies.read_unverified(&memory.path).await.is_ok() {
-                problems.push(format!("{} already has a document at {} in this store", memory.id, memory.path));
-            }
-        }
         if !problems.is_empty() {
             let shown: Vec<String> = problems.iter().take(10).cloned().collect();
             let more = problems.len().saturating_sub(shown.len());
@@ -196,6 +199,24 @@ impl Arbor {
             .filter(|m| m.status == LeafStatus::Superseded)
             .filter_map(|m| Some((m.id.clone(), m.superseded_by.clone()?)))
             .collect();
-        self.rebuild_from_bodies(&retired).await
+        let as_exported = memories.iter().map(|m| (m.id.clone(), (m.status, m.validity))).collect();
+        match self.rebuild(&retired, &as_exported).await {
+            Ok(report) => Ok(report),
+            Err(error) => {
+                // Nothing committed: the documents go, and the store is as it was. Some trees
+                // committed: the documents stay, so a rebuild from them can finish the work.
+                if self.ports.store.namespaces().await.is_ok_and(|present| present.is_empty()) {
+                    for (path, _) in &documents {
+                        let _ = self.ports.bodies.delete(path).await;
+                    }
+                    let _ = self.ports.bodies.prune_empty(arbor_domain::paths::MEMORY_DIR).await;
+                    return Err(error);
+                }
+                Err(AppError::Internal(format!(
+                    "the import stopped part-way ({error}); the documents are all in place: move the database \
+                     aside and run `arbor fsck --rebuild-from-bodies` to finish it"
+                )))
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ use arbor_domain::model::{LeafRecord, SummaryStatus, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::reconcile::Claim;
+use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{Error, TreeLeafQuery};
 use serde::Serialize;
@@ -25,8 +26,8 @@ pub struct HealthReport {
     pub namespaces: Vec<NamespaceHealth>,
     /// Every namespace's figures added up.
     pub total: Figures,
-    /// Trees whose rows could not be read, with why; the report went on past them (`arbor
-    /// fsck` says more).
+    /// Trees and bodies that could not be read, with why; the report went on past
+    /// them, counting them as empty (`arbor fsck` says more).
     pub unreadable: Vec<(String, String)>,
 }
 
@@ -77,44 +78,11 @@ impl Arbor {
             // a memory filed in two trees is still said twice.
             let mut current: Vec<(usize, Said)> = Vec::new();
             for tree in store.trees(std::slice::from_ref(&namespace)).await? {
-                let leaves = match store.tree_leaves(&namespace, &tree.tree_id, &TreeLeafQuery::default()).await {
-                    Ok(leaves) => leaves,
-                    Err(error) => {
-                        report.unreadable.push((format!("{namespace}/{}", tree.tree_id), error.to_string()));
-                        continue;
-                    }
+                let Some((figures, said)) = self.tree_figures(&namespace, &tree.tree_id, &mut report.unreadable).await
+                else {
+                    continue;
                 };
-                let summaries = match store.tree_summaries(&namespace, &tree.tree_id).await {
-                    Ok(summaries) => summaries,
-                    Err(error) => {
-                        report.unreadable.push((format!("{namespace}/{}", tree.tree_id), error.to_string()));
-                        continue;
-                    }
-                };
-                let mut figures = Figures::default();
-                for leaf in &leaves {
-                    count_leaf(&mut figures, leaf);
-                    if leaf.status != LeafStatus::Tombstone {
-                        figures.body_bytes += self.body_size(&leaf.body_path).await?;
-                    }
-                    if leaf.status == LeafStatus::Active {
-                        let reading = SameMemory::of(&Claim::read(&leaf.summary), &leaf.summary, &leaf.fingerprint);
-                        current.push((trees.len(), Said { reading, observed_at: leaf.observed_at }));
-                    }
-                }
-                for summary in &summaries {
-                    match summary.status {
-                        SummaryStatus::Current => figures.summaries += 1,
-                        SummaryStatus::Stale | SummaryStatus::Purged => {
-                            figures.summaries += 1;
-                            figures.summaries_awaiting_reseal += 1;
-                        }
-                        SummaryStatus::Retired => {}
-                    }
-                    if summary.status != SummaryStatus::Purged {
-                        figures.body_bytes += self.body_size(&summary.body_path).await?;
-                    }
-                }
+                current.extend(said.into_iter().map(|said| (trees.len(), said)));
                 trees.push((tree.tree_id, figures));
             }
             let said: Vec<Said> = current.iter().map(|(_, said)| said.clone()).collect();
@@ -140,12 +108,66 @@ impl Arbor {
         Ok(report)
     }
 
-    /// A body's bytes; a missing one holds none (`arbor fsck` reports it).
-    async fn body_size(&self, path: &BodyPath) -> AppResult<u64> {
+    /// One tree's figures (its duplicates aside, which are counted over the namespace) and its
+    /// current memories as the duplicate count reads them; `None`, noted in `unreadable`, when
+    /// its rows cannot be read.
+    async fn tree_figures(
+        &self,
+        namespace: &Namespace,
+        tree_id: &TreeId,
+        unreadable: &mut Vec<(String, String)>,
+    ) -> Option<(Figures, Vec<Said>)> {
+        let store = &self.ports.store;
+        let rows = async {
+            let leaves = store.tree_leaves(namespace, tree_id, &TreeLeafQuery::default()).await?;
+            Ok::<_, Error>((leaves, store.tree_summaries(namespace, tree_id).await?))
+        };
+        let (leaves, summaries) = match rows.await {
+            Ok(rows) => rows,
+            Err(error) => {
+                unreadable.push((format!("{namespace}/{tree_id}"), error.to_string()));
+                return None;
+            }
+        };
+        let mut figures = Figures::default();
+        let mut current = Vec::new();
+        for leaf in &leaves {
+            count_leaf(&mut figures, leaf);
+            if leaf.status != LeafStatus::Tombstone {
+                figures.body_bytes += self.body_size(&leaf.body_path, unreadable).await;
+            }
+            // Consolidation never reads restricted memories, so it could not merge them.
+            if leaf.status == LeafStatus::Active && leaf.sensitivity != Sensitivity::Restricted {
+                let reading = SameMemory::of(&Claim::read(&leaf.summary), &leaf.summary, &leaf.fingerprint);
+                current.push(Said { reading, observed_at: leaf.observed_at });
+            }
+        }
+        for summary in &summaries {
+            match summary.status {
+                SummaryStatus::Current => figures.summaries += 1,
+                SummaryStatus::Stale | SummaryStatus::Purged => {
+                    figures.summaries += 1;
+                    figures.summaries_awaiting_reseal += 1;
+                }
+                SummaryStatus::Retired => {}
+            }
+            if summary.status != SummaryStatus::Purged {
+                figures.body_bytes += self.body_size(&summary.body_path, unreadable).await;
+            }
+        }
+        Some((figures, current))
+    }
+
+    /// A body's bytes; a missing one holds none (`arbor fsck` reports it), and one that cannot
+    /// be measured is noted in `unreadable` and counted as none.
+    async fn body_size(&self, path: &BodyPath, unreadable: &mut Vec<(String, String)>) -> u64 {
         match self.ports.bodies.size(path).await {
-            Ok(bytes) => Ok(bytes),
-            Err(Error::NotFound { .. }) => Ok(0),
-            Err(other) => Err(other.into()),
+            Ok(bytes) => bytes,
+            Err(Error::NotFound { .. }) => 0,
+            Err(other) => {
+                unreadable.push((path.to_string(), other.to_string()));
+                0
+            }
         }
     }
 }

@@ -13,7 +13,7 @@
 //!   titled by the note and the heading, with the note's path as its source; wiki links read
 //!   as the words they show.
 
-use arbor_domain::event::Event;
+use arbor_domain::event::{Event, MAX_EVENT_TEXT_BYTES};
 use arbor_domain::model::{Actor, MAX_TITLE_CHARS, SourceRef};
 use arbor_domain::text::truncate_chars;
 use arbor_domain::time::{Timestamp, is_storable};
@@ -35,13 +35,70 @@ pub struct Imported {
     pub passed_over: usize,
 }
 
-fn record(label: String, text: String, actor: Actor, origin: String, at: Option<Timestamp>) -> ImportRecord {
-    let mut event = Event::user_message(text);
-    event.actor = actor;
-    event.source = SourceRef::Import { origin };
-    event.observed_at = at.filter(|at| is_storable(*at));
-    let event = event.validate().map(|()| event).map_err(|error| error.to_string());
-    ImportRecord { label, event }
+/// The events of one record: its text cut at paragraphs into pieces an event can hold
+/// (labelled `part k` when there are several), said at `at` unless that is after `now` (a date
+/// that has not come yet is not when anything was said).
+fn records(
+    label: String,
+    text: &str,
+    actor: Actor,
+    origin: String,
+    at: Option<Timestamp>,
+    now: Timestamp,
+) -> Vec<ImportRecord> {
+    let pieces = pieces(text, MAX_EVENT_TEXT_BYTES);
+    let count = pieces.len();
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(k, piece)| {
+            let mut event = Event::user_message(piece);
+            event.actor = actor;
+            event.source = SourceRef::Import { origin: origin.clone() };
+            event.observed_at = at.filter(|at| is_storable(*at) && *at <= now);
+            let event = event.validate().map(|()| event).map_err(|error| error.to_string());
+            let label = if count > 1 { format!("{label}, part {}", k + 1) } else { label.clone() };
+            ImportRecord { label, event }
+        })
+        .collect()
+}
+
+/// `text` cut into pieces of at most `limit` bytes: at blank lines, then at line ends, then at
+/// character boundaries, whichever a piece needs.
+fn pieces(text: &str, limit: usize) -> Vec<String> {
+    if text.len() <= limit {
+        return vec![text.to_owned()];
+    }
+    let mut pieces: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let push = |part: &str, current: &mut String, pieces: &mut Vec<String>| {
+        if current.len() + part.len() > limit && !current.is_empty() {
+            pieces.push(std::mem::take(current));
+        }
+        current.push_str(part);
+    };
+    for paragraph in text.split_inclusive("\n\n") {
+        if paragraph.len() <= limit {
+            push(paragraph, &mut current, &mut pieces);
+            continue;
+        }
+        for line in paragraph.split_inclusive('\n') {
+            let mut rest = line;
+            while rest.len() > limit {
+                let mut cut = limit;
+                while !rest.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                push(&rest[..cut], &mut current, &mut pieces);
+                rest = &rest[cut..];
+            }
+            push(rest, &mut current, &mut pieces);
+        }
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    }
+    pieces.into_iter().filter(|p| !p.trim().is_empty()).collect()
 }
 
 fn seconds(value: Option<&Value>) -> Option<Timestamp> {
@@ -53,7 +110,7 @@ fn seconds(value: Option<&Value>) -> Option<Timestamp> {
 }
 
 /// ChatGPT's `conversations.json` (a list of conversations).
-pub fn from_chatgpt(json: &str) -> Result<Imported, String> {
+pub fn from_chatgpt(json: &str, now: Timestamp) -> Result<Imported, String> {
     let value: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
     let conversations = value
         .as_array()
@@ -106,8 +163,9 @@ pub fn from_chatgpt(json: &str) -> Result<Imported, String> {
             }
             let message = entry.get("id").and_then(Value::as_str).unwrap_or("");
             let origin = format!("chatgpt:{}/{}", id.unwrap_or("-"), message);
-            let at = seconds(entry.get("create_time")).or(started);
-            imported.records.push(record(format!("{name}, message {}", number + 1), text, Actor::User, origin, at));
+            let at = seconds(entry.get("create_time")).filter(|at| *at <= now).or(started);
+            let label = format!("{name}, message {}", number + 1);
+            imported.records.extend(records(label, &text, Actor::User, origin, at, now));
         }
     }
     Ok(imported)
@@ -118,7 +176,10 @@ fn message_role(message: &Value) -> Option<&str> {
 }
 
 /// Mem0's export: a list of memories, or an object holding one under `results` or `memories`.
-pub fn from_mem0(json: &str) -> Result<Imported, String> {
+/// Memories of several users or agents are never imported together: one person's memories
+/// into another's scope would be a leak, so `only` names the owner (`user_id` or `agent_id`)
+/// to import, and an export of several owners without it is refused.
+pub fn from_mem0(json: &str, only: Option<&str>, now: Timestamp) -> Result<Imported, String> {
     let value: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
     let list = match &value {
         Value::Array(list) => list,
@@ -129,8 +190,30 @@ pub fn from_mem0(json: &str) -> Result<Imported, String> {
             .ok_or("expected Mem0's export: a list of memories, or an object with `results`")?,
         _ => return Err("expected Mem0's export: a list of memories, or an object with `results`".into()),
     };
+    let owner = |item: &Value| -> String {
+        ["user_id", "agent_id", "run_id"]
+            .iter()
+            .find_map(|key| item.get(*key).and_then(Value::as_str))
+            .unwrap_or("")
+            .to_owned()
+    };
+    // Memories that name no owner are the export's own: only named owners can be several.
+    let owners: std::collections::BTreeSet<String> = list.iter().map(owner).filter(|o| !o.is_empty()).collect();
+    if only.is_none() && owners.len() > 1 {
+        let named: Vec<&str> = owners.iter().take(5).map(String::as_str).collect();
+        return Err(format!(
+            "the export holds the memories of {} users or agents ({}): import one at a time, naming it with \
+             --owner",
+            owners.len(),
+            named.join(", ")
+        ));
+    }
     let mut imported = Imported::default();
     for (at, item) in list.iter().enumerate() {
+        if only.is_some_and(|only| owner(item) != only) {
+            imported.passed_over += 1;
+            continue;
+        }
         let label = format!("memory {}", at + 1);
         let Some(text) = item.get("memory").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) else {
             imported.records.push(ImportRecord { label, event: Err("it has no `memory` text".into()) });
@@ -151,7 +234,7 @@ pub fn from_mem0(json: &str) -> Result<Imported, String> {
         // A model chose to remember these from conversations: inferred, not the person's words
         // and not a system of record, so the namespace's approval policy decides, as for an
         // agent's deliberate save.
-        imported.records.push(record(label, text.to_owned(), Actor::Agent, format!("mem0:{id}"), created));
+        imported.records.extend(records(label, text, Actor::Agent, format!("mem0:{id}"), created, now));
     }
     Ok(imported)
 }
@@ -166,7 +249,7 @@ fn parse_loose_instant(text: &str) -> Option<Timestamp> {
 }
 
 /// One markdown note (`path` relative to the folder), cut at its headings.
-pub fn from_markdown_note(path: &str, text: &str, modified: Option<Timestamp>) -> Imported {
+pub fn from_markdown_note(path: &str, text: &str, modified: Option<Timestamp>, now: Timestamp) -> Imported {
     let (front, body) = split_front_matter(text);
     let dated = front.and_then(|front| {
         front.lines().find_map(|line| {
@@ -175,7 +258,7 @@ pub fn from_markdown_note(path: &str, text: &str, modified: Option<Timestamp>) -
                 .then(|| parse_loose_instant(value.trim().trim_matches(['"', '\''])).or_else(|| day_start(value)))?
         })
     });
-    let at = dated.or(modified);
+    let at = dated.filter(|at| *at <= now).or(modified);
     let note = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md").trim_end_matches(".markdown");
     let mut imported = Imported::default();
     let mut heading: Option<String> = None;
@@ -194,19 +277,32 @@ pub fn from_markdown_note(path: &str, text: &str, modified: Option<Timestamp>) -
             Some(heading) => format!("{path} § {heading}"),
             None => path.to_owned(),
         };
-        let mut record = record(label, words, Actor::User, format!("markdown:{path}"), at);
-        if let Ok(event) = &mut record.event {
-            event.hints.title = Some(truncate_chars(&title, MAX_TITLE_CHARS));
+        for mut record in records(label, &words, Actor::User, format!("markdown:{path}"), at, now) {
+            if let Ok(event) = &mut record.event {
+                event.hints.title = Some(truncate_chars(&title, MAX_TITLE_CHARS));
+            }
+            imported.records.push(record);
         }
-        imported.records.push(record);
     };
-    let mut fenced = false;
+    // A heading is `#` to `######` and a space, indented less than a code block (four spaces),
+    // outside a fence (``` or ~~~).
+    let mut fence: Option<&str> = None;
     for line in body.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
         let trimmed = line.trim_start();
-        if !fenced && trimmed.starts_with('#') && trimmed.trim_start_matches('#').starts_with(' ') {
+        let indent = line.len() - trimmed.len();
+        for marker in ["```", "~~~"] {
+            if indent < 4 && trimmed.starts_with(marker) {
+                fence = match fence {
+                    None => Some(marker),
+                    Some(open) if open == marker => None,
+                    other => other,
+                };
+            }
+        }
+        let hashes = trimmed.len() - trimmed.trim_start_matches('#').len();
+        let is_heading =
+            fence.is_none() && indent < 4 && (1..=6).contains(&hashes) && trimmed[hashes..].starts_with([' ', '\t']);
+        if is_heading {
             flush(&heading, &mut section, &mut imported);
             heading = Some(trimmed.trim_start_matches('#').trim().to_owned()).filter(|h| !h.is_empty());
             continue;
@@ -268,6 +364,10 @@ fn readable(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn now() -> Timestamp {
+        "2026-12-01T00:00:00Z".parse().unwrap()
+    }
+
     fn texts(imported: &Imported) -> Vec<&str> {
         imported.records.iter().filter_map(|r| r.event.as_ref().ok()).map(|e| e.text.as_str()).collect()
     }
@@ -291,7 +391,7 @@ mod tests {
            }},
           {"title": "Broken"}
         ]"#;
-        let imported = from_chatgpt(json).unwrap();
+        let imported = from_chatgpt(json, now()).unwrap();
         assert_eq!(texts(&imported), ["I'm vegetarian, plan dinners for Lisbon.", "My sister Ana joins on Friday."]);
         let first = imported.records[0].event.as_ref().unwrap();
         assert_eq!(first.observed_at, Timestamp::from_millisecond(1_714_000_100_500).ok());
@@ -303,8 +403,8 @@ mod tests {
         let broken = &imported.records[2];
         assert!(broken.label.starts_with("conversation 2 (\"Broken\")"), "{}", broken.label);
         assert!(broken.event.as_ref().unwrap_err().contains("mapping"));
-        assert!(from_chatgpt("{\"not\": \"a list\"}").unwrap_err().contains("list of conversations"));
-        assert!(from_chatgpt("[{").unwrap_err().starts_with("not JSON"));
+        assert!(from_chatgpt("{\"not\": \"a list\"}", now()).unwrap_err().contains("list of conversations"));
+        assert!(from_chatgpt("[{", now()).unwrap_err().starts_with("not JSON"));
     }
 
     #[test]
@@ -315,7 +415,7 @@ mod tests {
           {"id": "a3", "memory": "Prefers window seats", "created_at": "2024-07-21T09:30:00.123456"},
           {"id": "a4", "memory": "Works at Globex", "created_at": "last tuesday"}
         ]}"#;
-        let imported = from_mem0(json).unwrap();
+        let imported = from_mem0(json, None, now()).unwrap();
         assert_eq!(texts(&imported), ["Is allergic to peanuts", "Prefers window seats"]);
         let first = imported.records[0].event.as_ref().unwrap();
         assert_eq!(first.observed_at, "2024-07-20T17:00:00Z".parse().ok());
@@ -323,8 +423,8 @@ mod tests {
         assert_eq!(imported.records[2].event.as_ref().unwrap().observed_at, "2024-07-21T09:30:00.123456Z".parse().ok());
         assert!(imported.records[1].event.as_ref().unwrap_err().contains("no `memory`"));
         assert!(imported.records[3].event.as_ref().unwrap_err().contains("last tuesday"));
-        assert_eq!(texts(&from_mem0(r#"[{"memory": "Likes jazz"}]"#).unwrap()), ["Likes jazz"]);
-        assert!(from_mem0("42").unwrap_err().contains("list of memories"));
+        assert_eq!(texts(&from_mem0(r#"[{"memory": "Likes jazz"}]"#, None, now()).unwrap()), ["Likes jazz"]);
+        assert!(from_mem0("42", None, now()).unwrap_err().contains("list of memories"));
     }
 
     #[test]
@@ -332,7 +432,7 @@ mod tests {
         let note = "---\ntags: [people]\ncreated: 2024-03-05\n---\nMet [[Dana Smith|Dana]] at the offsite.\n\n\
                     ## Work\nDana leads [[Project Atlas]] now. ![[whiteboard.png]]\n\n```\n# not a heading\n```\n\
                     ## Empty\n\n# Home\nLives in [[Lisbon#Alfama]].\n";
-        let imported = from_markdown_note("people/dana.md", note, None);
+        let imported = from_markdown_note("people/dana.md", note, None, now());
         assert_eq!(
             texts(&imported),
             [
@@ -347,10 +447,52 @@ mod tests {
         assert_eq!(work.hints.title.as_deref(), Some("dana — Work"));
         assert_eq!(work.source, SourceRef::Import { origin: "markdown:people/dana.md".into() });
         assert_eq!(work.observed_at, "2024-03-05T00:00:00Z".parse().ok(), "the note's own date");
-        let undated = from_markdown_note("a.md", "Just a line.", Timestamp::from_second(1_700_000_000).ok());
+        let undated = from_markdown_note("a.md", "Just a line.", Timestamp::from_second(1_700_000_000).ok(), now());
         assert_eq!(undated.records[0].event.as_ref().unwrap().observed_at, Timestamp::from_second(1_700_000_000).ok());
-        assert!(from_markdown_note("empty.md", "---\ntitle: x\n---\n\n", None).records.is_empty());
-        let long = from_markdown_note(&format!("{}.md", "x".repeat(300)), "Text.", None);
+        assert!(from_markdown_note("empty.md", "---\ntitle: x\n---\n\n", None, now()).records.is_empty());
+        let long = from_markdown_note(&format!("{}.md", "x".repeat(300)), "Text.", None, now());
         assert!(long.records[0].event.is_err(), "a source longer than a reference may be is refused");
+    }
+
+    #[test]
+    fn long_texts_are_cut_at_paragraphs_and_future_dates_are_not_when_it_was_said() {
+        let paragraph = "word ".repeat(4000);
+        let long = format!("{paragraph}\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}");
+        let note = format!("---\ndate: 2099-01-01\n---\n{long}");
+        let imported = from_markdown_note("long.md", &note, Timestamp::from_second(1_700_000_000).ok(), now());
+        assert!(imported.records.len() >= 2, "{}", imported.records.len());
+        for record in &imported.records {
+            let event = record.event.as_ref().expect("each piece fits an event");
+            assert!(event.text.len() <= MAX_EVENT_TEXT_BYTES);
+            assert_eq!(event.observed_at, Timestamp::from_second(1_700_000_000).ok(), "2099 has not come");
+        }
+        assert!(imported.records[1].label.ends_with("part 2"), "{}", imported.records[1].label);
+        let rebuilt: String = imported.records.iter().map(|r| r.event.as_ref().unwrap().text.clone()).collect();
+        assert_eq!(rebuilt.split_whitespace().count(), 16_000, "no word lost");
+        let one_line = "é".repeat(40_000);
+        assert!(pieces(&one_line, 1000).iter().all(|p| p.len() <= 1000 && !p.is_empty()));
+        assert_eq!(pieces(&one_line, 1000).concat(), one_line);
+    }
+
+    #[test]
+    fn headings_are_not_in_fences_or_code_blocks() {
+        let note =
+            "Intro.\n~~~\n# in a tilde fence\n~~~\n    # indented code\n#hashtag line\n####### seven\n## Real\nBody.";
+        let imported = from_markdown_note("n.md", note, None, now());
+        let labels: Vec<&str> = imported.records.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["n.md", "n.md § Real"]);
+    }
+
+    #[test]
+    fn a_mem0_export_of_several_owners_is_imported_one_owner_at_a_time() {
+        let json = r#"[{"memory": "Likes jazz", "user_id": "alex"}, {"memory": "Likes tea", "user_id": "sam"},
+                       {"memory": "Runs on Fridays", "agent_id": "planner"}]"#;
+        let refused = from_mem0(json, None, now()).unwrap_err();
+        assert!(refused.contains("3 users or agents") && refused.contains("--owner"), "{refused}");
+        let sam = from_mem0(json, Some("sam"), now()).unwrap();
+        assert_eq!((texts(&sam), sam.passed_over), (vec!["Likes tea"], 2));
+        let future =
+            from_mem0(r#"[{"memory": "Likes jazz", "created_at": "2099-01-01T00:00:00Z"}]"#, None, now()).unwrap();
+        assert_eq!(future.records[0].event.as_ref().unwrap().observed_at, None, "said when imported");
     }
 }

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::id::{EntityId, LeafId};
+use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::recovery::{RecoveredLeaf, leaf_from_document, settle};
-use arbor_domain::time::Timestamp;
+use arbor_domain::time::{Timestamp, Validity};
 use arbor_ports::{Change, ChangeSet, JobKind};
 use serde::Serialize;
 
@@ -52,6 +53,18 @@ impl Arbor {
     /// retirements consolidation reports recorded (`retired`: retired and kept leaf ids). The
     /// database must hold no tree: this is for a lost or replaced database, not a merge.
     pub async fn rebuild_from_bodies(&self, retired: &[(LeafId, LeafId)]) -> AppResult<RebuildReport> {
+        self.rebuild(retired, &BTreeMap::new()).await
+    }
+
+    /// [`rebuild_from_bodies`](Self::rebuild_from_bodies), with what an export says of the
+    /// leaves it holds taking the place of what their documents say: the status a leaf had
+    /// when it was exported (a confirmed suggestion is current, though its document was
+    /// written while it waited) and its validity then.
+    pub(crate) async fn rebuild(
+        &self,
+        retired: &[(LeafId, LeafId)],
+        as_exported: &BTreeMap<LeafId, (LeafStatus, Validity)>,
+    ) -> AppResult<RebuildReport> {
         let store = &self.ports.store;
         let present = store.namespaces().await?;
         if !present.is_empty() {
@@ -63,9 +76,17 @@ impl Arbor {
             )));
         }
         let mut report = RebuildReport::default();
-        let (recovered, summary_documents) = self.read_leaf_documents(&mut report).await?;
+        let (mut recovered, summary_documents) = self.read_leaf_documents(&mut report).await?;
+        for leaf in &mut recovered {
+            if let Some((status, _)) = as_exported.get(&leaf.record.id) {
+                leaf.written_status = Some(*status);
+            }
+        }
         let mut trees: TreesOfLeaves = BTreeMap::new();
-        for leaf in settle(recovered, retired) {
+        for mut leaf in settle(recovered, retired) {
+            if let Some((_, validity)) = as_exported.get(&leaf.record.id) {
+                leaf.record.validity = *validity;
+            }
             trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
         }
         let entities = named_entities(&trees);

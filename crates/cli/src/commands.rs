@@ -650,9 +650,9 @@ pub(crate) struct DailyArgs {
     /// Your offset from UTC (`+08:00`, `-05:00`): the day runs midnight to midnight there.
     #[arg(long, value_name = "OFFSET", default_value = "+00:00", allow_hyphen_values = true)]
     utc_offset: String,
-    /// At most this many memories, newest first.
-    #[arg(long, default_value_t = arbor_app::DEFAULT_DAY_LIMIT)]
-    limit: usize,
+    /// At most this many memories, newest first (1-10000).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    limit: u16,
     #[command(flatten)]
     scope: ScopeArgs,
 }
@@ -663,7 +663,7 @@ pub(crate) async fn daily(root: &Path, args: DailyArgs, json: bool) -> Result<()
         .map_err(anyhow::Error::msg)?;
     let opened = compose::open_for_reading(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
-    let view = opened.arbor.daily(&chain, day, args.limit).await?;
+    let view = opened.arbor.daily(&chain, day, usize::from(args.limit)).await?;
     if json {
         return print_json(&view);
     }
@@ -934,6 +934,10 @@ pub(crate) struct ImportArgs {
     /// Where it comes from.
     #[arg(long, value_enum, default_value_t = ImportFormat::Arbor)]
     from: ImportFormat,
+    /// With `--from mem0`: only this user's or agent's memories (an export of several owners
+    /// is imported one owner at a time).
+    #[arg(long, value_name = "ID")]
+    owner: Option<String>,
     /// Where the memories go (not for `--from arbor`, which restores each where it was).
     #[command(flatten)]
     scope: ScopeArgs,
@@ -963,16 +967,27 @@ fn read_input(path: &Path) -> Result<String> {
 pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<bool> {
     use arbor_app::importers;
 
+    let now = Timestamp::now();
+    if args.owner.is_some() && args.from != ImportFormat::Mem0 {
+        bail!("--owner picks whose memories a Mem0 export gives; it is for `--from mem0` only");
+    }
     let imported = match args.from {
         ImportFormat::Arbor => {
-            if args.scope.is_given() {
+            if args.scope.names_anything() {
                 bail!("`--from arbor` puts every memory back where it was; it takes no scope");
             }
             return import_export(root, &args.path, json).await.map(|()| true);
         }
-        ImportFormat::Chatgpt => importers::from_chatgpt(&read_input(&args.path)?).map_err(anyhow::Error::msg)?,
-        ImportFormat::Mem0 => importers::from_mem0(&read_input(&args.path)?).map_err(anyhow::Error::msg)?,
-        ImportFormat::Markdown => markdown_folder(&args.path)?,
+        // Someone's history goes where they say, never to a default conversation.
+        _ if !args.scope.is_given() => bail!(
+            "say where the memories go: --namespace global, --project ID or --conversation ID (they are judged there \
+             as anything said there is)"
+        ),
+        ImportFormat::Chatgpt => importers::from_chatgpt(&read_input(&args.path)?, now).map_err(anyhow::Error::msg)?,
+        ImportFormat::Mem0 => {
+            importers::from_mem0(&read_input(&args.path)?, args.owner.as_deref(), now).map_err(anyhow::Error::msg)?
+        }
+        ImportFormat::Markdown => markdown_folder(&args.path, now)?,
     };
     let opened = compose::open(root).await?;
     let chain = opened.arbor.read_chain(&args.scope.context()?)?;
@@ -1017,46 +1032,52 @@ pub(crate) async fn import(root: &Path, args: ImportArgs, json: bool) -> Result<
     Ok(totals.failed == 0)
 }
 
-/// Every markdown note under `folder`, by path; hidden folders (`.obsidian`, `.trash`) are
-/// not notes.
-fn markdown_folder(folder: &Path) -> Result<arbor_app::importers::Imported> {
+/// Every markdown note under `folder`, by path. Hidden folders (`.obsidian`, `.trash`) hold no
+/// notes, and links (to files or folders) are not followed: a vault's notes are its own files.
+/// A folder that cannot be read is an error of its own; the rest are read.
+fn markdown_folder(folder: &Path, now: Timestamp) -> Result<arbor_app::importers::Imported> {
+    use arbor_app::importers::{ImportRecord, Imported};
+
     if !folder.is_dir() {
         bail!("{} is not a folder of markdown notes", folder.display());
     }
+    let relative = |path: &Path| path.strip_prefix(folder).unwrap_or(path).to_string_lossy().replace('\\', "/");
+    let mut imported = Imported::default();
     let mut notes = Vec::new();
     let mut pending = vec![folder.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
-            let entry = entry?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) => {
+                imported.records.push(ImportRecord { label: relative(&dir), event: Err(format!("not read: {error}")) });
                 continue;
             }
-            let path = entry.path();
-            if entry.file_type()?.is_dir() {
-                pending.push(path);
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_lowercase();
+            let Ok(kind) = entry.file_type() else { continue };
+            if name.starts_with('.') || kind.is_symlink() {
+                continue;
+            }
+            if kind.is_dir() {
+                pending.push(entry.path());
             } else if name.ends_with(".md") || name.ends_with(".markdown") {
-                notes.push(path);
+                notes.push(entry.path());
             }
         }
     }
     notes.sort();
-    let mut imported = arbor_app::importers::Imported::default();
     for path in notes {
-        let relative = path.strip_prefix(folder).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let relative = relative(&path);
         let modified =
             std::fs::metadata(&path).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok());
         match std::fs::read(&path).map(String::from_utf8) {
             Ok(Ok(text)) => {
-                let note = arbor_app::importers::from_markdown_note(&relative, &text, modified);
+                let note = arbor_app::importers::from_markdown_note(&relative, &text, modified, now);
                 imported.records.extend(note.records);
             }
-            Ok(Err(_)) => imported
-                .records
-                .push(arbor_app::importers::ImportRecord { label: relative, event: Err("not UTF-8 text".into()) }),
-            Err(error) => imported
-                .records
-                .push(arbor_app::importers::ImportRecord { label: relative, event: Err(error.to_string()) }),
+            Ok(Err(_)) => imported.records.push(ImportRecord { label: relative, event: Err("not UTF-8 text".into()) }),
+            Err(error) => imported.records.push(ImportRecord { label: relative, event: Err(error.to_string()) }),
         }
     }
     Ok(imported)

@@ -55,6 +55,11 @@ impl ScopeArgs {
             || self.namespace.is_some()
     }
 
+    /// Whether any scope flag at all was given, `--agent` and `--frozen-at` included.
+    pub(crate) fn names_anything(&self) -> bool {
+        self.is_given() || self.agent.is_some() || self.frozen_at.is_some()
+    }
+
     pub(crate) fn context(&self) -> Result<TrustedContext> {
         if let Some(namespace) = &self.namespace {
             return Ok(TrustedContext::Only { namespace: Namespace::parse(namespace)? });

@@ -94,8 +94,13 @@ pub fn parse_offset(text: &str) -> Result<Offset, String> {
         Some(("-", rest)) => (-1, rest),
         _ => return Err(wrong()),
     };
-    let digits: String = rest.chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 || !digits.chars().all(|c| c.is_ascii_digit()) || rest.len() > 5 {
+    // `HH:MM` or `HHMM`, nothing else.
+    let digits: String = match rest.split_once(':') {
+        Some((hours, minutes)) if hours.len() == 2 && minutes.len() == 2 => format!("{hours}{minutes}"),
+        Some(_) => return Err(wrong()),
+        None => rest.to_owned(),
+    };
+    if digits.len() != 4 || !digits.chars().all(|c| c.is_ascii_digit()) {
         return Err(wrong());
     }
     let hours: i32 = digits[..2].parse().map_err(|_| wrong())?;
@@ -183,6 +188,9 @@ mod tests {
             ("2026-05-08", Some("+08:60")),
             ("2026-05-08", Some("Asia/Shanghai")),
             ("2026-05-08", Some("+0８:00")),
+            ("2026-05-08", Some("+0:800")),
+            ("2026-05-08", Some("+08:0")),
+            ("2026-05-08", Some("+08:00:00")),
         ] {
             let error = Day::parse(date, offset).unwrap_err();
             assert!(error.contains("YYYY-MM-DD") || error.contains("UTC offset") || error.contains("1678"), "{error}");

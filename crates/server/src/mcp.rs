@@ -1,4 +1,6 @@
-//! The MCP server (`rmcp`): nine memory tools over stdio or streamable HTTP. Each takes a JSON
+//! The MCP server (`rmcp`): eight memory tools over stdio or streamable HTTP, and the daily
+//! view as a resource (`arbor://daily`, `arbor://daily/{date}`) a host attaches when a session
+//! resumes, which costs a conversation nothing until it is read. Each takes a JSON
 //! schema'd input (slimmed for a model: no validation patterns, which the server checks
 //! anyway) and answers with one text: the compact pack's lines for `memory_retrieve`, compact
 //! JSON for the rest. Tool failures come back as tool errors (`isError`) whose text is
@@ -7,9 +9,15 @@
 use std::sync::Arc;
 
 use anyhow::Result;
+use rmcp::RoleServer;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Extensions, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, ErrorData, Extensions, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
 use crate::http::Binding;
@@ -22,8 +30,8 @@ their preferences, projects, people or past conversations, and cite the evidence
 Call memory_save when the user states a durable fact, preference, decision or constraint. Use \
 memory_correct (with the version you read) when the user corrects something memory holds, and \
 memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory \
-holds in one bounded digest; memory_daily what was remembered on a day (today's highlights when \
-resuming work); memory_browse and memory_read open trees and nodes by id.";
+holds in one bounded digest; memory_browse and memory_read open trees and nodes by id. The resource \
+arbor://daily is what was remembered today, highlights first, for resuming work.";
 
 /// The memory tools: bound to one service (and so to one read chain) over stdio; over HTTP,
 /// to whatever the request's bearer token is bound to ([`Binding`], which the HTTP layer puts
@@ -228,19 +236,6 @@ impl MemoryTools {
     }
 
     #[tool(
-        description = "What was remembered on one day (default today) across every tree in scope, with the day's highlights: what to read first when picking work up again. Read-only.",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn memory_daily(
-        &self,
-        Parameters(input): Parameters<wire::DailyInput>,
-        extensions: Extensions,
-    ) -> CallToolResult {
-        let Some(service) = self.bound(&extensions) else { return unbound() };
-        as_text(service.daily(input).await)
-    }
-
-    #[tool(
         description = "A bounded digest of what memory holds: one line per tree with its size, last update and newest titles. Cheap.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -254,12 +249,79 @@ impl MemoryTools {
     }
 }
 
+/// The daily view's resources: today's (`arbor://daily`) and any day's
+/// (`arbor://daily/2026-05-08`), each at UTC unless `?utc_offset=+08:00` says whose day it is.
+const DAILY: &str = "arbor://daily";
+
+/// The day and offset a daily resource's URI names, or why it names none.
+fn daily_input(uri: &str) -> Result<wire::DailyInput, String> {
+    let rest = uri.strip_prefix(DAILY).ok_or_else(|| format!("no resource {uri:?}: try {DAILY}"))?;
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let date = match path {
+        "" | "/" | "/today" => None,
+        date => Some(date.strip_prefix('/').ok_or_else(|| format!("no resource {uri:?}: try {DAILY}/YYYY-MM-DD"))?),
+    };
+    let mut utc_offset = None;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            // `+` in a URI query is often sent as `%2B`, and `:` as `%3A`.
+            Some(("utc_offset", value)) => {
+                utc_offset = Some(value.replace("%2B", "+").replace("%2b", "+").replace("%3A", ":").replace("%3a", ":"))
+            }
+            _ => return Err(format!("{uri:?}: the only parameter is utc_offset, e.g. ?utc_offset=%2B08:00")),
+        }
+    }
+    Ok(wire::DailyInput { date: date.map(str::to_owned), utc_offset, limit: None })
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemoryTools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("arbor", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let today = Resource::new(DAILY, "daily")
+            .with_title("Today in memory")
+            .with_description("What was remembered today (UTC; ?utc_offset=%2B08:00 for another day's edge), highlights first: read it when resuming work.")
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![today]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let day = ResourceTemplate::new(format!("{DAILY}/{{date}}"), "day")
+            .with_title("A day in memory")
+            .with_description(
+                "What was remembered on a day (YYYY-MM-DD), across every tree in scope, highlights first.",
+            )
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![day]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(service) = self.bound(&context.extensions) else {
+            return Err(ErrorData::invalid_request("a valid bearer token is required", None));
+        };
+        let input = daily_input(&request.uri).map_err(|why| ErrorData::resource_not_found(why, None))?;
+        let daily = service.daily(input).await.map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+        let text = serde_json::to_string(&daily)
+            .map_err(|error| ErrorData::internal_error(format!("could not serialize a result: {error}"), None))?;
+        let contents = ResourceContents::text(text, request.uri).with_mime_type("application/json");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 
@@ -276,6 +338,18 @@ pub async fn serve_stdio(service: Arc<Service>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn daily_resources_name_a_day_and_an_offset() {
+        let today = daily_input("arbor://daily").unwrap();
+        assert_eq!((today.date, today.utc_offset), (None, None));
+        let day = daily_input("arbor://daily/2026-05-08?utc_offset=%2B08%3A00").unwrap();
+        assert_eq!((day.date.as_deref(), day.utc_offset.as_deref()), (Some("2026-05-08"), Some("+08:00")));
+        assert!(daily_input("arbor://daily?utc_offset=-05:00").unwrap().utc_offset.as_deref() == Some("-05:00"));
+        for bad in ["arbor://nightly", "file:///etc/passwd", "arbor://daily?namespace=global", "arbor://dailyx"] {
+            assert!(daily_input(bad).is_err(), "{bad}");
+        }
+    }
 
     /// Keywords go; a property named like one stays, and so does data given as an instance.
     #[test]
