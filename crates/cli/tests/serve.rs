@@ -176,6 +176,9 @@ async fn no_request_reads_outside_the_bound_chain_or_learns_what_exists_there() 
         let (status, body) = call(c.get(api("daily")).query(&bad)).await;
         assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{bad:?}: {body}");
     }
+    // A date of the right shape that is not in the calendar is well-formed, and names no day.
+    let (code, body) = call(c.get(api("daily")).query(&[("date", "2026-02-30")])).await;
+    assert_eq!((code, body["error"]["code"].as_str()), (422, Some("unprocessable")), "{body}");
     assert_eq!(status["read_chain"], json!(["conversation:c1", "project:p1", "global"]));
     assert_eq!(status["active_leaves"], 3, "sizes are counted inside the chain only");
 

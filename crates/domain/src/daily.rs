@@ -44,10 +44,13 @@ pub fn offset_string(offset: Offset) -> String {
 impl Day {
     /// `date` (`2026-05-08`) at `utc_offset` (`+08:00`, `-0530`, `Z`; UTC when absent).
     pub fn parse(date: &str, utc_offset: Option<&str>) -> Result<Day, String> {
-        let date: Date = date
-            .trim()
-            .parse()
-            .map_err(|_| format!("{date:?} is not a date: write it as YYYY-MM-DD, e.g. 2026-05-08"))?;
+        let not_a_date = || format!("{date:?} is not a date: write it as YYYY-MM-DD, e.g. 2026-05-08");
+        let shaped = date.len() == 10
+            && date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+        if !shaped {
+            return Err(not_a_date());
+        }
+        let date: Date = date.parse().map_err(|_| not_a_date())?;
         let utc_offset = match utc_offset {
             None => Offset::UTC,
             Some(text) => parse_offset(text)?,
@@ -82,14 +85,14 @@ impl Day {
     }
 }
 
-/// A UTC offset as people write it: `+08:00`, `-0530`, `Z` or `UTC`.
+/// A UTC offset as people write it: `+08:00`, `-0530`, `Z` or `UTC` (exactly these shapes,
+/// which the API's schema states: `[+-]HH[:]MM` from -12:00 to +14:00, `Z`, `z`, `UTC`, `utc`).
 pub fn parse_offset(text: &str) -> Result<Offset, String> {
     let wrong = || format!("{text:?} is not a UTC offset: write it as +08:00, -05:30 or Z");
-    let trimmed = text.trim();
-    if trimmed.eq_ignore_ascii_case("z") || trimmed.eq_ignore_ascii_case("utc") {
+    if matches!(text, "Z" | "z" | "UTC" | "utc") {
         return Ok(Offset::UTC);
     }
-    let (sign, rest) = match trimmed.split_at_checked(1) {
+    let (sign, rest) = match text.split_at_checked(1) {
         Some(("+", rest)) => (1, rest),
         Some(("-", rest)) => (-1, rest),
         _ => return Err(wrong()),
@@ -156,7 +159,7 @@ mod tests {
         assert_eq!(utc.window(), Some((at("2026-05-08T00:00:00Z"), at("2026-05-08T23:59:59.999999999Z"))));
         let shanghai = Day::parse("2026-05-08", Some("+08:00")).unwrap();
         assert_eq!(shanghai.window().unwrap().0, at("2026-05-07T16:00:00Z"));
-        let new_york = Day::parse(" 2026-05-08 ", Some("-0400")).unwrap();
+        let new_york = Day::parse("2026-05-08", Some("-0400")).unwrap();
         assert_eq!(new_york.window().unwrap().0, at("2026-05-08T04:00:00Z"));
         assert_eq!(Day::parse("2026-05-08", Some("+05:30")).unwrap().utc_offset.seconds(), 5 * 3600 + 1800);
         assert_eq!(Day::parse("2026-05-08", Some("Z")).unwrap(), utc);
@@ -191,6 +194,10 @@ mod tests {
             ("2026-05-08", Some("+0:800")),
             ("2026-05-08", Some("+08:0")),
             ("2026-05-08", Some("+08:00:00")),
+            (" 2026-05-08", None),
+            ("20260508", None),
+            ("2026-05-08", Some(" +08:00")),
+            ("2026-05-08", Some("Utc")),
         ] {
             let error = Day::parse(date, offset).unwrap_err();
             assert!(error.contains("YYYY-MM-DD") || error.contains("UTC offset") || error.contains("1678"), "{error}");

@@ -340,6 +340,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_day_shape_is_the_schemas() {
+        for good in ["2026-05-08", "1679-01-01", "2260-12-31", "2026-02-30"] {
+            assert!(wire::has_day_shape(good), "{good}");
+        }
+        for bad in [
+            "2026-5-08",
+            "1678-12-31",
+            "2261-01-01",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-01-32",
+            "+026-01-01",
+            "20260508",
+        ] {
+            assert!(!wire::has_day_shape(bad), "{bad}");
+        }
+    }
+
+    #[test]
     fn daily_resources_name_a_day_and_an_offset() {
         let today = daily_input("arbor://daily").unwrap();
         assert_eq!((today.date, today.utc_offset), (None, None));

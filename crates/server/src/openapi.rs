@@ -155,19 +155,19 @@ pub(crate) fn document() -> Value {
         "daily",
         None,
         schema("Daily"),
-        &[],
+        &[("422", "A date of the right shape that is not in the calendar, e.g. 2026-02-30 (code `unprocessable`).")],
     );
     daily["parameters"] = json!([
         query_parameter(
             "date",
             "The day, YYYY-MM-DD (default: today at `utc_offset`).",
-            json!({ "type": "string", "maxLength": 10 }),
+            json!({ "type": "string", "maxLength": 10, "pattern": wire::DAY }),
             false
         ),
         query_parameter(
             "utc_offset",
             "The reader's offset from UTC, e.g. +08:00 (default +00:00).",
-            json!({ "type": "string", "maxLength": 6 }),
+            json!({ "type": "string", "maxLength": 6, "pattern": wire::UTC_OFFSET }),
             false
         ),
         query_parameter(

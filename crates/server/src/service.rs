@@ -814,8 +814,20 @@ impl Service {
     pub(crate) async fn daily(&self, input: wire::DailyInput) -> ApiResult<wire::Daily> {
         let limit = in_range("limit", input.limit, 1, 500)?.unwrap_or(arbor_app::DEFAULT_DAY_LIMIT);
         let now = self.arbor.ports().clock.now();
-        let day = arbor_domain::daily::Day::asked(input.date.as_deref(), input.utc_offset.as_deref(), now)
-            .map_err(ApiError::invalid)?;
+        if let Some(offset) = input.utc_offset.as_deref() {
+            arbor_domain::daily::parse_offset(offset).map_err(ApiError::invalid)?;
+        }
+        // The schema states the shape of a date (`wire::DAY`); one of that shape that is not in
+        // the calendar (2026-02-30) is well-formed but names no day.
+        let day = arbor_domain::daily::Day::asked(input.date.as_deref(), input.utc_offset.as_deref(), now).map_err(
+            |why| {
+                if input.date.as_deref().is_some_and(wire::has_day_shape) {
+                    ApiError::new(422, "unprocessable", why)
+                } else {
+                    ApiError::invalid(why)
+                }
+            },
+        )?;
         mirror(&self.arbor.daily(&self.chain, day, limit).await?)
     }
 

@@ -31,6 +31,26 @@ const REFERENCE: &str = r"^[^\x00-\x1f\x7f-\x9f]+$";
 /// the server accepts the whole range.
 const STORABLE_YEAR: &str = r"^(1679|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|2260)-";
 
+/// A calendar date in the years the schema promises ([`STORABLE_YEAR`]); that the day exists
+/// (no 30 February) is the server's to say.
+pub(crate) const DAY: &str = r"^(1679|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|2260)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+
+/// Whether `date` has the shape [`DAY`] states: a year the schema promises, a month 01-12 and a
+/// day 01-31.
+pub(crate) fn has_day_shape(date: &str) -> bool {
+    let number = |part: &str| part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse::<u32>().ok()).flatten();
+    let parts: Vec<&str> = date.split('-').collect();
+    match parts.as_slice() {
+        [year, month, day] if year.len() == 4 && month.len() == 2 && day.len() == 2 => {
+            matches!((number(year), number(month), number(day)), (Some(1679..=2260), Some(1..=12), Some(1..=31)))
+        }
+        _ => false,
+    }
+}
+
+/// A UTC offset as `domain::daily::parse_offset` reads it.
+pub(crate) const UTC_OFFSET: &str = r"^(Z|z|UTC|utc|\+(0[0-9]|1[0-4]):?[0-5][0-9]|-(0[0-9]|1[0-2]):?[0-5][0-9])$";
+
 /// A tree id: `<category>:<slug>`.
 pub(crate) const TREE_ID: &str = r"^(interaction|integration):[a-z0-9]+(-[a-z0-9]+)*$";
 
@@ -582,12 +602,12 @@ pub(crate) struct CatalogInput {
 pub(crate) struct DailyInput {
     /// The day, YYYY-MM-DD (default: today at `utc_offset`).
     #[serde(default)]
-    #[schemars(length(max = 10))]
+    #[schemars(length(max = 10), pattern(DAY))]
     pub date: Option<String>,
     /// The reader's offset from UTC, e.g. `+08:00` (default `+00:00`): the day runs from
     /// midnight to midnight there.
     #[serde(default)]
-    #[schemars(length(max = 6))]
+    #[schemars(length(max = 6), pattern(UTC_OFFSET))]
     pub utc_offset: Option<String>,
     /// At most this many memories, newest first (1-500, default 200).
     #[serde(default, deserialize_with = "whole_number")]
