@@ -95,6 +95,12 @@ pub async fn round_trip(source: Ports, target: Ports) {
     wrong[1].document = wrong[0].document.clone();
     let refused = after.import_export(&wrong).await.unwrap_err().to_string();
     assert!(refused.contains("record 2") && refused.contains("nothing was imported"), "{refused}");
+    // So does a validity that ends before it starts.
+    let mut inverted = imported.clone();
+    let start = inverted[0].validity.valid_from.expect("said at a time");
+    inverted[0].validity.valid_to = Some(start - jiff::SignedDuration::from_hours(1));
+    let refused = after.import_export(&inverted).await.unwrap_err().to_string();
+    assert!(refused.contains("record 1: its validity"), "{refused}");
     assert!(after.ports().store.namespaces().await.unwrap().is_empty(), "nothing was written");
 
     let report = after.import_export(&imported).await.unwrap();

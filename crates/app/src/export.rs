@@ -178,6 +178,17 @@ impl Arbor {
                 Ok(_) => {}
                 Err(error) => problems.push(format!("record {record} ({}): {error}", memory.id)),
             }
+            // The line's validity replaces the document's, so it is held to what a store holds.
+            let (from, to) = (memory.validity.valid_from, memory.validity.valid_to);
+            if let Err(error) = Validity::stored(from, to) {
+                problems.push(format!("record {record}: its validity: {error}"));
+            }
+            if [from, to].into_iter().flatten().any(|at| !arbor_domain::time::is_storable(at)) {
+                problems.push(format!(
+                    "record {record}: its validity lies outside the instants a store holds ({})",
+                    arbor_domain::time::STORABLE_RANGE
+                ));
+            }
             if !matches!(memory.status, LeafStatus::Active | LeafStatus::Superseded) {
                 problems.push(format!(
                     "record {record}: an export holds current memories and their history, not {}",
