@@ -26,7 +26,8 @@
 //! [`updates_in_words_no_rule_knows_are_found_by_meaning`] and
 //! [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; consolidation,
 //! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
-//! per subject in hindsight, [`an_entity_brings_the_memories_filed_before_it_into_its_tree`].
+//! per subject in hindsight, [`an_entity_brings_the_memories_filed_before_it_into_its_tree`]; markdown
+//! a person edits, [`an_edited_document_becomes_the_memorys_next_version_and_history_keeps_the_old`].
 
 use std::sync::{Arc, Mutex};
 
@@ -75,7 +76,9 @@ macro_rules! acceptance_checklist {
             an_entity_brings_the_memories_filed_before_it_into_its_tree,
             // What the store's owner sees of its state [design §health].
             health_counts_duplicates_history_stale_summaries_waiting_suggestions_and_bytes,
-            the_daily_view_holds_one_day_of_what_the_chain_reads
+            the_daily_view_holds_one_day_of_what_the_chain_reads,
+            // Markdown a person can edit [design §memory-centre].
+            an_edited_document_becomes_the_memorys_next_version_and_history_keeps_the_old
         );
     };
     (@tests $fresh:path; $($name:ident),* $(,)?) => {
@@ -1609,6 +1612,96 @@ pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) 
     assert!(arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 0).await.is_err());
 }
 
+/// A person edits a memory's markdown in their editor: until the edit is adopted, retrieval
+/// answers from what the store recorded and says so (never a silent drop); adoption makes the
+/// edit the memory's next version — retrievable, replacing the old, which stays as history with
+/// its words (all of them up to 280 characters, the start beyond) — and a document whose
+/// frontmatter no longer parses, or a replaced version edited by hand, is reported and left.
+pub async fn an_edited_document_becomes_the_memorys_next_version_and_history_keeps_the_old(ports: Ports) {
+    use arbor_app::Adoption;
+
+    let (arbor, _clock) = engine(ports);
+    let c1 = conversation(&arbor, "c1", "p1");
+    let ns = [Namespace::conversation(scope("c1"))];
+    let store = arbor.ports().store.clone();
+    let bodies = arbor.ports().bodies.clone();
+    let edit = |id: LeafId, from: &'static str, to: &'static str| {
+        let (store, bodies, ns) = (store.clone(), bodies.clone(), ns.clone());
+        async move {
+            let leaf = store.leaf(&ns, &id).await.unwrap().unwrap();
+            let document = String::from_utf8(bodies.read_unverified(&leaf.body_path).await.unwrap()).unwrap();
+            assert!(document.contains(from), "{document}");
+            bodies.put(&leaf.body_path, document.replace(from, to).as_bytes()).await.unwrap();
+            (leaf, document)
+        }
+    };
+    let (dana, _) = remember(&arbor, &c1, Event::user_message("Dana lives in Porto with her two cats.")).await;
+    let long_text =
+        format!("The Atlas runbook says: {}", "check the replication lag before every cut-over. ".repeat(8));
+    let (runbook, _) = remember(&arbor, &c1, Event::user_message(long_text.trim())).await;
+    let (broken, _) = remember(&arbor, &c1, Event::user_message("The staging cluster is rebuilt on Sundays.")).await;
+
+    let (dana_v1, dana_document) = edit(dana.clone(), "in Porto", "in Lisbon").await;
+    // Before adoption: the memory is answered as recorded, and the pack says why.
+    let pack = ask(&arbor, &c1, "Where does Dana live?").await;
+    assert!(pack.evidence.iter().any(|e| e.node_id == arbor_domain::id::NodeId::Leaf(dana.clone())), "{pack:?}");
+    assert!(pack.gaps.iter().any(|g| g.contains(dana.as_str()) && g.contains("adopt-edits")), "{:?}", pack.gaps);
+
+    edit(runbook.clone(), "every cut-over", "every cut-over and after it").await;
+    edit(broken.clone(), "kind: \"", "kind: ").await;
+    let adoptions = arbor.adopt_edits().await.unwrap();
+    assert_eq!(adoptions.len(), 3, "{adoptions:?}");
+    let adopted = |id: &LeafId| {
+        adoptions.iter().find_map(|a| match a {
+            Adoption::Adopted { replaced, leaf_id, history_exact, version, .. } if replaced == id => {
+                Some((leaf_id.clone(), *history_exact, *version))
+            }
+            _ => None,
+        })
+    };
+    let (dana_v2, exact, version) = adopted(&dana).expect("the short memory's edit is adopted");
+    assert!(exact && version == 2, "{adoptions:?}");
+    let (_, exact, _) = adopted(&runbook).expect("the long memory's edit is adopted");
+    assert!(!exact, "beyond 280 characters the replaced version keeps its start: {adoptions:?}");
+    assert!(
+        adoptions.iter().any(|a| matches!(a, Adoption::NotAdopted { leaf_id, reason, .. }
+            if leaf_id == &broken && reason.contains("line"))),
+        "a broken frontmatter is reported with its line: {adoptions:?}"
+    );
+
+    // The edit is current and retrievable; the old version is history, word for word.
+    let pack = ask(&arbor, &c1, "Where does Dana live?").await;
+    let text = pack_text(&pack);
+    assert!(text.contains("Lisbon") && !text.contains("Porto"), "{text}");
+    assert!(pack.gaps.iter().all(|g| !g.contains("adopt-edits")), "{:?}", pack.gaps);
+    let old = store.leaf(&ns, &dana).await.unwrap().unwrap();
+    assert_eq!((old.status, old.superseded_by.as_ref()), (LeafStatus::Superseded, Some(&dana_v2)));
+    assert_eq!(bodies.get(&old.body_path, &old.body_sha256).await.unwrap(), dana_document.as_bytes());
+    assert_eq!(old.body_sha256, dana_v1.body_sha256, "history as first written");
+    let new = store.leaf(&ns, &dana_v2).await.unwrap().unwrap();
+    assert_eq!((new.status, new.version.get(), new.provenance.actor), (LeafStatus::Active, 2, Actor::User));
+    let runbook_old = store.leaf(&ns, &runbook).await.unwrap().unwrap();
+    let kept = bodies.get(&runbook_old.body_path, &runbook_old.body_sha256).await.expect("history reads intact");
+    assert!(String::from_utf8(kept).unwrap().contains("The Atlas runbook says: check the replication lag"));
+    // The broken document is left as the person wrote it; its memory stays as recorded.
+    let still = store.leaf(&ns, &broken).await.unwrap().unwrap();
+    assert_eq!((still.status, still.version.get()), (LeafStatus::Active, 1));
+
+    // A replaced version edited by hand is not adopted; a second run changes nothing else.
+    edit(dana.clone(), "in Porto", "in Faro").await;
+    let again = arbor.adopt_edits().await.unwrap();
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert!(again.iter().all(|a| matches!(a, Adoption::NotAdopted { .. })), "{again:?}");
+    assert!(
+        again.iter().any(|a| matches!(a, Adoption::NotAdopted { leaf_id, reason, .. }
+            if leaf_id == &dana && reason.contains("superseded"))),
+        "{again:?}"
+    );
+    let report = arbor.fsck(false, &|_| false).await.unwrap();
+    let edited: Vec<_> = report.findings.iter().filter(|f| f.kind == arbor_app::FindingKind::EditedBody).collect();
+    assert_eq!(edited.len(), 2, "the two documents left as edited, and nothing else: {report:?}");
+}
+
 #[cfg(test)]
 mod tests {
     /// From this file's text: the checks (`pub async fn`s), the names the macro expands, and
@@ -1643,7 +1736,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 22, "{checks:?}");
+        assert_eq!(checks.len(), 23, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

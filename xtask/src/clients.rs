@@ -53,6 +53,8 @@ fn arbor_binary(root: &Path) -> Result<PathBuf> {
 struct Server {
     child: Child,
     addr: String,
+    /// The owner's token an open loopback server made for its memory centre.
+    operator: Option<String>,
 }
 
 impl Drop for Server {
@@ -79,13 +81,17 @@ fn serve_with(arbor: &Path, store: &Path, args: &[&str]) -> Result<Server> {
         .spawn()
         .context("starting arbor serve")?;
     let mut line = String::new();
-    BufReader::new(child.stdout.take().context("server stdout")?).read_line(&mut line)?;
+    let mut stdout = BufReader::new(child.stdout.take().context("server stdout")?);
+    stdout.read_line(&mut line)?;
+    let mut centre = String::new();
+    stdout.read_line(&mut centre)?;
+    let operator = centre.trim().split_once("#operator=").map(|(_, token)| token.to_owned());
     let addr = line
         .strip_prefix("listening on ")
         .and_then(|rest| rest.split(": ").next())
         .map(str::to_owned)
         .with_context(|| format!("unexpected first line from arbor serve: {line:?}"))?;
-    Ok(Server { child, addr })
+    Ok(Server { child, addr, operator })
 }
 
 fn quickstart(arbor: &Path, store: &Path, embedder: &str) -> Result<()> {
@@ -115,6 +121,22 @@ pub(crate) fn clients() -> Result<()> {
     mcp.arg(root.join("tests/clients/mcp_client.py")).arg("--arbor").arg(&arbor);
     step("MCP: the official Python SDK drives arbor serve --mcp (stdio and streamable HTTP)", mcp)?;
 
+    // The memory centre in a real headless browser: Debian's chromium, driven by Playwright
+    // (from PyPI; it downloads no browser of its own here). Screenshots of every tab are the
+    // run's artifacts.
+    let chromium = ensure_chromium()?;
+    let artifacts = root.join("artifacts").join("centre");
+    let mut centre = Command::new(&python);
+    centre
+        .arg(root.join("tests/clients/centre_browser.py"))
+        .arg("--arbor")
+        .arg(&arbor)
+        .arg("--artifacts")
+        .arg(&artifacts)
+        .arg("--chromium")
+        .arg(&chromium);
+    step("the memory centre in headless chromium (screenshots in artifacts/centre)", centre)?;
+
     let scratch = tempfile_dir("arbor-openapi")?;
     let store = scratch.join("store");
     quickstart(&arbor, &store, "hashing")?;
@@ -126,6 +148,10 @@ pub(crate) fn clients() -> Result<()> {
         .arg("run")
         .arg(format!("http://{}/openapi.json", server.addr))
         .args(["--checks", "all", "--max-examples", "40", "--workers", "1", "--seed", "20261130"]);
+    // As the store's owner, so the memory centre's operator endpoints are exercised too.
+    if let Some(token) = &server.operator {
+        schemathesis.arg("-H").arg(format!("Authorization: Bearer {token}"));
+    }
     let outcome = step("OpenAPI conformance: schemathesis against /openapi.json", schemathesis);
     drop(server);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -206,6 +232,29 @@ pub(crate) fn load(args: &[String]) -> Result<()> {
     drop(server);
     let _ = std::fs::remove_dir_all(&scratch);
     outcome
+}
+
+/// Debian's chromium (`ARBOR_CHROMIUM` names another build), installed with apt when it is
+/// missing and this runs as root: Playwright drives it and downloads no browser itself.
+fn ensure_chromium() -> Result<PathBuf> {
+    if let Some(named) = std::env::var_os("ARBOR_CHROMIUM") {
+        return Ok(PathBuf::from(named));
+    }
+    let installed = PathBuf::from("/usr/bin/chromium");
+    if installed.exists() {
+        return Ok(installed);
+    }
+    if !crate::is_root() {
+        bail!("chromium is missing: install Debian's `chromium` package, or name a build with ARBOR_CHROMIUM");
+    }
+    let mut update = Command::new("apt-get");
+    update.arg("update");
+    step("apt-get update", update)?;
+    let mut install = Command::new("apt-get");
+    install.args(["install", "-y", "--no-install-recommends", "chromium"]);
+    install.env("DEBIAN_FRONTEND", "noninteractive");
+    step("installing chromium (for the memory centre's browser test)", install)?;
+    Ok(installed)
 }
 
 fn tempfile_dir(prefix: &str) -> Result<PathBuf> {

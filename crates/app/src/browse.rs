@@ -8,11 +8,11 @@
 
 use arbor_domain::id::{LeafId, NodeId, SummaryId};
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::model::{ContentHash, LeafRecord, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
+use arbor_domain::model::{ContentHash, LeafRecord, MemoryKind, SummaryRecord, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
-use arbor_ports::{BodyStoreExt, Error, StoreCounts};
+use arbor_domain::visibility::{NodeFacts, NodeKind, VisibilityFilter};
+use arbor_ports::{BodyStoreExt, Error, Page, StoreCounts};
 use serde::Serialize;
 
 use crate::{AppError, AppResult, Arbor};
@@ -75,7 +75,30 @@ pub struct Stats {
     pub bodies: usize,
 }
 
+/// Which current memories the owner lists ([`Arbor::current_memories`]).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryListing {
+    pub tree: Option<TreeId>,
+    /// Empty means every kind.
+    pub kinds: Vec<MemoryKind>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
 impl Arbor {
+    /// The current memories `chain` reads, newest observation first: the owner's list (the
+    /// memory centre), so restricted ones are among them. What waits for a person is
+    /// [`Arbor::pending_review`]; history is reached from a memory by id.
+    pub async fn current_memories(&self, chain: &ReadChain, listing: &MemoryListing) -> AppResult<Vec<LeafRecord>> {
+        let mut filter = VisibilityFilter::for_chain(chain, self.now());
+        filter.node_kinds = vec![NodeKind::Leaf];
+        filter.include_restricted = true;
+        filter.tree = listing.tree.clone();
+        filter.kinds = listing.kinds.clone();
+        let page = Page { offset: listing.offset, limit: listing.limit };
+        Ok(self.ports.store.list_leaves(&filter, page).await?)
+    }
+
     /// The trees the chain can read, with sizes. Under [`Disclosure::Retrievable`] only trees
     /// with something retrievable are listed, and only that is counted.
     pub async fn browse(&self, chain: &ReadChain, disclosure: Disclosure) -> AppResult<Vec<TreeOverview>> {

@@ -591,7 +591,7 @@ impl Arbor {
             ),
             (Err(Error::Integrity { detail, .. }), true) => findings.push(
                 Finding::new(FindingKind::EditedBody, node.to_string(), format!("{path}: {detail}"))
-                    .remedy("put the file back as it was, or record the edit as a new version with `arbor correct`"),
+                    .remedy("record the edit as the memory's next version with `arbor fsck --adopt-edits`, or put the file back as it was"),
             ),
             (Ok(_) | Err(Error::Integrity { .. }), false) => {
                 let repaired = repair && self.ports.bodies.delete(path).await?;

@@ -6,6 +6,7 @@
 //! through a port. It holds no state between calls beyond counters, so any number of `Arbor`
 //! values may share one set of adapters.
 
+mod adopt;
 mod archive;
 mod audit;
 mod browse;
@@ -55,9 +56,10 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
+pub use adopt::Adoption;
 pub use arbor_ports::JobLease;
 pub use audit::Usage;
-pub use browse::{Disclosure, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
+pub use browse::{Disclosure, MemoryListing, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
 pub use catalog::{CATALOG_TITLES_PER_TREE, Catalog, CatalogEntry, DEFAULT_CATALOG_CHARS};
 pub use consolidate::{
     ConsolidateRequest, ConsolidationRun, MAX_READ_PER_PASS, ModelUse, NamespacePass, ProposalView, REPORT_MARKER,

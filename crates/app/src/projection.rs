@@ -285,14 +285,5 @@ impl Arbor {
 
 /// The prose of a body document: after the frontmatter and the `# title` line.
 pub(crate) fn body_text(document: &str) -> String {
-    let body = match markdown::parse(document) {
-        Ok(doc) => doc.body,
-        Err(_) => document.to_owned(),
-    };
-    let body = body.trim_start();
-    let without_title = match body.strip_prefix("# ") {
-        Some(rest) => rest.split_once('\n').map(|(_, after)| after).unwrap_or(""),
-        None => body,
-    };
-    without_title.trim().to_owned()
+    markdown::prose(document)
 }

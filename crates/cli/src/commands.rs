@@ -531,6 +531,11 @@ pub(crate) struct FsckArgs {
     /// moved aside first, never deleted.
     #[arg(long, conflicts_with = "repair")]
     rebuild_from_bodies: bool,
+    /// Record each memory document a person edited as that memory's next version (their
+    /// correction; the replaced version stays as history), then check the store. A document
+    /// whose frontmatter no longer parses is reported with its line and left as it is.
+    #[arg(long, conflicts_with = "rebuild_from_bodies")]
+    adopt_edits: bool,
 }
 
 /// Returns whether the store is clean.
@@ -538,12 +543,26 @@ pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool
     if args.rebuild_from_bodies {
         return rebuild_from_bodies(root, json).await;
     }
+    let adoptions = if args.adopt_edits {
+        let opened = compose::open(root).await?;
+        let adoptions = opened.arbor.adopt_edits().await?;
+        opened.arbor.run_jobs(None).await?;
+        Some(adoptions)
+    } else {
+        None
+    };
     let opened = compose::open_for_check(root, args.repair).await?;
     let mut report = opened.arbor.fsck(args.repair, &compose::writer_is_dead).await?;
     report.findings.extend(compose::set_aside_database_findings(root)?);
     if json {
-        print_json(&report)?;
+        match adoptions {
+            Some(adoptions) => print_json(&serde_json::json!({ "adopted_edits": adoptions, "fsck": report }))?,
+            None => print_json(&report)?,
+        }
     } else {
+        if let Some(adoptions) = &adoptions {
+            crate::output::out!("{}", render::adoptions(adoptions));
+        }
         crate::output::out!("{}", render::fsck(&report));
     }
     Ok(report.is_clean())

@@ -211,6 +211,29 @@ fn outline_node(out: &mut String, node: &OutlineNode, depth: usize) {
     }
 }
 
+/// What `fsck --adopt-edits` did with each edited document.
+pub(crate) fn adoptions(adoptions: &[arbor_app::Adoption]) -> String {
+    use arbor_app::Adoption;
+    let mut out = String::new();
+    if adoptions.is_empty() {
+        let _ = writeln!(out, "no memory document was edited by hand");
+    }
+    for adoption in adoptions {
+        let _ = match adoption {
+            Adoption::Adopted { replaced, leaf_id, version, path, history_exact } => writeln!(
+                out,
+                "adopted {path}: {leaf_id} is version {version}; {replaced} is kept as history{}",
+                if *history_exact { "" } else { " (its first 280 characters: the edit overwrote the rest)" }
+            ),
+            Adoption::HistoryRestored { leaf_id, path } => {
+                writeln!(out, "restored {path}: {leaf_id}'s document, after an adoption cut short")
+            }
+            Adoption::NotAdopted { leaf_id, path, reason } => writeln!(out, "not adopted {path} ({leaf_id}): {reason}"),
+        };
+    }
+    out
+}
+
 pub(crate) fn fsck(report: &FsckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(

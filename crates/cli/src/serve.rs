@@ -54,6 +54,18 @@ pub(crate) struct Args {
     /// loopback. With --tenants, the server administrator's: it reads /metrics and nothing else.
     #[arg(long, env = "ARBOR_API_TOKEN", value_name = "TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// The store owner's token: it opens the memory centre at `/` (with --http) and the
+    /// operator endpoints (review, health, settings…), which --token and an open loopback
+    /// server do not. On loopback without it, a fresh one is made at start and printed in the
+    /// centre's address.
+    #[arg(
+        long,
+        env = "ARBOR_OPERATOR_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true,
+        conflicts_with = "tenants"
+    )]
+    operator_token: Option<String>,
     /// Embed each question on its own instead of batching concurrent ones (for measuring what
     /// batching buys; `cargo xtask load` runs both).
     #[arg(long, hide = true)]
@@ -154,7 +166,9 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     let context = args.scope.context()?;
     let chain = opened.arbor.read_chain(&context)?;
     let reports = root.join(arbor_compose::REPORTS_DIR);
-    let service = Arc::new(Service::new(opened.arbor, chain, args.speaker.actor()).with_reports(reports));
+    let settings = Arc::new(StoreSettings { root: root.to_path_buf() });
+    let service = Service::new(opened.arbor, chain, args.speaker.actor()).with_reports(reports).with_settings(settings);
+    let service = Arc::new(service);
     tokio::spawn(service.clone().run_jobs_in_background());
     if let Some(minutes) = args.consolidate_every_minutes {
         // Never a frozen layer: an experiment's snapshot stays as it was when it started.
@@ -201,6 +215,7 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
     if !addr.ip().is_loopback() && matches!(access, Access::Open(_)) {
         bail!("listening on {addr}, which is not loopback, needs --token (or ARBOR_API_TOKEN) or --tenants");
     }
+    let (operator_token, printed) = owner_token(addr, args)?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
     let bound = listener.local_addr()?;
     let options = HttpOptions {
@@ -212,6 +227,7 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
         max_mcp_sessions: args.max_mcp_sessions as usize,
         header_read_timeout: std::time::Duration::from_millis(args.header_read_timeout_ms.max(1)),
         body_read_timeout: std::time::Duration::from_millis(args.body_read_timeout_ms.max(1)),
+        operator_token,
     };
     // The address on stdout, so a parent process that asked for port 0 can find it.
     let mut served = Vec::new();
@@ -221,6 +237,67 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
     if args.mcp {
         served.push(format!("MCP at http://{bound}/mcp"));
     }
-    crate::output::outln!("listening on {bound}: {}", served.join(", "));
+    // One write for every line: a parent that reads the first and closes the pipe cannot
+    // catch the server between two.
+    let mut banner = format!("listening on {bound}: {}", served.join(", "));
+    if args.http {
+        banner.push('\n');
+        banner.push_str(&match (&printed, &options.operator_token) {
+            // After `#`, the token never reaches a server or a log; the page takes it from there.
+            (Some(token), _) => format!("memory centre at http://{bound}/#operator={token}"),
+            (None, Some(_)) => format!("memory centre at http://{bound}/ (sign in with the operator token)"),
+            (None, None) if args.tenants => {
+                format!("memory centre at http://{bound}/ (sign in with an operator token)")
+            }
+            (None, None) => "memory centre: closed off loopback until started with --operator-token".to_owned(),
+        });
+    }
+    crate::output::outln!("{banner}");
     arbor_server::serve_http(listener, access, options).await
+}
+
+/// The owner's token for the memory centre, and whether it was made here (then it is printed,
+/// once, in the centre's address). Made only for a loopback listener: off loopback, the owner
+/// names one (`--operator-token`) or the centre stays closed.
+fn owner_token(addr: SocketAddr, args: &Args) -> Result<(Option<String>, Option<String>)> {
+    if args.tenants || !args.http {
+        return Ok((None, None));
+    }
+    if let Some(given) = args.operator_token.clone() {
+        if given.len() < 16 {
+            bail!("--operator-token must be at least 16 characters");
+        }
+        if args.token.as_deref() == Some(given.as_str()) {
+            bail!("--operator-token must differ from --token: an agent holding --token would be the owner");
+        }
+        return Ok((Some(given), None));
+    }
+    if !addr.ip().is_loopback() {
+        return Ok((None, None));
+    }
+    let made = compose::new_secret()?;
+    Ok((Some(made.clone()), Some(made)))
+}
+
+/// The store's `arbor.json`, for the memory centre's Settings tab: read as it is, replaced
+/// only through [`compose::replace_settings`], the check `arbor` makes when it opens the store.
+#[derive(Debug)]
+struct StoreSettings {
+    root: std::path::PathBuf,
+}
+
+impl arbor_server::SettingsFile for StoreSettings {
+    fn read(&self) -> Result<String> {
+        let path = self.root.join(compose::CONFIG_FILE);
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
+    }
+
+    fn write(&self, text: &str) -> std::result::Result<(), arbor_server::SettingsRefused> {
+        use arbor_server::SettingsRefused;
+        match compose::replace_settings(&self.root, text) {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(why)) => Err(SettingsRefused::Invalid(why)),
+            Err(error) => Err(SettingsRefused::Failed(error)),
+        }
+    }
 }

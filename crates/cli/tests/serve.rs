@@ -829,3 +829,133 @@ async fn dream_shows_only_the_bound_chains_consolidation() {
     let (status, body) = call(c.get(api("dream")).query(&[("limit", "0")])).await;
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_request")), "{body}");
 }
+
+/// The memory centre is the store owner's: its page holds no data and is served to anyone, with
+/// a policy that forbids inline script and framing; its operator endpoints open only with the
+/// owner's token — never with the agent's token or on an open loopback port — read only the
+/// bound chain, and write settings only as `arbor` would open them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain() {
+    let f = fixture();
+    let (agent, owner) = ("the-agents-own-token-0001", "the-owners-own-token-0002");
+    let server = serve(&f.root(), &["--token", agent, "--operator-token", owner]);
+    let c = reqwest::Client::new();
+    let page = c.get(format!("{}/", server.base)).send().await.unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    let csp = page.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert_eq!(page.headers()["x-frame-options"], "DENY");
+    let html = page.text().await.unwrap();
+    assert!(html.contains("memory centre") && !html.contains("Dana"), "the page holds no memory");
+
+    let api = |path: &str| format!("{}/api/v1/memory{path}", server.base);
+    for path in ["/memories", "/health", "/audit", "/settings", "/review"] {
+        let (status, body) = call(c.get(api(path)).bearer_auth(agent)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{path} with the agent's token");
+        let (status, _) = call(c.get(api(path))).await;
+        assert_eq!(status, 401, "{path} without a token");
+    }
+    let (mine, _) = &f.mine[1];
+    let (status, _) = call(c.get(api(&format!("/usage?id={mine}"))).bearer_auth(agent)).await;
+    assert_eq!(status, 403);
+
+    // The owner lists the bound chain's memories and nothing of another scope's.
+    let (status, listed) = call(c.get(api("/memories")).bearer_auth(owner)).await;
+    assert_eq!(status, 200, "{listed}");
+    let ids: Vec<&str> = listed["memories"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    for (id, _) in &f.mine {
+        assert!(ids.contains(&id.as_str()), "{id} listed");
+    }
+    for (id, _) in &f.theirs {
+        assert!(!ids.contains(&id.as_str()), "another scope's {id} is not listed");
+        let (status, body) = call(c.get(api(&format!("/get?id={id}"))).bearer_auth(owner)).await;
+        assert_eq!(status, 404, "{body}");
+        let (status, _) = call(c.get(api(&format!("/usage?id={id}"))).bearer_auth(owner)).await;
+        assert_eq!(status, 404, "the owner's token reads the bound chain only");
+    }
+    let (_, node) = call(c.get(api(&format!("/get?id={mine}"))).bearer_auth(owner)).await;
+    assert_eq!(node["text"], "Dana is leading the migration to Postgres.", "the prose, for correcting");
+    let (_, as_agent) = call(c.get(api(&format!("/get?id={mine}"))).bearer_auth(agent)).await;
+    assert!(as_agent.get("text").is_none(), "agents read the document only");
+    let (status, health) = call(c.get(api("/health")).bearer_auth(owner)).await;
+    assert_eq!(status, 200, "{health}");
+    assert!(!health.to_string().contains("conversation:c2"), "health of the bound chain only: {health}");
+    let (status, audit) = call(c.get(api("/audit?limit=5")).bearer_auth(owner)).await;
+    assert_eq!(status, 200, "{audit}");
+    let events = audit["events"].as_array().unwrap();
+    assert!(!events.is_empty() && events.len() <= 5, "{audit}");
+    assert!(!audit.to_string().contains("conversation:c2"), "the audit log of the bound chain only: {audit}");
+
+    // Settings: refused edits change nothing; a good one is written whole.
+    let config_path = f.root().join("arbor.json");
+    let before = std::fs::read_to_string(&config_path).unwrap();
+    let (status, settings) = call(c.get(api("/settings")).bearer_auth(owner)).await;
+    assert_eq!((status, settings["text"].as_str()), (200, Some(before.as_str())));
+    let mut moved: Value = serde_json::from_str(&before).unwrap();
+    moved["backend"] = json!("postgres");
+    let refusals = [
+        (json!({"text": moved.to_string()}), "cannot be changed here"),
+        (json!({"text": "{not json"}), "not valid JSON"),
+        (json!({"text": before.replace("\"format\"", "\"formt\"")}), "not an Arbor store configuration"),
+    ];
+    for (request, expected) in refusals {
+        let (status, body) = call(c.put(api("/settings")).bearer_auth(owner).json(&request)).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (422, Some("unprocessable")), "{body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains(expected), "{body}");
+        assert_eq!(std::fs::read_to_string(&config_path).unwrap(), before, "a refused edit changes nothing");
+    }
+    let mut stricter: Value = serde_json::from_str(&before).unwrap();
+    stricter["health"] = json!({"max_candidate_wait_days": 3});
+    let form = c
+        .put(api("/settings"))
+        .bearer_auth(owner)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("text={stricter}"));
+    assert_eq!(call(form).await.0, 415, "a form (what another site could make a browser send) is refused");
+    let foreign = c
+        .put(api("/settings"))
+        .bearer_auth(owner)
+        .header("origin", "http://evil.example")
+        .json(&json!({"text": stricter.to_string()}));
+    assert_eq!(call(foreign).await.0, 403, "a foreign origin is refused");
+    let (status, saved) =
+        call(c.put(api("/settings")).bearer_auth(owner).json(&json!({"text": stricter.to_string()}))).await;
+    assert_eq!(status, 200, "{saved}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    assert_eq!(written["health"]["max_candidate_wait_days"], 3);
+    drop(server);
+
+    // The owner's token cannot be the agent's, and an open loopback server makes one and
+    // prints it in the centre's address, once, after `#`.
+    let output = arbor(
+        &f.root(),
+        &[
+            "serve",
+            "--http",
+            "--listen",
+            "127.0.0.1:0",
+            "--conversation",
+            "c1",
+            "--token",
+            agent,
+            "--operator-token",
+            agent,
+        ],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("must differ from --token"), "{output:?}");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbor"));
+    command.env_remove("ARBOR_API_TOKEN").env_remove("ARBOR_OPERATOR_TOKEN").env("ARBOR_EMBEDDER", "hashing");
+    command.arg("--root").arg(f.root()).args(["serve", "--http", "--listen", "127.0.0.1:0"]).args(BOUND);
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    let centre = lines.next().unwrap().unwrap();
+    let _stop = support::Server { child, base: String::new() };
+    let base = format!("http://{}", first.strip_prefix("listening on ").unwrap().split(": ").next().unwrap());
+    let made = centre.split_once("#operator=").map(|(_, token)| token.to_owned()).expect(&centre);
+    assert!(made.len() >= 32, "{centre}");
+    let review = format!("{base}/api/v1/memory/review");
+    assert_eq!(call(c.get(&review)).await.0, 403, "an open loopback port is an agent's, not the owner's");
+    assert_eq!(call(c.get(&review).bearer_auth(&made)).await.0, 200);
+}

@@ -202,8 +202,15 @@ impl StoreConfig {
             }
             Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
         };
+        StoreConfig::parse(&text, root)
+    }
+
+    /// Settings from the text of an `arbor.json` (`root` names the store in messages): the
+    /// one check every reader of the file makes.
+    pub fn parse(text: &str, root: &Path) -> Result<StoreConfig> {
+        let path = root.join(CONFIG_FILE);
         let value: serde_json::Value =
-            serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+            serde_json::from_str(text).with_context(|| format!("{} is not valid JSON", path.display()))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
             bail!("{} is not an Arbor store configuration (no \"format\": \"{FORMAT}\")", path.display());
         }
@@ -216,6 +223,42 @@ impl StoreConfig {
         }
         serde_json::from_value(value).with_context(|| format!("{} has an invalid configuration", path.display()))
     }
+}
+
+/// Replaces `arbor.json` with settings a person wrote (the memory centre's Settings tab): the
+/// text must be settings `arbor` opens the store with, its models must build, and it must keep
+/// what moves data when it changes — the backend, its connection, the index and the embedders
+/// change only through their own commands (`arbor models`, a re-index), never by an edit. The
+/// file is written whole or not at all. `Ok(Err(why))` is a refusal, in words for the writer.
+pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<StoreConfig, String>> {
+    let current = StoreConfig::load(root)?;
+    let proposed = match StoreConfig::parse(text, root) {
+        Ok(proposed) => proposed,
+        Err(error) => return Ok(Err(format!("{error:#}"))),
+    };
+    let fixed = [
+        ("backend", json_of(&current.backend) == json_of(&proposed.backend)),
+        ("postgres", json_of(&current.postgres) == json_of(&proposed.postgres)),
+        ("index", json_of(&current.index) == json_of(&proposed.index)),
+        ("embedder", json_of(&current.embedder) == json_of(&proposed.embedder)),
+        ("previous_embedder", json_of(&current.previous_embedder) == json_of(&proposed.previous_embedder)),
+        ("restricted_embedder", json_of(&current.restricted_embedder) == json_of(&proposed.restricted_embedder)),
+        ("created_at", current.created_at == proposed.created_at),
+    ];
+    if let Some((key, _)) = fixed.iter().find(|(_, same)| !same) {
+        return Ok(Err(format!(
+            "\"{key}\" cannot be changed here: it decides where memories and vectors are kept (use `arbor models` or `arbor init` for a new store)"
+        )));
+    }
+    if let Err(error) = proposed.reasoner.build() {
+        return Ok(Err(format!("\"reasoner\": {error:#}")));
+    }
+    crate::open::save_config(root, &proposed)?;
+    Ok(Ok(proposed))
+}
+
+fn json_of(value: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
 
 /// Loads `arbor.json`, changes it, and saves it whole; returns what was saved.

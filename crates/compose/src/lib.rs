@@ -17,7 +17,8 @@ mod tenants;
 pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
 pub use config::{
-    Backend, CONFIG_FILE, Choice, IndexBackend, InitOptions, PostgresSettings, StoreConfig, resolve_root, update_config,
+    Backend, CONFIG_FILE, Choice, IndexBackend, InitOptions, PostgresSettings, StoreConfig, replace_settings,
+    resolve_root, update_config,
 };
 pub use liveness::writer_is_dead;
 pub use models::{
@@ -36,6 +37,6 @@ pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,
 };
 pub use tenants::{
-    IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, revoke_token,
-    tenant_root, token_digest,
+    IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, new_secret,
+    revoke_token, tenant_root, token_digest,
 };

@@ -97,6 +97,12 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A fresh secret shaped like an issued token: the owner's token a single-store server makes
+/// for its memory centre when none is given.
+pub fn new_secret() -> Result<String> {
+    Ok(format!("{TOKEN_PREFIX}{}", random_hex(32)?))
+}
+
 fn random_hex(bytes: usize) -> Result<String> {
     let mut buffer = vec![0u8; bytes];
     getrandom::fill(&mut buffer).map_err(|e| anyhow::anyhow!("the operating system's random source failed: {e}"))?;

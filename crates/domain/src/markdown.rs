@@ -161,11 +161,33 @@ pub fn parse(document: &str) -> Result<Document, MarkdownError> {
         let (key, raw) = line
             .split_once(": ")
             .ok_or_else(|| MarkdownError::BadLine { line: line_no, reason: "expected `key: value`".into() })?;
-        let value: Value =
-            serde_json::from_str(raw).map_err(|e| MarkdownError::BadLine { line: line_no, reason: e.to_string() })?;
+        let value: Value = serde_json::from_str(raw).map_err(|e| MarkdownError::BadLine {
+            line: line_no,
+            reason: format!("the value of `{}` is not JSON ({e}); text goes in double quotes", key.trim()),
+        })?;
         meta.insert(key.trim().to_owned(), value);
     }
     Ok(Document { meta, body: after.trim_start_matches('\n').to_owned() })
+}
+
+/// The prose of a body document: after the frontmatter (when it parses) and the `# title`
+/// line — what the memory says, as a person would correct it.
+pub fn prose(document: &str) -> String {
+    let body = match parse(document) {
+        Ok(doc) => doc.body,
+        Err(_) => document.to_owned(),
+    };
+    prose_after_frontmatter(&body)
+}
+
+/// [`prose`] of what follows a document's frontmatter.
+pub fn prose_after_frontmatter(after_frontmatter: &str) -> String {
+    let body = after_frontmatter.trim_start();
+    let without_title = match body.strip_prefix("# ") {
+        Some(titled) => titled.split_once('\n').map(|(_, rest)| rest).unwrap_or(""),
+        None => body,
+    };
+    without_title.trim().to_owned()
 }
 
 #[cfg(test)]
@@ -178,6 +200,14 @@ mod tests {
         assert_eq!(parse("---\nid: \"x\"\n"), Err(MarkdownError::UnclosedFrontmatter));
         let err = parse("---\nid: \"x\"\ntitle: unquoted\n---\n").unwrap_err();
         assert!(matches!(err, MarkdownError::BadLine { line: 3, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn prose_is_what_follows_the_frontmatter_and_title() {
+        let doc = document(&[("title", json!("t"))], "# t\n\nDana moved to Lisbon.\n");
+        assert_eq!(prose(&doc), "Dana moved to Lisbon.");
+        assert_eq!(prose("no frontmatter at all"), "no frontmatter at all");
+        assert_eq!(prose("---\ntitle: \"t\"\n---\n# only a title"), "");
     }
 
     #[test]

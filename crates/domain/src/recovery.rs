@@ -92,7 +92,7 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
         return Err(RecoveryError::Misplaced { claimed: expected.to_string(), path: path.to_string() });
     }
     let title: String = field(&doc, "title")?;
-    let body = body_text(&doc.body);
+    let body = crate::markdown::prose_after_frontmatter(&doc.body);
     let source_short: String = field(&doc, "source")?;
     let source: SourceRef = optional(&doc, "provenance")?.unwrap_or_else(|| source_from_short(&source_short));
     let actor: Actor = optional(&doc, "actor")?.unwrap_or(match source {
@@ -165,16 +165,6 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
         parent: None,
     };
     Ok(RecoveredLeaf { record, written_status, tree_title, entity })
-}
-
-/// The prose of a leaf document: after the frontmatter and its `# title` line.
-fn body_text(after_frontmatter: &str) -> String {
-    let body = after_frontmatter.trim_start();
-    let body = match body.strip_prefix("# ") {
-        Some(titled) => titled.split_once('\n').map(|(_, rest)| rest).unwrap_or(""),
-        None => body,
-    };
-    body.trim().to_owned()
 }
 
 /// A source from the short form older documents recorded (`message:m-1`, `import:crm`, …).

@@ -94,6 +94,10 @@ pub struct HttpOptions {
     pub header_read_timeout: Duration,
     /// How long a client may take to send a request's body ([`BODY_READ_TIMEOUT`]).
     pub body_read_timeout: Duration,
+    /// The store owner's token on a single-binding server: it opens the memory centre's
+    /// operator endpoints (review, health, settings…), which the server's own binding does
+    /// not, even on loopback — an agent that can reach the port is not the owner.
+    pub operator_token: Option<String>,
 }
 
 impl HttpOptions {
@@ -128,7 +132,7 @@ fn json<T: Serialize>(value: &T) -> Response {
     axum::Json(value).into_response()
 }
 
-fn reply<T: Serialize>(result: ApiResult<T>) -> Response {
+pub(crate) fn reply<T: Serialize>(result: ApiResult<T>) -> Response {
     match result {
         Ok(value) => json(&value),
         Err(error) => error.into_response(),
@@ -136,7 +140,7 @@ fn reply<T: Serialize>(result: ApiResult<T>) -> Response {
 }
 
 /// A JSON request body, or the reason it is not one.
-fn body<T: DeserializeOwned>(headers: &HeaderMap, bytes: Result<Bytes, BytesRejection>) -> ApiResult<T> {
+pub(crate) fn body<T: DeserializeOwned>(headers: &HeaderMap, bytes: Result<Bytes, BytesRejection>) -> ApiResult<T> {
     let bytes = bytes.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(413, "payload_too_large", "the request body is too large"),
         _ => ApiError::invalid(format!("could not read the request body: {rejection}")),
@@ -157,7 +161,7 @@ fn body<T: DeserializeOwned>(headers: &HeaderMap, bytes: Result<Bytes, BytesReje
 }
 
 /// Like [`body`], but an empty body means the defaults.
-fn optional_body<T: DeserializeOwned + Default>(
+pub(crate) fn optional_body<T: DeserializeOwned + Default>(
     headers: &HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> ApiResult<T> {
@@ -169,7 +173,7 @@ fn optional_body<T: DeserializeOwned + Default>(
     }
 }
 
-fn query<T>(query: Result<Query<T>, QueryRejection>) -> ApiResult<T> {
+pub(crate) fn query<T>(query: Result<Query<T>, QueryRejection>) -> ApiResult<T> {
     query.map(|Query(q)| q).map_err(|e| ApiError::invalid(format!("query string: {}", e.body_text())))
 }
 
@@ -254,7 +258,7 @@ async fn correct(
 ) -> Response {
     let run = async {
         let input: wire::CorrectInput = body(&headers, bytes)?;
-        s.service.correct(input, if_match(&headers)?).await
+        s.service.correct(input, if_match(&headers)?, s.role == Role::Operator).await
     };
     match run.await {
         Ok(corrected) => {
@@ -288,7 +292,7 @@ async fn get_node(Extension(s): Extension<Binding>, params: Result<Query<GetPara
         Ok(GetParams { id }) => wire::ReadInput { id },
         Err(e) => return e.into_response(),
     };
-    match s.service.read(input).await {
+    match s.service.read(input, s.role == Role::Operator).await {
         Ok(node) => {
             let version = node.version;
             let mut response = json(&node);
@@ -346,14 +350,16 @@ async fn sync(Extension(s): Extension<Binding>, headers: HeaderMap, bytes: Resul
     }
 }
 
-/// Reviewing is a person's decision: only an operator's token may.
-fn operator(binding: &Binding) -> ApiResult<&Service> {
+/// Reviewing, and everything else the memory centre does beyond the agent API, is a person's
+/// decision: only an operator's token may.
+pub(crate) fn operator(binding: &Binding) -> ApiResult<&Service> {
     match binding.role {
         Role::Operator => Ok(&binding.service),
         Role::Agent => Err(ApiError::new(
             403,
             "forbidden",
-            "reviewing needs an operator's token (`arbor tokens create --operator`)",
+            "this needs an operator's token: the one `arbor serve` printed for its memory centre, \
+             `--operator-token`, or `arbor tokens create --operator`",
         )),
     }
 }
@@ -414,11 +420,13 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
     })
 }
 
-/// [`Access`] as the gate holds it: one token as its digest.
+/// [`Access`] as the gate holds it: each token as its digest. A single-binding server may also
+/// know its owner's token ([`HttpOptions::operator_token`]): a request presenting it is the
+/// same binding as an operator's.
 #[derive(Debug)]
 enum Gate {
-    Open(Binding),
-    Token { digest: [u8; 32], binding: Binding },
+    Open { binding: Binding, operator: Option<[u8; 32]> },
+    Token { digest: [u8; 32], binding: Binding, operator: Option<[u8; 32]> },
     Tenants { tokens: Arc<dyn Tokens>, admin: Option<[u8; 32]> },
 }
 
@@ -426,11 +434,13 @@ fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-impl From<Access> for Gate {
-    fn from(access: Access) -> Gate {
+impl Gate {
+    fn new(access: Access, operator_token: Option<&str>) -> Gate {
+        let operator = operator_token.map(digest);
         match access {
-            Access::Open(binding) => Gate::Open(binding),
-            Access::Token { token, binding } => Gate::Token { digest: digest(&token), binding },
+            Access::Open(binding) => Gate::Open { binding, operator },
+            Access::Token { token, binding } => Gate::Token { digest: digest(&token), binding, operator },
+            // A tenant's operator is named in the token book, per tenant.
             Access::Tenants { tokens, admin } => Gate::Tenants { tokens, admin: admin.as_deref().map(digest) },
         }
     }
@@ -440,7 +450,7 @@ impl Gate {
     /// The stores this server has open, labelled for `/metrics`.
     async fn stores(&self) -> Vec<(String, Arc<arbor_app::Arbor>)> {
         match self {
-            Gate::Open(binding) | Gate::Token { binding, .. } => {
+            Gate::Open { binding, .. } | Gate::Token { binding, .. } => {
                 vec![("default".to_owned(), binding.service.shared_arbor())]
             }
             Gate::Tenants { tokens, .. } => tokens.open_stores().await,
@@ -450,7 +460,7 @@ impl Gate {
     /// Whether requests can be answered: the store (or the token book) responds.
     async fn ready(&self) -> Result<()> {
         match self {
-            Gate::Open(binding) | Gate::Token { binding, .. } => {
+            Gate::Open { binding, .. } | Gate::Token { binding, .. } => {
                 binding.service.arbor().ports().store.namespaces().await?;
                 Ok(())
             }
@@ -472,7 +482,7 @@ struct Monitor {
 async fn metrics(State(monitor): State<Arc<Monitor>>, headers: HeaderMap) -> Response {
     let presented = bearer(&headers);
     let allowed = match &*monitor.gate {
-        Gate::Open(_) => true,
+        Gate::Open { .. } => true,
         Gate::Token { digest, .. } | Gate::Tenants { admin: Some(digest), .. } => {
             presented.is_some_and(|p| same_secret(p.as_bytes(), digest))
         }
@@ -510,8 +520,13 @@ async fn readyz(State(monitor): State<Arc<Monitor>>) -> Response {
 async fn authenticate(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
     let presented = bearer(request.headers());
     let binding = match &*gate {
-        Gate::Open(binding) => Some(binding.clone()),
-        Gate::Token { digest, binding } => {
+        Gate::Open { binding, operator } | Gate::Token { binding, operator, .. }
+            if presented.zip(operator.as_ref()).is_some_and(|(p, owner)| same_secret(p.as_bytes(), owner)) =>
+        {
+            Some(Binding { role: Role::Operator, ..binding.clone() })
+        }
+        Gate::Open { binding, .. } => Some(binding.clone()),
+        Gate::Token { digest, binding, .. } => {
             presented.filter(|presented| same_secret(presented.as_bytes(), digest)).map(|_| binding.clone())
         }
         Gate::Tenants { tokens, .. } => match presented {
@@ -757,6 +772,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
             .route("/review", get(review_list))
             .route("/review/confirm", post(review_confirm))
             .route("/review/reject", post(review_reject))
+            .merge(crate::centre::operator_routes())
             .method_not_allowed_fallback(method_not_allowed);
         guarded = guarded.nest("/api/v1/memory", api);
     }
@@ -783,7 +799,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
     // Inside the token check, so nobody without the token gets a body read or held.
     let body_limits = BodyLimits { read_timeout: options.body_read_timeout, max_bytes: options.max_body_bytes };
     guarded = guarded.layer(middleware::from_fn_with_state(Arc::new(body_limits), read_body_strictly));
-    let gate = Arc::new(Gate::from(access));
+    let gate = Arc::new(Gate::new(access, options.operator_token.as_deref()));
     let monitor = Arc::new(Monitor { gate: gate.clone(), metrics: Arc::new(Metrics::default()) });
     guarded = guarded.layer(middleware::from_fn_with_state(gate, authenticate));
     // Probes need no token and say nothing but "up" and "ready"; metrics check their own.
@@ -792,7 +808,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz).with_state(monitor.clone()));
     if options.api {
-        app = app.route("/openapi.json", get(openapi_document));
+        app = app.route("/openapi.json", get(openapi_document)).merge(crate::centre::page_routes());
     }
     app.fallback(not_found)
         .layer(middleware::from_fn_with_state(

@@ -9,6 +9,8 @@
 //! crate depends on the app alone, so nothing that answers a request can open a store or pick
 //! an adapter.
 
+mod centre;
+mod console;
 mod http;
 mod mcp;
 mod metrics;
@@ -16,6 +18,7 @@ mod openapi;
 mod service;
 mod wire;
 
+pub use console::{SettingsFile, SettingsRefused};
 pub use http::{Access, BODY_READ_TIMEOUT, Binding, HEADER_READ_TIMEOUT, HttpOptions, Role, Tokens, serve_http};
 pub use mcp::serve_stdio;
 pub use service::Service;

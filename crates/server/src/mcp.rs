@@ -175,7 +175,7 @@ impl MemoryTools {
         extensions: Extensions,
     ) -> CallToolResult {
         let Some(service) = self.bound(&extensions) else { return unbound() };
-        as_text(service.read(input).await)
+        as_text(service.read(input, false).await)
     }
 
     #[tool(
@@ -206,7 +206,7 @@ impl MemoryTools {
         extensions: Extensions,
     ) -> CallToolResult {
         let Some(service) = self.bound(&extensions) else { return unbound() };
-        as_text(service.correct(input, None).await)
+        as_text(service.correct(input, None, false).await)
     }
 
     #[tool(

@@ -39,6 +39,13 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::Daily>(&mut generator);
     add::<wire::Status>(&mut generator);
     add::<wire::Synced>(&mut generator);
+    add::<wire::Memories>(&mut generator);
+    add::<wire::Health>(&mut generator);
+    add::<wire::Usage>(&mut generator);
+    add::<wire::Audit>(&mut generator);
+    add::<wire::RestoreInput>(&mut generator);
+    add::<wire::Settings>(&mut generator);
+    add::<wire::SettingsInput>(&mut generator);
     add::<wire::ErrorBody>(&mut generator);
     let schemas = generator.take_definitions(true);
     (schemas, |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") }))
@@ -97,8 +104,97 @@ fn query_parameter(name: &str, description: &str, schema: Value, required: bool)
 }
 
 /// The whole document.
+/// The memory centre's operator endpoints (`crate::centre`): an operator's token only.
+fn centre_paths(schema: &impl Fn(&str) -> Value) -> Vec<(&'static str, Value)> {
+    const OPERATOR_ONLY: (&str, &str) = ("403", "This token is not an operator's (code `forbidden`).");
+    let integer = |min: u32, max: u32| json!({ "type": "integer", "minimum": min, "maximum": max });
+    let kinds: Vec<&str> = arbor_domain::model::MemoryKind::ALL.iter().map(|k| k.as_str()).collect();
+    let mut memories = operation(
+        "The current memories in scope, newest first, restricted ones too (an operator's token only).",
+        "memories",
+        None,
+        schema("Memories"),
+        &[OPERATOR_ONLY],
+    );
+    memories["parameters"] = json!([
+        query_parameter(
+            "tree",
+            "Only this tree's.",
+            json!({ "type": "string", "maxLength": 60, "pattern": wire::TREE_ID }),
+            false
+        ),
+        query_parameter("kind", "Only this kind.", json!({ "type": "string", "enum": kinds }), false),
+        query_parameter("offset", "Skip this many (0-100000).", integer(0, 100_000), false),
+        query_parameter("limit", "At most this many (1-500, default 100).", integer(1, 500), false),
+    ]);
+    let health = operation(
+        "Duplicate rate, history share, stale summaries, waiting suggestions and bytes per memory of each namespace and tree in scope, with warnings (an operator's token only).",
+        "health",
+        None,
+        schema("Health"),
+        &[OPERATOR_ONLY],
+    );
+    let mut usage = operation(
+        "How recorded retrievals used one memory or summary (an operator's token only).",
+        "usage",
+        None,
+        schema("Usage"),
+        &[OPERATOR_ONLY],
+    );
+    usage["parameters"] = json!([
+        query_parameter("id", "A leaf-… or sum-… id.", json!({ "type": "string", "pattern": wire::NODE_ID }), true),
+        query_parameter("limit", "Of the latest this many retrievals (1-1000, default 100).", integer(1, 1000), false),
+    ]);
+    let mut audit = operation(
+        "What was done to memory in scope, newest first: action, node, who (an operator's token only).",
+        "audit",
+        None,
+        schema("Audit"),
+        &[OPERATOR_ONLY],
+    );
+    audit["parameters"] =
+        json!([query_parameter("limit", "At most this many (1-1000, default 100).", integer(1, 1000), false)]);
+    let restore = operation(
+        "Make a replaced version current again, bound to the memory's version read (an operator's token only).",
+        "restore",
+        Some(schema("RestoreInput")),
+        schema("Corrected"),
+        &[
+            OPERATOR_ONLY,
+            ("409", "It cannot be restored, e.g. it is current (code `conflict`)."),
+            ("412", "Stale version (code `precondition_failed`)."),
+        ],
+    );
+    let read_settings = operation(
+        "The store's settings file, arbor.json (an operator's token only).",
+        "settings",
+        None,
+        schema("Settings"),
+        &[OPERATOR_ONLY],
+    );
+    let write_settings = operation(
+        "Replace arbor.json, checked as arbor checks it on opening the store; applies on restart (an operator's token only).",
+        "write_settings",
+        Some(schema("SettingsInput")),
+        schema("Settings"),
+        &[
+            OPERATOR_ONLY,
+            ("422", "Settings arbor would refuse, or a change only a command may make (code `unprocessable`)."),
+        ],
+    );
+    vec![
+        ("/api/v1/memory/memories", json!({ "get": memories })),
+        ("/api/v1/memory/health", json!({ "get": health })),
+        ("/api/v1/memory/usage", json!({ "get": usage })),
+        ("/api/v1/memory/audit", json!({ "get": audit })),
+        ("/api/v1/memory/restore", json!({ "post": restore })),
+        ("/api/v1/memory/settings", json!({ "get": read_settings, "put": write_settings })),
+    ]
+}
+
 pub(crate) fn document() -> Value {
     let (schemas, schema) = components();
+    let centre = centre_paths(&schema);
     let mut get_node = operation(
         "Read one memory or summary by id, with its text. Leaves carry an ETag: their version.",
         "get",
@@ -248,7 +344,7 @@ pub(crate) fn document() -> Value {
         operation("Run pending background jobs now.", "sync", Some(schema("SyncInput")), schema("Synced"), &[]);
     sync["requestBody"]["required"] = json!(false);
 
-    json!({
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Arbor memory API",
@@ -283,7 +379,11 @@ pub(crate) fn document() -> Value {
             "schemas": schemas,
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } }
         }
-    })
+    });
+    for (path, item) in centre {
+        document["paths"][path] = item;
+    }
+    document
 }
 
 /// A JSON value written with every object's keys in order, whatever order the map keeps: the

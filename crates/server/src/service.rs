@@ -78,6 +78,14 @@ impl From<AppError> for ApiError {
 
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
+/// How often a server runs its queued jobs.
+const JOB_TICK: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Every how many job ticks a server looks for memory documents a person edited (a minute):
+/// each look reads every body once, so it is not done on every tick, and an edit a person
+/// saved shows in retrieval as the new version within a minute.
+const ADOPT_EVERY_TICKS: u64 = 30;
+
 /// The engine, and the read chain and speaker every request runs under.
 #[derive(Debug)]
 pub struct Service {
@@ -91,6 +99,8 @@ pub struct Service {
     /// How a person confirms what waits: at the store's command line, or (a multi-tenant
     /// server's stores) with an operator's token over HTTP.
     review: ReviewBy,
+    /// The store's settings file, for the memory centre, when this server may change it.
+    settings: Option<std::sync::Arc<dyn crate::console::SettingsFile>>,
 }
 
 /// Where a candidate is confirmed, for the sentence a save answers with.
@@ -101,7 +111,7 @@ enum ReviewBy {
 }
 
 /// Reads the app's serialization of `value` as the wire mirror `T`.
-fn mirror<T: DeserializeOwned>(value: &impl Serialize) -> ApiResult<T> {
+pub(crate) fn mirror<T: DeserializeOwned>(value: &impl Serialize) -> ApiResult<T> {
     let failed = |error: serde_json::Error| {
         tracing::error!(%error, "a result does not fit its wire type");
         ApiError::new(500, "internal", "the server could not complete the request; see its log")
@@ -117,14 +127,14 @@ fn timestamp(field: &str, value: Option<&str>) -> ApiResult<Option<Timestamp>> {
         .transpose()
 }
 
-fn kind(value: &str) -> ApiResult<MemoryKind> {
+pub(crate) fn kind(value: &str) -> ApiResult<MemoryKind> {
     MemoryKind::parse(value).ok_or_else(|| {
         let known: Vec<&str> = MemoryKind::ALL.iter().map(|k| k.as_str()).collect();
         ApiError::invalid(format!("unknown kind {value:?}; expected one of {}", known.join(", ")))
     })
 }
 
-fn tree(value: &str) -> ApiResult<TreeId> {
+pub(crate) fn tree(value: &str) -> ApiResult<TreeId> {
     TreeId::parse(value).map_err(|e| ApiError::invalid(format!("`tree`: {e}")))
 }
 
@@ -139,7 +149,7 @@ fn title_field(title: Option<&str>) -> ApiResult<()> {
     }
 }
 
-fn in_range(field: &str, value: Option<u32>, min: u32, max: u32) -> ApiResult<Option<usize>> {
+pub(crate) fn in_range(field: &str, value: Option<u32>, min: u32, max: u32) -> ApiResult<Option<usize>> {
     match value {
         Some(v) if !(min..=max).contains(&v) => {
             Err(ApiError::invalid(format!("`{field}` must be between {min} and {max}, not {v}")))
@@ -281,7 +291,7 @@ fn save_message(chunks: &[wire::Saved], review: ReviewBy) -> String {
 
 impl Service {
     pub fn new(arbor: impl Into<std::sync::Arc<Arbor>>, chain: ReadChain, speaker: Actor) -> Service {
-        Service { arbor: arbor.into(), chain, speaker, reports: None, review: ReviewBy::CommandLine }
+        Service { arbor: arbor.into(), chain, speaker, reports: None, review: ReviewBy::CommandLine, settings: None }
     }
 
     /// The engine this service answers from, for the maintenance its host schedules beside it.
@@ -310,6 +320,16 @@ impl Service {
     #[must_use]
     pub fn with_reports(self, dir: std::path::PathBuf) -> Service {
         Service { reports: Some(dir), ..self }
+    }
+
+    /// Lets the memory centre read and rewrite the store's settings file.
+    #[must_use]
+    pub fn with_settings(self, settings: std::sync::Arc<dyn crate::console::SettingsFile>) -> Service {
+        Service { settings: Some(settings), ..self }
+    }
+
+    pub(crate) fn settings_file(&self) -> Option<&std::sync::Arc<dyn crate::console::SettingsFile>> {
+        self.settings.as_ref()
     }
 
     pub(crate) async fn dream(&self, input: wire::DreamInput) -> ApiResult<wire::Dream> {
@@ -429,20 +449,25 @@ impl Service {
     }
 
     /// A node by id. Restricted memories are not served to agents at all: they are answered
-    /// like ids that do not exist.
-    pub(crate) async fn read(&self, input: wire::ReadInput) -> ApiResult<wire::Node> {
+    /// like ids that do not exist. The owner (`by_person`, an operator's token) sees every
+    /// status and sensitivity the chain's namespaces hold, and the prose apart from the
+    /// document (`text`), as the memory centre corrects it.
+    pub(crate) async fn read(&self, input: wire::ReadInput, by_person: bool) -> ApiResult<wire::Node> {
         if !wire::is_node_id(&input.id) {
             return Err(ApiError::invalid(format!("{:?} is not a leaf or summary id", input.id)));
         }
         let not_found = || ApiError::new(404, "not_found", format!("node {} not found", input.id));
-        let view = match self.arbor.show(&self.chain, &input.id, Disclosure::Retrievable).await {
+        let disclosure = if by_person { Disclosure::Everything } else { Disclosure::Retrievable };
+        let view = match self.arbor.show(&self.chain, &input.id, disclosure).await {
             Ok(view) => view,
             Err(error) if error.is_not_found() => return Err(not_found()),
             Err(error) => return Err(error.into()),
         };
+        let hidden = |sensitivity: Sensitivity| !by_person && sensitivity == Sensitivity::Restricted;
+        let prose = |body: &Option<String>| body.as_deref().filter(|_| by_person).map(arbor_domain::markdown::prose);
         let node = match view {
             NodeView::Leaf { record, body } => {
-                if record.sensitivity == Sensitivity::Restricted {
+                if hidden(record.sensitivity) {
                     return Err(not_found());
                 }
                 wire::Node {
@@ -463,11 +488,12 @@ impl Service {
                     supersedes: record.supersedes.as_ref().map(ToString::to_string),
                     superseded_by: record.superseded_by.as_ref().map(ToString::to_string),
                     level: None,
+                    text: prose(&body),
                     body,
                 }
             }
             NodeView::Summary { record, body } => {
-                if record.sensitivity == Sensitivity::Restricted {
+                if hidden(record.sensitivity) {
                     return Err(not_found());
                 }
                 wire::Node {
@@ -488,6 +514,7 @@ impl Service {
                     supersedes: None,
                     superseded_by: None,
                     level: Some(u32::from(record.level())),
+                    text: prose(&body),
                     body,
                 }
             }
@@ -682,7 +709,14 @@ impl Service {
 
     /// A correction bound to the version read. `if_match` is a second statement of it (HTTP's
     /// `If-Match`); when the two disagree, one of them is stale.
-    pub(crate) async fn correct(&self, input: wire::CorrectInput, if_match: Option<u32>) -> ApiResult<wire::Corrected> {
+    /// An operator's correction (`by_person`) is the person's own; anyone else's is the
+    /// binding's speaker's, and waits for a person if approval says so.
+    pub(crate) async fn correct(
+        &self,
+        input: wire::CorrectInput,
+        if_match: Option<u32>,
+        by_person: bool,
+    ) -> ApiResult<wire::Corrected> {
         let not_found = || ApiError::new(404, "not_found", format!("leaf {} not found", input.id));
         if !(wire::is_node_id(&input.id) && input.id.starts_with("leaf-")) {
             return Err(ApiError::invalid(format!("{:?} is not a leaf id", input.id)));
@@ -710,8 +744,13 @@ impl Service {
         message_id_field(input.message_id.as_deref())?;
         // The binding says who speaks (an agent's own correction waits for a person); the
         // message, if named, is provenance.
-        let actor = self.speaker;
-        let source = saved_from(input.message_id);
+        // The owner's own correction (the memory centre) is a person's entry, which approval
+        // never holds for the person to confirm again.
+        let (actor, source) = match (by_person, input.message_id) {
+            (true, None) => (Actor::User, SourceRef::UserEntry),
+            (true, message_id) => (Actor::User, saved_from(message_id)),
+            (false, message_id) => (self.speaker, saved_from(message_id)),
+        };
         let correction =
             Correction { title: input.title, source, actor, ..Correction::by_person(id, expected_version, input.text) };
         let receipt = match self.arbor.correct(&self.chain, &correction).await {
@@ -861,11 +900,34 @@ impl Service {
     /// Runs jobs until the server stops: what is saved gets indexed, sealed and summarized
     /// without anyone calling sync.
     pub async fn run_jobs_in_background(self: std::sync::Arc<Self>) {
+        let mut ticks: u64 = 0;
         loop {
-            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            tokio::time::sleep(JOB_TICK).await;
             if let Err(error) = self.arbor.run_jobs(Some(100)).await {
                 tracing::warn!(%error, "background jobs failed; retrying");
             }
+            ticks += 1;
+            if ticks.is_multiple_of(ADOPT_EVERY_TICKS) {
+                self.adopt_edits().await;
+            }
+        }
+    }
+
+    /// Records each memory document a person edited as the memory's next version (as
+    /// `arbor fsck --adopt-edits` does), saying in the log what it did and did not adopt.
+    async fn adopt_edits(&self) {
+        match self.arbor.adopt_edits().await {
+            Ok(adoptions) => {
+                for adoption in adoptions {
+                    match adoption {
+                        arbor_app::Adoption::NotAdopted { leaf_id, path, reason } => {
+                            tracing::warn!(%leaf_id, %path, %reason, "an edited memory document was not adopted")
+                        }
+                        done => tracing::info!(adoption = ?done, "adopted a hand-edited memory document"),
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "could not look for hand-edited memory documents; retrying later"),
         }
     }
 }

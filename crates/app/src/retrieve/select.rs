@@ -21,7 +21,7 @@ use super::{
     Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record,
     RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts, possibly_outdated,
 };
-use crate::{AppResult, Arbor};
+use crate::{AppError, AppResult, Arbor};
 
 /// A retrieval's walk down its fused ranking: the order candidates are read in (summaries
 /// first for a broad question), how far rows have been read, and what became of each one.
@@ -283,10 +283,24 @@ impl Arbor {
                     chosen.bodies_read += 1;
                     Some(text)
                 }
+                // A file changed since it was written — most often a person editing it — is
+                // answered from what the store recorded of it (the start of its text), never
+                // dropped without a word; a missing one cannot be.
+                Err(AppError::Port(arbor_ports::Error::Integrity { .. })) => {
+                    tracing::warn!(leaf = %leaf.id, "body changed on disk since it was written; answering from its row");
+                    chosen.gaps.push(format!(
+                        "{}'s file changed since it was written (edited by hand?); this is what the store recorded — \
+                         `arbor fsck --adopt-edits` makes an edit the memory's next version",
+                        leaf.id
+                    ));
+                    let reason = "the body changed on disk; the recorded summary stands in".to_owned();
+                    chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason });
+                    Some(leaf.summary.clone())
+                }
                 Err(error) => {
                     tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
                     chosen.gaps.push(format!("{} could not be read intact; run `arbor fsck`", leaf.id));
-                    let reason = "the body failed its integrity check".to_owned();
+                    let reason = "the body could not be read".to_owned();
                     chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason });
                     None
                 }

@@ -1,0 +1,201 @@
+//! What the memory centre reads and changes beyond the agent API: health, a memory's use by
+//! retrievals, the audit log, restoring a replaced version and the store's settings file. Each
+//! is an operator's (the HTTP layer checks the role) and runs in the binding's read chain,
+//! through the same app use cases as the command line.
+
+use arbor_domain::id::LeafId;
+
+use crate::service::{ApiError, ApiResult, Service, in_range, kind, mirror, tree};
+use crate::wire;
+
+/// The store's settings file (`arbor.json`), read and rewritten for the memory centre. The
+/// composition root implements it: only it knows how `arbor` checks a settings file, so a
+/// file written here is one the next start accepts.
+pub trait SettingsFile: Send + Sync + std::fmt::Debug {
+    /// The file as it is on disk.
+    fn read(&self) -> anyhow::Result<String>;
+
+    /// Checks `text` as opening the store would and replaces the file with it whole, or
+    /// leaves the file as it was: `Err` says why, in words for the person who wrote it.
+    fn write(&self, text: &str) -> Result<(), SettingsRefused>;
+}
+
+/// Why new settings were not written.
+#[derive(Debug)]
+pub enum SettingsRefused {
+    /// The text is not settings `arbor` would open the store with.
+    Invalid(String),
+    /// The file could not be written (the disk, permissions).
+    Failed(anyhow::Error),
+}
+
+fn leaf_id(id: &str) -> ApiResult<LeafId> {
+    LeafId::parse(id).map_err(|_| ApiError::invalid(format!("{id:?} is not a leaf id")))
+}
+
+fn figures(figures: &arbor_domain::health::Figures) -> wire::HealthFigures {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    wire::HealthFigures {
+        active: count(figures.active),
+        superseded: count(figures.superseded),
+        candidates: count(figures.candidates),
+        oldest_candidate: figures.oldest_candidate.map(|at| at.to_string()),
+        archived: count(figures.archived),
+        duplicates: count(figures.duplicates),
+        summaries: count(figures.summaries),
+        summaries_awaiting_reseal: count(figures.summaries_awaiting_reseal),
+        body_bytes: figures.body_bytes,
+    }
+}
+
+fn advice(warnings: &[arbor_domain::health::Warning]) -> Vec<String> {
+    warnings.iter().map(arbor_domain::health::Warning::advice).collect()
+}
+
+impl Service {
+    /// The current memories the chain reads, newest first, restricted ones too (the owner's).
+    pub(crate) async fn memories(&self, input: wire::MemoriesInput) -> ApiResult<wire::Memories> {
+        let limit = in_range("limit", input.limit, 1, 500)?.unwrap_or(100);
+        let listing = arbor_app::MemoryListing {
+            tree: input.tree.as_deref().map(tree).transpose()?,
+            kinds: input.kind.as_deref().map(kind).transpose()?.into_iter().collect(),
+            offset: in_range("offset", input.offset, 0, 100_000)?.unwrap_or(0),
+            // One more than shown says whether more follow.
+            limit: limit + 1,
+        };
+        let mut leaves = self.arbor().current_memories(self.chain(), &listing).await?;
+        let more = leaves.len() > limit;
+        leaves.truncate(limit);
+        let memories = leaves
+            .iter()
+            .map(|leaf| {
+                Ok(wire::MemoryRow {
+                    id: leaf.id.to_string(),
+                    version: leaf.version.get(),
+                    namespace: leaf.namespace.to_string(),
+                    tree_id: leaf.tree_id.to_string(),
+                    kind: leaf.kind.as_str().to_owned(),
+                    title: leaf.title.clone(),
+                    summary: leaf.summary.clone(),
+                    sensitivity: mirror(&leaf.sensitivity)?,
+                    status: leaf.status.as_str().to_owned(),
+                    observed_at: leaf.observed_at.to_string(),
+                    validity: mirror(&leaf.validity)?,
+                    confidence: leaf.confidence.get(),
+                    salience: mirror(&leaf.salience)?,
+                    actor: mirror(&leaf.provenance.actor)?,
+                    source: leaf.provenance.source.short(),
+                    supersedes: leaf.supersedes.as_ref().map(ToString::to_string),
+                })
+            })
+            .collect::<ApiResult<_>>()?;
+        Ok(wire::Memories { memories, more })
+    }
+
+    /// The health of every namespace the chain reads.
+    pub(crate) async fn health(&self) -> ApiResult<wire::Health> {
+        let namespaces: Vec<_> = self.chain().namespaces().cloned().collect();
+        let report = self.arbor().health(&namespaces).await?;
+        let namespaces = report
+            .namespaces
+            .iter()
+            .map(|ns| wire::NamespaceHealth {
+                namespace: ns.namespace.to_string(),
+                figures: figures(&ns.figures),
+                warnings: advice(&ns.warnings),
+                trees: ns
+                    .trees
+                    .iter()
+                    .map(|tree| wire::TreeHealth {
+                        tree_id: tree.tree_id.to_string(),
+                        figures: figures(&tree.figures),
+                        warnings: advice(&tree.warnings),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let unreadable = report.unreadable.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+        Ok(wire::Health { at: report.at.to_string(), namespaces, unreadable })
+    }
+
+    /// How one memory or summary the chain reads was used by recorded retrievals.
+    pub(crate) async fn usage(&self, input: wire::UsageInput) -> ApiResult<wire::Usage> {
+        let limit = in_range("limit", input.limit, 1, 1000)?.unwrap_or(100);
+        let usage = self.arbor().usage(self.chain(), &input.id, limit).await?;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(wire::Usage {
+            id: usage.node.to_string(),
+            retrievals: count(usage.retrievals),
+            entered_context: count(usage.entered_context),
+            last_used: usage.last_used.map(|at| at.to_string()),
+            records: usage
+                .records
+                .iter()
+                .map(|record| wire::UsageRecord {
+                    retrieval: record.retrieval.to_string(),
+                    at: record.at.to_string(),
+                    entered_context: record.entered_context,
+                })
+                .collect(),
+        })
+    }
+
+    /// The latest things done to memory in the chain's namespaces, newest first.
+    pub(crate) async fn audit(&self, input: wire::AuditInput) -> ApiResult<wire::Audit> {
+        let limit = in_range("limit", input.limit, 1, 1000)?.unwrap_or(100);
+        let events = self.arbor().audit_log(self.chain(), limit).await?;
+        let events = events
+            .into_iter()
+            .map(|event| wire::AuditEntry {
+                at: event.at.to_string(),
+                action: event.action,
+                namespace: event.namespace.to_string(),
+                node: event.node.map(|node| node.to_string()),
+                actor: event.actor,
+            })
+            .collect();
+        Ok(wire::Audit { events })
+    }
+
+    /// Makes a replaced version current again, as a person's decision.
+    pub(crate) async fn restore(&self, input: wire::RestoreInput) -> ApiResult<wire::Corrected> {
+        let id = leaf_id(&input.id)?;
+        let expected = arbor_domain::id::Version::new(input.current_version)
+            .ok_or_else(|| ApiError::invalid("`current_version` starts at 1"))?;
+        let receipt = self.arbor().restore(self.chain(), &id, expected).await?;
+        Ok(wire::Corrected {
+            leaf_id: receipt.leaf_id.to_string(),
+            version: receipt.version,
+            status: receipt.status.as_str().to_owned(),
+            replaces: receipt.replaces.to_string(),
+            replaced_version: receipt.replaced_version,
+            namespace: receipt.namespace.to_string(),
+            tree_id: receipt.tree_id.to_string(),
+        })
+    }
+
+    pub(crate) fn settings(&self) -> ApiResult<wire::Settings> {
+        let file = self.settings_file().ok_or_else(no_settings)?;
+        let text = file.read().map_err(|error| {
+            tracing::error!(error = %format!("{error:#}"), "could not read the settings file");
+            ApiError::new(500, "internal", "the server could not read its settings file; see its log")
+        })?;
+        Ok(wire::Settings { text, applies_on_restart: true })
+    }
+
+    pub(crate) fn write_settings(&self, input: wire::SettingsInput) -> ApiResult<wire::Settings> {
+        let file = self.settings_file().ok_or_else(no_settings)?;
+        match file.write(&input.text) {
+            Ok(()) => self.settings(),
+            Err(SettingsRefused::Invalid(why)) => Err(ApiError::new(422, "unprocessable", why)),
+            Err(SettingsRefused::Failed(error)) => {
+                tracing::error!(error = %format!("{error:#}"), "could not write the settings file");
+                Err(ApiError::new(503, "unavailable", "the settings file could not be written; nothing changed"))
+            }
+        }
+    }
+}
+
+fn no_settings() -> ApiError {
+    ApiError::new(404, "not_found", "this server does not serve its store's settings")
+}
