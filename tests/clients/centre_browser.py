@@ -120,6 +120,26 @@ def run(arbor, artifacts, chromium):
             assert status == 200, pack
             assert suggestion in json.dumps(pack), "the confirmed memory is retrieved"
 
+            # Another suggestion: edited in place (a new suggestion, still waiting), then rejected.
+            status, saved = api(base, "/upsert", {"text": "Dana mentors Quentin on the billing team.", "kind": "relationship"})
+            assert status == 200 and saved["chunks"][0]["status"] == "candidate", saved
+            second = saved["chunks"][0]["leaf_id"]
+            open_tab(page, "memories")
+            open_tab(page, "pending")
+            row = page.locator(f'#pending-list tr[data-id="{second}"]')
+            row.locator("button.edit").click()
+            expect(row.locator("form.edit-form textarea")).to_have_value("Dana mentors Quentin on the billing team.")
+            row.locator("form.edit-form textarea").fill("Dana mentors Quentin on the payments team.")
+            row.locator("form.edit-form button").click()
+            expect(page.locator("#notice")).to_contain_text("waits for your confirmation")
+            edited = page.locator("#pending-list tbody tr", has_text="payments team")
+            expect(edited).to_have_count(1)
+            edited.locator("button.reject").click()
+            expect(page.locator("#notice")).to_contain_text("is rejected")
+            expect(page.locator("#pending-list tbody")).not_to_contain_text("payments team")
+            status, pack = api(base, "/retrieve", {"query": "Who does Dana mentor?"})
+            assert status == 200 and "Quentin" not in json.dumps(pack), "a rejected suggestion is never retrieved"
+
             # Memories: the confirmed memory, whole, with its earlier version; correct it.
             open_tab(page, "memories")
             page.locator(f'#memory-list tr[data-id="{suggestion}"] a').click()

@@ -858,6 +858,56 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
     let (mine, _) = &f.mine[1];
     let (status, _) = call(c.get(api(&format!("/usage?id={mine}"))).bearer_auth(agent)).await;
     assert_eq!(status, 403);
+    let writes = [
+        ("/restore", json!({"id": mine, "current_version": 1})),
+        ("/review/edit", json!({"id": mine, "text": "Dana leads nothing."})),
+        ("/review/keep_both", json!({"id": mine})),
+    ];
+    for (path, request) in &writes {
+        let (status, body) = call(c.post(api(path)).bearer_auth(agent).json(request)).await;
+        assert_eq!(status, 403, "{path} with the agent's token: {body}");
+    }
+
+    // A suggestion the agent made: the owner edits it (still waiting), then keeps it beside
+    // what is current.
+    let (_, saved) = call(
+        c.post(api("/upsert"))
+            .bearer_auth(agent)
+            .json(&json!({"text": "Dana mentors Quentin.", "kind": "relationship"})),
+    )
+    .await;
+    let suggestion = saved["chunks"][0]["leaf_id"].as_str().unwrap().to_owned();
+    assert_eq!(saved["chunks"][0]["status"], "candidate", "{saved}");
+    let edit = json!({"id": suggestion, "text": "Dana mentors Quentin and Priya."});
+    let (status, edited) = call(c.post(api("/review/edit")).bearer_auth(owner).json(&edit)).await;
+    assert_eq!((status, edited["status"].as_str()), (200, Some("candidate")), "{edited}");
+    let edited_id = edited["leaf_id"].as_str().unwrap();
+    assert_ne!(edited_id, suggestion);
+    let keep = json!({"id": edited_id});
+    let (status, body) = call(c.post(api("/review/keep_both")).bearer_auth(owner).json(&keep)).await;
+    assert_eq!(status, 400, "keeping both needs a conflict: {body}");
+    let (status, _) = call(c.post(api("/review/confirm")).bearer_auth(owner).json(&keep)).await;
+    assert_eq!(status, 200);
+    // An older statement of the agent's about a current memory's subject waits as a conflict;
+    // both may be true, and the owner keeps both.
+    let (editor, _) = &f.mine[2];
+    let older = json!({"text": "My favorite editor is Vim.", "observed_at": "2020-01-01T00:00:00Z"});
+    let (_, saved) = call(c.post(api("/upsert")).bearer_auth(agent).json(&older)).await;
+    let chunk = &saved["chunks"][0];
+    assert_eq!(
+        (chunk["status"].as_str(), chunk["replaces"].as_str()),
+        (Some("candidate"), Some(editor.as_str())),
+        "{saved}"
+    );
+    let (_, pending) = call(c.get(api("/review")).bearer_auth(owner)).await;
+    let conflict = chunk["leaf_id"].as_str().unwrap();
+    let item = pending["items"].as_array().unwrap().iter().find(|i| i["id"] == conflict).expect("listed");
+    assert!(item["conflict"].is_string(), "{item}");
+    let (status, kept) = call(c.post(api("/review/keep_both")).bearer_auth(owner).json(&json!({"id": conflict}))).await;
+    assert_eq!((status, kept["status"].as_str()), (200, Some("active")), "{kept}");
+    assert!(kept["superseded"].as_array().unwrap().is_empty(), "{kept}");
+    let (_, node) = call(c.get(api(&format!("/get?id={editor}"))).bearer_auth(agent)).await;
+    assert_eq!(node["status"], "active", "the current memory stays current: {node}");
 
     // The owner lists the bound chain's memories and nothing of another scope's.
     let (status, listed) = call(c.get(api("/memories")).bearer_auth(owner)).await;

@@ -434,12 +434,30 @@ async function loadPending() {
           {},
           el("button", { type: "button", class: "confirm", on: { click: decide("confirm") } }, "Confirm"),
           " ",
+          item.conflict ? el("button", { type: "button", class: "keep-both", on: { click: decide("keep_both") } }, "Keep both") : null,
+          item.conflict ? " " : null,
+          el("button", { type: "button", class: "edit", on: { click: guarded(() => editSuggestion(item)) } }, "Edit"),
+          " ",
           el("button", { type: "button", class: "reject danger", on: { click: decide("reject") } }, "Reject"),
         ),
       ),
     );
   }
   if (!pending.items.length) body.append(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "Nothing waits for you.")));
+}
+
+async function editSuggestion(item) {
+  const row = document.querySelector(`#pending-list tr[data-id="${item.id}"]`);
+  if (!row || row.querySelector("form")) return;
+  // The whole text, not the list's start of it.
+  const node = await api("/get" + query({ id: item.id }));
+  const text = el("textarea", { rows: 3, "aria-label": "Suggestion text" }, node.text ?? item.summary);
+  const save = guarded(async () => {
+    const edited = await api("/review/edit", { method: "POST", body: { id: item.id, text: text.value } });
+    notice(`Edited: ${edited.leaf_id} waits for your confirmation.`);
+    await loadPending();
+  });
+  row.firstChild.append(el("form", { class: "edit-form", on: { submit: save } }, text, el("button", { type: "submit" }, "Save the edit")));
 }
 
 // ---- Namespaces ----

@@ -57,6 +57,8 @@ pub(crate) fn operator_routes() -> Router {
         .route("/usage", get(usage))
         .route("/audit", get(audit))
         .route("/restore", post(restore))
+        .route("/review/edit", post(edit_candidate))
+        .route("/review/keep_both", post(keep_both))
         .route("/settings", get(settings).put(write_settings))
 }
 
@@ -89,6 +91,24 @@ async fn restore(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let run = async { operator(&s)?.restore(body(&headers, bytes)?).await };
+    reply(run.await)
+}
+
+async fn edit_candidate(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let run = async { operator(&s)?.edit_candidate(body(&headers, bytes)?).await };
+    reply(run.await)
+}
+
+async fn keep_both(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let run = async { operator(&s)?.keep_both(body(&headers, bytes)?).await };
     reply(run.await)
 }
 

@@ -157,6 +157,21 @@ impl Service {
         Ok(wire::Audit { events })
     }
 
+    /// New words for a suggestion (it is replaced by an edited suggestion, still waiting).
+    pub(crate) async fn edit_candidate(&self, input: wire::EditCandidateInput) -> ApiResult<wire::Reviewed> {
+        let id = leaf_id(&input.id)?;
+        let receipt = self.arbor().edit_candidate(self.chain(), &id, &input.text, input.title).await?;
+        Ok(reviewed(receipt))
+    }
+
+    /// A suggestion in conflict with a current memory, and both are true: it becomes current
+    /// on its own, replacing nothing.
+    pub(crate) async fn keep_both(&self, input: wire::ReviewInput) -> ApiResult<wire::Reviewed> {
+        let id = leaf_id(&input.id)?;
+        let resolution = arbor_domain::conflict::ConflictResolution::KeepBoth;
+        Ok(reviewed(self.arbor().resolve_conflict(self.chain(), &id, resolution).await?))
+    }
+
     /// Makes a replaced version current again, as a person's decision.
     pub(crate) async fn restore(&self, input: wire::RestoreInput) -> ApiResult<wire::Corrected> {
         let id = leaf_id(&input.id)?;
@@ -193,6 +208,15 @@ impl Service {
                 Err(ApiError::new(503, "unavailable", "the settings file could not be written; nothing changed"))
             }
         }
+    }
+}
+
+fn reviewed(receipt: arbor_app::ReviewReceipt) -> wire::Reviewed {
+    wire::Reviewed {
+        leaf_id: receipt.leaf_id.to_string(),
+        namespace: receipt.namespace.to_string(),
+        status: receipt.status.as_str().to_owned(),
+        superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
     }
 }
 

@@ -44,6 +44,7 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::Usage>(&mut generator);
     add::<wire::Audit>(&mut generator);
     add::<wire::RestoreInput>(&mut generator);
+    add::<wire::EditCandidateInput>(&mut generator);
     add::<wire::Settings>(&mut generator);
     add::<wire::SettingsInput>(&mut generator);
     add::<wire::ErrorBody>(&mut generator);
@@ -182,7 +183,23 @@ fn centre_paths(schema: &impl Fn(&str) -> Value) -> Vec<(&'static str, Value)> {
             ("422", "Settings arbor would refuse, or a change only a command may make (code `unprocessable`)."),
         ],
     );
+    let edit = operation(
+        "New words for a suggestion: an edited suggestion replaces it, still waiting (an operator's token only).",
+        "review_edit",
+        Some(schema("EditCandidateInput")),
+        schema("Reviewed"),
+        &[OPERATOR_ONLY, ("409", "It is not a suggestion, or another memory says this (code `conflict`).")],
+    );
+    let keep_both = operation(
+        "Both are true: a suggestion in conflict becomes current on its own, replacing nothing (an operator's token only).",
+        "review_keep_both",
+        Some(schema("ReviewInput")),
+        schema("Reviewed"),
+        &[OPERATOR_ONLY, ("409", "It is not a suggestion (code `conflict`).")],
+    );
     vec![
+        ("/api/v1/memory/review/edit", json!({ "post": edit })),
+        ("/api/v1/memory/review/keep_both", json!({ "post": keep_both })),
         ("/api/v1/memory/memories", json!({ "get": memories })),
         ("/api/v1/memory/health", json!({ "get": health })),
         ("/api/v1/memory/usage", json!({ "get": usage })),

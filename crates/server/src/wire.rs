@@ -1209,6 +1209,21 @@ pub(crate) struct Memories {
     pub more: bool,
 }
 
+/// New words for a suggestion before anyone confirms it: it stays a suggestion.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EditCandidateInput {
+    /// The candidate's `leaf-…` id.
+    #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
+    pub id: String,
+    /// What it should say.
+    #[schemars(length(min = 1, max = 16384), pattern(SOME_TEXT))]
+    pub text: String,
+    #[serde(default)]
+    #[schemars(length(min = 1, max = arbor_domain::model::MAX_TITLE_CHARS), pattern(TITLE))]
+    pub title: Option<String>,
+}
+
 /// Make a replaced version current again.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
