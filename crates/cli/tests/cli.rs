@@ -910,3 +910,39 @@ fn chatgpt_mem0_and_markdown_imports_go_through_the_write_path_record_by_record(
     assert_eq!(nowhere.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&nowhere.stderr).contains("say where the memories go"));
 }
+
+/// The approval policy and the retrieval budgets are the store's settings in arbor.json: a
+/// store that wants every conversation memory confirmed gets suggestions, and a budget outside
+/// what a pack can be is refused when the store opens, naming the setting.
+#[test]
+fn approval_and_budgets_come_from_the_stores_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let root = store.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let config_path = store.join("arbor.json");
+    let original = std::fs::read_to_string(&config_path).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&original).unwrap();
+    config["approval"] = serde_json::json!({"auto_approve_namespaces": ["run"], "review_kinds": ["relationship"]});
+    config["budget"] = serde_json::json!({"total": {"max_items": 3, "max_chars": 2000}});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let events = dir.path().join("events.jsonl");
+    let said = r#"{"text": "Dana prefers morning meetings before 10am.", "source": {"type": "message", "message_id": "m1"}}"#;
+    std::fs::write(&events, format!("{said}\n")).unwrap();
+    let output = arbor(&["--root", root, "--json", "ingest", events.to_str().unwrap(), "--conversation", "c1"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["results"][0]["report"]["chunks"][0]["status"], "candidate", "{report}");
+
+    config["budget"] = serde_json::json!({"per_layer": {"project": {"max_items": 0, "max_chars": 2000}}});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let refused = arbor(&["--root", root, "retrieve", "meetings", "--conversation", "c1"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("per_layer.project.max_items must be 1 to 100, not 0"), "{stderr}");
+    config["approval"] = serde_json::json!({"auto_approve": ["run"]});
+    config.as_object_mut().unwrap().remove("budget");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let misspelt = arbor(&["--root", root, "retrieve", "meetings", "--conversation", "c1"]);
+    assert!(String::from_utf8_lossy(&misspelt.stderr).contains("auto_approve"), "{misspelt:?}");
+}

@@ -46,6 +46,13 @@ pub struct StoreConfig {
     /// Where `arbor health` warns (`HealthThresholds`); absent, the defaults the design gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<arbor_domain::health::HealthThresholds>,
+    /// Which inferred memories wait for a person (`ApprovalPolicy`); absent, the defaults:
+    /// global and project memories and relationships wait, conversations' are current at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<arbor_domain::admission::ApprovalPolicy>,
+    /// How much one retrieval pack may hold, in total and per layer, over the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<arbor_domain::budget::BudgetSettings>,
 }
 
 /// One value of a setting a person picks by name (`--backend sqlite`): the name as typed and
@@ -179,6 +186,8 @@ impl StoreConfig {
             index: options.index,
             decay: None,
             health: None,
+            approval: None,
+            budget: None,
         }
     }
 
@@ -221,7 +230,15 @@ impl StoreConfig {
                 root.display()
             );
         }
-        serde_json::from_value(value).with_context(|| format!("{} has an invalid configuration", path.display()))
+        let config: StoreConfig = serde_json::from_value(value)
+            .with_context(|| format!("{} has an invalid configuration", path.display()))?;
+        config.retrieval_budget().map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
+        Ok(config)
+    }
+
+    /// The budget retrieval keeps: the defaults with this store's settings over them.
+    pub fn retrieval_budget(&self) -> std::result::Result<arbor_domain::budget::RetrievalBudget, String> {
+        self.budget.clone().unwrap_or_default().budget()
     }
 }
 

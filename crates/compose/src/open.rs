@@ -367,6 +367,8 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
     let policy = Policy {
         decay: config.decay.clone().unwrap_or_default(),
         health: config.health.unwrap_or_default(),
+        approval: config.approval.clone().unwrap_or_default(),
+        budget: config.retrieval_budget().map_err(anyhow::Error::msg)?,
         ..Policy::default()
     };
     let mut arbor = Arbor::new(ports, policy, options).with_liveness(Arc::new(process_state));

@@ -115,6 +115,7 @@ impl AdmissionPolicy {
 
 /// Which admitted memories become active at once and which wait for a person.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ApprovalPolicy {
     /// Namespace kinds whose inferred memories are auto-approved. Global and project are not
     /// in the default set: they need explicit confirmation [design §approval].

@@ -13,6 +13,7 @@ pub const DEFAULT_MAX_RESULTS: usize = 12;
 
 /// A limit in items and characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LayerBudget {
     pub max_items: usize,
     pub max_chars: usize,
@@ -83,7 +84,61 @@ pub struct BudgetSelection {
     pub skipped: Vec<(usize, BudgetSkip)>,
 }
 
+/// The bounds a configured budget must keep ([`RetrievalBudget::check`]): at least one item
+/// and a sentence's worth of characters (a layer that should give nothing is left out of the
+/// read chain, not starved), and at most what a model's context can take as one pack.
+pub const BUDGET_ITEMS: std::ops::RangeInclusive<usize> = 1..=100;
+pub const BUDGET_CHARS: std::ops::RangeInclusive<usize> = 200..=100_000;
+
+/// A store's own budgets: its settings over the defaults, a layer at a time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<LayerBudget>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_layer: BTreeMap<NamespaceKind, LayerBudget>,
+}
+
+impl BudgetSettings {
+    /// The defaults with these settings over them, checked.
+    pub fn budget(&self) -> Result<RetrievalBudget, String> {
+        let mut budget = RetrievalBudget::default();
+        if let Some(total) = self.total {
+            budget.total = total;
+        }
+        budget.per_layer.extend(self.per_layer.iter().map(|(kind, layer)| (*kind, *layer)));
+        budget.check()?;
+        Ok(budget)
+    }
+}
+
 impl RetrievalBudget {
+    /// Whether every limit is within [`BUDGET_ITEMS`] and [`BUDGET_CHARS`]; the first that is
+    /// not, said for the person who set it.
+    pub fn check(&self) -> Result<(), String> {
+        let layers = self.per_layer.iter().map(|(kind, layer)| (format!("per_layer.{}", kind.as_str()), layer));
+        for (name, layer) in std::iter::once(("total".to_owned(), &self.total)).chain(layers) {
+            if !BUDGET_ITEMS.contains(&layer.max_items) {
+                return Err(format!(
+                    "budget {name}.max_items must be {} to {}, not {}",
+                    BUDGET_ITEMS.start(),
+                    BUDGET_ITEMS.end(),
+                    layer.max_items
+                ));
+            }
+            if !BUDGET_CHARS.contains(&layer.max_chars) {
+                return Err(format!(
+                    "budget {name}.max_chars must be {} to {}, not {}",
+                    BUDGET_CHARS.start(),
+                    BUDGET_CHARS.end(),
+                    layer.max_chars
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The layer budget for a namespace kind (kinds without an entry get the total).
     pub fn layer(&self, kind: NamespaceKind) -> LayerBudget {
         self.per_layer.get(&kind).copied().unwrap_or(self.total)
@@ -186,6 +241,33 @@ mod tests {
     use crate::id::ScopeId;
     use crate::testkit::proptest_config;
     use proptest::prelude::*;
+
+    #[test]
+    fn settings_override_the_defaults_a_layer_at_a_time_within_bounds() {
+        assert_eq!(BudgetSettings::default().budget(), Ok(RetrievalBudget::default()));
+        assert!(RetrievalBudget::default().check().is_ok(), "the defaults are within the bounds");
+        let b = |max_items, max_chars| LayerBudget { max_items, max_chars };
+        let settings = BudgetSettings {
+            total: Some(b(30, 12_000)),
+            per_layer: [(NamespaceKind::Global, b(2, 800))].into_iter().collect(),
+        };
+        let budget = settings.budget().unwrap();
+        assert_eq!((budget.total, budget.layer(NamespaceKind::Global)), (b(30, 12_000), b(2, 800)));
+        assert_eq!(budget.layer(NamespaceKind::Project), b(10, 5_000), "an unnamed layer keeps its default");
+        for (layer, named) in [
+            (b(0, 800), "max_items"),
+            (b(101, 800), "max_items"),
+            (b(2, 199), "max_chars"),
+            (b(2, 100_001), "max_chars"),
+        ] {
+            let settings =
+                BudgetSettings { per_layer: [(NamespaceKind::Run, layer)].into_iter().collect(), ..Default::default() };
+            let why = settings.budget().unwrap_err();
+            assert!(why.starts_with(&format!("budget per_layer.run.{named} must be")), "{why}");
+        }
+        let parsed: Result<BudgetSettings, _> = serde_json::from_str(r#"{"total": {"max_item": 3, "max_chars": 900}}"#);
+        assert!(parsed.is_err(), "a misspelt limit is an error, not a default");
+    }
 
     fn namespaces() -> Vec<Namespace> {
         vec![
