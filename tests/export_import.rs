@@ -85,6 +85,7 @@ pub async fn round_trip(source: Ports, target: Ports) {
             superseded_by: m.superseded_by.clone(),
             path: m.path.clone(),
             document: m.document.clone(),
+            embedder: Some(m.embedder.clone()),
         })
         .collect();
 

@@ -54,6 +54,10 @@ pub struct ExportedMemory {
     /// matter and text): what an import rebuilds the memory from.
     pub path: BodyPath,
     pub document: String,
+    /// The embedder the exporting store searched it with (`name/dimensions`). Vectors are not
+    /// carried: an import embeds anew, which gives the same vectors when the importing store's
+    /// embedder is this one, and says so when it is not.
+    pub embedder: String,
 }
 
 /// What an import reads of one exported memory; the other fields of an export line are for
@@ -66,6 +70,9 @@ pub struct ImportedMemory {
     pub superseded_by: Option<LeafId>,
     pub path: BodyPath,
     pub document: String,
+    /// Absent in exports written before it was recorded.
+    #[serde(default)]
+    pub embedder: Option<String>,
 }
 
 /// An export, and what it left out.
@@ -92,6 +99,7 @@ impl Arbor {
         }
         let query = TreeLeafQuery { statuses, ..TreeLeafQuery::default() };
         let mut export = Export { memories: Vec::new(), withheld_restricted: 0, unreadable: Vec::new() };
+        let embedder = self.ports.embedder.id().to_string();
         for tree in store.trees(&scope).await? {
             let leaves = match store.tree_leaves(&tree.namespace, &tree.tree_id, &query).await {
                 Ok(leaves) => leaves,
@@ -134,6 +142,7 @@ impl Arbor {
                     source: leaf.provenance.source,
                     supersedes: leaf.supersedes,
                     superseded_by: leaf.superseded_by,
+                    embedder: embedder.clone(),
                 });
             }
         }

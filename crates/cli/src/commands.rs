@@ -1132,6 +1132,18 @@ async fn import_export(root: &Path, path: &Path, json: bool) -> Result<()> {
     let opened = compose::open(root).await?;
     let report = opened.arbor.import_export(&memories).await?;
     let jobs = opened.arbor.run_jobs(None).await?;
+    // Vectors are made anew here: the same as the export's only with the same embedder.
+    let ours = opened.arbor.ports().embedder.id().to_string();
+    let mut theirs: Vec<&str> = memories.iter().filter_map(|m| m.embedder.as_deref()).filter(|e| *e != ours).collect();
+    theirs.sort_unstable();
+    theirs.dedup();
+    if !theirs.is_empty() {
+        crate::output::errln!(
+            "note: exported with {}; this store embeds with {ours}, so searches by meaning may rank differently \
+             than in the store it came from",
+            theirs.join(", ")
+        );
+    }
     if json {
         #[derive(Serialize)]
         struct Output<'a> {

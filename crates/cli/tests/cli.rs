@@ -808,6 +808,20 @@ fn an_export_imports_into_an_empty_store_and_a_bad_line_imports_nothing() {
     let imported = arbor(&["--root", target, "import", file]);
     assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
     assert!(String::from_utf8_lossy(&imported.stdout).starts_with("imported 15 memories (13 current)"));
+    assert!(!String::from_utf8_lossy(&imported.stderr).contains("embeds with"), "the same embedder: nothing to say");
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    let embedder = first["embedder"].as_str().expect("each line names the embedder it was searched with").to_owned();
+    assert!(embedder.starts_with("hashing"), "{embedder}");
+    // Imported into a store that embeds otherwise, the import says what that means.
+    let elsewhere = dir.path().join("elsewhere");
+    let elsewhere = elsewhere.to_str().unwrap();
+    assert!(arbor(&["--root", elsewhere, "init"]).status.success());
+    let other = dir.path().join("other-embedder.jsonl");
+    std::fs::write(&other, lines.replace(&format!("\"embedder\":\"{embedder}\""), "\"embedder\":\"e5-small/384\""))
+        .unwrap();
+    let noted = arbor(&["--root", elsewhere, "import", other.to_str().unwrap()]);
+    assert!(noted.status.success(), "{}", String::from_utf8_lossy(&noted.stderr));
+    assert!(String::from_utf8_lossy(&noted.stderr).contains("exported with e5-small/384; this store embeds with"));
     let ask = |root: &str| {
         let mut args = vec!["--root", root, "--json", "retrieve", "when does Atlas launch?"];
         args.extend_from_slice(&scope);
@@ -927,7 +941,8 @@ fn approval_and_budgets_come_from_the_stores_settings() {
     config["budget"] = serde_json::json!({"total": {"max_items": 3, "max_chars": 2000}});
     std::fs::write(&config_path, config.to_string()).unwrap();
     let events = dir.path().join("events.jsonl");
-    let said = r#"{"text": "Dana prefers morning meetings before 10am.", "source": {"type": "message", "message_id": "m1"}}"#;
+    let said =
+        r#"{"text": "Dana prefers morning meetings before 10am.", "source": {"type": "message", "message_id": "m1"}}"#;
     std::fs::write(&events, format!("{said}\n")).unwrap();
     let output = arbor(&["--root", root, "--json", "ingest", events.to_str().unwrap(), "--conversation", "c1"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
