@@ -1612,13 +1612,15 @@ pub async fn the_daily_view_holds_one_day_of_what_the_chain_reads(ports: Ports) 
     assert!(arbor.daily(&c1, Day::parse("2026-05-08", None).unwrap(), 0).await.is_err());
 }
 
-/// A person edits a memory's markdown in their editor: until the edit is adopted, retrieval
-/// answers from what the store recorded and says so (never a silent drop); adoption makes the
-/// edit the memory's next version — retrievable, replacing the old, which stays as history with
-/// its words (all of them up to 280 characters, the start beyond) — and a document whose
-/// frontmatter no longer parses, or a replaced version edited by hand, is reported and left.
+/// Someone edits a memory's markdown in an editor. Until the edit is adopted, retrieval answers
+/// from what the store recorded and says so (never a silent drop). Seen by a server, which
+/// cannot tell who changed the file, the edit is a suggestion the person confirms, once, after
+/// which the replaced version's document is history again; run by the person, it is their
+/// correction at once. History keeps every word up to 280 characters, the start beyond. What a
+/// file cannot change (its kind, broken frontmatter), an unchanged text, and edited history are
+/// reported and left exactly as written; a raised sensitivity is honoured.
 pub async fn an_edited_document_becomes_the_memorys_next_version_and_history_keeps_the_old(ports: Ports) {
-    use arbor_app::Adoption;
+    use arbor_app::{Adoption, EditsBy};
 
     let (arbor, _clock) = engine(ports);
     let c1 = conversation(&arbor, "c1", "p1");
@@ -1631,75 +1633,101 @@ pub async fn an_edited_document_becomes_the_memorys_next_version_and_history_kee
             let leaf = store.leaf(&ns, &id).await.unwrap().unwrap();
             let document = String::from_utf8(bodies.read_unverified(&leaf.body_path).await.unwrap()).unwrap();
             assert!(document.contains(from), "{document}");
-            bodies.put(&leaf.body_path, document.replace(from, to).as_bytes()).await.unwrap();
-            (leaf, document)
+            let edited = document.replace(from, to);
+            bodies.put(&leaf.body_path, edited.as_bytes()).await.unwrap();
+            (leaf, document, edited)
         }
     };
-    let (dana, _) = remember(&arbor, &c1, Event::user_message("Dana lives in Porto with her two cats.")).await;
+    let said = |text: &str| {
+        let mut event = Event::user_message(text);
+        event.source = SourceRef::Message { conversation: None, message_id: format!("m-{}", text.len()) };
+        event
+    };
+    let (dana, _) = remember(&arbor, &c1, said("Dana lives in Porto with her two cats.")).await;
     let long_text =
         format!("The Atlas runbook says: {}", "check the replication lag before every cut-over. ".repeat(8));
-    let (runbook, _) = remember(&arbor, &c1, Event::user_message(long_text.trim())).await;
-    let (broken, _) = remember(&arbor, &c1, Event::user_message("The staging cluster is rebuilt on Sundays.")).await;
+    let (runbook, _) = remember(&arbor, &c1, said(long_text.trim())).await;
+    let (broken, _) = remember(&arbor, &c1, said("The staging cluster is rebuilt on Sundays.")).await;
+    let (kind, _) = remember(&arbor, &c1, said("The billing service ships on Fridays.")).await;
+    let (layout, _) = remember(&arbor, &c1, said("The office plant needs water on Mondays.")).await;
+    let (salary, _) = remember(&arbor, &c1, said("Quentin's team meets on Thursdays.")).await;
 
-    let (dana_v1, dana_document) = edit(dana.clone(), "in Porto", "in Lisbon").await;
-    // Before adoption: the memory is answered as recorded, and the pack says why.
+    // Seen by a server: a suggestion, and the memory stays as recorded meanwhile.
+    let (dana_v1, dana_document, _) = edit(dana.clone(), "in Porto", "in Lisbon").await;
     let pack = ask(&arbor, &c1, "Where does Dana live?").await;
     assert!(pack.evidence.iter().any(|e| e.node_id == arbor_domain::id::NodeId::Leaf(dana.clone())), "{pack:?}");
     assert!(pack.gaps.iter().any(|g| g.contains(dana.as_str()) && g.contains("adopt-edits")), "{:?}", pack.gaps);
-
-    edit(runbook.clone(), "every cut-over", "every cut-over and after it").await;
-    edit(broken.clone(), "kind: \"", "kind: ").await;
-    let adoptions = arbor.adopt_edits().await.unwrap();
-    assert_eq!(adoptions.len(), 3, "{adoptions:?}");
-    let adopted = |id: &LeafId| {
-        adoptions.iter().find_map(|a| match a {
-            Adoption::Adopted { replaced, leaf_id, history_exact, version, .. } if replaced == id => {
-                Some((leaf_id.clone(), *history_exact, *version))
-            }
-            _ => None,
-        })
+    let seen = arbor.adopt_edits(&ns, EditsBy::Unknown).await.unwrap();
+    let suggestion = match seen.as_slice() {
+        [Adoption::Suggested { replaces, leaf_id, .. }] if replaces == &dana => leaf_id.clone(),
+        other => panic!("one suggestion, got {other:?}"),
     };
-    let (dana_v2, exact, version) = adopted(&dana).expect("the short memory's edit is adopted");
-    assert!(exact && version == 2, "{adoptions:?}");
-    let (_, exact, _) = adopted(&runbook).expect("the long memory's edit is adopted");
-    assert!(!exact, "beyond 280 characters the replaced version keeps its start: {adoptions:?}");
+    assert!(!pack_text(&ask(&arbor, &c1, "Where does Dana live?").await).contains("Lisbon"), "not before the person");
+    let again = arbor.adopt_edits(&ns, EditsBy::Unknown).await.unwrap();
     assert!(
-        adoptions.iter().any(|a| matches!(a, Adoption::NotAdopted { leaf_id, reason, .. }
-            if leaf_id == &broken && reason.contains("line"))),
-        "a broken frontmatter is reported with its line: {adoptions:?}"
+        matches!(again.as_slice(), [Adoption::NotAdopted { reason, .. }] if reason.contains("already suggests")),
+        "{again:?}"
     );
-
-    // The edit is current and retrievable; the old version is history, word for word.
-    let pack = ask(&arbor, &c1, "Where does Dana live?").await;
-    let text = pack_text(&pack);
+    arbor.confirm(&c1, &suggestion).await.unwrap();
+    let restored = arbor.adopt_edits(&ns, EditsBy::Unknown).await.unwrap();
+    assert!(
+        matches!(restored.as_slice(), [Adoption::HistoryRestored { leaf_id, .. }] if leaf_id == &dana),
+        "{restored:?}"
+    );
+    let text = pack_text(&ask(&arbor, &c1, "Where does Dana live?").await);
     assert!(text.contains("Lisbon") && !text.contains("Porto"), "{text}");
-    assert!(pack.gaps.iter().all(|g| !g.contains("adopt-edits")), "{:?}", pack.gaps);
     let old = store.leaf(&ns, &dana).await.unwrap().unwrap();
-    assert_eq!((old.status, old.superseded_by.as_ref()), (LeafStatus::Superseded, Some(&dana_v2)));
+    assert_eq!((old.status, old.superseded_by.as_ref()), (LeafStatus::Superseded, Some(&suggestion)));
     assert_eq!(bodies.get(&old.body_path, &old.body_sha256).await.unwrap(), dana_document.as_bytes());
     assert_eq!(old.body_sha256, dana_v1.body_sha256, "history as first written");
-    let new = store.leaf(&ns, &dana_v2).await.unwrap().unwrap();
-    assert_eq!((new.status, new.version.get(), new.provenance.actor), (LeafStatus::Active, 2, Actor::User));
+
+    // Run by the person: each edit decided on its own.
+    edit(runbook.clone(), "every cut-over", "every cut-over and after it").await;
+    edit(broken.clone(), "kind: \"", "kind: ").await;
+    let (_, _, kind_edited) = edit(kind.clone(), "kind: \"fact\"", "kind: \"decision\"").await;
+    let (_, _, layout_edited) = edit(layout.clone(), "on Mondays.\n", "on Mondays.\n\n\n").await;
+    edit(salary.clone(), "sensitivity: \"normal\"", "sensitivity: \"sensitive\"").await;
+    edit(salary.clone(), "meets on Thursdays.\n", "meets on Wednesdays.\n").await;
+    edit(dana.clone(), "in Porto", "in Faro").await;
+    let adoptions = arbor.adopt_edits(&[], EditsBy::Person).await.unwrap();
+    let outcome = |id: &LeafId| {
+        adoptions
+            .iter()
+            .find(|a| match a {
+                Adoption::Adopted { replaced, .. } => replaced == id,
+                Adoption::NotAdopted { leaf_id, .. } => leaf_id == id,
+                _ => false,
+            })
+            .unwrap_or_else(|| panic!("{id} in {adoptions:?}"))
+    };
+    assert!(matches!(outcome(&runbook), Adoption::Adopted { history_exact: false, version: 2, .. }), "{adoptions:?}");
+    let not_adopted = |id: &LeafId, why: &str| {
+        assert!(
+            matches!(outcome(id), Adoption::NotAdopted { reason, .. } if reason.contains(why)),
+            "{id}: {adoptions:?}"
+        );
+    };
+    not_adopted(&broken, "line");
+    not_adopted(&kind, "`kind`");
+    not_adopted(&layout, "its words are what the memory says");
+    not_adopted(&dana, "superseded");
+    let Adoption::Adopted { leaf_id: salary_v2, history_exact: true, .. } = outcome(&salary) else {
+        panic!("{adoptions:?}")
+    };
+    let salary_v2 = store.leaf(&ns, salary_v2).await.unwrap().unwrap();
+    assert_eq!((salary_v2.sensitivity, salary_v2.provenance.actor), (Sensitivity::Sensitive, Actor::User));
     let runbook_old = store.leaf(&ns, &runbook).await.unwrap().unwrap();
     let kept = bodies.get(&runbook_old.body_path, &runbook_old.body_sha256).await.expect("history reads intact");
     assert!(String::from_utf8(kept).unwrap().contains("The Atlas runbook says: check the replication lag"));
-    // The broken document is left as the person wrote it; its memory stays as recorded.
-    let still = store.leaf(&ns, &broken).await.unwrap().unwrap();
-    assert_eq!((still.status, still.version.get()), (LeafStatus::Active, 1));
-
-    // A replaced version edited by hand is not adopted; a second run changes nothing else.
-    edit(dana.clone(), "in Porto", "in Faro").await;
-    let again = arbor.adopt_edits().await.unwrap();
-    assert_eq!(again.len(), 2, "{again:?}");
-    assert!(again.iter().all(|a| matches!(a, Adoption::NotAdopted { .. })), "{again:?}");
-    assert!(
-        again.iter().any(|a| matches!(a, Adoption::NotAdopted { leaf_id, reason, .. }
-            if leaf_id == &dana && reason.contains("superseded"))),
-        "{again:?}"
-    );
+    // What was not adopted is exactly as the person left it.
+    for (id, edited) in [(&kind, &kind_edited), (&layout, &layout_edited)] {
+        let leaf = store.leaf(&ns, id).await.unwrap().unwrap();
+        assert_eq!((leaf.status, leaf.version.get()), (LeafStatus::Active, 1));
+        assert_eq!(bodies.read_unverified(&leaf.body_path).await.unwrap(), edited.as_bytes());
+    }
     let report = arbor.fsck(false, &|_| false).await.unwrap();
     let edited: Vec<_> = report.findings.iter().filter(|f| f.kind == arbor_app::FindingKind::EditedBody).collect();
-    assert_eq!(edited.len(), 2, "the two documents left as edited, and nothing else: {report:?}");
+    assert_eq!(edited.len(), 4, "the four documents left as edited, and nothing else: {report:?}");
 }
 
 #[cfg(test)]

@@ -50,11 +50,14 @@ def start_server(arbor, store):
     first = server.stdout.readline()
     centre = server.stdout.readline().strip()
     assert first.startswith("listening on "), first
-    assert centre.startswith("memory centre at http://") and "#operator=" in centre, centre
-    url = centre.removeprefix("memory centre at ")
-    base = url.split("/#", 1)[0]
-    token = url.split("#operator=", 1)[1]
-    return server, base, url, token
+    # Not a terminal: the address is printed without the owner's token, which is in a file
+    # only this user can read.
+    assert centre.startswith("memory centre at http://") and "#operator=" not in centre, centre
+    token_file = Path(store, "centre-token")
+    assert token_file.stat().st_mode & 0o077 == 0, "the token file is the owner's alone"
+    token = token_file.read_text().strip()
+    base = centre.removeprefix("memory centre at ").split(" ", 1)[0].rstrip("/")
+    return server, base, f"{base}/#operator={token}", token
 
 
 def agent_suggestion(base):
@@ -87,6 +90,10 @@ def run(arbor, artifacts, chromium):
     server, base, url, token = start_server(arbor, store)
     try:
         suggestion, suggested_text = agent_suggestion(base)
+        # Words that are markup, as an agent might save them: shown as text, never run.
+        payload = 'Mallory typed <img src=x onerror="window.__pwned=1"> into the wiki.'
+        status, saved = api(base, "/upsert", {"text": payload, "title": '<b onmouseover="window.__pwned=2">bold</b>'})
+        assert status == 200 and saved["chunks"][0]["outcome"] == "created", saved
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             # Without the owner's token, the page opens on the sign-in form and shows no memory:
@@ -108,6 +115,11 @@ def run(arbor, artifacts, chromium):
             expect(page.locator("#memory-list tbody tr").first).to_be_visible()
             assert "#operator=" not in page.url, "the token leaves the address bar"
             expect(page.locator("#scope")).to_contain_text("current memories")
+            expect(page.locator("#memory-list")).to_contain_text('<b onmouseover="window.__pwned=2">bold</b>')
+            page.locator("#memory-list a", has_text="onmouseover").first.click()
+            expect(page.locator("#memory-detail [data-role=body]")).to_contain_text('<img src=x onerror="window.__pwned=1">')
+            page.locator("#memory-list a", has_text="onmouseover").first.hover()
+            assert page.evaluate("window.__pwned") is None, "memory text is never markup"
 
             # Pending: confirm the agent's suggestion; it is then retrievable.
             open_tab(page, "pending")
@@ -179,6 +191,7 @@ def run(arbor, artifacts, chromium):
             shoot(page, artifacts, "4-usage")
             open_tab(page, "reports")
             expect(page.locator("#daily")).to_contain_text("memories in")
+            expect(page.locator("#daily")).not_to_contain_text("null")
             shoot(page, artifacts, "5-reports")
 
             # Settings: an edit arbor would refuse is refused and changes nothing; a good one saves.

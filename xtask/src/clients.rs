@@ -85,7 +85,8 @@ fn serve_with(arbor: &Path, store: &Path, args: &[&str]) -> Result<Server> {
     stdout.read_line(&mut line)?;
     let mut centre = String::new();
     stdout.read_line(&mut centre)?;
-    let operator = centre.trim().split_once("#operator=").map(|(_, token)| token.to_owned());
+    // A loopback server keeps the owner's token it made beside the store.
+    let operator = std::fs::read_to_string(store.join("centre-token")).ok().map(|t| t.trim().to_owned());
     let addr = line
         .strip_prefix("listening on ")
         .and_then(|rest| rest.split(": ").next())

@@ -1,35 +1,51 @@
-//! Adopting hand-edited markdown: a memory's document that a person changed in their editor
-//! becomes the memory's next version, as the person's own correction — the edit supersedes
-//! what the file said before, is indexed anew, and the replaced version stays as history.
+//! Adopting hand-edited markdown: a memory's document that someone changed in an editor
+//! becomes the memory's next version, and the replaced version stays as history.
 //!
 //! An edit is found as fsck finds it: the file's bytes no longer match the hash on its row.
-//! What happens then is decided per file, and never half-way:
-//! - a current memory whose document still parses, still names the memory, and says something
-//!   new: the words under its title become the next version (`Arbor::correct`'s path, so
-//!   admission, dedup and approval hold as for any correction); then the replaced version's
-//!   document is written again from its row, so history reads what it said;
-//! - a document whose frontmatter no longer parses, or names another memory: reported with
-//!   the line, the file left as the person wrote it;
-//! - a replaced version whose file holds its successor's words: an adoption a crash cut short
-//!   between its commit and the history rewrite; the rewrite is finished;
-//! - anything else (history, suggestions, restricted memories edited by hand): reported.
+//! Who made it decides what it becomes ([`EditsBy`]): run by the person at the store's command
+//! line (`arbor fsck --adopt-edits`), it is their correction, current at once; seen by a running
+//! server, which cannot tell a person's editor from a script or an agent with file access, it is
+//! a suggestion that waits for the person in the memory centre. Every file is decided on its
+//! own, and never half-way:
+//! - the words under the title changed, and nothing else but the title or a raised sensitivity:
+//!   the next version (through `Arbor::correct`'s path, so admission, dedup and approval hold);
+//!   once it is current, the replaced version's document is written again from its row;
+//! - the frontmatter no longer parses, names another memory, or changes what a file cannot
+//!   change (kind, validity, labels, its place): reported with the line or the field, the file
+//!   left exactly as it is;
+//! - the words are what the memory already says: reported, the file left as it is;
+//! - a replaced version whose file holds its successor's words (an adoption confirmed, or cut
+//!   short by a crash before the history rewrite): the rewrite is done;
+//! - anything else (history, suggestions, archived memories edited by hand): reported.
 //!
-//! The replaced version's document is rebuilt from its row: exact for a memory of up to 280
-//! characters (the row keeps all of it); a longer one keeps the row's
-//! summary (its start), which the report says, because the person's edit overwrote the rest.
+//! The replaced version's document is rebuilt from its row, which keeps a memory's first 280
+//! characters: word for word for a memory that short, its start for a longer one (the edit
+//! overwrote the rest), which [`Adoption::Adopted`] says.
 
 use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::markdown;
-use arbor_domain::model::{ContentHash, LeafRecord, SourceRef};
+use arbor_domain::markdown::{self, Document};
+use arbor_domain::model::{Actor, ContentHash, LeafRecord, SourceRef};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::TrustedContext;
-use arbor_domain::supersession::CorrectionRefusal;
+use arbor_domain::sensitivity::Sensitivity;
+use arbor_domain::text::fingerprint;
 use arbor_ports::{Change, ChangeSet, Error, LeafExpect};
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::correct::Correction;
 use crate::{AppError, AppResult, Arbor};
+
+/// Who made the edits an adoption finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditsBy {
+    /// The person who owns the store, at its command line: each edit is their correction.
+    Person,
+    /// Someone with access to the store's files — a person's editor, a script, an agent: each
+    /// edit is a suggestion that waits for the person.
+    Unknown,
+}
 
 /// What became of one edited document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,30 +57,45 @@ pub enum Adoption {
         leaf_id: LeafId,
         version: u32,
         path: String,
-        /// Whether the replaced version's document was rebuilt word for word (else it keeps the
-        /// start of its text, the rest having been overwritten by the edit).
+        /// Whether the replaced version's document keeps every word (else its first 280
+        /// characters: the edit overwrote the rest).
         history_exact: bool,
     },
-    /// A replaced version's document was written again after an adoption cut short.
+    /// The edit waits for the person as a suggestion to replace the memory.
+    Suggested { replaces: LeafId, leaf_id: LeafId, path: String },
+    /// A replaced version's document was written again from its row.
     HistoryRestored { leaf_id: LeafId, path: String },
-    /// Left as it is, and why.
+    /// Left exactly as it is, and why.
     NotAdopted { leaf_id: LeafId, path: String, reason: String },
 }
 
+/// Frontmatter fields an edit may not change: what the memory is and where it lives. A person
+/// changes those with the commands that move a memory, not by typing in its file.
+const FIXED_FIELDS: &[&str] =
+    &["namespace", "tree", "lineage", "version", "kind", "valid_from", "valid_to", "labels", "expires_at"];
+
 impl Arbor {
-    /// Finds every hand-edited leaf document in the store and adopts each edit of a current
-    /// memory as its next version ([`Adoption`]). Safe to run again at any time: a document
-    /// that matches its row is not touched.
-    pub async fn adopt_edits(&self) -> AppResult<Vec<Adoption>> {
+    /// Finds every hand-edited leaf document in `namespaces` (every namespace when empty) and
+    /// adopts each edit of a current memory as `by` says ([`Adoption`]). Safe to run again at
+    /// any time: a document that matches its row is not touched, and one file that cannot be
+    /// read is reported without stopping the rest.
+    pub async fn adopt_edits(&self, namespaces: &[Namespace], by: EditsBy) -> AppResult<Vec<Adoption>> {
         let store = &self.ports.store;
+        let namespaces = if namespaces.is_empty() { store.namespaces().await? } else { namespaces.to_vec() };
         let mut adoptions = Vec::new();
-        for namespace in store.namespaces().await? {
+        for namespace in namespaces {
             for tree in store.trees(std::slice::from_ref(&namespace)).await? {
                 let leaves = store.tree_leaves(&namespace, &tree.tree_id, &Default::default()).await?;
-                for leaf in leaves {
-                    if let Some(adoption) = self.adopt_edit(&namespace, &leaf).await? {
-                        adoptions.push(adoption);
-                    }
+                for leaf in &leaves {
+                    let outcome = match self.adopt_edit(&namespace, leaf, &leaves, by).await {
+                        Ok(outcome) => outcome,
+                        Err(error) => Some(Adoption::NotAdopted {
+                            leaf_id: leaf.id.clone(),
+                            path: leaf.body_path.to_string(),
+                            reason: format!("could not be adopted now: {error}"),
+                        }),
+                    };
+                    adoptions.extend(outcome);
                 }
             }
         }
@@ -72,12 +103,17 @@ impl Arbor {
     }
 
     /// One leaf: `None` when its document is as written (or gone, which fsck reports).
-    async fn adopt_edit(&self, namespace: &Namespace, leaf: &LeafRecord) -> AppResult<Option<Adoption>> {
-        let bodies = &self.ports.bodies;
-        let live = matches!(leaf.status, LeafStatus::Active | LeafStatus::Superseded | LeafStatus::Candidate);
-        if !live {
+    async fn adopt_edit(
+        &self,
+        namespace: &Namespace,
+        leaf: &LeafRecord,
+        tree: &[LeafRecord],
+        by: EditsBy,
+    ) -> AppResult<Option<Adoption>> {
+        if leaf.status == LeafStatus::Tombstone {
             return Ok(None);
         }
+        let bodies = &self.ports.bodies;
         let bytes = match bodies.get(&leaf.body_path, &leaf.body_sha256).await {
             Ok(_) | Err(Error::NotFound { .. }) => return Ok(None),
             Err(Error::Integrity { .. }) => bodies.read_unverified(&leaf.body_path).await?,
@@ -93,57 +129,96 @@ impl Arbor {
             Ok(document) => document,
             Err(error) => return not_adopted(format!("{error}; fix it and run again")),
         };
-        if document.meta.get("id").and_then(|v| v.as_str()) != Some(leaf.id.as_str()) {
-            return not_adopted("its frontmatter `id` no longer names this memory; put it back".to_owned());
+        if let Err(why) = unchanged_identity(&document, leaf) {
+            return not_adopted(why);
         }
         let words = markdown::prose_after_frontmatter(&document.body);
         match leaf.status {
-            LeafStatus::Active => self.adopt_current(namespace, leaf, &document.body, words).await.map(Some),
+            LeafStatus::Active => self.adopt_current(namespace, leaf, tree, &document, words, by).await.map(Some),
             LeafStatus::Superseded if self.successor_says(namespace, leaf, &words).await? => {
-                self.rewrite_document(leaf, &leaf.summary).await?;
+                self.rewrite_document(leaf).await?;
                 Ok(Some(Adoption::HistoryRestored { leaf_id: leaf.id.clone(), path }))
             }
-            _ => not_adopted(format!(
-                "only a current memory's document is adopted; this one is {} (`arbor correct` or `arbor restore`)",
-                leaf.status
+            LeafStatus::Candidate => not_adopted(
+                "a suggestion's words are changed in review (`arbor review edit`, or Edit in the memory centre)"
+                    .to_owned(),
+            ),
+            other => not_adopted(format!(
+                "only a current memory's document is adopted; this one is {other} (`arbor restore` brings a \
+                 replaced version back)"
             )),
         }
     }
 
-    /// The person's words as the memory's next version, then the replaced version's document
-    /// rebuilt from its row.
+    /// A current memory's edited document: its next version (the person's), or a suggestion
+    /// to replace it (anyone else's).
     async fn adopt_current(
         &self,
         namespace: &Namespace,
         leaf: &LeafRecord,
-        after_frontmatter: &str,
+        tree: &[LeafRecord],
+        document: &Document,
         words: String,
+        by: EditsBy,
     ) -> AppResult<Adoption> {
         let path = leaf.body_path.to_string();
+        let not_adopted =
+            |reason: String| Adoption::NotAdopted { leaf_id: leaf.id.clone(), path: path.clone(), reason };
+        let raised = match edited_sensitivity(document, leaf) {
+            Ok(raised) => raised,
+            Err(why) => return Ok(not_adopted(why)),
+        };
+        let title = edited_title(document, leaf);
+        if leaf.sensitivity == Sensitivity::Restricted {
+            return Ok(not_adopted(
+                "a restricted memory is not adopted from its file (its words stay out of every automatic path); \
+                 put the file back, or forget the memory and enter it again"
+                    .to_owned(),
+            ));
+        }
+        if fingerprint(&words) == leaf.fingerprint {
+            return Ok(not_adopted(
+                "its words are what the memory says (a new title, sensitivity or layout alone is not a new version: \
+                 change the words, or use `arbor correct`); the file is left as it is"
+                    .to_owned(),
+            ));
+        }
+        if by == EditsBy::Unknown
+            && let Some(decided) = tree.iter().find(|other| {
+                other.supersedes.as_ref() == Some(&leaf.id)
+                    && other.fingerprint == fingerprint(&words)
+                    && matches!(other.status, LeafStatus::Candidate | LeafStatus::Rejected)
+            })
+        {
+            let reason = match decided.status {
+                LeafStatus::Candidate => format!("{} already suggests it and waits for the person", decided.id),
+                _ => format!("the person rejected it as {}; put the file back or change it again", decided.id),
+            };
+            return Ok(not_adopted(reason));
+        }
         let chain = self.read_chain(&TrustedContext::Only { namespace: namespace.clone() })?;
-        // A changed `# title` line is the person's new title.
-        let heading = after_frontmatter.trim_start().strip_prefix("# ").and_then(|t| t.lines().next()).map(str::trim);
-        let title = heading.filter(|h| !h.is_empty() && *h != leaf.title).map(str::to_owned);
+        let (actor, source) = match by {
+            EditsBy::Person => (Actor::User, SourceRef::UserEntry),
+            // A tool's statement is never confirmed automatically: it waits for the person.
+            EditsBy::Unknown => (Actor::Tool, SourceRef::Import { origin: format!("edited file {path}") }),
+        };
         let correction = Correction {
             title,
-            source: SourceRef::UserEntry,
+            source,
+            actor,
+            at_least: raised,
             ..Correction::by_person(leaf.id.clone(), leaf.version, words)
         };
         let receipt = match self.correct(&chain, &correction).await {
             Ok(receipt) => receipt,
-            Err(AppError::Correction(CorrectionRefusal::Unchanged { existing, .. })) if existing == leaf.id => {
-                // Only the layout changed (spacing, frontmatter): the words stand as recorded,
-                // so the document is written again as the store writes it.
-                self.rewrite_document(leaf, &correction.text).await?;
-                let reason = "its words are unchanged; the document was written again as recorded".to_owned();
-                return Ok(Adoption::NotAdopted { leaf_id: leaf.id.clone(), path, reason });
-            }
-            Err(error) if is_refusal(&error) => {
-                return Ok(Adoption::NotAdopted { leaf_id: leaf.id.clone(), path, reason: error.to_string() });
-            }
+            Err(error) if is_refusal(&error) => return Ok(not_adopted(error.to_string())),
             Err(error) => return Err(error),
         };
-        let history_exact = self.rewrite_document(leaf, &leaf.summary).await?;
+        if receipt.status != LeafStatus::Active {
+            // The memory stays as it is until the person decides; so does its file.
+            return Ok(Adoption::Suggested { replaces: leaf.id.clone(), leaf_id: receipt.leaf_id, path });
+        }
+        let history_exact = self.rewrite_document(leaf).await?;
         Ok(Adoption::Adopted {
             replaced: leaf.id.clone(),
             leaf_id: receipt.leaf_id,
@@ -162,10 +237,10 @@ impl Arbor {
         Ok(self.read_body(&successor.body_path, &successor.body_sha256).await.is_ok_and(|said| said == words))
     }
 
-    /// Writes `leaf`'s document again saying `words` (as it was written: the status it was
-    /// written with, its filing), and records the new hash when that is not the document first
-    /// written. Returns whether it is.
-    async fn rewrite_document(&self, leaf: &LeafRecord, words: &str) -> AppResult<bool> {
+    /// Writes `leaf`'s document again from its row (as it was written: current, in its tree,
+    /// saying the row's summary) and records the new document's hash on the row. Returns whether
+    /// the summary is every word the memory said.
+    async fn rewrite_document(&self, leaf: &LeafRecord) -> AppResult<bool> {
         let store = &self.ports.store;
         let tree = store.tree(&leaf.namespace, &leaf.tree_id).await?;
         let entity = match &leaf.entities.primary {
@@ -174,36 +249,93 @@ impl Arbor {
         };
         let tree_title = tree.as_ref().map(|t| t.title.as_str()).unwrap_or("Uncategorized");
         let filing = markdown::Filing { tree_title, entity: entity.as_ref().map(|e| (e.name.as_str(), e.entity_type)) };
-        // A document records the status its leaf was written with: a replaced version was
-        // written current (or as a suggestion, which never reaches here).
-        let as_written = LeafRecord { status: LeafStatus::Active, superseded_by: None, ..leaf.clone() };
-        let document = markdown::render_leaf(&as_written, words, filing);
+        // A document records its leaf as written: current, its validity open (replacing it
+        // closed it later; an end said when it was written is not told apart, and then the
+        // row's hash follows the rebuilt document).
+        let mut validity = leaf.validity;
+        if leaf.status == LeafStatus::Superseded {
+            validity.valid_to = None;
+        }
+        let as_written = LeafRecord { status: LeafStatus::Active, superseded_by: None, validity, ..leaf.clone() };
+        let document = markdown::render_leaf(&as_written, &leaf.summary, filing);
         let hash = ContentHash::of(document.as_bytes());
-        let exact = hash == leaf.body_sha256;
-        if !exact {
-            // Rows first: a crash after it leaves a file the next run writes again; the other
-            // order could leave a row that no file matches and nothing that says why.
+        if hash != leaf.body_sha256 {
+            // The row first: a crash after it leaves a file the next run writes again; the
+            // other order could leave a row no file matches and nothing that says why.
             let current = store.leaf(std::slice::from_ref(&leaf.namespace), &leaf.id).await?;
             let Some(current) = current else { return Ok(false) };
             let expect = LeafExpect { status: current.status, parent: Some(current.parent.clone()) };
-            let record = LeafRecord { body_sha256: hash, ..current };
             let mut changes = ChangeSet::new();
-            changes.push(Change::UpdateLeaf { expect, record });
+            changes.push(Change::UpdateLeaf { expect, record: LeafRecord { body_sha256: hash, ..current } });
             store.commit(changes).await?;
         }
         self.ports.bodies.put(&leaf.body_path, document.as_bytes()).await?;
-        Ok(exact)
+        // The row's fingerprint is of every word: the summary says them all when it matches.
+        Ok(fingerprint(&leaf.summary) == leaf.fingerprint)
     }
 }
 
+/// Whether the document still names this memory and keeps what a file cannot change.
+fn unchanged_identity(document: &Document, leaf: &LeafRecord) -> Result<(), String> {
+    if document.meta.get("id").and_then(Value::as_str) != Some(leaf.id.as_str()) {
+        return Err("its frontmatter `id` no longer names this memory; put it back".to_owned());
+    }
+    let recorded = |field: &str| -> Option<Value> {
+        match field {
+            "namespace" => Some(json!(leaf.namespace)),
+            "tree" => Some(json!(leaf.tree_id)),
+            "lineage" => Some(json!(leaf.lineage)),
+            "version" => Some(json!(leaf.version.get())),
+            "kind" => Some(json!(leaf.kind)),
+            "valid_from" => leaf.validity.valid_from.map(|t| json!(t)),
+            // A replaced version's validity was closed after its document was written.
+            "valid_to" if leaf.status == LeafStatus::Active => leaf.validity.valid_to.map(|t| json!(t)),
+            "valid_to" => document.meta.get("valid_to").cloned(),
+            "labels" => (!leaf.labels.is_empty()).then(|| json!(leaf.labels)),
+            "expires_at" => leaf.expires_at.map(|t| json!(t)),
+            _ => None,
+        }
+    };
+    for field in FIXED_FIELDS {
+        if document.meta.get(*field).cloned() != recorded(field) {
+            return Err(format!(
+                "its frontmatter `{field}` is not the memory's; a file changes only its words, its `# title` and a \
+                 raised `sensitivity` — put `{field}` back"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The sensitivity the document asks for, when it raises the memory's; lowering is refused.
+fn edited_sensitivity(document: &Document, leaf: &LeafRecord) -> Result<Sensitivity, String> {
+    let Some(value) = document.meta.get("sensitivity") else { return Ok(leaf.sensitivity) };
+    let asked: Sensitivity = serde_json::from_value(value.clone())
+        .map_err(|_| format!("its frontmatter `sensitivity` is not one Arbor knows: {value}"))?;
+    if asked < leaf.sensitivity {
+        return Err(format!(
+            "its frontmatter lowers `sensitivity` from {} to {}: a file may only raise it",
+            leaf.sensitivity, asked
+        ));
+    }
+    Ok(asked)
+}
+
+/// The `# title` line, when the person changed it.
+fn edited_title(document: &Document, leaf: &LeafRecord) -> Option<String> {
+    let heading = document.body.trim_start().strip_prefix("# ").and_then(|t| t.lines().next()).map(str::trim);
+    heading.filter(|h| !h.is_empty() && *h != leaf.title).map(str::to_owned)
+}
+
 /// A correction refused for what it says or where it is, which the person can act on; the
-/// rest (the store failing) stops the run.
+/// rest (the store failing) is the run's error.
 fn is_refusal(error: &AppError) -> bool {
     matches!(
         error,
         AppError::InvalidRequest(_)
             | AppError::InvalidEvent(_)
             | AppError::Correction(_)
+            | AppError::NotNow(_)
             | AppError::ReadOnlyLayer { .. }
             | AppError::NeedsPerson { .. }
             | AppError::Port(Error::NotFound { .. })

@@ -50,14 +50,14 @@ impl Arbor {
         self.replanning(|| async move {
             let candidate = store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             if candidate.status != LeafStatus::Candidate {
-                return Err(AppError::InvalidRequest(format!(
+                return Err(AppError::NotNow(format!(
                     "{id} is {}; only a candidate's conflict is resolved",
                     candidate.status
                 )));
             }
             let replaced = self.replaced_on_confirmation(&candidate).await?;
             if replaced.is_empty() {
-                return Err(AppError::InvalidRequest(format!(
+                return Err(AppError::NotNow(format!(
                     "{id} would replace no current memory, so there is no conflict to resolve; confirm or reject it"
                 )));
             }

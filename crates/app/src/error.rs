@@ -37,6 +37,10 @@ pub enum AppError {
         "only a person may forget memories in {namespace} ({id}): with an operator's token, or `arbor forget` on the store"
     )]
     NeedsPerson { namespace: String, id: String },
+    /// Well asked, but what it names is not in a state it applies to (a decision on what is
+    /// not a suggestion, a conflict where there is none): the message says what it is.
+    #[error("{0}")]
+    NotNow(String),
     /// The store kept changing under us; the operation was retried and gave up.
     #[error("gave up after {attempts} attempts: the store kept changing ({last})")]
     Contention { attempts: u32, last: String },
@@ -51,7 +55,7 @@ impl AppError {
             AppError::ReadChain(_) | AppError::ReadOnlyLayer { .. } | AppError::NeedsPerson { .. } => "forbidden",
             AppError::Correction(refusal) if refusal.is_stale() => "stale_version",
             AppError::Correction(_) => "illegal_transition",
-            AppError::Transition(_) => "illegal_transition",
+            AppError::Transition(_) | AppError::NotNow(_) => "illegal_transition",
             AppError::Contention { .. } => "contention",
             AppError::Internal(_) => "internal",
         }

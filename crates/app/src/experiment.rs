@@ -173,7 +173,7 @@ impl Arbor {
             namespace: namespace.clone(),
             node: None,
             content_sha256: content,
-            actor: self.options.actor.clone(),
+            actor: self.actor(),
             policy_version: POLICY_VERSION.to_owned(),
         }
     }

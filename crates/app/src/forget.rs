@@ -287,7 +287,7 @@ impl Arbor {
             namespace: namespace.clone(),
             node: None,
             content_sha256: None,
-            actor: self.options.actor.clone(),
+            actor: self.actor(),
             policy_version: arbor_domain::model::POLICY_VERSION.to_owned(),
         }));
         match store.commit(changes).await {

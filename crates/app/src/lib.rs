@@ -56,7 +56,7 @@ use arbor_ports::{
 };
 use serde::Serialize;
 
-pub use adopt::Adoption;
+pub use adopt::{Adoption, EditsBy};
 pub use arbor_ports::JobLease;
 pub use audit::Usage;
 pub use browse::{Disclosure, MemoryListing, NodeView, OutlineNode, Stats, TreeOutline, TreeOverview};
@@ -222,7 +222,25 @@ impl std::fmt::Debug for LivenessCheck {
     }
 }
 
+tokio::task_local! {
+    /// Who the audit log names for what runs in this task, when it is not the engine's own
+    /// actor ([`acting_as`]).
+    static ACTING_AS: String;
+}
+
+/// Runs `work` with every audit event it writes naming `actor`: the store's owner acting
+/// through a server whose own actor is an agent's, say. Work it spawns onto other tasks keeps
+/// the engine's actor.
+pub async fn acting_as<T>(actor: &str, work: impl std::future::Future<Output = T>) -> T {
+    ACTING_AS.scope(actor.to_owned(), work).await
+}
+
 impl Arbor {
+    /// Who the audit log names for work in this task ([`acting_as`], else the engine's actor).
+    pub(crate) fn actor(&self) -> String {
+        ACTING_AS.try_with(String::clone).unwrap_or_else(|_| self.options.actor.clone())
+    }
+
     pub fn new(ports: Ports, policy: Policy, options: Options) -> Arbor {
         Arbor {
             ports,

@@ -125,7 +125,7 @@ impl Arbor {
         self.replanning(|| async move {
             let old = store.leaf(scope, id).await?.ok_or_else(|| Error::not_found("leaf", id))?;
             if old.status != LeafStatus::Candidate {
-                return Err(AppError::InvalidRequest(format!(
+                return Err(AppError::NotNow(format!(
                     "{id} is {}; only a candidate is edited (correct a current memory instead)",
                     old.status
                 )));

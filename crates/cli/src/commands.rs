@@ -545,7 +545,7 @@ pub(crate) async fn fsck(root: &Path, args: FsckArgs, json: bool) -> Result<bool
     }
     let adoptions = if args.adopt_edits {
         let opened = compose::open(root).await?;
-        let adoptions = opened.arbor.adopt_edits().await?;
+        let adoptions = opened.arbor.adopt_edits(&[], arbor_app::EditsBy::Person).await?;
         opened.arbor.run_jobs(None).await?;
         Some(adoptions)
     } else {

@@ -225,6 +225,9 @@ pub(crate) fn adoptions(adoptions: &[arbor_app::Adoption]) -> String {
                 "adopted {path}: {leaf_id} is version {version}; {replaced} is kept as history{}",
                 if *history_exact { "" } else { " (its first 280 characters: the edit overwrote the rest)" }
             ),
+            Adoption::Suggested { replaces, leaf_id, path } => {
+                writeln!(out, "suggested {path}: {leaf_id} waits for the person to replace {replaces}")
+            }
             Adoption::HistoryRestored { leaf_id, path } => {
                 writeln!(out, "restored {path}: {leaf_id}'s document, after an adoption cut short")
             }

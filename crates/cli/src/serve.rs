@@ -2,6 +2,7 @@
 //! the composition root, the read chain and write namespace from `--conversation`/`--project`/…,
 //! who speaks — handed to `arbor-server`, which knows MCP and HTTP.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -56,15 +57,10 @@ pub(crate) struct Args {
     token: Option<String>,
     /// The store owner's token: it opens the memory centre at `/` (with --http) and the
     /// operator endpoints (review, health, settings…), which --token and an open loopback
-    /// server do not. On loopback without it, a fresh one is made at start and printed in the
-    /// centre's address.
-    #[arg(
-        long,
-        env = "ARBOR_OPERATOR_TOKEN",
-        value_name = "TOKEN",
-        hide_env_values = true,
-        conflicts_with = "tenants"
-    )]
+    /// server do not; a multi-tenant server ignores it (its operators hold issued tokens). On
+    /// loopback without it, a fresh one is made at start and kept in `<root>/centre-token`
+    /// (this user only), and shown in the centre's address when the server runs in a terminal.
+    #[arg(long, env = "ARBOR_OPERATOR_TOKEN", value_name = "TOKEN", hide_env_values = true)]
     operator_token: Option<String>,
     /// Embed each question on its own instead of batching concurrent ones (for measuring what
     /// batching buys; `cargo xtask load` runs both).
@@ -189,7 +185,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
                 Some(token) => Access::Token { token, binding },
                 None => Access::Open(binding),
             };
-            listen(addr, access, &args).await
+            listen(addr, access, &args, root).await
         }
     }
 }
@@ -204,18 +200,18 @@ async fn serve_tenants(root: &Path, args: Args) -> Result<()> {
     compose::StoreConfig::load(root)?;
     let book = crate::tenants::TokenBook::new(root)?;
     let access = Access::Tenants { tokens: Arc::new(book), admin: args.token.clone() };
-    listen(addr, access, &args).await
+    listen(addr, access, &args, root).await
 }
 
 /// Listens on `addr` and serves `access` as `args` say.
-async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
+async fn listen(addr: SocketAddr, access: Access, args: &Args, root: &Path) -> Result<()> {
     if args.token.as_deref().is_some_and(|t| t.len() < 16) {
         bail!("--token must be at least 16 characters");
     }
     if !addr.ip().is_loopback() && matches!(access, Access::Open(_)) {
         bail!("listening on {addr}, which is not loopback, needs --token (or ARBOR_API_TOKEN) or --tenants");
     }
-    let (operator_token, printed) = owner_token(addr, args)?;
+    let (operator_token, made) = owner_token(addr, args, root)?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
     let bound = listener.local_addr()?;
     let options = HttpOptions {
@@ -242,9 +238,17 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
     let mut banner = format!("listening on {bound}: {}", served.join(", "));
     if args.http {
         banner.push('\n');
-        banner.push_str(&match (&printed, &options.operator_token) {
-            // After `#`, the token never reaches a server or a log; the page takes it from there.
-            (Some(token), _) => format!("memory centre at http://{bound}/#operator={token}"),
+        banner.push_str(&match (&made, &options.operator_token) {
+            // A person at a terminal gets the address to open; anything else that started the
+            // server (an agent's harness, a service manager's log) is not told the token. After
+            // `#`, it never reaches a server or a proxy's log; the page moves it out of the bar.
+            (Some(token), _) if std::io::stdout().is_terminal() => {
+                format!("memory centre at http://{bound}/#operator={token}")
+            }
+            (Some(_), _) => format!(
+                "memory centre at http://{bound}/ (its token is in {}, readable by this user only)",
+                root.join(CENTRE_TOKEN_FILE).display()
+            ),
             (None, Some(_)) => format!("memory centre at http://{bound}/ (sign in with the operator token)"),
             (None, None) if args.tenants => {
                 format!("memory centre at http://{bound}/ (sign in with an operator token)")
@@ -256,10 +260,14 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args) -> Result<()> {
     arbor_server::serve_http(listener, access, options).await
 }
 
-/// The owner's token for the memory centre, and whether it was made here (then it is printed,
-/// once, in the centre's address). Made only for a loopback listener: off loopback, the owner
-/// names one (`--operator-token`) or the centre stays closed.
-fn owner_token(addr: SocketAddr, args: &Args) -> Result<(Option<String>, Option<String>)> {
+/// Where a loopback server keeps the owner's token it made, in the store's directory.
+pub(crate) const CENTRE_TOKEN_FILE: &str = "centre-token";
+
+/// The owner's token for the memory centre, and the one made here if it was. Made only for a
+/// loopback listener, and kept in [`CENTRE_TOKEN_FILE`] (owner-only permissions); off loopback,
+/// the owner names one (`--operator-token`, better `ARBOR_OPERATOR_TOKEN`: a flag shows in
+/// the process list) or the centre stays closed.
+fn owner_token(addr: SocketAddr, args: &Args, root: &Path) -> Result<(Option<String>, Option<String>)> {
     if args.tenants || !args.http {
         return Ok((None, None));
     }
@@ -276,7 +284,21 @@ fn owner_token(addr: SocketAddr, args: &Args) -> Result<(Option<String>, Option<
         return Ok((None, None));
     }
     let made = compose::new_secret()?;
+    write_private(&root.join(CENTRE_TOKEN_FILE), &made)?;
     Ok((Some(made.clone()), Some(made)))
+}
+
+/// Writes `text` to `path` readable and writable by this user only, replacing it whole.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temp).with_context(|| format!("writing {}", temp.display()))?;
+    std::io::Write::write_all(&mut file, text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The store's `arbor.json`, for the memory centre's Settings tab: read as it is, replaced
@@ -288,8 +310,7 @@ struct StoreSettings {
 
 impl arbor_server::SettingsFile for StoreSettings {
     fn read(&self) -> Result<String> {
-        let path = self.root.join(compose::CONFIG_FILE);
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
+        compose::settings_for_display(&self.root)
     }
 
     fn write(&self, text: &str) -> std::result::Result<(), arbor_server::SettingsRefused> {

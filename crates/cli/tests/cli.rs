@@ -961,3 +961,54 @@ fn approval_and_budgets_come_from_the_stores_settings() {
     let misspelt = arbor(&["--root", root, "retrieve", "meetings", "--conversation", "c1"]);
     assert!(String::from_utf8_lossy(&misspelt.stderr).contains("auto_approve"), "{misspelt:?}");
 }
+
+/// A person edits a memory's file in their editor and adopts the edit at the command line: the
+/// edit is the next version, fsck is clean after, and a broken file is named with its line.
+#[test]
+fn fsck_adopt_edits_makes_a_hand_edit_the_next_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let root = store.to_str().unwrap();
+    assert!(arbor(&["quickstart", "--deterministic", "--dir", root]).status.success());
+    let file = |needle: &str| {
+        let mut stack = vec![store.join("memory")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if std::fs::read_to_string(&path).unwrap().contains(needle)
+                    && path.to_string_lossy().contains("leaf-")
+                {
+                    return path;
+                }
+            }
+        }
+        panic!("no document says {needle:?}");
+    };
+    let editor = file("My favorite editor is Zed now.");
+    let text = std::fs::read_to_string(&editor).unwrap();
+    std::fs::write(&editor, text.replace("My favorite editor is Zed now.", "My favorite editor is Helix now."))
+        .unwrap();
+    let meetings = file("ideally before 10am");
+    let text = std::fs::read_to_string(&meetings).unwrap();
+    std::fs::write(&meetings, text.replace("kind: \"preference\"", "kind: preference")).unwrap();
+
+    let output = arbor(&["--root", root, "fsck", "--adopt-edits"]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("adopted memory/") && stdout.contains("is version"), "{stdout}");
+    assert!(
+        stdout.contains("not adopted") && stdout.contains("frontmatter line") && stdout.contains("`kind`"),
+        "{stdout}"
+    );
+    assert_eq!(output.status.code(), Some(1), "the broken file is still an edited body: {stdout}");
+    let ask = arbor(&["--root", root, "retrieve", "which editor do I use?", "--conversation", "quickstart"]);
+    let pack = String::from_utf8(ask.stdout).unwrap();
+    assert!(pack.contains("Helix") && pack.contains("user-entry"), "{pack}");
+
+    std::fs::write(&meetings, text).unwrap();
+    let clean = arbor(&["--root", root, "--json", "fsck", "--adopt-edits"]);
+    assert!(clean.status.success(), "{}", String::from_utf8_lossy(&clean.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&clean.stdout).unwrap();
+    assert_eq!(report["adopted_edits"], serde_json::json!([]), "{report}");
+}

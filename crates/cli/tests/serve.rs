@@ -837,6 +837,13 @@ async fn dream_shows_only_the_bound_chains_consolidation() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain() {
     let f = fixture();
+    // A memory its person marked restricted: the owner sees it, no agent ever does.
+    let restricted = r#"{"text": "My therapist moved our session to Friday.", "hints": {"sensitivity": "restricted"}}"#;
+    let mut args = vec!["--json", "ingest"];
+    args.extend_from_slice(BOUND);
+    let output = arbor(&f.root(), &args, Some(&format!("{restricted}\n")));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let private = report["results"][0]["report"]["chunks"][0]["leaf_id"].as_str().expect("kept").to_owned();
     let (agent, owner) = ("the-agents-own-token-0001", "the-owners-own-token-0002");
     let server = serve(&f.root(), &["--token", agent, "--operator-token", owner]);
     let c = reqwest::Client::new();
@@ -885,7 +892,11 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
     assert_ne!(edited_id, suggestion);
     let keep = json!({"id": edited_id});
     let (status, body) = call(c.post(api("/review/keep_both")).bearer_auth(owner).json(&keep)).await;
-    assert_eq!(status, 400, "keeping both needs a conflict: {body}");
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("conflict")),
+        "keeping both needs a conflict: {body}"
+    );
     let (status, _) = call(c.post(api("/review/confirm")).bearer_auth(owner).json(&keep)).await;
     assert_eq!(status, 200);
     // An older statement of the agent's about a current memory's subject waits as a conflict;
@@ -923,6 +934,11 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
         let (status, _) = call(c.get(api(&format!("/usage?id={id}"))).bearer_auth(owner)).await;
         assert_eq!(status, 404, "the owner's token reads the bound chain only");
     }
+    assert!(ids.contains(&private.as_str()), "the owner's list holds the restricted memory");
+    let (status, node) = call(c.get(api(&format!("/get?id={private}"))).bearer_auth(owner)).await;
+    assert_eq!((status, node["sensitivity"].as_str()), (200, Some("restricted")), "{node}");
+    let (status, _) = call(c.get(api(&format!("/get?id={private}"))).bearer_auth(agent)).await;
+    assert_eq!(status, 404, "an agent never reads a restricted memory");
     let (_, node) = call(c.get(api(&format!("/get?id={mine}"))).bearer_auth(owner)).await;
     assert_eq!(node["text"], "Dana is leading the migration to Postgres.", "the prose, for correcting");
     let (_, as_agent) = call(c.get(api(&format!("/get?id={mine}"))).bearer_auth(agent)).await;
@@ -935,12 +951,18 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
     let events = audit["events"].as_array().unwrap();
     assert!(!events.is_empty() && events.len() <= 5, "{audit}");
     assert!(!audit.to_string().contains("conversation:c2"), "the audit log of the bound chain only: {audit}");
+    let by_owner = audit["events"].as_array().unwrap().iter().filter(|e| e["actor"] == "operator:http").count();
+    assert!(by_owner >= 2, "the owner's confirmation and keep-both are audited as the owner's: {audit}");
 
     // Settings: refused edits change nothing; a good one is written whole.
     let config_path = f.root().join("arbor.json");
     let before = std::fs::read_to_string(&config_path).unwrap();
     let (status, settings) = call(c.get(api("/settings")).bearer_auth(owner)).await;
-    assert_eq!((status, settings["text"].as_str()), (200, Some(before.as_str())));
+    assert_eq!(status, 200, "{settings}");
+    let shown: Value = serde_json::from_str(settings["text"].as_str().unwrap()).unwrap();
+    assert_eq!(shown, serde_json::from_str::<Value>(&before).unwrap(), "the file's settings");
+    let (status, _) = call(c.put(api("/settings")).bearer_auth(agent).json(&json!({"text": before}))).await;
+    assert_eq!(status, 403, "an agent never writes settings");
     let mut moved: Value = serde_json::from_str(&before).unwrap();
     moved["backend"] = json!("postgres");
     let refusals = [
@@ -1003,8 +1025,18 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
     let centre = lines.next().unwrap().unwrap();
     let _stop = support::Server { child, base: String::new() };
     let base = format!("http://{}", first.strip_prefix("listening on ").unwrap().split(": ").next().unwrap());
-    let made = centre.split_once("#operator=").map(|(_, token)| token.to_owned()).expect(&centre);
-    assert!(made.len() >= 32, "{centre}");
+    assert!(
+        centre.contains("centre-token") && !centre.contains("#operator="),
+        "not a terminal: no token printed: {centre}"
+    );
+    let token_file = f.root().join("centre-token");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o077, 0, "the owner's alone");
+    }
+    let made = std::fs::read_to_string(&token_file).unwrap();
+    assert!(made.len() >= 32, "{made}");
     let review = format!("{base}/api/v1/memory/review");
     assert_eq!(call(c.get(&review)).await.0, 403, "an open loopback port is an agent's, not the owner's");
     assert_eq!(call(c.get(&review).bearer_auth(&made)).await.0, 200);

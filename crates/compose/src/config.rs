@@ -249,10 +249,16 @@ impl StoreConfig {
 /// file is written whole or not at all. `Ok(Err(why))` is a refusal, in words for the writer.
 pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<StoreConfig, String>> {
     let current = StoreConfig::load(root)?;
-    let proposed = match StoreConfig::parse(text, root) {
+    let mut proposed = match StoreConfig::parse(text, root) {
         Ok(proposed) => proposed,
         Err(error) => return Ok(Err(format!("{error:#}"))),
     };
+    // What `settings_for_display` hid comes back hidden: it stands for what the file holds.
+    if let (Some(now), Some(asked)) = (&current.postgres, &mut proposed.postgres)
+        && asked.url.as_deref() == Some(HIDDEN)
+    {
+        asked.url.clone_from(&now.url);
+    }
     let fixed = [
         ("backend", json_of(&current.backend) == json_of(&proposed.backend)),
         ("postgres", json_of(&current.postgres) == json_of(&proposed.postgres)),
@@ -261,6 +267,9 @@ pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<S
         ("previous_embedder", json_of(&current.previous_embedder) == json_of(&proposed.previous_embedder)),
         ("restricted_embedder", json_of(&current.restricted_embedder) == json_of(&proposed.restricted_embedder)),
         ("created_at", current.created_at == proposed.created_at),
+        // Where model calls go and which secret they carry: `arbor models`, never an edit
+        // made through a browser, which could send a server's secret to a host of its choosing.
+        ("reasoner", json_of(&current.reasoner) == json_of(&proposed.reasoner)),
     ];
     if let Some((key, _)) = fixed.iter().find(|(_, same)| !same) {
         return Ok(Err(format!(
@@ -272,6 +281,22 @@ pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<S
     }
     crate::open::save_config(root, &proposed)?;
     Ok(Ok(proposed))
+}
+
+/// What stands in for a secret in [`settings_for_display`].
+pub(crate) const HIDDEN: &str = "(hidden)";
+
+/// `arbor.json` as the memory centre shows it: the database URL (which may carry a password)
+/// hidden.
+pub fn settings_for_display(root: &Path) -> Result<String> {
+    let config = StoreConfig::load(root)?;
+    let mut value = serde_json::to_value(&config)?;
+    if let Some(url) = value.pointer_mut("/postgres/url")
+        && !url.is_null()
+    {
+        *url = serde_json::Value::String(HIDDEN.to_owned());
+    }
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
 }
 
 fn json_of(value: &impl Serialize) -> serde_json::Value {
@@ -295,6 +320,42 @@ pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memory centre's settings: the database URL is shown hidden and comes back as it
+    /// was; where model calls go cannot be changed by an edit; a good edit is written whole.
+    #[test]
+    fn settings_hide_the_database_url_and_keep_what_an_edit_may_not_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let options = InitOptions {
+            backend: Backend::Postgres,
+            database_url: Some("postgres://u:s3cret@db/arbor".into()),
+            ..InitOptions::default()
+        };
+        crate::open::save_config(root, &StoreConfig::new(&options, EmbedderConfig::hashing())).unwrap();
+        let shown = settings_for_display(root).unwrap();
+        assert!(!shown.contains("s3cret") && shown.contains(HIDDEN), "{shown}");
+        let mut edited: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        edited["health"] = serde_json::json!({"max_candidate_wait_days": 3});
+        assert!(replace_settings(root, &edited.to_string()).unwrap().is_ok());
+        let saved = StoreConfig::load(root).unwrap();
+        assert_eq!(saved.postgres.unwrap().url.as_deref(), Some("postgres://u:s3cret@db/arbor"), "kept, not hidden");
+        assert_eq!(saved.health.unwrap().max_candidate_wait_days, 3);
+        edited["reasoner"] = serde_json::json!({
+            "kind": "openai", "base_url": "https://elsewhere.example/v1", "model": "m",
+            "api_key_env": "ARBOR_API_TOKEN", "timeout_secs": 5, "max_retries": 0,
+            "requests_per_second": 0.0, "json_output": "object"
+        });
+        let refused = replace_settings(root, &edited.to_string()).unwrap().unwrap_err();
+        assert!(refused.contains("\"reasoner\" cannot be changed here"), "{refused}");
+        assert!(StoreConfig::load(root).unwrap().reasoner == ReasonerConfig::Heuristic, "nothing written");
+        let leftovers: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "no temporary file left");
+    }
 
     /// Every variant is offered by the name it is saved under in `arbor.json`.
     #[test]

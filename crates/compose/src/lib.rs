@@ -18,7 +18,7 @@ pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
 pub use config::{
     Backend, CONFIG_FILE, Choice, IndexBackend, InitOptions, PostgresSettings, StoreConfig, replace_settings,
-    resolve_root, update_config,
+    resolve_root, settings_for_display, update_config,
 };
 pub use liveness::writer_is_dead;
 pub use models::{

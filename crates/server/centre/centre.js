@@ -547,7 +547,7 @@ async function showDay() {
   const highlighted = new Set(daily.highlights);
   box.append(
     el("p", { class: "muted" }, `${daily.memories.length} memories in ${daily.trees} trees${daily.more ? " (more not shown)" : ""}.`),
-    daily.highlights.length ? el("h4", {}, "Highlights") : null,
+    el("h4", { hidden: !daily.highlights.length }, "Highlights"),
     el("ul", {}, daily.highlights.map((i) => daily.memories[i]).map((m) => el("li", {}, el("strong", {}, m.title), ` — ${m.text}`))),
     el("h4", {}, "The day, newest first"),
     el(

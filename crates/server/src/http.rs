@@ -544,9 +544,17 @@ async fn authenticate(State(gate): State<Arc<Gate>>, mut request: Request, next:
     let Some(binding) = binding else {
         return ApiError::new(401, "unauthorized", "a valid bearer token is required").into_response();
     };
+    let role = binding.role;
     request.extensions_mut().insert(binding);
-    next.run(request).await
+    match role {
+        // What the owner does here is audited as the owner's, not as the server's agent.
+        Role::Operator => arbor_app::acting_as(OPERATOR_ACTOR, next.run(request)).await,
+        Role::Agent => next.run(request).await,
+    }
 }
+
+/// Who the audit log names for a request made with an operator's token.
+const OPERATOR_ACTOR: &str = "operator:http";
 
 /// The names a request may address the server by.
 #[derive(Debug)]

@@ -217,7 +217,7 @@ pub(crate) fn document() -> Value {
         "get",
         None,
         schema("Node"),
-        &[],
+        &[("409", "The memory's file changed on disk since it was written (code `conflict`).")],
     );
     get_node["parameters"] = json!([query_parameter(
         "id",

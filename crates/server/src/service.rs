@@ -58,12 +58,21 @@ impl From<AppError> for ApiError {
             }
             AppError::Correction(_)
             | AppError::Transition(_)
+            | AppError::NotNow(_)
             | AppError::Port(Port::Conflict { .. } | Port::AlreadyExists { .. }) => {
                 ApiError::new(409, "conflict", error.to_string())
             }
             AppError::ReadOnlyLayer { .. } | AppError::NeedsPerson { .. } | AppError::ReadChain(_) => {
                 ApiError::new(403, "forbidden", error.to_string())
             }
+            // A file changed on disk since it was written (edited by hand): the store's, not the
+            // caller's, to settle; its path stays in the log.
+            AppError::Port(Port::Integrity { .. }) => ApiError::new(
+                409,
+                "conflict",
+                "this memory's file changed on disk since it was written; the store's owner adopts the edit \
+                 (`arbor fsck --adopt-edits`, or Pending in the memory centre) or puts the file back",
+            ),
             AppError::Contention { .. } | AppError::Port(Port::Unavailable { .. }) => {
                 ApiError::new(503, "unavailable", error.to_string())
             }
@@ -913,15 +922,20 @@ impl Service {
         }
     }
 
-    /// Records each memory document a person edited as the memory's next version (as
-    /// `arbor fsck --adopt-edits` does), saying in the log what it did and did not adopt.
+    /// Turns each memory document edited in the chain's namespaces into a suggestion for the
+    /// person (the memory centre's Pending tab): a server cannot tell who changed a file, so
+    /// it never adopts an edit as the person's own (`arbor fsck --adopt-edits` at the store's
+    /// command line does). What it did and did not adopt goes to the log.
     async fn adopt_edits(&self) {
-        match self.arbor.adopt_edits().await {
+        let namespaces: Vec<_> = self.chain.live_namespaces().cloned().collect();
+        let found = arbor_app::acting_as("hand-edit", self.arbor.adopt_edits(&namespaces, arbor_app::EditsBy::Unknown));
+        match found.await {
             Ok(adoptions) => {
                 for adoption in adoptions {
                     match adoption {
+                        // Reported once a minute until the file changes: debug, not a warning flood.
                         arbor_app::Adoption::NotAdopted { leaf_id, path, reason } => {
-                            tracing::warn!(%leaf_id, %path, %reason, "an edited memory document was not adopted")
+                            tracing::debug!(%leaf_id, %path, %reason, "an edited memory document was not adopted")
                         }
                         done => tracing::info!(adoption = ?done, "adopted a hand-edited memory document"),
                     }

@@ -52,7 +52,7 @@ impl Arbor {
             at,
             namespace: chain.layers()[0].namespace.clone(),
             read_chain: chain_names(chain),
-            actor: self.options.actor.clone(),
+            actor: self.actor(),
             query: request.query.clone(),
             as_of: request.as_of,
             intent: intent.unwrap_or_default(),

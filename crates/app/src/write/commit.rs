@@ -211,7 +211,7 @@ impl Arbor {
             namespace: namespace.clone(),
             node: Some(node),
             content_sha256: Some(content.clone()),
-            actor: self.options.actor.clone(),
+            actor: self.actor(),
             policy_version: POLICY_VERSION.to_owned(),
         }
     }
