@@ -161,7 +161,7 @@ impl Service {
     pub(crate) async fn edit_candidate(&self, input: wire::EditCandidateInput) -> ApiResult<wire::Reviewed> {
         let id = leaf_id(&input.id)?;
         let receipt = self.arbor().edit_candidate(self.chain(), &id, &input.text, input.title).await?;
-        Ok(reviewed(receipt))
+        Ok(wire::Reviewed::from(receipt))
     }
 
     /// A suggestion in conflict with a current memory, and both are true: it becomes current
@@ -169,7 +169,7 @@ impl Service {
     pub(crate) async fn keep_both(&self, input: wire::ReviewInput) -> ApiResult<wire::Reviewed> {
         let id = leaf_id(&input.id)?;
         let resolution = arbor_domain::conflict::ConflictResolution::KeepBoth;
-        Ok(reviewed(self.arbor().resolve_conflict(self.chain(), &id, resolution).await?))
+        Ok(wire::Reviewed::from(self.arbor().resolve_conflict(self.chain(), &id, resolution).await?))
     }
 
     /// Makes a replaced version current again, as a person's decision.
@@ -178,15 +178,7 @@ impl Service {
         let expected = arbor_domain::id::Version::new(input.current_version)
             .ok_or_else(|| ApiError::invalid("`current_version` starts at 1"))?;
         let receipt = self.arbor().restore(self.chain(), &id, expected).await?;
-        Ok(wire::Corrected {
-            leaf_id: receipt.leaf_id.to_string(),
-            version: receipt.version,
-            status: receipt.status.as_str().to_owned(),
-            replaces: receipt.replaces.to_string(),
-            replaced_version: receipt.replaced_version,
-            namespace: receipt.namespace.to_string(),
-            tree_id: receipt.tree_id.to_string(),
-        })
+        Ok(wire::Corrected::from(receipt))
     }
 
     pub(crate) fn settings(&self) -> ApiResult<wire::Settings> {
@@ -208,15 +200,6 @@ impl Service {
                 Err(ApiError::new(503, "unavailable", "the settings file could not be written; nothing changed"))
             }
         }
-    }
-}
-
-fn reviewed(receipt: arbor_app::ReviewReceipt) -> wire::Reviewed {
-    wire::Reviewed {
-        leaf_id: receipt.leaf_id.to_string(),
-        namespace: receipt.namespace.to_string(),
-        status: receipt.status.as_str().to_owned(),
-        superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
     }
 }
 

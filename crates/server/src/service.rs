@@ -767,15 +767,7 @@ impl Service {
             Err(error) if error.is_not_found() => return Err(not_found()),
             Err(error) => return Err(error.into()),
         };
-        Ok(wire::Corrected {
-            leaf_id: receipt.leaf_id.to_string(),
-            version: receipt.version,
-            status: receipt.status.as_str().to_owned(),
-            replaces: receipt.replaces.to_string(),
-            replaced_version: receipt.replaced_version,
-            namespace: receipt.namespace.to_string(),
-            tree_id: receipt.tree_id.to_string(),
-        })
+        Ok(wire::Corrected::from(receipt))
     }
 
     /// Forgets a memory of the binding's write namespace. What the chain could not open by id
@@ -844,12 +836,7 @@ impl Service {
             }
             Err(error) => return Err(error.into()),
         };
-        Ok(wire::Reviewed {
-            leaf_id: receipt.leaf_id.to_string(),
-            namespace: receipt.namespace.to_string(),
-            status: receipt.status.as_str().to_owned(),
-            superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
-        })
+        Ok(wire::Reviewed::from(receipt))
     }
 
     pub(crate) async fn catalog(&self, input: wire::CatalogInput) -> ApiResult<wire::Catalog> {
