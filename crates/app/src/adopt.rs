@@ -11,8 +11,8 @@
 //!   the next version (through `Arbor::correct`'s path, so admission, dedup and approval hold);
 //!   once it is current, the replaced version's document is written again from its row;
 //! - the frontmatter no longer parses, names another memory, or changes what a file cannot
-//!   change (kind, validity, labels, its place): reported with the line or the field, the file
-//!   left exactly as it is;
+//!   change (`domain::hand_edit`): reported with the line or the field, the file left exactly
+//!   as it is;
 //! - the words are what the memory already says: reported, the file left as it is;
 //! - a replaced version whose file holds its successor's words (an adoption confirmed, or cut
 //!   short by a crash before the history rewrite): the rewrite is done;
@@ -22,9 +22,10 @@
 //! characters: word for word for a memory that short, its start for a longer one (the edit
 //! overwrote the rest), which [`Adoption::Adopted`] says.
 
+use arbor_domain::hand_edit::{self, HandEdit};
 use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::LeafStatus;
-use arbor_domain::markdown::{self, Document};
+use arbor_domain::markdown;
 use arbor_domain::model::{Actor, ContentHash, LeafRecord, SourceRef};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::TrustedContext;
@@ -32,7 +33,6 @@ use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::text::fingerprint;
 use arbor_ports::{Change, ChangeSet, Error, LeafExpect};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::correct::Correction;
 use crate::{AppError, AppResult, Arbor};
@@ -68,11 +68,6 @@ pub enum Adoption {
     /// Left exactly as it is, and why.
     NotAdopted { leaf_id: LeafId, path: String, reason: String },
 }
-
-/// Frontmatter fields an edit may not change: what the memory is and where it lives. A person
-/// changes those with the commands that move a memory, not by typing in its file.
-const FIXED_FIELDS: &[&str] =
-    &["namespace", "tree", "lineage", "version", "kind", "valid_from", "valid_to", "labels", "expires_at"];
 
 impl Arbor {
     /// Finds every hand-edited leaf document in `namespaces` (every namespace when empty) and
@@ -129,13 +124,13 @@ impl Arbor {
             Ok(document) => document,
             Err(error) => return not_adopted(format!("{error}; fix it and run again")),
         };
-        if let Err(why) = unchanged_identity(&document, leaf) {
-            return not_adopted(why);
-        }
-        let words = markdown::prose_after_frontmatter(&document.body);
+        let edit = match hand_edit::read_edit(&document, leaf) {
+            Ok(edit) => edit,
+            Err(why) => return not_adopted(why),
+        };
         match leaf.status {
-            LeafStatus::Active => self.adopt_current(namespace, leaf, tree, &document, words, by).await.map(Some),
-            LeafStatus::Superseded if self.successor_says(namespace, leaf, &words).await? => {
+            LeafStatus::Active => self.adopt_current(namespace, leaf, tree, edit, by).await.map(Some),
+            LeafStatus::Superseded if self.successor_says(namespace, leaf, &edit.words).await? => {
                 self.rewrite_document(leaf).await?;
                 Ok(Some(Adoption::HistoryRestored { leaf_id: leaf.id.clone(), path }))
             }
@@ -157,18 +152,12 @@ impl Arbor {
         namespace: &Namespace,
         leaf: &LeafRecord,
         tree: &[LeafRecord],
-        document: &Document,
-        words: String,
+        edit: HandEdit,
         by: EditsBy,
     ) -> AppResult<Adoption> {
         let path = leaf.body_path.to_string();
         let not_adopted =
             |reason: String| Adoption::NotAdopted { leaf_id: leaf.id.clone(), path: path.clone(), reason };
-        let raised = match edited_sensitivity(document, leaf) {
-            Ok(raised) => raised,
-            Err(why) => return Ok(not_adopted(why)),
-        };
-        let title = edited_title(document, leaf);
         if leaf.sensitivity == Sensitivity::Restricted {
             return Ok(not_adopted(
                 "a restricted memory is not adopted from its file (its words stay out of every automatic path); \
@@ -176,7 +165,7 @@ impl Arbor {
                     .to_owned(),
             ));
         }
-        if fingerprint(&words) == leaf.fingerprint {
+        if !edit.new_words {
             return Ok(not_adopted(
                 "its words are what the memory says (a new title, sensitivity or layout alone is not a new version: \
                  change the words, or use `arbor correct`); the file is left as it is"
@@ -186,7 +175,7 @@ impl Arbor {
         if by == EditsBy::Unknown
             && let Some(decided) = tree.iter().find(|other| {
                 other.supersedes.as_ref() == Some(&leaf.id)
-                    && other.fingerprint == fingerprint(&words)
+                    && other.fingerprint == fingerprint(&edit.words)
                     && matches!(other.status, LeafStatus::Candidate | LeafStatus::Rejected)
             })
         {
@@ -203,11 +192,11 @@ impl Arbor {
             EditsBy::Unknown => (Actor::Tool, SourceRef::Import { origin: format!("edited file {path}") }),
         };
         let correction = Correction {
-            title,
+            title: edit.title,
             source,
             actor,
-            at_least: raised,
-            ..Correction::by_person(leaf.id.clone(), leaf.version, words)
+            at_least: edit.sensitivity,
+            ..Correction::by_person(leaf.id.clone(), leaf.version, edit.words)
         };
         let receipt = match self.correct(&chain, &correction).await {
             Ok(receipt) => receipt,
@@ -273,58 +262,6 @@ impl Arbor {
         // The row's fingerprint is of every word: the summary says them all when it matches.
         Ok(fingerprint(&leaf.summary) == leaf.fingerprint)
     }
-}
-
-/// Whether the document still names this memory and keeps what a file cannot change.
-fn unchanged_identity(document: &Document, leaf: &LeafRecord) -> Result<(), String> {
-    if document.meta.get("id").and_then(Value::as_str) != Some(leaf.id.as_str()) {
-        return Err("its frontmatter `id` no longer names this memory; put it back".to_owned());
-    }
-    let recorded = |field: &str| -> Option<Value> {
-        match field {
-            "namespace" => Some(json!(leaf.namespace)),
-            "tree" => Some(json!(leaf.tree_id)),
-            "lineage" => Some(json!(leaf.lineage)),
-            "version" => Some(json!(leaf.version.get())),
-            "kind" => Some(json!(leaf.kind)),
-            "valid_from" => leaf.validity.valid_from.map(|t| json!(t)),
-            // A replaced version's validity was closed after its document was written.
-            "valid_to" if leaf.status == LeafStatus::Active => leaf.validity.valid_to.map(|t| json!(t)),
-            "valid_to" => document.meta.get("valid_to").cloned(),
-            "labels" => (!leaf.labels.is_empty()).then(|| json!(leaf.labels)),
-            "expires_at" => leaf.expires_at.map(|t| json!(t)),
-            _ => None,
-        }
-    };
-    for field in FIXED_FIELDS {
-        if document.meta.get(*field).cloned() != recorded(field) {
-            return Err(format!(
-                "its frontmatter `{field}` is not the memory's; a file changes only its words, its `# title` and a \
-                 raised `sensitivity` — put `{field}` back"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The sensitivity the document asks for, when it raises the memory's; lowering is refused.
-fn edited_sensitivity(document: &Document, leaf: &LeafRecord) -> Result<Sensitivity, String> {
-    let Some(value) = document.meta.get("sensitivity") else { return Ok(leaf.sensitivity) };
-    let asked: Sensitivity = serde_json::from_value(value.clone())
-        .map_err(|_| format!("its frontmatter `sensitivity` is not one Arbor knows: {value}"))?;
-    if asked < leaf.sensitivity {
-        return Err(format!(
-            "its frontmatter lowers `sensitivity` from {} to {}: a file may only raise it",
-            leaf.sensitivity, asked
-        ));
-    }
-    Ok(asked)
-}
-
-/// The `# title` line, when the person changed it.
-fn edited_title(document: &Document, leaf: &LeafRecord) -> Option<String> {
-    let heading = document.body.trim_start().strip_prefix("# ").and_then(|t| t.lines().next()).map(str::trim);
-    heading.filter(|h| !h.is_empty() && *h != leaf.title).map(str::to_owned)
 }
 
 /// A correction refused for what it says or where it is, which the person can act on; the

@@ -44,6 +44,7 @@ pub mod entity;
 pub mod event;
 pub mod event_stream;
 pub mod experiment;
+pub mod hand_edit;
 pub mod health;
 pub mod heuristics;
 pub mod id;

@@ -87,6 +87,32 @@ impl From<AppError> for ApiError {
 
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
+// Receipts on the wire (here, not in `wire`: the fuzz targets compile `wire` without the app).
+impl From<arbor_app::CorrectionReceipt> for wire::Corrected {
+    fn from(receipt: arbor_app::CorrectionReceipt) -> wire::Corrected {
+        wire::Corrected {
+            leaf_id: receipt.leaf_id.to_string(),
+            version: receipt.version,
+            status: receipt.status.as_str().to_owned(),
+            replaces: receipt.replaces.to_string(),
+            replaced_version: receipt.replaced_version,
+            namespace: receipt.namespace.to_string(),
+            tree_id: receipt.tree_id.to_string(),
+        }
+    }
+}
+
+impl From<arbor_app::ReviewReceipt> for wire::Reviewed {
+    fn from(receipt: arbor_app::ReviewReceipt) -> wire::Reviewed {
+        wire::Reviewed {
+            leaf_id: receipt.leaf_id.to_string(),
+            namespace: receipt.namespace.to_string(),
+            status: receipt.status.as_str().to_owned(),
+            superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
+
 /// How often a server runs its queued jobs.
 const JOB_TICK: std::time::Duration = std::time::Duration::from_secs(2);
 

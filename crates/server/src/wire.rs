@@ -1254,31 +1254,6 @@ pub(crate) struct SettingsInput {
     pub text: String,
 }
 
-impl From<arbor_app::CorrectionReceipt> for Corrected {
-    fn from(receipt: arbor_app::CorrectionReceipt) -> Corrected {
-        Corrected {
-            leaf_id: receipt.leaf_id.to_string(),
-            version: receipt.version,
-            status: receipt.status.as_str().to_owned(),
-            replaces: receipt.replaces.to_string(),
-            replaced_version: receipt.replaced_version,
-            namespace: receipt.namespace.to_string(),
-            tree_id: receipt.tree_id.to_string(),
-        }
-    }
-}
-
-impl From<arbor_app::ReviewReceipt> for Reviewed {
-    fn from(receipt: arbor_app::ReviewReceipt) -> Reviewed {
-        Reviewed {
-            leaf_id: receipt.leaf_id.to_string(),
-            namespace: receipt.namespace.to_string(),
-            status: receipt.status.as_str().to_owned(),
-            superseded: receipt.superseded.iter().map(ToString::to_string).collect(),
-        }
-    }
-}
-
 /// An error, with a stable machine-readable code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct ErrorBody {
