@@ -604,3 +604,30 @@ fn a_summary_body_without_its_row_is_judged_as_a_summary() {
     assert!(repaired.trim_end().ends_with("clean after repairs"), "{repaired}");
     assert!(!stray.exists() && summary.exists(), "only the stray summary goes");
 }
+
+/// Secrets written in Chinese are refused with the same sentence as in English: a password
+/// after 密码 with no space to set it off, a resident ID number (its check character holds), a
+/// card number beside Han characters. What only mentions a password is kept.
+#[test]
+fn secrets_written_in_chinese_are_refused_as_in_english() {
+    let (_dir, root) = new_store();
+    let lines = [
+        r#"{"text":"my password is hunter2xyz"}"#,
+        r#"{"text":"我的密码是 hunter2xyz"}"#,
+        r#"{"text":"我的身份证号是110101199003074514"}"#,
+        r#"{"text":"我的卡号是6222600260001072444"}"#,
+        r#"{"text":"我忘记密码了，明天去银行重置"}"#,
+    ];
+    let input = lines.join("\n") + "\n";
+    let report = json(&arbor_stdin(&root, &["--json", "ingest"], input.as_bytes()));
+    let reason = |line: usize| -> String {
+        let chunk = &report["results"][line]["report"]["chunks"][0];
+        assert_eq!(chunk["outcome"], "not_admitted", "line {line}: {report}");
+        chunk["reason"].as_str().unwrap().to_owned()
+    };
+    let english = reason(0);
+    assert_eq!(reason(1), english, "the same sentence in both languages");
+    assert!(reason(2).contains("an identity number") && reason(3).contains("a card number"), "{report}");
+    assert_eq!(report["results"][4]["report"]["chunks"][0]["outcome"], "created", "{report}");
+    assert!(!report.to_string().contains("hunter2xyz") && !report.to_string().contains("110101199003074514"));
+}

@@ -76,11 +76,19 @@ pub enum AdmissionRefusal {
 }
 
 fn describe(kinds: &[SecretKind]) -> String {
-    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    match names.as_slice() {
+    // Every kind's name is a noun phrase; its article follows its first sound.
+    let named: Vec<String> = kinds
+        .iter()
+        .map(|k| {
+            let name = k.as_str();
+            let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            format!("{article} {name}")
+        })
+        .collect();
+    match named.as_slice() {
         [] => "a secret".to_owned(),
-        [one] => format!("a {one}"),
-        [rest @ .., last] => format!("a {} or a {last}", rest.join(", a ")),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     }
 }
 

@@ -101,6 +101,10 @@ pub enum SecretKind {
     Password,
     CardNumber,
     PrivateKey,
+    /// A national identity number whose check digit holds (a mainland resident ID).
+    IdNumber,
+    /// A passport number stated as one.
+    PassportNumber,
 }
 
 impl SecretKind {
@@ -111,6 +115,8 @@ impl SecretKind {
             SecretKind::Password => "password",
             SecretKind::CardNumber => "card number",
             SecretKind::PrivateKey => "private key",
+            SecretKind::IdNumber => "identity number",
+            SecretKind::PassportNumber => "passport number",
         }
     }
 }
@@ -165,11 +171,28 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"(?i)\b(?:password|passwd|passphrase|pwd|pin code|密码)\b\s*(?:is|was|:|=|：|是)\s*[\x22']?\S{4,}",
         ),
         p(SecretKind::Password, r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@"),
+        // The same in Chinese, where no space or word boundary sets a word off: a password,
+        // passphrase or one-time code followed by a value of letters, digits and symbols
+        // ("我的密码是 hunter2xyz", "验证码：834921"). A value must start right after the
+        // word or its "是/为/：", so "忘记密码了" and "修改密码的页面" say nothing secret.
+        p(
+            SecretKind::Password,
+            r"(?:密码|口令|验证码|校验码|动态码|PIN码)\s*(?:是|为|:|：|=)?\s*[\x22'“「]?[A-Za-z0-9!@#$%^&*_+=.~-]{4,}",
+        ),
+        p(
+            SecretKind::PassportNumber,
+            r"(?i)(?:护照|passport)\s*(?:号码|号|no\.?|number)?\s*(?:是|为|:|：|is)?\s*[A-Z]{1,2}\d{7,8}",
+        ),
     ]
 });
 
+// Digits are set off by hand, not by `\b`: beside a Han character (卡号6222…) there is no word
+// boundary, and a number there is no less a card's.
 static CARD_CANDIDATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(?:\d[ -]?){12,18}\d\b").expect("card pattern compiles"));
+    LazyLock::new(|| Regex::new(r"(?:\d[ -]?){12,18}\d").expect("card pattern compiles"));
+
+/// A mainland resident identity number: 17 digits and a check character.
+static ID_CANDIDATE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d{17}[\dXx]").expect("id pattern compiles"));
 
 impl SecretGuard {
     /// Every secret found in `text`, in order of position.
@@ -186,8 +209,13 @@ impl SecretGuard {
             .collect();
         for m in CARD_CANDIDATE.find_iter(text) {
             let digits: Vec<u32> = m.as_str().chars().filter_map(|c| c.to_digit(10)).collect();
-            if (13..=19).contains(&digits.len()) && luhn_valid(&digits) {
+            if stands_alone(text, m.start(), m.end()) && (13..=19).contains(&digits.len()) && luhn_valid(&digits) {
                 findings.push(SecretFinding { kind: SecretKind::CardNumber, start: m.start(), end: m.end() });
+            }
+        }
+        for m in ID_CANDIDATE.find_iter(text) {
+            if stands_alone(text, m.start(), m.end()) && resident_id_valid(m.as_str()) {
+                findings.push(SecretFinding { kind: SecretKind::IdNumber, start: m.start(), end: m.end() });
             }
         }
         findings.sort_by_key(|f| (f.start, f.end, f.kind));
@@ -206,6 +234,35 @@ impl SecretGuard {
         kinds.dedup();
         kinds
     }
+}
+
+/// Whether `text[start..end]` is a whole number: no digit or Latin letter right before or after
+/// (a Han character, a space or punctuation may be).
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    [before, after].into_iter().flatten().all(|c| !c.is_ascii_alphanumeric())
+}
+
+/// A mainland resident identity number (GB 11643): a birth date at digits 7–14 and an ISO 7064
+/// MOD 11-2 check character. Both are required, so an order or tracking number of 18 digits is
+/// almost never taken for one.
+fn resident_id_valid(candidate: &str) -> bool {
+    const WEIGHTS: [u32; 17] = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+    const CHECK: &[u8; 11] = b"10X98765432";
+    let bytes = candidate.as_bytes();
+    if bytes.len() != 18 {
+        return false;
+    }
+    let digits: Option<Vec<u32>> = bytes[..17].iter().map(|b| (*b as char).to_digit(10)).collect();
+    let Some(digits) = digits else { return false };
+    let (year, month, day) =
+        (digits[6..10].iter().fold(0, |n, d| n * 10 + d), digits[10] * 10 + digits[11], digits[12] * 10 + digits[13]);
+    if !(1900..=2100).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return false;
+    }
+    let sum: u32 = digits.iter().zip(WEIGHTS).map(|(d, w)| d * w).sum();
+    CHECK[(sum % 11) as usize] == bytes[17].to_ascii_uppercase()
 }
 
 /// The Luhn checksum that every payment card number satisfies.
@@ -245,6 +302,18 @@ mod tests {
             ("card 4111 1111 1111 1111 exp 12/29", CardNumber),
             ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", PrivateKey),
             ("-----BEGIN RSA PRIVATE KEY-----", PrivateKey),
+            // Chinese, where no space sets a word off.
+            ("我的密码是 hunter2xyz", Password),
+            ("我的密码是hunter2xyz", Password),
+            ("邮箱密码：Qw3rty!2024", Password),
+            ("支付口令为 884512", Password),
+            ("验证码：834921，五分钟内有效", Password),
+            ("我的身份证号是110101199003074514", IdNumber),
+            ("身份证 11010519491231002X 请保管好", IdNumber),
+            ("卡号6222600260001072444，别告诉别人", CardNumber),
+            ("我的卡号是4111111111111111", CardNumber),
+            ("护照号码是E12345678", PassportNumber),
+            ("passport number G12345678", PassportNumber),
         ];
         for (text, expected) in cases {
             assert!(kinds(text).contains(expected), "{text:?} should contain {expected:?}, got {:?}", kinds(text));
@@ -278,6 +347,13 @@ mod tests {
             "Order 1234 5678 shipped", // too short for a card
             "Reset your password from the settings page.",
             "Invoice 4111111111111112 is overdue", // fails Luhn
+            "我忘记密码了，怎么重置？",
+            "修改密码的页面在设置里",
+            "验证码没收到",
+            "订单号 110101199003074515 已发货", // an 18-digit number whose check digit fails
+            "快递单号 123456789012345678",      // no birth date where an ID has one
+            "护照快到期了，下个月去续签",
+            "我的手机号换了",
         ] {
             assert!(kinds(text).is_empty(), "{text:?} flagged as {:?}", kinds(text));
         }
@@ -298,6 +374,24 @@ mod tests {
             let number: String = digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect();
             let text = format!("{prefix} {number} thanks");
             prop_assert!(kinds(&text).contains(&SecretKind::CardNumber));
+        }
+
+        /// Any resident ID number whose date and check character hold is found, set off by Han
+        /// characters, spaces or punctuation; one digit changed, it no longer is.
+        #[test]
+        fn resident_id_numbers_are_found_beside_han_characters(
+            region in 110000u32..660000, year in 1930u32..2020, month in 1u32..13, day in 1u32..29,
+            sequence in 0u32..1000, before in "[我的身份证号是：，]{0,4}", after in "[，。请保管好 ]{0,4}",
+        ) {
+            let body = format!("{region:06}{year:04}{month:02}{day:02}{sequence:03}");
+            let weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+            let sum: u32 = body.chars().zip(weights).map(|(c, w)| c.to_digit(10).unwrap() * w).sum();
+            let check = b"10X98765432"[(sum % 11) as usize] as char;
+            let text = format!("{before}{body}{check}{after}");
+            prop_assert!(kinds(&text).contains(&SecretKind::IdNumber), "{}", text);
+            let wrong = if check == '0' { '1' } else { '0' };
+            let altered = format!("{before}{body}{wrong}{after}");
+            prop_assert!(!kinds(&altered).contains(&SecretKind::IdNumber), "{}", altered);
         }
 
         /// Scanning never panics and reports ranges inside the text.
