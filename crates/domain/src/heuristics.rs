@@ -46,6 +46,108 @@ static FILLER: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
+/// Chat fillers in Chinese, as whole phrases: a message made of nothing else (and of the
+/// English fillers, punctuation, spaces and emoji) is chit-chat. Chinese sets no word off with
+/// spaces, so these are matched as phrases, longest first, not as tokens.
+static ZH_FILLER: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut phrases = vec![
+        "谢谢你",
+        "谢谢您",
+        "不客气",
+        "没问题",
+        "知道了",
+        "辛苦了",
+        "早上好",
+        "下午好",
+        "晚上好",
+        "好的",
+        "好滴",
+        "好哒",
+        "好嘞",
+        "谢谢",
+        "多谢",
+        "感谢",
+        "嗯嗯",
+        "哈哈",
+        "呵呵",
+        "嘻嘻",
+        "收到",
+        "明白",
+        "了解",
+        "可以",
+        "晚安",
+        "早安",
+        "再见",
+        "拜拜",
+        "没事",
+        "对的",
+        "是的",
+        "好吧",
+        "行吧",
+        "你好",
+        "您好",
+        "好",
+        "嗯",
+        "哦",
+        "噢",
+        "啊",
+        "行",
+        "对",
+        "哈",
+        "嘿",
+        "哇",
+        "呀",
+        "啦",
+        "吧",
+        "了",
+        "呢",
+    ];
+    phrases.sort_by_key(|p| std::cmp::Reverse(p.chars().count()));
+    phrases
+});
+
+/// Whether `text` says nothing but chat fillers, in English or Chinese ("ok thanks!",
+/// "好的谢谢", "嗯嗯", "收到 👍"): what remains after punctuation, spaces and symbols are set
+/// aside is wholly filler words and phrases.
+fn is_filler_message(text: &str) -> bool {
+    let kept: String = text.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    let mut rest = kept.as_str();
+    let mut any = false;
+    while !rest.is_empty() {
+        let latin = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+        if latin > 0 {
+            // Words run together once spaces are gone ("okthanks"): a run is filler when it
+            // splits into filler words.
+            if !splits_into_fillers(&rest[..latin]) {
+                return false;
+            }
+            rest = &rest[latin..];
+        } else if let Some(phrase) = ZH_FILLER.iter().find(|p| rest.starts_with(**p)) {
+            rest = &rest[phrase.len()..];
+        } else {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Whether a run of ASCII letters is one or more English filler words back to back. A run
+/// longer than any string of fillers a person types is not one (and costs nothing to refuse).
+fn splits_into_fillers(run: &str) -> bool {
+    const LONGEST: usize = 64;
+    if run.len() > LONGEST {
+        return false;
+    }
+    // reachable[i]: run[..i] splits into fillers.
+    let mut reachable = [false; LONGEST + 1];
+    reachable[0] = true;
+    for end in 1..=run.len() {
+        reachable[end] = (0..end).any(|start| reachable[start] && FILLER.contains(&run[start..end]));
+    }
+    reachable[run.len()]
+}
+
 /// Sentence openers that look like names but are not.
 static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [
@@ -338,7 +440,7 @@ fn admission_score(text: &str, tokens: &[String]) -> f32 {
     if tokens.is_empty() {
         return 0.0;
     }
-    if tokens.iter().all(|t| FILLER.contains(t.as_str())) {
+    if tokens.iter().all(|t| FILLER.contains(t.as_str())) || is_filler_message(text) {
         return 0.2;
     }
     if tokens.len() < 3 {
@@ -575,6 +677,24 @@ mod tests {
     fn filler_is_not_admitted_and_statements_are() {
         assert!(assess(&request("ok thanks!", vec![])).admission.get() < 0.5);
         assert!(assess(&request("I prefer short answers in bullet points", vec![])).admission.get() >= 0.5);
+        for chit_chat in
+            ["好的谢谢", "嗯嗯", "哈哈哈哈", "收到！", "OK 好的", "好的，谢谢 👍", "明白了", "thanks 谢谢你", "晚安~"]
+        {
+            assert!(is_filler_message(chit_chat), "{chit_chat:?} is chit-chat");
+            assert!(assess(&request(chit_chat, vec![])).admission.get() < 0.5, "{chit_chat:?}");
+        }
+        for said in [
+            "好的，我明天搬到上海",
+            "谢谢你帮我订了去北京的机票",
+            "我叫李雷",
+            "可以的话周五开会",
+            "ok, the deploy is on Friday",
+            "好",
+        ] {
+            let filler = is_filler_message(said);
+            assert_eq!(filler, said == "好", "{said:?}");
+        }
+        assert!(!is_filler_message(&"k".repeat(20_000)), "a long run is refused at once, not recursed into");
     }
 
     #[test]
