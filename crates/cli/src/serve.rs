@@ -284,21 +284,8 @@ fn owner_token(addr: SocketAddr, args: &Args, root: &Path) -> Result<(Option<Str
         return Ok((None, None));
     }
     let made = compose::new_secret()?;
-    write_private(&root.join(CENTRE_TOKEN_FILE), &made)?;
+    compose::write_private(&root.join(CENTRE_TOKEN_FILE), made.as_bytes())?;
     Ok((Some(made.clone()), Some(made)))
-}
-
-/// Writes `text` to `path` readable and writable by this user only, replacing it whole.
-fn write_private(path: &Path, text: &str) -> Result<()> {
-    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&temp).with_context(|| format!("writing {}", temp.display()))?;
-    std::io::Write::write_all(&mut file, text.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The store's `arbor.json`, for the memory centre's Settings tab: read as it is, replaced

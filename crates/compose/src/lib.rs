@@ -38,5 +38,5 @@ pub use set_aside::{
 };
 pub use tenants::{
     IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, new_secret,
-    revoke_token, tenant_root, token_digest,
+    revoke_token, tenant_root, token_digest, write_private,
 };
