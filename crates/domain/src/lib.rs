@@ -25,6 +25,7 @@
 //! | retrieval budgets per layer and in total | [`budget`] |
 //! | rank fusion | [`ranking`] |
 //! | chunking and fingerprints | [`text`] |
+//! | Chinese words, names and function words | [`han`] |
 //! | transcript lines: whose "I" a labelled line speaks | [`transcript`] |
 //! | inbound events, and cutting a stream of them so one bad event costs only itself | [`event`], [`event_stream`] |
 //! | typed, path-safe ids and the body layout on disk | [`id`], [`paths`] |
@@ -44,6 +45,7 @@ pub mod entity;
 pub mod event;
 pub mod event_stream;
 pub mod experiment;
+pub mod han;
 pub mod hand_edit;
 pub mod health;
 pub mod heuristics;

@@ -44,6 +44,7 @@ use serde::Serialize;
 
 use crate::text::{is_stopword, stem, tokenize};
 
+mod chinese;
 mod lookup;
 mod resemble;
 
@@ -241,6 +242,9 @@ static REPLACEMENT_SIGNS: LazyLock<RegexSet> = LazyLock::new(|| {
 /// Whether `text` shows any sign of replacing something (a change cue or a single-valued
 /// slot): the cheap test before reading it as a claim, which most texts fail.
 pub fn may_replace_anything(text: &str) -> bool {
+    if crate::han::mostly_han(text) {
+        return chinese::may_replace_anything(text);
+    }
     let lower = text.to_lowercase();
     SIGN_WORDS.iter().any(|word| lower.contains(word)) && REPLACEMENT_SIGNS.is_match(text)
 }
@@ -946,6 +950,9 @@ pub struct Claim {
 impl Claim {
     /// Reads a text.
     pub fn read(text: &str) -> Claim {
+        if crate::han::mostly_han(text) {
+            return chinese::read(text);
+        }
         let raw: Vec<&str> = text.split_whitespace().collect();
         let words: Vec<String> = raw.iter().map(|w| trim_word(w).to_lowercase()).collect();
         let mentions = find_mentions(&raw);
@@ -1121,7 +1128,8 @@ impl Claim {
         let near = |i: usize| {
             self.words.get(i).is_some_and(|w| {
                 let w = w.trim_end_matches("'s").trim_end_matches('’');
-                tokenize(w).iter().any(|t| shared.contains(stem(t).as_ref()))
+                // A Chinese word is a term as it stands ("天穹的*预算*").
+                (!w.is_ascii() && shared.contains(w)) || tokenize(w).iter().any(|t| shared.contains(stem(t).as_ref()))
             })
         };
         let after = (mention.word + len..mention.word + len + 2).any(near);
