@@ -607,7 +607,8 @@ fn a_summary_body_without_its_row_is_judged_as_a_summary() {
 
 /// Secrets written in Chinese are refused with the same sentence as in English: a password
 /// after 密码 with no space to set it off, a resident ID number (its check character holds), a
-/// card number beside Han characters. What only mentions a password is kept.
+/// card number beside Han characters. What only mentions a password is kept; health and a
+/// mobile number are kept and marked sensitive.
 #[test]
 fn secrets_written_in_chinese_are_refused_as_in_english() {
     let (_dir, root) = new_store();
@@ -617,6 +618,8 @@ fn secrets_written_in_chinese_are_refused_as_in_english() {
         r#"{"text":"我的身份证号是110101199003074514"}"#,
         r#"{"text":"我的卡号是6222600260001072444"}"#,
         r#"{"text":"我忘记密码了，明天去银行重置"}"#,
+        r#"{"text":"医生诊断是轻度抑郁"}"#,
+        r#"{"text":"有事打我手机 13812345678"}"#,
     ];
     let input = lines.join("\n") + "\n";
     let report = json(&arbor_stdin(&root, &["--json", "ingest"], input.as_bytes()));
@@ -630,4 +633,12 @@ fn secrets_written_in_chinese_are_refused_as_in_english() {
     assert!(reason(2).contains("an identity number") && reason(3).contains("a card number"), "{report}");
     assert_eq!(report["results"][4]["report"]["chunks"][0]["outcome"], "created", "{report}");
     assert!(!report.to_string().contains("hunter2xyz") && !report.to_string().contains("110101199003074514"));
+    // Health and a mobile number are kept, marked sensitive; a forgotten password is not.
+    let sensitivity = |line: usize| {
+        let id = report["results"][line]["report"]["chunks"][0]["leaf_id"].as_str().unwrap().to_owned();
+        json(&command(&root, &["--json", "show", &id]).output().unwrap())["record"]["sensitivity"].clone()
+    };
+    assert_eq!(sensitivity(4), "normal");
+    assert_eq!(sensitivity(5), "sensitive");
+    assert_eq!(sensitivity(6), "sensitive");
 }

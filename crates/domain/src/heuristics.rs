@@ -297,11 +297,6 @@ static SUBJECT_RULES: LazyLock<Vec<SubjectRule>> = LazyLock::new(|| {
     ]
 });
 
-static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(diagnos\w*|medication|prescription|therapy|therapist|pregnan\w*|hiv|cancer|depression|salary|debt|bank account|credit score|passport|social security|ssn|home address|lawsuit|arrested)\b")
-        .expect("sensitive pattern compiles")
-});
-
 static VERBISH: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [
         "is", "was", "has", "had", "will", "would", "likes", "loves", "hates", "went", "said", "says", "works",
@@ -341,7 +336,7 @@ pub fn assess(request: &AssessRequest) -> Assessment {
             None
         }
     });
-    let sensitivity = hints.sensitivity.unwrap_or(if SENSITIVE.is_match(&text) {
+    let sensitivity = hints.sensitivity.unwrap_or(if crate::sensitivity::speaks_of_sensitive_matters(&text) {
         Sensitivity::Sensitive
     } else {
         Sensitivity::Normal

@@ -236,6 +236,28 @@ impl SecretGuard {
     }
 }
 
+/// Matters a memory should be handled with care for: health, money, identity documents and
+/// the law, in English and in Chinese. Words rather than patterns, because what makes these
+/// sensitive is the topic, whatever is said about it.
+static SENSITIVE_MATTERS: LazyLock<Regex> = LazyLock::new(|| {
+    let english = r"(?i)\b(?:diagnos\w*|medication|prescription|therapy|therapist|pregnan\w*|hiv|cancer|depression|salary|debt|bank account|credit score|passport|social security|ssn|home address|lawsuit|arrested)\b";
+    let health = "诊断|确诊|病历|病情|抑郁|焦虑症|癌症|肿瘤|艾滋|怀孕|流产|处方|住院|手术|心理咨询|精神科|服药";
+    let money = "工资|薪水|月薪|年薪|存款|负债|欠款|贷款|房贷|信用卡|银行卡|银行账户|征信";
+    let identity = "身份证|护照|家庭住址|户口";
+    let law = "起诉|诉讼|打官司|被捕|拘留|判刑|律师函|仲裁|犯罪记录";
+    Regex::new(&format!("{english}|{health}|{money}|{identity}|{law}")).expect("sensitive pattern compiles")
+});
+
+/// A mainland mobile number (11 digits from 13–19, with or without +86), standing alone.
+static MOBILE_NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}").expect("mobile pattern compiles"));
+
+/// Whether a text speaks of a sensitive matter ([`SENSITIVE_MATTERS`]) or holds a mobile
+/// number: what an assessment marks [`Sensitivity::Sensitive`] unless told otherwise.
+pub fn speaks_of_sensitive_matters(text: &str) -> bool {
+    SENSITIVE_MATTERS.is_match(text) || MOBILE_NUMBER.find_iter(text).any(|m| stands_alone(text, m.start(), m.end()))
+}
+
 /// Whether `text[start..end]` is a whole number: no digit or Latin letter right before or after
 /// (a Han character, a space or punctuation may be).
 fn stands_alone(text: &str, start: usize, end: usize) -> bool {
@@ -356,6 +378,31 @@ mod tests {
             "我的手机号换了",
         ] {
             assert!(kinds(text).is_empty(), "{text:?} flagged as {:?}", kinds(text));
+        }
+    }
+
+    #[test]
+    fn sensitive_matters_in_both_languages() {
+        for text in [
+            "She was diagnosed with diabetes last year.",
+            "医生诊断是轻度抑郁",
+            "我的病历在协和医院",
+            "他这个月工资还没发",
+            "银行卡丢了，正在补办",
+            "身份证放在抽屉里",
+            "公司打算起诉那家供应商",
+            "我的手机号是13812345678",
+            "有事打 +86 138-1234-5678",
+        ] {
+            assert!(speaks_of_sensitive_matters(text), "{text:?} should be sensitive");
+        }
+        for text in [
+            "我喜欢喝美式咖啡",
+            "天穹项目的上线日期定在5月12日。",
+            "订单号 2023051213812345678 已发货", // a mobile number's shape inside a longer number
+            "I feel so much better today.",
+        ] {
+            assert!(!speaks_of_sensitive_matters(text), "{text:?} should not be sensitive");
         }
     }
 
