@@ -316,22 +316,36 @@ pub fn is_stopword(word: &str) -> bool {
 /// bigrams holding a particle are left out. Latin words and numbers are kept as written,
 /// lowercased.
 pub fn content_words(words: &[Word<'_>]) -> Vec<String> {
+    terms(words, false)
+}
+
+/// The terms a full-text index holds for Chinese text ([`crate::text::tokenize`]): the
+/// [`content_words`], and in a run of single characters each character too, so a question
+/// asking with one character ("画什么") still finds the pair it is part of ("画马"). A question
+/// and a memory cut differently by the segmenter (a word in one, single characters in the
+/// other) still share the bigrams and characters.
+pub fn index_words(text: &str) -> Vec<String> {
+    terms(&words(text), true)
+}
+
+fn terms(words: &[Word<'_>], with_characters: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut run: Vec<char> = Vec::new();
     let flush = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        let characters = run.iter().map(char::to_string).filter(|c| !is_stopword(c));
         match run.len() {
             0 => {}
-            1 => {
-                let single = run[0].to_string();
-                if !is_stopword(&single) {
-                    out.push(single);
+            1 => out.extend(characters),
+            _ => {
+                out.extend(
+                    run.windows(2)
+                        .filter(|pair| pair.iter().all(|c| !PARTICLES.contains(*c)))
+                        .map(|pair| pair.iter().collect::<String>()),
+                );
+                if with_characters {
+                    out.extend(characters);
                 }
             }
-            _ => out.extend(
-                run.windows(2)
-                    .filter(|pair| pair.iter().all(|c| !PARTICLES.contains(*c)))
-                    .map(|pair| pair.iter().collect::<String>()),
-            ),
         }
         run.clear();
     };

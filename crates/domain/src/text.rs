@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use crate::han;
 use crate::model::{ContentHash, Fingerprint};
 
 /// Collapses runs of spaces and tabs, trims every line, and keeps at most one blank line
@@ -39,27 +40,63 @@ pub fn fingerprint(text: &str) -> Fingerprint {
     ContentHash::of(normalize_for_fingerprint(text).as_bytes())
 }
 
-/// Lowercase word tokens: runs of letters and digits; each CJK character is its own token (so
-/// Chinese text is searchable without a segmenter).
+/// Lowercase word tokens: runs of letters and digits; Chinese as words cut by the segmenter,
+/// with bigrams and characters where it cut single characters ([`han::index_words`]); kana and
+/// hangul (which jieba does not know) as character bigrams and characters. Mixed text is cut
+/// by script: "北斗用 MySQL" is 北斗, 用 and mysql.
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut current = String::new();
-    for ch in text.chars() {
+    let mut cjk_from: Option<usize> = None;
+    for (at, ch) in text.char_indices() {
         if is_cjk(ch) {
             if !current.is_empty() {
                 tokens.push(std::mem::take(&mut current));
             }
-            tokens.push(ch.to_string());
-        } else if ch.is_alphanumeric() {
+            cjk_from.get_or_insert(at);
+            continue;
+        }
+        if let Some(from) = cjk_from.take() {
+            cjk_tokens(&text[from..at], &mut tokens);
+        }
+        if ch.is_alphanumeric() {
             current.extend(ch.to_lowercase());
         } else if !current.is_empty() {
             tokens.push(std::mem::take(&mut current));
         }
     }
+    if let Some(from) = cjk_from {
+        cjk_tokens(&text[from..], &mut tokens);
+    }
     if !current.is_empty() {
         tokens.push(current);
     }
     tokens
+}
+
+/// The tokens of a run of CJK characters: Han by the segmenter, other scripts by bigrams.
+fn cjk_tokens(run: &str, tokens: &mut Vec<String>) {
+    let mut from = 0;
+    let mut pieces = Vec::new();
+    let mut han_piece = None;
+    for (at, ch) in run.char_indices() {
+        let han = han::is_han(ch);
+        if han_piece.is_some_and(|was| was != han) {
+            pieces.push((&run[from..at], han_piece == Some(true)));
+            from = at;
+        }
+        han_piece = Some(han);
+    }
+    pieces.push((&run[from..], han_piece == Some(true)));
+    for (piece, han) in pieces {
+        if han {
+            tokens.extend(han::index_words(piece));
+            continue;
+        }
+        let chars: Vec<char> = piece.chars().collect();
+        tokens.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
+        tokens.extend(chars.iter().map(char::to_string));
+    }
 }
 
 /// Words too common to search by: they match most texts and say nothing about any of them.
@@ -73,7 +110,7 @@ pub const STOPWORDS: &[&str] = &[
 ];
 
 pub fn is_stopword(token: &str) -> bool {
-    STOPWORDS.binary_search(&token).is_ok()
+    STOPWORDS.binary_search(&token).is_ok() || (!token.is_ascii() && han::is_stopword(token))
 }
 
 /// The terms a full-text search looks for: the query's tokens without stopwords, each as its
@@ -224,7 +261,7 @@ mod tests {
     #[test]
     fn forms_of_a_word_share_one_index_term() {
         assert_eq!(super::index_tokens("Camped, camping; CAMPS!"), ["camp", "camp", "camp"]);
-        assert_eq!(super::index_tokens("Researching 2023 日本 naïve"), ["research", "2023", "日", "本", "naïve"]);
+        assert_eq!(super::index_tokens("Researching 2023 日本 naïve"), ["research", "2023", "日本", "naïve"]);
         assert_eq!(
             super::query_terms("Where has Melanie camped?"),
             ["melani", "melanie", "camp", "camped"],
@@ -265,7 +302,26 @@ mod tests {
             tokenize("Caroline's LGBTQ group, May-2023!"),
             vec!["caroline", "s", "lgbtq", "group", "may", "2023"]
         );
-        assert_eq!(tokenize("我喜欢茶 tea"), vec!["我", "喜", "欢", "茶", "tea"]);
+    }
+
+    /// Chinese is cut into words, function words left out; where the dictionary cut single
+    /// characters, their pairs and the characters; other scripts in one text by their own rules.
+    #[test]
+    fn chinese_and_mixed_text_is_cut_into_words() {
+        let table: &[(&str, &[&str])] = &[
+            ("我喜欢茶 tea", &["喜欢", "茶", "tea"]),
+            ("张伟在腾讯做后端开发", &["张伟", "腾讯", "做后", "后端", "做", "后", "端", "开发"]),
+            ("北斗用 MySQL", &["北斗", "用", "mysql"]),
+            ("她特别喜欢画马", &["喜欢", "画马", "画", "马"]),
+            ("东京タワー", &["东京", "タワ", "ワー", "タ", "ワ", "ー"]),
+        ];
+        for (text, expected) in table {
+            assert_eq!(tokenize(text), *expected, "{text}");
+        }
+        // A question and a memory cut differently still meet: 字节跳动 is two dictionary words.
+        let memory = index_tokens("字节跳动的面试安排在下周三");
+        assert!(query_terms("字节跳动").iter().all(|t| memory.contains(t)), "{memory:?}");
+        assert!(query_terms("的了吗").is_empty(), "function words are not searched for");
     }
 
     proptest! {
@@ -282,6 +338,15 @@ mod tests {
             let before: String = normalize_text(&text).chars().filter(|c| !c.is_whitespace()).collect();
             let after: String = chunks.concat().chars().filter(|c| !c.is_whitespace()).collect();
             prop_assert_eq!(before, after);
+        }
+
+        /// Any text, in any mix of scripts, is cut into non-empty lowercase tokens.
+        #[test]
+        fn any_text_tokenizes(text in "[a-zA-Z0-9 张伟在腾讯的了画马タワー한국어，。!?]{0,60}") {
+            for token in tokenize(&text) {
+                prop_assert!(!token.is_empty());
+                prop_assert_eq!(token.to_lowercase(), token.clone());
+            }
         }
 
         #[test]
