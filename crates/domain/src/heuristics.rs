@@ -524,10 +524,14 @@ fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
         .filter(|name| !name.trim().is_empty())
         .filter_map(|name| {
             let needle = name.trim().to_lowercase();
+            // Chinese writes names between other characters ("我和张伟去…"): a name in Han
+            // is whole where no Latin letter or digit touches it.
+            let han = crate::han::has_han(&needle);
+            let apart = |c: char| if han { !c.is_ascii_alphanumeric() } else { !c.is_alphanumeric() };
             lower.match_indices(&needle).map(|(at, _)| at).find(|&at| {
                 let before = lower[..at].chars().next_back();
                 let after = lower[at + needle.len()..].chars().next();
-                before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+                before.is_none_or(apart) && after.is_none_or(apart)
             })
         })
         .min()
@@ -536,6 +540,9 @@ fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
 /// A sentence that opens with a name and a verb ("Project Alpha ships in May", "Dana
 /// prefers…"), or mentions "Project X": positive evidence of a clear, stable subject.
 fn named_subject(text: &str) -> Option<(String, EntityType)> {
+    if crate::han::mostly_han(text) {
+        return named_subject_in_chinese(text);
+    }
     static PROJECT: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\b[Pp]roject ([A-Z][A-Za-z0-9-]+)\b").expect("project pattern compiles"));
     if let Some(c) = PROJECT.captures(text) {
@@ -563,6 +570,39 @@ fn named_subject(text: &str) -> Option<(String, EntityType)> {
         _ => EntityType::Topic,
     };
     Some((name, entity_type))
+}
+
+/// Nouns written after a project's or an organisation's name in Chinese ("天穹项目",
+/// "北斗系统", "星河科技公司"), and what they make the name.
+const CHINESE_KIND_NOUNS: &[(&str, EntityType)] = &[
+    ("项目", EntityType::Project),
+    ("系统", EntityType::Project),
+    ("平台", EntityType::Project),
+    ("产品", EntityType::Project),
+    ("公司", EntityType::Organization),
+    ("集团", EntityType::Organization),
+    ("科技", EntityType::Organization),
+];
+
+/// The clear subject of a Chinese text: a name before a kind of thing ("天穹项目的上线日期…":
+/// the project 天穹), or a person's name the text opens with ("张伟在腾讯…", after a
+/// transcript label). Capital letters say nothing here; the name finder and the dictionary do.
+fn named_subject_in_chinese(text: &str) -> Option<(String, EntityType)> {
+    use crate::han::{WordClass, words};
+    let body = text.split_once(['：', ':']).filter(|(label, _)| label.chars().count() <= 8).map_or(text, |(_, b)| b);
+    let words = words(body);
+    for pair in words.windows(2) {
+        let kind = CHINESE_KIND_NOUNS.iter().find(|(noun, _)| *noun == pair[1].text);
+        if let Some((_, entity_type)) = kind
+            && pair[0].is_nominal()
+            && pair[0].text.chars().count() >= 2
+            && !crate::han::is_stopword(pair[0].text)
+        {
+            return Some((pair[0].text.to_owned(), *entity_type));
+        }
+    }
+    let opener = words.iter().find(|w| !matches!(w.class, WordClass::Punct | WordClass::Time))?;
+    (opener.class == WordClass::Person).then(|| (opener.text.to_owned(), EntityType::Person))
 }
 
 /// A text's content words: its tokens without stopwords.
@@ -794,5 +834,31 @@ mod tests {
         // No clear subject: fallback, never an invented entity.
         let a = assess(&request("we should probably look into that soon", vec![]));
         assert_eq!(a.entity, EntityProposal::Fallback);
+    }
+
+    /// Entities in Chinese come from names and kinds of thing, not capitals; a known one is
+    /// found between other Han characters.
+    #[test]
+    fn entities_in_chinese() {
+        let created = |text: &str| match assess(&request(text, vec![])).entity {
+            EntityProposal::CreateNew { name, entity_type, .. } => Some((name, entity_type)),
+            _ => None,
+        };
+        let table: &[(&str, Option<(&str, &str)>)] = &[
+            ("张伟在腾讯做后端开发。", Some(("张伟", "person"))),
+            ("用户：赵敏喜欢爵士乐", Some(("赵敏", "person"))),
+            ("天穹项目的上线日期定在5月12日。", Some(("天穹", "project"))),
+            ("北斗系统的数据库用的是 MySQL。", Some(("北斗", "project"))),
+            ("我们下周去星河科技公司面试", Some(("星河", "organization"))),
+            ("昨天下雨了，心情一般", None),
+            ("她特别喜欢画马", None),
+        ];
+        for (text, expected) in table {
+            let expected = expected.map(|(name, kind)| (name.to_owned(), kind.to_owned()));
+            assert_eq!(created(text), expected, "{text}");
+        }
+        let shortlist = vec![entity("ent-1", "张伟")];
+        let a = assess(&request("我和张伟周末去打羽毛球", shortlist));
+        assert_eq!(a.entity, EntityProposal::MatchExisting { entity_id: "ent-1".into(), confidence: 0.8 });
     }
 }
