@@ -55,6 +55,9 @@
 //!   before/after range would misread); "before that", "after all", "after it" are no event either;
 //! - the event is taken as written, up to 8 words, and may itself contain a date ("after the move
 //!   in May 2023" is the event "the move in May 2023", being the earliest expression).
+//!
+//! The same forms in Chinese (上周、三天前、5月8日之前 …) are read by [`chinese`], into the same
+//! ranges.
 
 use std::sync::LazyLock;
 
@@ -65,6 +68,8 @@ use regex::{Captures, Regex};
 use serde::Serialize;
 
 use crate::time::Timestamp;
+
+mod chinese;
 
 /// A half-open range [start, end) of instants; either end may be open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -264,12 +269,17 @@ fn describe_instant(at: Timestamp) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// Byte offsets where a word starts: a word character after a non-word character (or the start).
+/// Chinese writes no spaces, so every Han character may start one ("小王*上个月*搬到…"), and so
+/// may a digit after one ("在*2023年*").
 fn word_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     let mut previous_is_word = false;
+    let mut previous_is_han = false;
     text.char_indices().filter_map(move |(at, c)| {
         let is_word = is_word_char(c);
-        let starts = is_word && !previous_is_word;
+        let is_han = crate::han::is_han(c);
+        let starts = is_word && (!previous_is_word || is_han || previous_is_han);
         previous_is_word = is_word;
+        previous_is_han = is_han;
         starts.then_some(at)
     })
 }
@@ -355,6 +365,7 @@ impl Reader {
             self.of_year(rest),
             self.rolling(rest),
             self.date_like(rest, Cue::None),
+            self.chinese(rest),
         ])
     }
 
@@ -367,6 +378,7 @@ impl Reader {
             self.week_of(rest),
             self.weekday(rest),
             self.date(rest, cue),
+            self.chinese_closed(rest),
         ])
     }
 
