@@ -656,6 +656,20 @@ fn wider_update_cases_replace_only_what_they_update() {
     assert_eq!(report["keep_probes"], serde_json::json!({ "passed": 33, "total": 33 }), "{report:#}");
 }
 
+/// Chinese cases of this repository's own, phrased unlike the development set: a move, a job
+/// change by 跳槽, a date moved, a phone, a school year, a cadence; and what must not replace (a
+/// hedged plan, a business trip, a relative's job).
+#[test]
+fn chinese_update_cases_replace_only_what_they_update() {
+    let zh = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/updates-zh.json");
+    let output = updates(&["--json", "--data", zh]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((report["cases"].as_u64(), report["events"].as_u64()), (Some(8), Some(21)));
+    assert_eq!(report["update_probes"], serde_json::json!({ "passed": 6, "total": 6 }), "{report:#}");
+    assert_eq!(report["keep_probes"], serde_json::json!({ "passed": 6, "total": 6 }), "{report:#}");
+}
+
 #[test]
 fn bad_update_files_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -100,7 +100,7 @@ static ATTRIBUTE_RULES: LazyLock<Vec<ZhRule>> = LazyLock::new(|| {
         pattern: Regex::new(&format!("(?i){pattern}")).expect("attribute pattern compiles"),
     };
     vec![
-        rule(Attribute::Residence, r"住在|住到|住进|搬到|搬去|搬回|搬家|定居|老家|现居|居住在|落户"),
+        rule(Attribute::Residence, r"住在|住到|住进|搬到|搬去|搬回|搬家|定居|老家|现居|居住在|落户|新家"),
         rule(Attribute::Address, r"地址|门牌"),
         rule(
             Attribute::Work,
@@ -147,9 +147,17 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Reach, Regex)>> = LazyLock::new(
         ("不再", Reach::Clause, r"不再|再也不|已经不"),
         ("搬到", Reach::Verb, r"搬(?:到|去|回|家|进)|迁(?:到|往|居)|移居"),
         ("换成", Reach::Verb, r"换(?:成|到|了|掉|用)|改用|转用|转到|转投"),
+        // A date or a time moved: "改到下周五", "改期到10月", "改在周三".
+        (
+            "改期",
+            Reach::Verb,
+            r"改期(?:到|至)?|改(?:到|在|成|为)(?:[0-9]|[一二三四五六七八九十]|下|这|本|明|后|周|星期|礼拜)",
+        ),
         ("改到", Reach::Verb, r"改(?:成|为|到|在|了|期)|更改|调整(?:为|到|成)"),
         ("迁移到", Reach::Verb, r"迁移(?:到|至)?"),
-        ("离职", Reach::Verb, r"离职|辞职|跳槽|退出|退学|被裁|离开了"),
+        ("离职", Reach::Verb, r"离职|辞职|跳槽|跳到|退出|退学|被裁|离开了|转行|改行|换(?:了份?)?工作"),
+        // Something new in a slot ("新家", "新工作", "新领导"), as English's "a new job".
+        ("新", Reach::Clause, r"新(?:家|工作|公司|单位|手机|车|地址|领导|老板|上司|男友|女友|男朋友|女朋友|号码)"),
         ("戒掉", Reach::Verb, r"戒(?:掉|了)|放弃了|停掉|停了|不干了"),
         ("卖掉", Reach::Verb, r"卖(?:掉|了)|处理掉"),
         ("交给", Reach::Verb, r"交给|交接给|移交给?|转交给?|接手|接管"),
@@ -459,18 +467,31 @@ pub(super) fn read(text: &str) -> Claim {
     }
     changed_terms.retain(|t: &String| !cue_words.contains(t));
     cue_neighbours.retain(|t: &String| !cue_words.contains(t));
-    let hold = HOLD_CUES.iter().find(|(_, re)| re.is_match(body)).map(|(name, _)| *name);
+    // A time ahead holds a change back when it says when the change will happen ("下个月搬到
+    // 上海"), not when it is the new value ("发布会改到下周五").
+    let first_cue = CHANGE_CUES.iter().filter_map(|(_, _, re)| re.find(body)).map(|m| m.start()).min();
+    let hold = HOLD_CUES
+        .iter()
+        .find(|(name, re)| match re.find(body) {
+            Some(found) if *name == "ahead" => first_cue.is_none_or(|cue| found.start() < cue),
+            found => found.is_some(),
+        })
+        .map(|(name, _)| *name);
     let sentences = body.split(['。', '！', '？', '!', '?', '；', ';', '\n']).filter(|s| !s.trim().is_empty()).count();
     let word_count = words.iter().filter(|w| w.class != WordClass::Punct).count();
     let statement = sentences <= super::STATEMENT_SENTENCES
         && word_count <= super::STATEMENT_WORDS
         && !body.contains(['!', '?', '！', '？']);
     let joint = joint_subjects(&words, &mentions, subject.as_deref());
+    // The words a slot is named by, not the names inside its phrase ("在*阿里巴巴*做": the
+    // employer is what the slot holds).
+    let named: BTreeSet<String> = mentions.iter().flat_map(|m| terms_of(&han::words(&m.name))).collect();
     let slot_words = ATTRIBUTE_RULES
         .iter()
         .filter(|r| r.attribute.is_strong() && !(r.attribute == Attribute::Residence && visit))
         .flat_map(|r| r.pattern.find_iter(body))
         .flat_map(|found| terms_of(&han::words(found.as_str())))
+        .filter(|t| !named.contains(t))
         .collect();
     let clause_openers =
         mentions.iter().filter(|m| clauses.iter().any(|c| c.start == m.word)).map(|m| m.key.clone()).collect();
@@ -572,6 +593,11 @@ mod tests {
             ("郭靖每周二晚上打篮球。", "郭靖现在改成每周四打篮球了。"),
             ("我在腾讯上班。", "我现在在字节跳动上班。"),
             ("我住在杭州。", "我现在住在深圳。"),
+            ("小王住在杭州。", "小王的新家在深圳。"),
+            ("李四在阿里巴巴做运营。", "李四从阿里巴巴跳到了拼多多。"),
+            ("发布会定在10月8日。", "发布会改到下周五了。"),
+            ("李娜喜欢喝咖啡。", "李娜不再喝咖啡了。"),
+            ("儿子在读小学六年级。", "儿子今年上初中了。"),
         ] {
             assert!(replaces(old, new).is_some(), "{new} should replace {old}");
         }
@@ -612,6 +638,8 @@ mod tests {
             ("我在腾讯工作。", "我现在在腾讯楼下。"),
             ("我喜欢吃火锅。", "我现在在吃火锅。"),
             ("我在腾讯工作。", "我现在在开会。"),
+            ("发布会定在10月8日。", "下个月发布会可能改期。"),
+            ("王芳住在北京。", "王芳下个月搬到上海。"),
             ("张伟在腾讯工作。", "张伟还在腾讯工作吗？"),
             ("天穹项目由平台组负责。", "天穹上线推迟了两周，改到5月26日。"),
         ] {

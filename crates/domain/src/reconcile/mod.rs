@@ -1704,7 +1704,7 @@ impl Reconcile {
         let attributes: Vec<Attribute> = new_attributes.intersection(&old.attributes).copied().collect();
         // A date is weak evidence of one attribute, except where the cue moves dates ("pushed
         // back to April 30" after "the launch is March 14"); a time is not ("delayed until 11pm").
-        let moves_dates = new.change == Some("postponed");
+        let moves_dates = matches!(new.change, Some("postponed" | "推迟" | "改期"));
         let strong: Vec<Attribute> =
             attributes.iter().copied().filter(|a| a.is_strong() || (moves_dates && *a == Attribute::Date)).collect();
         let mut shared: BTreeSet<String> = new_terms.intersection(&old.terms).cloned().collect();
