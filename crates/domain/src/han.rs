@@ -20,17 +20,17 @@ pub fn is_han(ch: char) -> bool {
     matches!(ch as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
 }
 
-/// Whether a text is written mainly in Chinese: at least as many Han characters as words in
-/// Latin letters. A Han character carries about what an English word does, so "北斗已经从
-/// MySQL 迁移到 PostgreSQL 了" is Chinese with two product names, and "I moved to 深圳" is
-/// English with a place name.
+/// Whether a text is written mainly in Chinese: at least two Han characters for every word in
+/// Latin letters. A Chinese word is one to three characters, two on average, so "北斗已经从
+/// MySQL 迁移到 PostgreSQL 了" is Chinese with two product names, and "Dana works at 字节跳动"
+/// English with a company's name.
 pub fn mostly_han(text: &str) -> bool {
     let han = text.chars().filter(|&c| is_han(c)).count();
     if han == 0 {
         return false;
     }
     let latin_words = text.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).count();
-    han >= latin_words
+    han >= 2 * latin_words
 }
 
 /// Whether a text holds any Han character.
@@ -118,7 +118,7 @@ fn class_of(word: &str, tag: &str) -> WordClass {
     if first.is_ascii_alphabetic() {
         return WordClass::Latin;
     }
-    if word.chars().all(|c| c.is_ascii_digit() || c == '.') {
+    if word.chars().any(|c| c.is_ascii_digit()) && word.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return WordClass::Number;
     }
     if !word.chars().any(|c| c.is_alphanumeric()) {
@@ -136,7 +136,7 @@ fn class_of(word: &str, tag: &str) -> WordClass {
 
 /// The most common surnames of one character (together, the family names of most people in
 /// mainland China and Taiwan).
-const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝";
+const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝";
 
 /// Surnames of two characters.
 const COMPOUND_SURNAMES: &[&str] = &[
@@ -164,7 +164,6 @@ const BEFORE_A_NAME: &[&str] = &[
     "叫",
     "找",
     "问",
-    "把",
     "被",
     "对",
     "向",
@@ -174,6 +173,10 @@ const BEFORE_A_NAME: &[&str] = &[
     "或",
     "、",
     "告诉",
+    "谢谢",
+    "感谢",
+    "恭喜",
+    "祝贺",
     "听说",
     "通知",
     "提醒",
@@ -211,7 +214,9 @@ pub fn person_names(text: &str) -> Vec<Range<usize>> {
     let mut names = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        if !name_can_start(text, chars[i].0) {
+        // "祝贺张伟…": a word that takes a person is not the start of one.
+        let takes_a_person = BEFORE_A_NAME.iter().any(|w| w.len() > 3 && text[chars[i].0..].starts_with(w));
+        if !name_can_start(text, chars[i].0) || takes_a_person {
             i += 1;
             continue;
         }
@@ -232,9 +237,11 @@ fn familiar_name(chars: &[(usize, char)], i: usize) -> Option<usize> {
     let (_, first) = chars[i];
     let (_, second) = *chars.get(i + 1)?;
     let next = chars.get(i + 2).map(|(_, c)| *c);
-    // "小王子" is a little prince, "老王八" no one: the next character must not go on with it.
+    // "小王子" is a little prince, "老王八" no one: the next character must not go on with it;
+    // and "老师", "小米", "小白" are words of their own.
     let ends = next.is_none_or(|c| !is_han(c) || NEVER_IN_A_NAME.contains(c) || AFTER_A_NAME.contains(c));
-    (matches!(first, '小' | '老') && SURNAMES.contains(second) && ends).then_some(2)
+    let familiar = matches!(first, '小' | '老') && SURNAMES.contains(second) && ends;
+    (familiar && !is_ordinary_word(&format!("{first}{second}"))).then_some(2)
 }
 
 /// A surname and a given name of one or two characters, unless the dictionary reads the
@@ -249,7 +256,11 @@ fn full_name(text: &str, chars: &[(usize, char)], i: usize) -> Option<usize> {
     let given = |k: usize| chars.get(i + surname + k).map(|(_, c)| *c).filter(|&c| is_han(c));
     given(0).filter(|c| !NEVER_IN_A_NAME.contains(*c))?;
     let span = |len: usize| &text[chars[i].0..chars.get(i + len).map_or(text.len(), |(at, _)| *at)];
-    if is_ordinary_word(span(surname + 1)) {
+    // "谢谢", "常常": a doubled character is a word, not a surname and a name; "明白了": a
+    // sentence particle does not follow a name.
+    let doubled = surname == 1 && given(0) == Some(chars[i].1);
+    let particle_after = |len: usize| chars.get(i + len).is_some_and(|(_, c)| "了吗吧啊呢呀".contains(*c));
+    if is_ordinary_word(span(surname + 1)) || doubled || particle_after(surname + 1) {
         return None;
     }
     // A second given character, unless it is a particle or a verb, or opens a dictionary word
@@ -273,7 +284,7 @@ fn is_ordinary_word(word: &str) -> bool {
 
 /// Whether `text` opens with a word of two or three characters the dictionary knows.
 fn opens_a_word(text: &str) -> bool {
-    let prefix = |n: usize| text.char_indices().nth(n).map(|(at, _)| &text[..at]);
+    let prefix = |n: usize| text.char_indices().map(|(at, c)| at + c.len_utf8()).nth(n - 1).map(|end| &text[..end]);
     [2, 3].into_iter().filter_map(prefix).any(|p| p.chars().all(is_han) && jieba().has_word(p))
 }
 
@@ -320,10 +331,11 @@ pub fn content_words(words: &[Word<'_>]) -> Vec<String> {
 }
 
 /// The terms a full-text index holds for Chinese text ([`crate::text::tokenize`]): the
-/// [`content_words`], and in a run of single characters each character too, so a question
-/// asking with one character ("画什么") still finds the pair it is part of ("画马"). A question
-/// and a memory cut differently by the segmenter (a word in one, single characters in the
-/// other) still share the bigrams and characters.
+/// [`content_words`], and every character too, so a question asking with one character
+/// ("画什么", "车在哪") still finds the word or the pair it is part of ("画马", "新车"). A
+/// question and a memory cut differently by the segmenter (a word in one, single characters in
+/// the other) still share the bigrams and characters; words, rarer than characters, weigh
+/// more in a ranking by rarity.
 pub fn index_words(text: &str) -> Vec<String> {
     terms(&words(text), true)
 }
@@ -362,6 +374,10 @@ fn terms(words: &[Word<'_>], with_characters: bool) -> Vec<String> {
             _ => {
                 out.push(word.text.to_lowercase());
                 out.extend(inner_words(word.text).into_iter().filter(|w| !is_stopword(w)).map(str::to_owned));
+                // A question may ask with one character of a word ("车" of "新车").
+                if with_characters && word.text.chars().count() > 1 && word.text.chars().all(is_han) {
+                    out.extend(word.text.chars().map(String::from).filter(|c| !is_stopword(c)));
+                }
             }
         }
     }
@@ -413,6 +429,15 @@ mod tests {
             ("她特别喜欢画马", &[]),
             ("女儿这周升四年级了", &[]),
             ("天穹上线推迟了两周。", &[]),
+            ("明白了，下周去上海", &[]),
+            ("谢谢王芳帮忙", &["王芳"]),
+            ("祝贺张伟升职了", &["张伟"]),
+            ("老师说明天考试", &[]),
+            ("小米的股价涨了", &[]),
+            ("和张伟吃饭", &["张伟"]),
+            ("我把车停在楼下了", &[]),
+            ("帮我联系李明一下", &["李明"]),
+            ("提醒王芳明天交报告", &["王芳"]),
         ];
         for (text, expected) in table {
             assert_eq!(names(text), *expected, "{text}");

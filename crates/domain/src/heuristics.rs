@@ -525,13 +525,20 @@ fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
         .filter_map(|name| {
             let needle = name.trim().to_lowercase();
             // Chinese writes names between other characters ("我和张伟去…"): a name in Han
-            // is whole where no Latin letter or digit touches it.
+            // is whole where the segmenter's words start and end (李明 is not in 李明华).
             let han = crate::han::has_han(&needle);
-            let apart = |c: char| if han { !c.is_ascii_alphanumeric() } else { !c.is_alphanumeric() };
+            let words = if han { crate::han::words(&lower) } else { Vec::new() };
+            let whole_words = |at: usize, end: usize| {
+                words.iter().any(|w| w.span.start == at) && words.iter().any(|w| w.span.end == end)
+            };
             lower.match_indices(&needle).map(|(at, _)| at).find(|&at| {
+                let end = at + needle.len();
+                if han {
+                    return whole_words(at, end);
+                }
                 let before = lower[..at].chars().next_back();
-                let after = lower[at + needle.len()..].chars().next();
-                before.is_none_or(apart) && after.is_none_or(apart)
+                let after = lower[end..].chars().next();
+                before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
             })
         })
         .min()
@@ -591,9 +598,12 @@ fn named_subject_in_chinese(text: &str) -> Option<(String, EntityType)> {
     use crate::han::{WordClass, words};
     let body = text.split_once(['：', ':']).filter(|(label, _)| label.chars().count() <= 8).map_or(text, |(_, b)| b);
     let words = words(body);
-    for pair in words.windows(2) {
+    for (at, pair) in words.windows(2).enumerate() {
         let kind = CHINESE_KIND_NOUNS.iter().find(|(noun, _)| *noun == pair[1].text);
+        // "一家互联网公司", "某科技公司": a kind of company, not one named.
+        let counted = at > 0 && words[at - 1].text.ends_with(['家', '个', '所', '间', '某']);
         if let Some((_, entity_type)) = kind
+            && !counted
             && pair[0].is_nominal()
             && pair[0].text.chars().count() >= 2
             && !crate::han::is_stopword(pair[0].text)
@@ -852,6 +862,8 @@ mod tests {
             ("我们下周去星河科技公司面试", Some(("星河", "organization"))),
             ("昨天下雨了，心情一般", None),
             ("她特别喜欢画马", None),
+            ("我在一家互联网公司上班", None),
+            ("明白了，下周去上海", None),
         ];
         for (text, expected) in table {
             let expected = expected.map(|(name, kind)| (name.to_owned(), kind.to_owned()));
@@ -860,5 +872,13 @@ mod tests {
         let shortlist = vec![entity("ent-1", "张伟")];
         let a = assess(&request("我和张伟周末去打羽毛球", shortlist));
         assert_eq!(a.entity, EntityProposal::MatchExisting { entity_id: "ent-1".into(), confidence: 0.8 });
+        let a = assess(&request("李明华是我的同事", vec![entity("ent-2", "李明")]));
+        assert!(!matches!(a.entity, EntityProposal::MatchExisting { .. }), "李明 is not in 李明华: {:?}", a.entity);
+        // An English sentence naming a Chinese company is read as English.
+        let a = assess(&request("Dana works at 字节跳动", vec![]));
+        assert_eq!(
+            a.entity,
+            EntityProposal::CreateNew { name: "Dana".into(), entity_type: "person".into(), confidence: 0.7 }
+        );
     }
 }

@@ -261,7 +261,10 @@ mod tests {
     #[test]
     fn forms_of_a_word_share_one_index_term() {
         assert_eq!(super::index_tokens("Camped, camping; CAMPS!"), ["camp", "camp", "camp"]);
-        assert_eq!(super::index_tokens("Researching 2023 日本 naïve"), ["research", "2023", "日本", "naïve"]);
+        assert_eq!(
+            super::index_tokens("Researching 2023 日本 naïve"),
+            ["research", "2023", "日本", "日", "本", "naïve"]
+        );
         assert_eq!(
             super::query_terms("Where has Melanie camped?"),
             ["melani", "melanie", "camp", "camped"],
@@ -304,16 +307,19 @@ mod tests {
         );
     }
 
-    /// Chinese is cut into words, function words left out; where the dictionary cut single
-    /// characters, their pairs and the characters; other scripts in one text by their own rules.
+    /// Chinese is cut into words and their characters, function words left out; where the
+    /// dictionary cut single characters, their pairs too; other scripts by their own rules.
     #[test]
     fn chinese_and_mixed_text_is_cut_into_words() {
         let table: &[(&str, &[&str])] = &[
-            ("我喜欢茶 tea", &["喜欢", "茶", "tea"]),
-            ("张伟在腾讯做后端开发", &["张伟", "腾讯", "做后", "后端", "做", "后", "端", "开发"]),
-            ("北斗用 MySQL", &["北斗", "用", "mysql"]),
-            ("她特别喜欢画马", &["喜欢", "画马", "画", "马"]),
-            ("东京タワー", &["东京", "タワ", "ワー", "タ", "ワ", "ー"]),
+            ("我喜欢茶 tea", &["喜欢", "喜", "欢", "茶", "tea"]),
+            (
+                "张伟在腾讯做后端开发",
+                &["张伟", "张", "伟", "腾讯", "腾", "讯", "做后", "后端", "做", "后", "端", "开发", "开", "发"],
+            ),
+            ("北斗用 MySQL", &["北斗", "北", "斗", "用", "mysql"]),
+            ("她特别喜欢画马", &["喜欢", "喜", "欢", "画马", "画", "马"]),
+            ("东京タワー", &["东京", "东", "京", "タワ", "ワー", "タ", "ワ", "ー"]),
         ];
         for (text, expected) in table {
             assert_eq!(tokenize(text), *expected, "{text}");

@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Attribute, Claim, Mention, SPEAKER, attributes_of as english_attributes};
+use super::{Attribute, AttributeRule, Claim, Mention, SPEAKER, attributes_of as english_attributes};
 use crate::han::{self, Word, WordClass};
 use crate::text::stem;
 
@@ -88,33 +88,35 @@ const PERSON_LABELS: &[&str] = &["用户", "我", "本人", "user", "human"];
 static LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*([^\s：:，,。]{1,8})\s*[：:]\s*").expect("label pattern compiles"));
 
-struct ZhRule {
-    attribute: Attribute,
-    pattern: Regex,
-}
-
 /// The slots of [`Attribute`], as Chinese names them.
-static ATTRIBUTE_RULES: LazyLock<Vec<ZhRule>> = LazyLock::new(|| {
-    let rule = |attribute, pattern: &str| ZhRule {
+static ATTRIBUTE_RULES: LazyLock<Vec<AttributeRule>> = LazyLock::new(|| {
+    let rule = |attribute, pattern: &str| AttributeRule {
         attribute,
         pattern: Regex::new(&format!("(?i){pattern}")).expect("attribute pattern compiles"),
     };
     vec![
-        rule(Attribute::Residence, r"住在|住到|住进|搬到|搬去|搬回|搬家|定居|老家|现居|居住在|落户|新家"),
+        // "新家具" is furniture, not a new home.
+        rule(
+            Attribute::Residence,
+            r"住在|住到|住进|搬到|搬去|搬回|搬家|定居|老家|现居|居住在|落户|新家(?:$|[^具电居])",
+        ),
         rule(Attribute::Address, r"地址|门牌"),
         rule(
             Attribute::Work,
-            r"工作|上班|入职|离职|辞职|跳槽|任职|就职|职位|岗位|在[^，。；,;]{1,12}?(?:做|当|担任)|单位",
+            // Where someone works, not work in general ("工作很忙", "工作日", "工作室").
+            r"在[^，。；,;]{1,12}?(?:工作|上班|做|当|担任|任职)|(?:的|找到了?|新|换了?份?)工作(?:$|[^日室量])|入职|离职|辞职|跳槽|就职|职位|岗位|单位",
         ),
         rule(Attribute::Manager, r"领导是|上司|老板是|直属|汇报给|向\S{1,6}汇报|经理是"),
-        rule(Attribute::Phone, r"手机|iphone|电话号码"),
+        // The device, not its number or its case.
+        rule(Attribute::Phone, r"手机(?:$|[^号壳膜套费])|iphone"),
         rule(Attribute::Car, r"车(?:子)?(?:是|换)|开(?:一辆|的是)|座驾|买了(?:一辆)?(?:新)?车"),
         rule(Attribute::Diet, r"吃素|素食|不吃肉|戒肉|纯素|忌口|清真|生酮"),
         rule(Attribute::Relationship, r"结婚|离婚|订婚|分手|男朋友|女朋友|男友|女友|对象|单身|恋爱|交往"),
         rule(Attribute::Children, r"儿子|女儿|孩子|宝宝|小孩"),
         rule(
             Attribute::Schooling,
-            r"[一二三四五六七八九十\d]年级|初[一二三]|高[一二三]|大[一二三四]|读(?:小学|初中|高中|大学|研究生|博士)|上(?:幼儿园|小学|初中|高中|大学)|幼儿园|在读|毕业|学期",
+            // A school year after a verb of studying ("读初二", "上高一"; "大三岁" is an age).
+            r"[一二三四五六七八九十\d]年级|(?:读|上|念|升|是)(?:初[一二三]|高[一二三]|大[一二三四])|读(?:小学|初中|高中|大学|研究生|博士)|上(?:幼儿园|小学|初中|高中|大学)|幼儿园|在读|毕业|学期",
         ),
         rule(
             Attribute::TimeOfDay,
@@ -157,7 +159,11 @@ static CHANGE_CUES: LazyLock<Vec<(&'static str, Reach, Regex)>> = LazyLock::new(
         ("迁移到", Reach::Verb, r"迁移(?:到|至)?"),
         ("离职", Reach::Verb, r"离职|辞职|跳槽|跳到|退出|退学|被裁|离开了|转行|改行|换(?:了份?)?工作"),
         // Something new in a slot ("新家", "新工作", "新领导"), as English's "a new job".
-        ("新", Reach::Clause, r"新(?:家|工作|公司|单位|手机|车|地址|领导|老板|上司|男友|女友|男朋友|女朋友|号码)"),
+        (
+            "新",
+            Reach::Clause,
+            r"新(?:家(?:$|[^具电居])|工作|公司|单位|手机(?:$|[^壳膜套])|车|地址|领导|老板|上司|男友|女友|男朋友|女朋友|号码)",
+        ),
         ("戒掉", Reach::Verb, r"戒(?:掉|了)|放弃了|停掉|停了|不干了"),
         ("卖掉", Reach::Verb, r"卖(?:掉|了)|处理掉"),
         ("交给", Reach::Verb, r"交给|交接给|移交给?|转交给?|接手|接管"),
@@ -186,6 +192,10 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("negation pattern compiles")
 });
 
+/// Helping with a change, which is someone else's: "帮朋友搬家", "陪她去换手机".
+static HELPING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:帮|替|陪|协助)\S{0,6}$").expect("helping pattern compiles"));
+
 /// What keeps a text from replacing anything: it adds (也、另外), hedges or plans (可能、打算、
 /// 如果), a change ahead (下个月、即将), or asks.
 static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
@@ -208,7 +218,7 @@ static VISIT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A school year is the schooling slot's value.
 static GRADE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[一二三四五六七八九十\d]年级|初[一二三]|高[一二三]|大[一二三四]|幼儿园|小学|初中|高中|大学")
+    Regex::new(r"[一二三四五六七八九十\d]年级|(?:读|上|念|升|是)(?:初[一二三]|高[一二三]|大[一二三四])|幼儿园|小学|初中|高中|大学")
         .expect("grade pattern compiles")
 });
 
@@ -297,6 +307,9 @@ fn opens_with_a_verb(word: &str) -> bool {
     word.chars().count() >= 3 && word.chars().next().is_some_and(|c| VERB_OPENERS.contains(c))
 }
 
+/// Prepositions a statement that dropped its "I" opens with.
+const PREPOSITIONS: &[&str] = &["和", "跟", "与", "同", "给", "对", "向", "替", "帮", "陪", "把", "被"];
+
 /// Words that refer to someone without naming them, which a statement may open with.
 const PRONOUNS: &[&str] = &["他", "她", "它", "他们", "她们", "它们", "这", "那", "这个", "那个", "我们", "你", "你们"];
 
@@ -308,10 +321,14 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
     // Times and adverbs ("已经", "也") come before the topic; "我" and pronouns are it.
     let leads_in = |w: &Word<'_>| match w.class {
         WordClass::Punct | WordClass::Time => true,
-        WordClass::Other => w.text != "我" && !PRONOUNS.contains(&w.text),
+        WordClass::Other => w.text != "我" && !PRONOUNS.contains(&w.text) && !PREPOSITIONS.contains(&w.text),
         _ => false,
     };
     let opener = words.iter().position(|w| !leads_in(w))?;
+    // "和张伟吃饭…", "跟老板说…": a statement opening with a preposition dropped its "I".
+    if PREPOSITIONS.contains(&words[opener].text) {
+        return Some(first_person.to_owned());
+    }
     if let Some(relation) = relation_of(words[opener].text) {
         return Some(format!("{first_person}'s {relation}"));
     }
@@ -345,7 +362,10 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
 /// The content words of `words`, as the rules compare them: Chinese words and bigrams, Latin
 /// words stemmed.
 fn terms_of(words: &[Word<'_>]) -> BTreeSet<String> {
-    han::content_words(words)
+    // Times and cadences ("今年", "每天") say when, not what: they are the weak slots' values.
+    let words: Vec<Word<'_>> =
+        words.iter().filter(|w| w.class != WordClass::Time && !w.text.starts_with('每')).cloned().collect();
+    han::content_words(&words)
         .into_iter()
         .map(|t| if t.is_ascii() { stem(&t).into_owned() } else { t })
         .filter(|t| !super::is_stopword(t))
@@ -379,7 +399,10 @@ pub(super) fn read(text: &str) -> Claim {
         Some(label) => {
             let name = label.get(1).map_or("", |m| m.as_str());
             let whole = label.get(0).map_or(0, |m| m.end());
-            let own = PERSON_LABELS.contains(&name.to_lowercase().as_str()) || !han::has_han(name);
+            // "用户：", "user:" and a heading ("更新：") leave the first person the writer's; a
+            // person's name ("小王：") makes it theirs.
+            let named = han::has_han(name) && han::person_names(name).first().is_some_and(|r| r.len() == name.len());
+            let own = PERSON_LABELS.contains(&name.to_lowercase().as_str()) || !named;
             let speaker = if own { SPEAKER.to_owned() } else { name.to_owned() };
             (&text[whole..], speaker)
         }
@@ -432,8 +455,11 @@ pub(super) fn read(text: &str) -> Claim {
         }
         for (cue, reach, re) in CHANGE_CUES.iter() {
             for found in re.find_iter(clause) {
-                let negated = !cue.starts_with('不') && NEGATED.is_match(&clause[..found.start()]);
-                if negated || (*cue == "现在" && for_the_moment(&clause[found.end()..])) {
+                let before = &clause[..found.start()];
+                let negated = !cue.starts_with('不') && NEGATED.is_match(before);
+                // "帮朋友搬家": helping with someone else's change.
+                let for_someone_else = HELPING.is_match(before);
+                if negated || for_someone_else || (*cue == "现在" && for_the_moment(&clause[found.end()..])) {
                     continue;
                 }
                 change = change.or(Some(*cue));
@@ -598,6 +624,7 @@ mod tests {
             ("发布会定在10月8日。", "发布会改到下周五了。"),
             ("李娜喜欢喝咖啡。", "李娜不再喝咖啡了。"),
             ("儿子在读小学六年级。", "儿子今年上初中了。"),
+            ("我住在杭州。", "更新：我搬到深圳了。"),
         ] {
             assert!(replaces(old, new).is_some(), "{new} should replace {old}");
         }
@@ -640,6 +667,14 @@ mod tests {
             ("我在腾讯工作。", "我现在在开会。"),
             ("发布会定在10月8日。", "下个月发布会可能改期。"),
             ("王芳住在北京。", "王芳下个月搬到上海。"),
+            ("张伟喜欢喝咖啡.", "张伟现在每天跑步."),
+            ("我住在杭州。", "我买了新家具。"),
+            ("我的手机是小米14。", "我换了个手机壳。"),
+            ("我住在杭州。", "周末帮朋友搬家了。"),
+            ("我在腾讯工作。", "我现在工作很忙。"),
+            ("儿子在读初二。", "儿子比女儿大三岁。"),
+            ("张伟住在广州。", "昨天和张伟吃饭，告诉他我搬到深圳了。"),
+            ("我住在杭州。", "更新：小王搬到深圳了。"),
             ("张伟在腾讯工作。", "张伟还在腾讯工作吗？"),
             ("天穹项目由平台组负责。", "天穹上线推迟了两周，改到5月26日。"),
         ] {

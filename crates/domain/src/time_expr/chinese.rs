@@ -113,14 +113,22 @@ impl Reader {
         super::longest([self.chinese_open(rest), self.chinese_closed(rest)])
     }
 
+    /// `parsed`, if it ends where a word of the text does.
+    fn whole(&self, rest: &str, parsed: Option<Parsed>) -> Option<Parsed> {
+        parsed.filter(|p| self.words.ends_a_word(rest, p.len))
+    }
+
     /// A closed Chinese form: a day, a period, a weekday, a count back or ahead, a date.
     pub(super) fn chinese_closed(&self, rest: &str) -> Option<Parsed> {
+        // A period's words (上周, 去年) are time words wherever they start a word ("下周到北京"
+        // is cut 下/周到); a day, a count, a weekday or a date must also end one ("今日头条",
+        // "这周一直").
         super::longest([
-            self.zh_relative_day(rest),
+            self.whole(rest, self.zh_relative_day(rest)),
             self.zh_period(rest),
-            self.zh_weekday(rest),
-            self.zh_count(rest),
-            self.zh_date(rest),
+            self.whole(rest, self.zh_weekday(rest)),
+            self.whole(rest, self.zh_count(rest)),
+            self.whole(rest, self.zh_date(rest)),
             self.zh_part(rest),
         ])
     }
@@ -146,7 +154,7 @@ impl Reader {
             _ => return None,
         };
         let len = offset + date.len + closing.map_or(0, |c| c[0].len());
-        Some(Parsed { len, range })
+        self.whole(rest, Some(Parsed { len, range }))
     }
 
     /// 今天、昨天、前天、大前天、明天、后天、大后天, and 今早、今晚、昨晚.
@@ -177,9 +185,8 @@ impl Reader {
         });
         let caps = PERIOD.captures(rest)?;
         let len = caps[0].len();
-        // "这周围" is around here, "十周年" an anniversary: 周 starting another word.
-        if caps.name("unit").is_some_and(|u| u.as_str() == "周")
-            && rest[len..].starts_with(['围', '边', '到', '年', '岁'])
+        // "这周围" is around here, "十周年" an anniversary: 周 opening another word.
+        if caps.name("unit").is_some_and(|u| u.as_str() == "周") && rest[len..].starts_with(['围', '边', '年', '岁'])
         {
             return None;
         }
@@ -226,6 +233,12 @@ impl Reader {
             ))
         });
         let caps = COUNT.captures(rest)?;
+        // "三年前端经验", "两年后台开发": 前 and 后 opening a word of their own.
+        let way = caps.name("way").map_or("", |w| w.as_str());
+        let next = rest[caps[0].len()..].chars().next();
+        if way.chars().count() == 1 && next.is_some_and(|c| "端台面来".contains(c)) {
+            return None;
+        }
         let mut unit = unit_of(&caps["unit"])?;
         let (fewest, most) = match &caps["count"] {
             // "a few days", as English's "a few": not tomorrow, rarely beyond a week.
@@ -365,6 +378,8 @@ mod tests {
             ("去年搬家了吗", "去年", "2022-01-01", "2023-01-01"),
             ("今年的目标", "今年", "2023-01-01", "2024-01-01"),
             ("去年下半年的项目", "去年下半年", "2022-07-01", "2023-01-01"),
+            ("这周一直在加班", "这周", "2023-06-12", "2023-06-19"),
+            ("我下周到北京出差", "下周", "2023-06-19", "2023-06-26"),
         ]);
     }
 
@@ -428,8 +443,17 @@ mod tests {
 
     #[test]
     fn what_is_not_a_time() {
-        for question in ["张伟在腾讯做后端开发", "一个月多少钱", "这周围有什么好吃的", "公司成立十周年"]
-        {
+        for question in [
+            "张伟在腾讯做后端开发",
+            "一个月多少钱",
+            "这周围有什么好吃的",
+            "公司成立十周年",
+            "整理一下周报",
+            "晚上月亮很圆",
+            "我以前年轻的时候",
+            "我有三年前端经验",
+            "两年后端经验",
+        ] {
             assert_eq!(find_time_expression(question, anchor()), None, "{question}");
         }
     }

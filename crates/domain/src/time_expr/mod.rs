@@ -119,7 +119,8 @@ pub fn find_time_expression(question: &str, anchor: Timestamp) -> Option<FoundTi
 pub fn find_time_expression_knowing(question: &str, anchor: Timestamp, newest: Option<Timestamp>) -> Option<FoundTime> {
     let mut reader = Reader::new(anchor);
     reader.newest = newest.filter(|newest| *newest < anchor);
-    word_starts(question).find_map(|at| reader.read_at(&question[..at], &question[at..]))
+    reader.words = HanWords::of(question);
+    word_starts(question, &reader.words).find_map(|at| reader.read_at(&question[..at], &question[at..]))
 }
 
 /// Whether the time `question` names depends on when the store's newest memory was observed
@@ -155,10 +156,10 @@ pub struct TimeMention {
 /// Open ranges ("before May") and events ("after the move") say no time of their own and are
 /// left out, as are rolling windows ("the past few weeks"), too vague to place a memory.
 pub fn find_time_mentions(text: &str, said_at: Timestamp) -> Vec<TimeMention> {
-    let reader = Reader { statement: true, ..Reader::new(said_at) };
+    let reader = Reader { statement: true, words: HanWords::of(text), ..Reader::new(said_at) };
     let mut mentions = Vec::new();
     let mut resume = 0;
-    for at in word_starts(text) {
+    for at in word_starts(text, &reader.words) {
         if at < resume {
             continue;
         }
@@ -269,19 +270,54 @@ fn describe_instant(at: Timestamp) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// Byte offsets where a word starts: a word character after a non-word character (or the start).
-/// Chinese writes no spaces, so every Han character may start one ("小王*上个月*搬到…"), and so
-/// may a digit after one ("在*2023年*").
-fn word_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+/// Chinese writes no spaces, so there a word starts where the segmenter cut one ("小王*上个月*
+/// 搬到…"; not the 下 of "一下周末" or the 上 of "晚上月亮"), and a digit after Han starts one
+/// ("在*2023年*").
+fn word_starts<'t>(text: &'t str, words: &'t HanWords) -> impl Iterator<Item = usize> + 't {
     let mut previous_is_word = false;
     let mut previous_is_han = false;
     text.char_indices().filter_map(move |(at, c)| {
         let is_word = is_word_char(c);
         let is_han = crate::han::is_han(c);
-        let starts = is_word && (!previous_is_word || is_han || previous_is_han);
+        let starts =
+            if is_han { words.starts.contains(&at) } else { is_word && (!previous_is_word || previous_is_han) };
         previous_is_word = is_word;
         previous_is_han = is_han;
         starts.then_some(at)
     })
+}
+
+/// Where the segmenter's words start and end in a text with Chinese in it: a Chinese time
+/// expression starts and ends where words do, so "三年前端经验" holds no "三年前" (three years
+/// ago) and "这周一直" no "这周一" (this Monday).
+#[derive(Debug, Default)]
+struct HanWords {
+    /// The start of the text, as an address: a form reads a slice of it.
+    base: usize,
+    starts: std::collections::BTreeSet<usize>,
+    ends: std::collections::BTreeSet<usize>,
+}
+
+impl HanWords {
+    fn of(text: &str) -> HanWords {
+        if !crate::han::has_han(text) {
+            return HanWords::default();
+        }
+        let words = crate::han::words(text);
+        HanWords {
+            base: text.as_ptr() as usize,
+            starts: words.iter().map(|w| w.span.start).collect(),
+            ends: words.iter().map(|w| w.span.end).collect(),
+        }
+    }
+
+    /// Whether a form read `len` bytes into `rest` (a slice of the text) ends where a word
+    /// does, when it ends between two Han characters.
+    fn ends_a_word(&self, rest: &str, len: usize) -> bool {
+        let inside = rest[..len].chars().next_back().is_some_and(crate::han::is_han)
+            && rest[len..].chars().next().is_some_and(crate::han::is_han);
+        !inside || self.ends.contains(&(rest.as_ptr() as usize - self.base + len))
+    }
 }
 
 fn is_word_char(c: char) -> bool {
@@ -336,11 +372,14 @@ struct Reader {
     /// When the store's newest memory was observed, if before the anchor
     /// ([`find_time_expression_knowing`]).
     newest: Option<Timestamp>,
+    /// Where the Chinese words of the text being read end ([`HanWords`]).
+    words: HanWords,
 }
 
 impl Reader {
     fn new(anchor: Timestamp) -> Reader {
-        Reader { anchor, statement: false, today: TimeZone::UTC.to_datetime(anchor).date(), newest: None }
+        let today = TimeZone::UTC.to_datetime(anchor).date();
+        Reader { anchor, statement: false, today, newest: None, words: HanWords::default() }
     }
 
     /// The expression starting exactly at the start of `rest`; `preceding` is the text before it.
