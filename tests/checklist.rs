@@ -1221,6 +1221,9 @@ pub async fn chinese_is_searched_by_its_words_kept_refused_and_updated(ports: Po
     note(&arbor, &global, "小李昨天在西湖边跑了十公里。").await;
     minutes(&clock, 60 * 24 * 20);
 
+    // Entities come from Chinese names: 王芳's memories share a tree of hers.
+    let her_tree = stored(&arbor, "global", &beijing).await.tree_id;
+    assert_ne!(her_tree.as_str(), "interaction:uncategorized", "a tree for 王芳");
     let lives = pack_text(&ask(&arbor, &reader, "王芳住在哪里？").await);
     assert!(lives.contains("北京"), "{lives}");
     let release = pack_text(&ask(&arbor, &reader, "星河什么时候发布？").await);
@@ -1240,6 +1243,8 @@ pub async fn chinese_is_searched_by_its_words_kept_refused_and_updated(ports: Po
         assert!(matches!(outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{text}: {outcome:?}");
     }
     assert_eq!(stored(&arbor, "global", &tennis).await.status, LeafStatus::Active);
+    let replaced = stored(&arbor, "global", &beijing).await;
+    assert_eq!(replaced.tree_id, her_tree, "the replaced memory stays in her tree as history");
     let lives = pack_text(&ask(&arbor, &reader, "王芳现在住在哪里？").await);
     assert!(lives.contains("成都") && !lives.contains("住在北京"), "{lives}");
 
