@@ -19,15 +19,10 @@ use std::sync::LazyLock;
 use jiff::civil::Date;
 use regex::{Captures, Regex};
 
-use super::{Parsed, Reader, TimeRange, Unit, day_range, months_range, weekend_range, year_range};
+use super::{Parsed, Reader, TimeRange, Unit, anchored, day_range, months_range, weekend_range, year_range};
 
 /// A count or a day or a month: digits, or characters up to ninety-nine.
 const NUM: &str = r"[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3}";
-
-/// Compiles a pattern anchored at the start of the text; every pattern is a constant here.
-fn anchored(pattern: &str) -> Regex {
-    Regex::new(&format!("^(?:{pattern})")).expect("Chinese time pattern compiles")
-}
 
 /// A number written in digits or characters: 8, 十二, 二十三, 两.
 fn number(text: &str) -> Option<i64> {
