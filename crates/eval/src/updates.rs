@@ -3,11 +3,20 @@
 //! own entries (no hints, no kind, no subject), all cases into one store; what waits for a person
 //! is confirmed (a person entering their own memories would); the jobs run; then each probe is
 //! asked by a reader of that namespace (the conversation itself, a conversation of the project,
-//! or any conversation for `global`). A probe passes when the pack — its evidence, known facts,
-//! constraints and recent items, not the echo of the question — holds every `must_contain`
-//! string and none of the `must_not_contain` ones. Probes with a `must_not_contain` are update
-//! probes (the stale fact must not be offered as current); the others are keep probes (a distinct
-//! fact must survive).
+//! or any conversation for `global`).
+//!
+//! What the pack offers (its evidence, known facts, constraints and recent items, not the echo
+//! of the question) is read in two parts: what it offers as current, and the evidence it marks
+//! as possibly outdated (`possibly_outdated_by`). Probes with a `must_not_contain` are update
+//! probes, the others keep probes, and each gets one [`Verdict`]:
+//! - an update probe is **lost** when a `must_contain` string (the current value) is nowhere
+//!   in the pack, **offered** when a `must_not_contain` string (the stale value) is offered as
+//!   current, **flagged** when the stale value is there only marked as possibly outdated, and
+//!   **retired** when it is not there at all;
+//! - a keep probe is **kept** when every `must_contain` string is offered as current,
+//!   **doubted** when one is there only marked, and **hidden** when one is missing.
+//!
+//! Hidden is the count that matters most: a hidden fact is a true fact no later question finds.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -39,6 +48,9 @@ pub struct UpdatesOptions {
 struct Case {
     id: String,
     namespace: String,
+    /// How the case is written ("note", "chat", "transcript", …), for the breakdowns.
+    #[serde(default)]
+    style: Option<String>,
     events: Vec<CaseEvent>,
     probes: Vec<Probe>,
 }
@@ -57,6 +69,115 @@ struct Probe {
     must_contain: Vec<String>,
     #[serde(default)]
     must_not_contain: Vec<String>,
+    /// "update" or "keep", when the set states it; it must agree with `must_not_contain`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kind: Option<ProbeKind>,
+    /// What the question is about ("residence", "instrument", …), for the breakdowns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attribute: Option<String>,
+    /// The trap a keep probe sets ("other-attribute", "plan-or-wish", …), for the breakdowns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trap: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum ProbeKind {
+    Update,
+    Keep,
+}
+
+/// What became of one probe (the module docs say how each is decided).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Retired,
+    Flagged,
+    Offered,
+    Lost,
+    Kept,
+    Doubted,
+    Hidden,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Retired,
+        Verdict::Flagged,
+        Verdict::Offered,
+        Verdict::Lost,
+        Verdict::Kept,
+        Verdict::Doubted,
+        Verdict::Hidden,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Retired => "retired",
+            Verdict::Flagged => "flagged",
+            Verdict::Offered => "offered",
+            Verdict::Lost => "lost",
+            Verdict::Kept => "kept",
+            Verdict::Doubted => "doubted",
+            Verdict::Hidden => "hidden",
+        }
+    }
+
+    /// Whether the probe passes: the stale value is not offered as current and the current one
+    /// is there (an update probe), or the fact is there (a keep probe), marked or not.
+    pub fn passes(self) -> bool {
+        matches!(self, Verdict::Retired | Verdict::Flagged | Verdict::Kept | Verdict::Doubted)
+    }
+}
+
+/// How many probes got each verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub retired: usize,
+    pub flagged: usize,
+    pub offered: usize,
+    pub lost: usize,
+    pub kept: usize,
+    pub doubted: usize,
+    pub hidden: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Verdict) {
+        *self.slot(verdict) += 1;
+    }
+
+    fn slot(&mut self, verdict: Verdict) -> &mut usize {
+        match verdict {
+            Verdict::Retired => &mut self.retired,
+            Verdict::Flagged => &mut self.flagged,
+            Verdict::Offered => &mut self.offered,
+            Verdict::Lost => &mut self.lost,
+            Verdict::Kept => &mut self.kept,
+            Verdict::Doubted => &mut self.doubted,
+            Verdict::Hidden => &mut self.hidden,
+        }
+    }
+
+    pub fn get(&self, verdict: Verdict) -> usize {
+        match verdict {
+            Verdict::Retired => self.retired,
+            Verdict::Flagged => self.flagged,
+            Verdict::Offered => self.offered,
+            Verdict::Lost => self.lost,
+            Verdict::Kept => self.kept,
+            Verdict::Doubted => self.doubted,
+            Verdict::Hidden => self.hidden,
+        }
+    }
+
+    pub fn updates(&self) -> usize {
+        self.retired + self.flagged + self.offered + self.lost
+    }
+
+    pub fn keeps(&self) -> usize {
+        self.kept + self.doubted + self.hidden
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -67,11 +188,16 @@ struct ProbeResult {
     probe: Probe,
     /// An update probe (it has something that must not be offered as current).
     update: bool,
+    verdict: Verdict,
     passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    style: Option<String>,
     /// The `must_contain` strings the pack lacked.
     missing: Vec<String>,
-    /// The `must_not_contain` strings the pack offered.
+    /// The `must_not_contain` strings the pack offered as current.
     offered_stale: Vec<String>,
+    /// The strings the pack held only in evidence marked as possibly outdated.
+    marked: Vec<String>,
     /// The evidence, best first, as titles.
     evidence: Vec<String>,
 }
@@ -95,6 +221,12 @@ pub struct UpdatesReport {
     left_for_review: usize,
     pub update_probes: Tally,
     pub keep_probes: Tally,
+    /// The seven verdicts over every probe.
+    pub counts: Counts,
+    /// The verdicts by the probes' `attribute`, by their `trap`, and by the cases' `style`.
+    pub by_attribute: std::collections::BTreeMap<String, Counts>,
+    pub by_trap: std::collections::BTreeMap<String, Counts>,
+    pub by_style: std::collections::BTreeMap<String, Counts>,
     results: Vec<ProbeResult>,
 }
 
@@ -115,6 +247,19 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
         if case.events.iter().any(|e| e.text.trim().is_empty()) || case.probes.iter().any(|p| p.query.trim().is_empty())
         {
             bail!("case {}: an event's text or a probe's query is empty", case.id);
+        }
+        for probe in &case.probes {
+            let update = !probe.must_not_contain.is_empty();
+            if probe.kind.is_some_and(|kind| (kind == ProbeKind::Update) != update) {
+                bail!(
+                    "case {}: probe {:?} says it is of one kind and has the strings of the other",
+                    case.id,
+                    probe.query
+                );
+            }
+            if probe.must_contain.is_empty() {
+                bail!("case {}: probe {:?} names nothing it must contain", case.id, probe.query);
+            }
         }
         namespaces.push(namespace);
     }
@@ -156,6 +301,19 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
         passed: results.iter().filter(|r| r.update == update && r.passed).count(),
         total: results.iter().filter(|r| r.update == update).count(),
     };
+    let mut counts = Counts::default();
+    let (mut by_attribute, mut by_trap, mut by_style) = Default::default();
+    for result in &results {
+        counts.add(result.verdict);
+        let count_under = |map: &mut std::collections::BTreeMap<String, Counts>, key: &Option<String>| {
+            if let Some(key) = key {
+                map.entry(key.clone()).or_default().add(result.verdict);
+            }
+        };
+        count_under(&mut by_attribute, &result.probe.attribute);
+        count_under(&mut by_trap, &result.probe.trap);
+        count_under(&mut by_style, &result.style);
+    }
     Ok(UpdatesReport {
         cases: cases.len(),
         events,
@@ -165,6 +323,10 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
         left_for_review,
         update_probes: tally(true),
         keep_probes: tally(false),
+        counts,
+        by_attribute,
+        by_trap,
+        by_style,
         results,
     })
 }
@@ -209,36 +371,58 @@ fn reader_of(namespace: &Namespace) -> Result<TrustedContext> {
     })
 }
 
-/// What the pack offers as memory: evidence, known facts, constraints and recent items (not the
-/// question, nor the reasons given for choices, which can quote it).
-fn offered(pack: &RetrievalPack) -> String {
-    let mut text = String::new();
+/// What the pack offers as memory, in two parts: what it offers as current (evidence not
+/// marked as possibly outdated, known facts, constraints and recent items), and the evidence it
+/// marks as possibly outdated. Neither holds the question, nor the reasons given for choices,
+/// which can quote it.
+fn offered(pack: &RetrievalPack) -> (String, String) {
+    let (mut current, mut marked) = (String::new(), String::new());
     for item in &pack.evidence {
+        let text = if item.possibly_outdated_by.is_some() { &mut marked } else { &mut current };
         text.push_str(&item.title);
         text.push('\n');
         text.push_str(&item.text);
         text.push('\n');
     }
     for line in pack.known_facts.iter().chain(&pack.constraints).chain(&pack.recent) {
-        text.push_str(line);
-        text.push('\n');
+        current.push_str(line);
+        current.push('\n');
     }
-    text
+    (current.to_lowercase(), marked.to_lowercase())
 }
 
 fn judge(case: &Case, probe: &Probe, pack: &RetrievalPack) -> ProbeResult {
-    let offered = offered(pack).to_lowercase();
-    let holds = |needle: &String| offered.contains(&needle.to_lowercase());
-    let missing: Vec<String> = probe.must_contain.iter().filter(|n| !holds(n)).cloned().collect();
-    let offered_stale: Vec<String> = probe.must_not_contain.iter().filter(|n| holds(n)).cloned().collect();
+    let (current, marked) = offered(pack);
+    let in_current = |needle: &String| current.contains(&needle.to_lowercase());
+    let in_marked = |needle: &String| marked.contains(&needle.to_lowercase());
+    let missing: Vec<String> = probe.must_contain.iter().filter(|n| !in_current(n) && !in_marked(n)).cloned().collect();
+    let offered_stale: Vec<String> = probe.must_not_contain.iter().filter(|n| in_current(n)).cloned().collect();
+    let update = !probe.must_not_contain.is_empty();
+    let only_marked: Vec<String> = if update {
+        probe.must_not_contain.iter().filter(|n| !in_current(n) && in_marked(n)).cloned().collect()
+    } else {
+        probe.must_contain.iter().filter(|n| !in_current(n) && in_marked(n)).cloned().collect()
+    };
+    let verdict = match (update, missing.is_empty()) {
+        (true, false) => Verdict::Lost,
+        (true, true) if !offered_stale.is_empty() => Verdict::Offered,
+        (true, true) if !only_marked.is_empty() => Verdict::Flagged,
+        (true, true) => Verdict::Retired,
+        (false, false) => Verdict::Hidden,
+        (false, true) if !only_marked.is_empty() => Verdict::Doubted,
+        (false, true) => Verdict::Kept,
+    };
     ProbeResult {
         case: case.id.clone(),
         namespace: case.namespace.clone(),
         probe: probe.clone(),
-        update: !probe.must_not_contain.is_empty(),
-        passed: missing.is_empty() && offered_stale.is_empty(),
+        update,
+        verdict,
+        passed: verdict.passes(),
+        style: case.style.clone(),
         missing,
         offered_stale,
+        marked: only_marked,
         evidence: pack.evidence.iter().map(|e| e.title.clone()).collect(),
     }
 }
@@ -252,13 +436,21 @@ impl UpdatesReport {
 
 fn render(report: &UpdatesReport) -> String {
     let mut out = String::new();
-    for result in report.results.iter().filter(|r| !r.passed) {
-        out.push_str(&format!("FAIL {} {:?}", result.case, result.probe.query));
+    for result in report.results.iter().filter(|r| !matches!(r.verdict, Verdict::Retired | Verdict::Kept)) {
+        out.push_str(&format!(
+            "{:<7} {} {:?}",
+            result.verdict.as_str().to_uppercase(),
+            result.case,
+            result.probe.query
+        ));
         if !result.missing.is_empty() {
             out.push_str(&format!("  missing {:?}", result.missing));
         }
         if !result.offered_stale.is_empty() {
             out.push_str(&format!("  offered as current {:?}", result.offered_stale));
+        }
+        if !result.marked.is_empty() {
+            out.push_str(&format!("  marked as possibly outdated {:?}", result.marked));
         }
         out.push('\n');
     }
@@ -277,5 +469,25 @@ fn render(report: &UpdatesReport) -> String {
         tally(&report.update_probes),
         tally(&report.keep_probes),
     ));
+    out.push_str(&counts_line(&report.counts));
     out
+}
+
+/// The seven verdicts as two lines, each with its share of its kind of probe.
+pub fn counts_line(counts: &Counts) -> String {
+    let share = |verdict: Verdict, of: usize| {
+        let n = counts.get(verdict);
+        match of {
+            0 => format!("{} {n}", verdict.as_str()),
+            of => format!("{} {n} ({:.1}%)", verdict.as_str(), 100.0 * n as f64 / of as f64),
+        }
+    };
+    let line = |verdicts: &[Verdict], of: usize| verdicts.iter().map(|v| share(*v, of)).collect::<Vec<_>>().join(", ");
+    format!(
+        "  of {} update probes: {}\n  of {} keep probes:   {}\n",
+        counts.updates(),
+        line(&Verdict::ALL[..4], counts.updates()),
+        counts.keeps(),
+        line(&Verdict::ALL[4..], counts.keeps()),
+    )
 }
