@@ -36,6 +36,7 @@
 
 pub mod admission;
 pub mod budget;
+pub mod claims;
 pub mod conflict;
 pub mod consolidation;
 pub mod daily;
