@@ -23,7 +23,7 @@
 //! decay and archival [design §lifecycle], [`decay_demotes_old_episodes_but_never_preferences`] and
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
 //! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`],
-//! [`updates_in_words_no_rule_knows_are_found_by_meaning`] and
+//! [`no_decision_depends_on_the_embedder`] and
 //! [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; the same in Chinese,
 //! [`chinese_is_searched_by_its_words_kept_refused_and_updated`]; consolidation,
 //! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
@@ -36,7 +36,7 @@ use arbor_app::{Arbor, IngestOutcome, Ports, Promotion, RetrievalPack, RetrieveR
 use arbor_domain::conflict::{ConflictCause, ConflictResolution};
 use arbor_domain::event::Event;
 use arbor_domain::experiment::{NotSettled, RunOutcome, SnapshotChoice};
-use arbor_domain::id::{LeafId, ScopeId, Version};
+use arbor_domain::id::{LeafId, NodeId, ScopeId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{Actor, MemoryKind, SourceRef, SubjectKey};
 use arbor_domain::namespace::Namespace;
@@ -71,7 +71,7 @@ macro_rules! acceptance_checklist {
             unused_candidates_are_archived_never_summarized_and_can_be_restored,
             // Knowing what is current when updates come as people phrase them.
             updates_phrased_in_passing_replace_only_what_they_update,
-            updates_in_words_no_rule_knows_are_found_by_meaning,
+            no_decision_depends_on_the_embedder,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
             chinese_is_searched_by_its_words_kept_refused_and_updated,
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
@@ -1071,56 +1071,32 @@ impl Embedder for TopicEmbedder {
     }
 }
 
-/// With an embedder the domain has a topic floor for, an update said in words no rule knows
-/// replaces the current memory about the same subject whose topic it shares, found through the
-/// backend's vector index; another fact about the subject, someone else's fact and a relative's
-/// news are left alone.
-pub async fn updates_in_words_no_rule_knows_are_found_by_meaning(mut ports: Ports) {
-    let embedder = Arc::new(TopicEmbedder::default());
-    ports.embedder = embedder.clone();
-    let (arbor, clock) = engine(ports);
-    let global = only(&arbor, "global");
-    minutes(&clock, 1);
-    let desk = note(&arbor, &global, "Farah runs the support desk for the Lisbon office.").await;
-    let starter = note(&arbor, &global, "Farah keeps a sourdough starter called Gerald.").await;
-    let omar = note(&arbor, &global, "Omar handles renewals for the Nordics.").await;
-    arbor.run_jobs(None).await.unwrap();
-    minutes(&clock, 60 * 24 * 30);
-
-    // Someone else, or a relative, on the topic with a change signal: nothing replaced.
-    for text in ["Lena ended up in sales, she handles renewals.", "Farah's brother ended up in sales."] {
-        let outcome = write(&arbor, &global, text, None).await;
-        assert!(matches!(outcome, IngestOutcome::Created { .. }), "{text}: {outcome:?}");
+/// No decision depends on the embedder or on what the index has caught up with: an update said
+/// in words no form reads ("ended up in sales") replaces nothing, with an embedder that would
+/// find it close and with one that fails, and the same events give the same outcomes either way.
+pub async fn no_decision_depends_on_the_embedder(ports: Ports) {
+    // One store, a namespace per run.
+    let run = |fail: bool, ports: Ports, namespace: &'static str| async move {
+        let embedder = Arc::new(TopicEmbedder::default());
+        embedder.fail_comparisons.store(fail, std::sync::atomic::Ordering::SeqCst);
+        let mut ports = ports;
+        ports.embedder = embedder;
+        let (arbor, clock) = engine(ports);
+        let global = only(&arbor, namespace);
+        minutes(&clock, 1);
+        let desk = note(&arbor, &global, "Farah runs the support desk for the Lisbon office.").await;
+        note(&arbor, &global, "Farah lives in Braga.").await;
         arbor.run_jobs(None).await.unwrap();
-    }
-    // A plain statement is never an update by resemblance, however close.
-    let outcome = write(&arbor, &global, "Farah bakes bread on Sundays.", None).await;
-    assert!(matches!(outcome, IngestOutcome::Created { .. }), "{outcome:?}");
-    arbor.run_jobs(None).await.unwrap();
-    minutes(&clock, 60);
-
-    // The update: Farah's own fact on the topic, found among everyone's, and only that one.
-    match write(&arbor, &global, "Farah ended up in sales, she handles renewals.", None).await {
-        IngestOutcome::Superseding { replaces, status: LeafStatus::Active, because, .. } => {
-            assert_eq!(replaces, desk);
-            assert!(because.contains("farah") && because.contains("resembles"), "{because}");
+        minutes(&clock, 60 * 24 * 30);
+        let mut outcomes = Vec::new();
+        for text in ["Farah ended up in sales, she handles renewals.", "Farah moved to Porto in May."] {
+            outcomes.push(write(&arbor, &global, text, None).await.label());
         }
-        other => panic!("expected the support desk to be replaced, got {other:?}"),
-    }
-    arbor.run_jobs(None).await.unwrap();
-    assert_eq!(stored(&arbor, "global", &desk).await.status, LeafStatus::Superseded);
-    assert_eq!(stored(&arbor, "global", &omar).await.status, LeafStatus::Active);
-    // Two of Farah's statements on one topic (the starter, the Sunday bread): no clear best,
-    // nothing replaced.
-    let outcome = write(&arbor, &global, "Farah ended up baking sourdough every day.", None).await;
-    assert!(matches!(outcome, IngestOutcome::Created { .. }), "{outcome:?}");
-    assert_eq!(stored(&arbor, "global", &starter).await.status, LeafStatus::Active);
-
-    // The comparison is an aid to the write, never a reason to refuse it: with the embedder
-    // failing, the write lands and replaces nothing.
-    embedder.fail_comparisons.store(true, std::sync::atomic::Ordering::SeqCst);
-    let outcome = write(&arbor, &global, "Farah ended up back on the support desk.", None).await;
-    assert!(matches!(outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{outcome:?}");
+        (outcomes, stored(&arbor, namespace, &desk).await.status)
+    };
+    let close = run(false, ports.clone(), "project:close").await;
+    assert_eq!(close, (vec!["created", "superseding"], LeafStatus::Active), "the desk stays current");
+    assert_eq!(run(true, ports, "project:failing").await, close, "the same outcomes whatever the embedder does");
 }
 
 /// What a write of `text` into `chain` came to.
@@ -1135,11 +1111,19 @@ async fn stored(arbor: &Arbor, namespace: &str, id: &LeafId) -> arbor_domain::mo
     arbor.ports().store.leaf(&[namespace], id).await.expect("read").expect("stored")
 }
 
-/// `Reconcile` at write time, with no hints: a change of one entity's attribute, phrased in
-/// passing, replaces the current memory wherever it was filed (history kept, its validity
-/// closed where the new one starts); saying it again is a no-op; an older statement that would
-/// replace it waits as a conflict; an additive fact, a visit, a hedge and another person's
-/// similar fact are distinct memories and replace nothing.
+/// What a write of `text` into `chain` came to, whole: the outcome with what it replaced and
+/// what it doubted.
+async fn write_chunk(arbor: &Arbor, chain: &ReadChain, text: &str) -> arbor_app::ChunkResult {
+    arbor.ingest(chain, Event::user_message(text)).await.expect("ingest").chunks.remove(0)
+}
+
+/// Reconciliation by claims at write time, with no hints: a change of one person's attribute
+/// that holds one value, phrased in passing, retires the current memory wherever it was filed
+/// (history kept, its validity closed where the new one starts, the retirement marked with
+/// its rule) and the save's reply names it; a memory that says more than the replaced claim
+/// ("with her two cats") stays current, marked as possibly outdated, and comes back after the
+/// newer one; saying it again is a no-op; an older statement waits as a conflict; an additive
+/// fact, a visit, a hedge and another person's similar fact replace and doubt nothing.
 pub async fn updates_phrased_in_passing_replace_only_what_they_update(ports: Ports) {
     let (arbor, clock) = engine(ports);
     let global = only(&arbor, "global");
@@ -1152,19 +1136,35 @@ pub async fn updates_phrased_in_passing_replace_only_what_they_update(ports: Por
     let manager = note(&arbor, &global, "Omar's manager is Linda Park.").await;
     minutes(&clock, 60 * 24 * 30);
 
-    // Update: the same person, the same attribute, a change cue.
-    let amsterdam = match write(&arbor, &global, "Maya just moved to Amsterdam for her new job.", None).await {
-        IngestOutcome::Superseding { leaf_id, replaces, status: LeafStatus::Active, because } => {
-            assert_eq!(replaces, porto);
-            assert!(because.contains("maya") && because.contains("residence"), "{because}");
-            leaf_id
-        }
-        other => panic!("expected Porto to be replaced, got {other:?}"),
-    };
-    let new = stored(&arbor, "global", &amsterdam).await;
+    // Proof, and more said than the proof covers: doubted, not retired.
+    let moved = write_chunk(&arbor, &global, "Maya just moved to Amsterdam for her new job.").await;
+    let amsterdam = moved.outcome.leaf_id().cloned().unwrap();
+    assert!(matches!(moved.outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{moved:?}");
+    assert_eq!(moved.doubted.iter().map(|d| &d.leaf_id).collect::<Vec<_>>(), [&porto], "{moved:?}");
     let old = stored(&arbor, "global", &porto).await;
+    assert_eq!(old.status, LeafStatus::Active, "the cats are still true");
+    assert_eq!(old.claims.doubt.as_ref().map(|d| (&d.by, d.attribute.as_str())), Some((&amsterdam, "residence")));
+    // Proof of one value replaced: retired, marked, and named in the reply.
+    let (hedge, visit) = ("Grace might move to Cork next year.", "Grace visited Berlin for a conference in February.");
+    for text in [hedge, visit] {
+        let outcome = write_chunk(&arbor, &global, text).await;
+        assert!(outcome.replaced.is_empty() && outcome.doubted.is_empty(), "{text}: {outcome:?}");
+    }
+    let galway = write_chunk(&arbor, &global, "Grace moved to Galway in March.").await;
+    match &galway.outcome {
+        IngestOutcome::Superseding { replaces, status: LeafStatus::Active, because, .. } => {
+            assert_eq!(replaces, &dublin);
+            assert!(because.contains("grace") && because.contains("residence"), "{because}");
+        }
+        other => panic!("expected Dublin to be replaced, got {other:?}"),
+    }
+    assert_eq!(galway.replaced[0].was.as_deref(), Some("Dublin"), "{galway:?}");
+    let (new, old) =
+        (stored(&arbor, "global", galway.outcome.leaf_id().unwrap()).await, stored(&arbor, "global", &dublin).await);
     assert_eq!(old.status, LeafStatus::Superseded);
     assert_eq!(old.validity.valid_to, new.validity.valid_from, "history ends where the update starts");
+    let mark = old.claims.retired.as_ref().expect("the retirement is marked");
+    assert_eq!((mark.rule.as_str(), mark.attribute.as_str()), ("one_value", "residence"));
     // A single-valued attribute given a new value replaces it without a cue.
     match write(&arbor, &global, "After the reorg Omar reports to Daniel Wu.", None).await {
         IngestOutcome::Superseding { replaces, status: LeafStatus::Active, .. } => assert_eq!(replaces, manager),
@@ -1176,29 +1176,41 @@ pub async fn updates_phrased_in_passing_replace_only_what_they_update(ports: Por
     assert!(matches!(&again, IngestOutcome::NoopDuplicate { existing, .. } if existing == &amsterdam), "{again:?}");
 
     // Conflict: a statement observed before the current one waits for a person.
-    let earlier = new.observed_at.checked_sub(jiff::SignedDuration::from_hours(24 * 7)).unwrap();
+    let earlier = stored(&arbor, "global", &amsterdam)
+        .await
+        .observed_at
+        .checked_sub(jiff::SignedDuration::from_hours(24 * 7))
+        .unwrap();
     match write(&arbor, &global, "Maya moved to Paris for a while.", Some(earlier)).await {
         IngestOutcome::Superseding { replaces, status: LeafStatus::Candidate, .. } => assert_eq!(replaces, amsterdam),
         other => panic!("expected a conflict candidate, got {other:?}"),
     }
 
-    // Add: what only adds, visits, hedges or is about someone else replaces nothing.
+    // Add: what only adds or is about someone else replaces nothing.
     for text in [
         "Bea also likes classical music, especially Bach.",
-        "Grace visited Berlin for a conference in February.",
-        "Grace might move to Cork next year.",
         "Ivo just moved to Amsterdam too, for a new job.",
         "Ivo's sister moved to Porto last spring.",
     ] {
-        let outcome = write(&arbor, &global, text, None).await;
-        assert!(matches!(outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{text}: {outcome:?}");
+        let outcome = write_chunk(&arbor, &global, text).await;
+        assert!(
+            matches!(outcome.outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }),
+            "{text}: {outcome:?}"
+        );
+        assert!(outcome.doubted.is_empty(), "{text}: {outcome:?}");
     }
-    for (namespace, id) in [("global", &peanuts), ("global", &jazz), ("global", &dublin), ("global", &amsterdam)] {
-        assert_eq!(stored(&arbor, namespace, id).await.status, LeafStatus::Active, "{id} stays current");
+    for id in [&peanuts, &jazz, &amsterdam, &porto] {
+        assert_eq!(stored(&arbor, "global", id).await.status, LeafStatus::Active, "{id} stays current");
     }
 
-    let lives = pack_text(&ask(&arbor, &reader, "Where does Maya live?").await);
-    assert!(lives.contains("Amsterdam") && !lives.contains("lives in Porto") && !lives.contains("Paris"), "{lives}");
+    // Both come back, the newer first, the older marked.
+    let lives = ask(&arbor, &reader, "Where does Maya live?").await;
+    let at = |id: &LeafId| lives.evidence.iter().position(|e| e.node_id == NodeId::Leaf(id.clone()));
+    assert!(at(&amsterdam) < at(&porto) && at(&porto).is_some(), "{:?}", evidence_ids(&lives));
+    let marked = &lives.evidence[at(&porto).unwrap()];
+    assert_eq!(marked.possibly_outdated_by.as_ref(), Some(&amsterdam));
+    assert_eq!(marked.outdated_attribute.as_deref(), Some("residence"));
+    assert!(!pack_text(&lives).contains("Paris"), "a conflict waits for a person");
     let allergy = pack_text(&ask(&arbor, &reader, "Is Maya allergic to anything?").await);
     assert!(allergy.contains("peanuts"), "{allergy}");
     let boss = pack_text(&ask(&arbor, &reader, "Who is Omar's manager?").await);
@@ -1229,12 +1241,21 @@ pub async fn chinese_is_searched_by_its_words_kept_refused_and_updated(ports: Po
     let release = pack_text(&ask(&arbor, &reader, "星河什么时候发布？").await);
     assert!(release.contains("9月3日"), "{release}");
 
-    match write(&arbor, &global, "王芳上个月搬去了成都。", None).await {
+    // 王芳's memory says where she works too: the move doubts it, and retires nothing.
+    let moved = write_chunk(&arbor, &global, "王芳上个月搬去了成都。").await;
+    assert_eq!(
+        moved.doubted.iter().map(|d| (&d.leaf_id, d.attribute.as_str())).collect::<Vec<_>>(),
+        [(&beijing, "residence")],
+        "{moved:?}"
+    );
+    // A memory of one fact is retired by the next value.
+    let shenzhen = note(&arbor, &global, "陈默住在深圳。").await;
+    match write(&arbor, &global, "陈默搬到了广州。", None).await {
         IngestOutcome::Superseding { replaces, status: LeafStatus::Active, because, .. } => {
-            assert_eq!(replaces, beijing);
-            assert!(because.contains("王芳") && because.contains("residence"), "{because}");
+            assert_eq!(replaces, shenzhen);
+            assert!(because.contains("陈默") && because.contains("residence"), "{because}");
         }
-        other => panic!("expected Beijing to be replaced, got {other:?}"),
+        other => panic!("expected Shenzhen to be replaced, got {other:?}"),
     }
     // A plan, an addition, and someone else's move replace nothing.
     for text in ["王芳下个月可能去上海出差。", "陈默也喜欢游泳。", "王芳的妹妹搬到了杭州。"]
@@ -1243,10 +1264,14 @@ pub async fn chinese_is_searched_by_its_words_kept_refused_and_updated(ports: Po
         assert!(matches!(outcome, IngestOutcome::Created { status: LeafStatus::Active, .. }), "{text}: {outcome:?}");
     }
     assert_eq!(stored(&arbor, "global", &tennis).await.status, LeafStatus::Active);
-    let replaced = stored(&arbor, "global", &beijing).await;
-    assert_eq!(replaced.tree_id, her_tree, "the replaced memory stays in her tree as history");
-    let lives = pack_text(&ask(&arbor, &reader, "王芳现在住在哪里？").await);
-    assert!(lives.contains("成都") && !lives.contains("住在北京"), "{lives}");
+    let doubted = stored(&arbor, "global", &beijing).await;
+    assert_eq!((doubted.tree_id, doubted.status), (her_tree, LeafStatus::Active), "kept in her tree, current");
+    let lives = ask(&arbor, &reader, "王芳现在住在哪里？").await;
+    assert!(pack_text(&lives).contains("成都"), "{}", pack_text(&lives));
+    let beijing_item = lives.evidence.iter().find(|e| e.node_id == NodeId::Leaf(beijing.clone()));
+    assert!(beijing_item.is_none_or(|e| e.possibly_outdated_by.is_some()), "Beijing only marked: {lives:?}");
+    let chen = pack_text(&ask(&arbor, &reader, "陈默住在哪里？").await);
+    assert!(chen.contains("广州") && !chen.contains("深圳"), "{chen}");
 
     // A password is refused as in English; chit-chat in a conversation is not kept.
     for text in ["我的密码是 hunter2xyz", "好的谢谢"] {
@@ -1323,7 +1348,7 @@ pub async fn consolidation_catches_what_writes_missed_once_never_deletes_and_rep
     let global = only(&arbor, "global");
     let namespace = Namespace::global();
     minutes(&clock, 1);
-    let porto = suggest(&arbor, &global, "Maya lives in Porto with her two cats.", "a-1").await;
+    let porto = suggest(&arbor, &global, "Maya lives in Porto.", "a-1").await;
     let peanuts = note(&arbor, &global, "Maya and Tom are allergic to peanuts.").await;
     let dating = suggest(&arbor, &global, "Nora is dating Felix.", "a-2").await;
     let manager = suggest(&arbor, &global, "Omar's manager is Linda Park.", "a-3").await;

@@ -53,6 +53,7 @@ pub(crate) fn leaf_row(row: &PgRow) -> Result<LeafRow> {
         entities_secondary: col(row, "entities_secondary")?,
         parent: col(row, "parent")?,
         subject_hash: col(row, "subject_hash")?,
+        claims: col(row, "claims")?,
     })
 }
 
@@ -90,7 +91,8 @@ pub(crate) fn bind_leaf(values: &mut Separated<'_, '_, Postgres, &'static str>, 
         .push_bind(row.entity_primary)
         .push_bind(row.entities_secondary)
         .push_bind(row.parent)
-        .push_bind(row.subject_hash);
+        .push_bind(row.subject_hash)
+        .push_bind(row.claims);
 }
 
 /// Sensitivity codes are 0-2, stored as SMALLINT.

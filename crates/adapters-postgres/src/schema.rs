@@ -5,7 +5,7 @@
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::reconcile::LOOKUP_KEYS_VERSION;
-use arbor_ports::rows::{corrupt, filed_entries_of, status_sql};
+use arbor_ports::rows::{corrupt, filed_entries_of, status_sql, stored_claims};
 use arbor_ports::{Error, Result};
 use sqlx::{Connection, PgConnection, Row};
 
@@ -20,6 +20,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_lineage.sql"),
     include_str!("../migrations/0006_pending_jobs.sql"),
     include_str!("../migrations/0007_search_in_memory.sql"),
+    include_str!("../migrations/0008_claims.sql"),
 ];
 
 /// The schema version this build writes.
@@ -101,7 +102,7 @@ pub(crate) async fn refile_lookup_keys(conn: &mut PgConnection) -> Result<()> {
     sqlx::query("DELETE FROM leaf_keys").execute(&mut *tx).await.map_err(sql_error)?;
     // A page at a time, by id, so a large store is never held in memory at once.
     let select = format!(
-        "SELECT id, namespace, summary, observed_at FROM leaves WHERE {} AND id > $1 ORDER BY id LIMIT $2",
+        "SELECT id, namespace, summary, observed_at, claims FROM leaves WHERE {} AND id > $1 ORDER BY id LIMIT $2",
         status_sql::leaves_where(LeafStatus::is_filed)
     );
     let (mut after, mut filed) = (String::new(), 0usize);
@@ -111,10 +112,11 @@ pub(crate) async fn refile_lookup_keys(conn: &mut PgConnection) -> Result<()> {
         after = last.get(0);
         let (mut keys, mut times, mut ids, mut words) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for row in &page {
-            let (id, namespace, summary, observed_at): (String, String, String, i64) =
-                (row.get(0), row.get(1), row.get(2), row.get(3));
+            let (id, namespace, summary, observed_at, claims): (String, String, String, i64, String) =
+                (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
             let namespace = Namespace::parse(&namespace).map_err(|e| corrupt("leaf", &id, e))?;
-            let entries = filed_entries_of(&namespace, LeafStatus::Active, &summary);
+            let claims = stored_claims(&id, &claims)?;
+            let entries = filed_entries_of(&namespace, LeafStatus::Active, &summary, &claims);
             for hash in entries.hashes {
                 keys.push(hash);
                 times.push(observed_at);

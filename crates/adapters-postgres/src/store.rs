@@ -15,7 +15,8 @@ use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
 use arbor_ports::rows::{
     EntityRow, FiledEntries, JobRow, LeafRow, SummaryRow, TreeRow, corrupt, filed_entries, filed_entries_of, from_ts,
-    lookup_key_hash, node_from_str, node_to_str, opt_ts, signature_from, status_sql, subject_hash, to_json, ts,
+    lookup_key_hash, node_from_str, node_to_str, opt_ts, signature_from, status_sql, stored_claims, subject_hash,
+    to_json, ts,
 };
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
@@ -275,7 +276,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
         Change::InsertLeaf(leaf) => insert_leaf(conn, leaf).await?,
         Change::UpdateLeaf { expect, record } => {
             let current = sqlx::query(
-                "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = $1 FOR UPDATE",
+                "SELECT status, parent, namespace, tree_id, summary, observed_at, claims FROM leaves WHERE id = $1 FOR UPDATE",
             )
             .bind(record.id.as_str())
             .fetch_optional(&mut *conn)
@@ -289,6 +290,7 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
                 return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree").into());
             }
             let (summary, observed_at): (String, i64) = (current.try_get(4)?, current.try_get(5)?);
+            let old_claims = stored_claims(record.id.as_str(), &current.try_get::<String, _>(6)?)?;
             let mut sql = QueryBuilder::<Postgres>::new(format!("UPDATE leaves SET ({}) = ROW(", leaf_columns()));
             bind_leaf(&mut sql.separated(", "), LeafRow::from_record(record)?);
             sql.push(") WHERE id = ").push_bind(record.id.as_str().to_owned());
@@ -297,10 +299,11 @@ async fn apply(conn: &mut PgConnection, change: &Change) -> std::result::Result<
             // parent and changes none of it).
             let was_filed = LeafStatus::parse(&status).is_some_and(LeafStatus::is_filed);
             let new_observed_at = ts(record.observed_at)?;
-            let (is_filed, same_words) = (record.status.is_filed(), summary == record.summary);
+            let same_words = summary == record.summary && old_claims == record.claims.claims;
+            let is_filed = record.status.is_filed();
             if (was_filed, observed_at) != (is_filed, new_observed_at) || !same_words {
                 if was_filed {
-                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary);
+                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary, &old_claims);
                     unfile_leaf(conn, record.id.as_str(), observed_at, &old.hashes).await?;
                 }
                 file_leaf(conn, record.id.as_str(), new_observed_at, &filed_entries(record)).await?;

@@ -20,7 +20,7 @@ fn col<T: rusqlite::types::FromSql>(row: &Row<'_>, index: usize) -> Result<T> {
 pub(crate) const LEAF_COLUMNS: &str = "id, lineage, version, namespace, category, tree_id, kind, title, summary, \
      subject, fingerprint, body_path, body_sha256, observed_at, created_at, valid_from, valid_to, expires_at, \
      known_from, known_until, confidence, salience, sensitivity, status, supersedes, superseded_by, provenance, \
-     labels, entity_primary, entities_secondary, parent, subject_hash";
+     labels, entity_primary, entities_secondary, parent, subject_hash, claims";
 
 pub(crate) fn leaf_from_row(row: &Row<'_>) -> Result<LeafRecord> {
     LeafRow {
@@ -56,6 +56,7 @@ pub(crate) fn leaf_from_row(row: &Row<'_>) -> Result<LeafRecord> {
         entities_secondary: col(row, 29)?,
         parent: col(row, 30)?,
         subject_hash: col(row, 31)?,
+        claims: col(row, 32)?,
     }
     .into_record()
 }
@@ -96,6 +97,7 @@ pub(crate) fn leaf_values(leaf: &LeafRecord) -> Result<Vec<Value>> {
         r.entities_secondary.into(),
         r.parent.into(),
         r.subject_hash.into(),
+        r.claims.into(),
     ])
 }
 

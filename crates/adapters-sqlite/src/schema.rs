@@ -4,7 +4,7 @@
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::reconcile::LOOKUP_KEYS_VERSION;
-use arbor_ports::rows::{corrupt, filed_entries_of, status_sql};
+use arbor_ports::rows::{corrupt, filed_entries_of, status_sql, stored_claims};
 use arbor_ports::{Error, Result};
 use rusqlite::{Connection, params};
 
@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_lookup_keys.sql"),
     include_str!("../migrations/0005_lineage.sql"),
     include_str!("../migrations/0006_text_in_memory.sql"),
+    include_str!("../migrations/0007_claims.sql"),
 ];
 
 /// The schema version this build writes.
@@ -93,21 +94,23 @@ fn refile_lookup_keys(conn: &mut Connection) -> Result<()> {
     {
         let mut leaves = tx
             .prepare(&format!(
-                "SELECT id, namespace, summary, observed_at FROM leaves WHERE {}",
+                "SELECT id, namespace, summary, observed_at, claims FROM leaves WHERE {}",
                 status_sql::leaves_where(LeafStatus::is_filed)
             ))
             .map_err(sql_error)?;
         let mut rows = leaves.query([]).map_err(sql_error)?;
         let mut insert = tx.prepare(INSERT_LEAF_KEY).map_err(sql_error)?;
         while let Some(row) = rows.next().map_err(sql_error)? {
-            let (id, namespace, summary, observed_at): (String, String, String, i64) = (
+            let (id, namespace, summary, observed_at, claims): (String, String, String, i64, String) = (
                 row.get(0).map_err(sql_error)?,
                 row.get(1).map_err(sql_error)?,
                 row.get(2).map_err(sql_error)?,
                 row.get(3).map_err(sql_error)?,
+                row.get(4).map_err(sql_error)?,
             );
             let namespace = Namespace::parse(&namespace).map_err(|e| corrupt("leaf", &id, e))?;
-            let entries = filed_entries_of(&namespace, LeafStatus::Active, &summary);
+            let claims = stored_claims(&id, &claims)?;
+            let entries = filed_entries_of(&namespace, LeafStatus::Active, &summary, &claims);
             for hash in entries.hashes {
                 insert.execute(params![hash, observed_at, id, entries.words]).map_err(sql_error)?;
             }

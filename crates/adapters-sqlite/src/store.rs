@@ -11,7 +11,9 @@ use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryStatus, TreeId, Tree
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
 use arbor_domain::visibility::VisibilityFilter;
-use arbor_ports::rows::{FiledEntries, filed_entries, filed_entries_of, lookup_key_hash, signature_from, status_sql};
+use arbor_ports::rows::{
+    FiledEntries, filed_entries, filed_entries_of, lookup_key_hash, signature_from, status_sql, stored_claims,
+};
 use arbor_ports::{
     AccessRecord, AuditEvent, BodyIntent, Change, ChangeSet, ContextSnapshot, DamagedRow, EntityQuery, Error,
     FiledEntry, FiledQuery, IntegrityReport, Job, JobClaim, JobKind, JobLease, LeafPosition, MetadataStore, Neighbours,
@@ -186,16 +188,16 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
         }
         Change::InsertLeaf(leaf) => insert_leaf(tx, &leaf)?,
         Change::UpdateLeaf { expect, record } => {
-            type Current = (String, Option<String>, String, String, String, i64);
+            type Current = (String, Option<String>, String, String, String, i64, String);
             let current: Option<Current> = query_row_cached(
                 tx,
-                "SELECT status, parent, namespace, tree_id, summary, observed_at FROM leaves WHERE id = ?",
+                "SELECT status, parent, namespace, tree_id, summary, observed_at, claims FROM leaves WHERE id = ?",
                 [record.id.as_str()],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
             )
             .optional()
             .map_err(sql_error)?;
-            let (status, parent, namespace, tree, summary, observed_at) =
+            let (status, parent, namespace, tree, summary, observed_at, claims) =
                 current.ok_or_else(|| Error::not_found("leaf", &record.id))?;
             expect.check(&record.id, &status, parent.as_deref())?;
             if namespace != record.namespace.to_string() || tree != record.tree_id.as_str() {
@@ -207,10 +209,12 @@ fn apply(tx: &Transaction<'_>, change: Change) -> Result<()> {
             // parent and changes none of it).
             let was_filed = LeafStatus::parse(&status).is_some_and(LeafStatus::is_filed);
             let new_observed_at = ts(record.observed_at)?;
-            let (is_filed, same_words) = (record.status.is_filed(), summary == record.summary);
+            let old_claims = stored_claims(record.id.as_str(), &claims)?;
+            let same_words = summary == record.summary && old_claims == record.claims.claims;
+            let is_filed = record.status.is_filed();
             if (was_filed, observed_at) != (is_filed, new_observed_at) || !same_words {
                 if was_filed {
-                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary);
+                    let old = filed_entries_of(&record.namespace, LeafStatus::Active, &summary, &old_claims);
                     unfile_leaf(tx, record.id.as_str(), observed_at, &old.hashes)?;
                 }
                 file_leaf(tx, record.id.as_str(), new_observed_at, &filed_entries(&record))?;

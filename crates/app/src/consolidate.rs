@@ -245,6 +245,8 @@ impl Arbor {
         let memories: Vec<CurrentMemory> = current
             .values()
             .map(|leaf| CurrentMemory {
+                lineage: leaf.lineage.clone(),
+                claims: leaf.claims.clone(),
                 id: leaf.id.clone(),
                 text: leaf.summary.clone(),
                 fingerprint: leaf.fingerprint.clone(),
@@ -352,6 +354,7 @@ impl Arbor {
                     retire: retire.clone(),
                     keep: keep.clone(),
                     reason: "approved by a person".to_owned(),
+                    by_claims: None,
                 },
                 retire_source: old.provenance.source.short(),
                 keep_source: new.provenance.source.short(),
@@ -455,7 +458,11 @@ impl Arbor {
     /// filed under what it names. Restricted memories are left alone: a report about them would
     /// tell agents that read the same namespaces without that clearance that they exist.
     async fn current_like(&self, namespace: &Namespace, leaf: &LeafRecord) -> AppResult<Vec<LeafRecord>> {
-        let found = self.current_filed_under(namespace, &Claim::read(&leaf.summary)).await?;
+        let mut found = self.current_filed_under(namespace, &Claim::read(&leaf.summary)).await?;
+        // …and what is filed under its claims' subjects and attributes, which a pass decides by.
+        found.extend(self.current_filed_under_claims(namespace, &leaf.claims.claims).await?);
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        found.dedup_by(|a, b| a.id == b.id);
         Ok(found.into_iter().filter(|l| l.id != leaf.id).collect())
     }
 
@@ -473,7 +480,15 @@ impl Arbor {
         let mut retired = Vec::new();
         for view in views.iter().filter(|v| v.applied) {
             let (old, keep) = (&current[&view.proposal.retire], &current[&view.proposal.keep]);
-            let record = old.superseded_by(&keep.id, keep.validity.valid_from.unwrap_or(keep.observed_at), now)?;
+            let mut record = old.superseded_by(&keep.id, keep.validity.valid_from.unwrap_or(keep.observed_at), now)?;
+            if let Some((rule, attribute)) = &view.proposal.by_claims {
+                record.claims.retired = Some(arbor_domain::claims::RetirementMark {
+                    by: keep.id.clone(),
+                    rule: *rule,
+                    attribute: attribute.clone(),
+                    restored_as: None,
+                });
+            }
             // The memory that stays must still be current at the commit (not forgotten or
             // corrected meanwhile): an unchanged write of it, expecting it active.
             let current = LeafExpect { status: LeafStatus::Active, parent: None };

@@ -17,14 +17,13 @@
 //! unreferenced files, which `fsck` removes. An invalid event is refused on its own and
 //! leaves no trace; the rest of its batch goes ahead.
 
-use std::collections::BTreeSet;
-
 use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
+use arbor_domain::claims::{FirstPerson, LeafClaims};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
 use arbor_domain::event::Event;
-use arbor_domain::id::{EntityId, LeafId, NodeId, Version};
+use arbor_domain::id::{EntityId, LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
     Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
@@ -32,21 +31,19 @@ use arbor_domain::model::{
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::reconcile::{
-    CANDIDATES, Claim, PER_KEY, Resembling, changed_passages, passages, topic_floor, without_subject,
-};
-use arbor_domain::sensitivity::{Locality, Sensitivity, may_be_given_to};
+use arbor_domain::reconcile::{CANDIDATES, Claim, PER_KEY};
+use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedding, EntityQuery, FiledQuery, JobKind,
-    TermSelection, TextQuery, TreeLeafQuery, VectorQuery,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, EntityQuery, FiledQuery, TermSelection, TextQuery,
+    TreeLeafQuery,
 };
 use serde::Serialize;
 
-use crate::projection::Vectors;
+use crate::reconcile::{Doubted, Replaced, marked_doubted, marked_retired};
 use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
 
@@ -120,6 +117,14 @@ pub struct ChunkResult {
     pub outcome: IngestOutcome,
     /// Why the leaf is active or a candidate.
     pub approval: Option<&'static str>,
+    /// The current memories it retired, each with the attribute, the rule and the two values:
+    /// what a host tells the person ("I've updated where Elif works").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<Replaced>,
+    /// The current memories it may have replaced, unproven: they stay current, marked as
+    /// possibly outdated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub doubted: Vec<Doubted>,
 }
 
 /// The result of ingesting one event.
@@ -139,6 +144,8 @@ struct Reading {
     shortlist: Vec<Entity>,
     /// Whether the configured reasoner may read the chunk's text.
     shareable: bool,
+    /// What the chunk says, as claims (read once, here, and kept with its leaf).
+    claims: LeafClaims,
 }
 
 /// Where an admitted chunk is filed, and how carefully it is held.
@@ -231,6 +238,8 @@ impl Arbor {
             entity_decision,
             outcome,
             approval,
+            replaced: Vec::new(),
+            doubted: Vec::new(),
         };
         let reading = self.read_chunk(plan, namespace, &chunk).await?;
         let sensitivity = match &reading.admission {
@@ -243,19 +252,21 @@ impl Arbor {
         let (tree_id, primary) = self.file_under(plan, namespace, chunk.category, &reading, now).await?;
 
         // Step 7: dedup and supersession within the tree, against the store and this batch.
-        let replaces = match self.resolve_duplicates(plan, namespace, &tree_id, &chunk.text, &reading).await? {
+        let hinted = match self.resolve_duplicates(plan, namespace, &tree_id, &chunk.text, &reading).await? {
             WriteOutcome::NoopDuplicate { existing, existing_status } => {
                 let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
                 return Ok(result(Some(tree_id), reading.decision, outcome, None));
             }
-            // Nothing in the tree says the same or names the same subject: does it replace a
-            // current memory, wherever that was filed, the way people phrase updates?
-            WriteOutcome::Created => self.reconcile(plan, namespace, &chunk.text).await?,
-            WriteOutcome::Superseding { replaces } => Some((replaces, "same subject".to_owned())),
+            WriteOutcome::Created => None,
+            WriteOutcome::Superseding { replaces } => Some(replaces),
         };
-        let (replaces, because) = match replaces {
-            Some((id, because)) => (Some(id), because),
-            None => (None, String::new()),
+        // Does it replace a current memory, wherever that was filed? Its claims against the
+        // claims of the current memories about the same subjects and attributes.
+        let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims).await?;
+        let (replaces, because) = match (&hinted, reconciled.retire.first()) {
+            (Some(id), _) => (Some(id.clone()), "same subject".to_owned()),
+            (None, Some((old, retirement))) => (Some(old.id.clone()), retirement_reason(retirement)),
+            (None, None) => (None, String::new()),
         };
         let replaced = match &replaces {
             Some(id) => self.current_record(plan, namespace, id).await?,
@@ -263,8 +274,10 @@ impl Arbor {
         };
         let filing = Filing { tree_id: tree_id.clone(), primary, sensitivity };
         let (record, approval) = self.planned_leaf(namespace, &chunk, &reading, filing, replaced.as_ref(), now);
+        let (mut replaced_report, mut doubted_report) = (Vec::new(), Vec::new());
         if record.status == LeafStatus::Active {
             self.retire_on_activation(plan, namespace, &record, replaced.as_ref(), now).await?;
+            (replaced_report, doubted_report) = plan_reconciled(plan, &record, &reconciled, now)?;
         }
         let outcome = match &record.supersedes {
             Some(old) => IngestOutcome::Superseding {
@@ -276,218 +289,10 @@ impl Arbor {
             None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
         };
         plan.leaves.push(PlannedLeaf { record, text: chunk.text });
-        Ok(result(Some(tree_id), reading.decision, outcome, Some(approval.reason)))
-    }
-
-    /// `Reconcile`: the current memory of the namespace, in any tree, that a chunk replaces
-    /// (the same entity and attribute, with a change cue or a new value for a single-valued
-    /// slot), and why. Candidates are the namespace's current leaves filed under what the chunk
-    /// names (`Arbor::current_filed_under`), and what this batch planned before it; the domain
-    /// picks at most one. When the rules find none, the comparison by meaning may
-    /// (`Arbor::resemble`). A replacement older or less authoritative than what it replaces
-    /// becomes a conflict in `planned_leaf`.
-    async fn reconcile(
-        &self,
-        plan: &BatchPlan,
-        namespace: &Namespace,
-        text: &str,
-    ) -> AppResult<Option<(LeafId, String)>> {
-        if arbor_domain::reconcile::may_replace_anything(text) {
-            let claim = Claim::read(text);
-            if claim.may_replace() {
-                let current =
-                    self.current_candidates(plan, namespace, self.current_filed_under(namespace, &claim).await?);
-                let claims: Vec<(LeafId, Claim)> =
-                    current.into_iter().map(|leaf| (leaf.id, Claim::read(&leaf.summary))).collect();
-                if let Some((id, why)) = self.policy.reconcile.best(&claim, &claims) {
-                    return Ok(Some((id.clone(), why.to_string())));
-                }
-            }
-        }
-        self.resemble(plan, namespace, text).await
-    }
-
-    /// The second step of `Reconcile`, by meaning (`arbor_domain::reconcile::resemble`): the
-    /// passages of `text` that say something changed are compared with the passages of the
-    /// namespace's current memories nearest to it, with the configured embedder, when the
-    /// domain knows the similarity at which that embedder's passages speak of one attribute
-    /// (`topic_floor`) and it runs on this machine. Costs two embedding calls (the whole text,
-    /// to find the nearest; then the passages), and only for a text that says something changed.
-    async fn resemble(
-        &self,
-        plan: &BatchPlan,
-        namespace: &Namespace,
-        text: &str,
-    ) -> AppResult<Option<(LeafId, String)>> {
-        let embedder = &self.ports.embedder;
-        let Some(floor) = topic_floor(&embedder.id().name) else { return Ok(None) };
-        if embedder.locality() != Locality::Local || !self.ports.index.capabilities().vectors {
-            return Ok(None);
-        }
-        let changed = changed_passages(text);
-        if changed.is_empty() {
-            return Ok(None);
-        }
-        let claim = Claim::read(text);
-        if claim.hold.is_some() {
-            return Ok(None);
-        }
-        let candidates = self.resemblance_candidates(plan, namespace, text, &claim).await?;
-        if candidates.is_empty() {
-            return Ok(None);
-        }
-        let reconcile = &self.policy.reconcile;
-        // What is said, not of whom: each passage without its subject's name, and the new
-        // one's also without the names it is agreed to share with an old one ("Vet's orders:
-        // Biscuit is …" against "Biscuit eats …").
-        let agreed: BTreeSet<String> =
-            candidates.iter().filter_map(|(_, old)| reconcile.may_resemble(&claim, old)).collect();
-        let unnamed = |passage: &String| {
-            let own = without_subject(passage, claim.subject.as_deref());
-            agreed.iter().fold(own, |p, subject| without_subject(&p, Some(subject)))
-        };
-        let mut texts: Vec<String> = changed.iter().map(unnamed).collect();
-        let changed_count = texts.len();
-        let mut counts = Vec::with_capacity(candidates.len());
-        for (leaf, old) in &candidates {
-            let own = passages(&leaf.summary);
-            counts.push(own.len());
-            texts.extend(own.iter().map(|p| without_subject(p, old.subject.as_deref())));
-        }
-        let Some(vectors) = self.embed_for_reconcile(&texts).await else { return Ok(None) };
-        let (new_vectors, mut old_vectors) = vectors.split_at(changed_count);
-        let mut scored = Vec::with_capacity(candidates.len());
-        for ((leaf, old), count) in candidates.into_iter().zip(counts) {
-            let (own, rest) = old_vectors.split_at(count);
-            old_vectors = rest;
-            let similarity = new_vectors
-                .iter()
-                .flat_map(|new| own.iter().map(move |old| dot(new, old)))
-                .fold(f32::NEG_INFINITY, f32::max);
-            scored.push(Resembling { claim: old, item: leaf.id, similarity });
-        }
-        let found = reconcile.best_resembling(&claim, &scored, floor);
-        tracing::debug!(
-            compared = ?scored.iter().map(|s| (s.item.as_str(), s.similarity)).collect::<Vec<_>>(),
-            replaces = ?found.as_ref().map(|(id, _)| id.as_str()),
-            "reconcile by meaning"
-        );
-        Ok(found.map(|(id, why)| (id.clone(), why.to_string())))
-    }
-
-    /// `texts` embedded for the comparison by meaning, or `None` when the embedder fails: the
-    /// step is an aid to the write, never a reason to refuse it, so a failure leaves the rules'
-    /// answer (nothing replaced) and a warning.
-    async fn embed_for_reconcile(&self, texts: &[String]) -> Option<Vec<Vec<f32>>> {
-        match self.ports.embedder.embed(texts).await {
-            Ok(vectors) if vectors.len() == texts.len() => Some(vectors),
-            Ok(vectors) => {
-                tracing::warn!(
-                    texts = texts.len(),
-                    vectors = vectors.len(),
-                    "reconcile by meaning skipped: the embedder returned a wrong count"
-                );
-                None
-            }
-            Err(error) => {
-                tracing::warn!(%error, "reconcile by meaning skipped: the embedder failed");
-                None
-            }
-        }
-    }
-
-    /// What `Arbor::resemble` compares `claim` with, most relevant first: the nearest current
-    /// leaves of the namespace by the whole text (re-checked against their rows), then what is
-    /// filed under the names it mentions, as this batch leaves them, then what this batch
-    /// planned that it may replace; of those, the subject's own statements and their rivals,
-    /// at most [`RESEMBLANCE_CANDIDATES`], each with its claim.
-    async fn resemblance_candidates(
-        &self,
-        plan: &BatchPlan,
-        namespace: &Namespace,
-        text: &str,
-        claim: &Claim,
-    ) -> AppResult<Vec<(LeafRecord, Claim)>> {
-        let embedder = &self.ports.embedder;
-        let Some(whole) = self.embed_for_reconcile(&[text.to_owned()]).await.and_then(|mut v| v.pop()) else {
-            return Ok(Vec::new());
-        };
-        let filter = VisibilityFilter::current_leaves_of(namespace, self.now(), false);
-        let query = VectorQuery {
-            filter: filter.clone(),
-            embedding: Embedding { embedder: embedder.id(), values: whole },
-            limit: RESEMBLANCE_NEIGHBOURS,
-        };
-        let ids: Vec<LeafId> = self
-            .ports
-            .index
-            .search_vector(&query)
-            .await?
-            .into_iter()
-            .filter_map(|hit| match hit.id {
-                NodeId::Leaf(id) => Some(id),
-                NodeId::Summary(_) => None,
-            })
-            .collect();
-        let mut nearest = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
-        nearest.retain(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)));
-        nearest.sort_by_key(|leaf| ids.iter().position(|id| id == &leaf.id));
-        // …and what was written moments ago, whose vectors the job runner has yet to compute:
-        // no vector search finds it, and it is what an update most often follows.
-        if self.inline_vectors() == Vectors::Later {
-            nearest.extend(self.awaiting_vectors(namespace, &filter).await?);
-        }
-        // …and what is filed under the names it mentions: in a store of many people, the
-        // nearest may all be other people's facts of the kind.
-        if claim.subject.is_some() {
-            nearest.extend(self.current_filed_under(namespace, claim).await?);
-        }
-        let reconcile = &self.policy.reconcile;
-        let stored =
-            nearest.into_iter().map(|leaf| plan.overlay(leaf)).filter(|leaf| leaf.status == LeafStatus::Active);
-        let planned = plan
-            .leaves
-            .iter()
-            .filter(|p| &p.record.namespace == namespace && p.record.status == LeafStatus::Active)
-            .map(|p| p.record.clone());
-        let mut seen = BTreeSet::new();
-        let mut candidates = Vec::new();
-        for (leaf, from_this_batch) in stored.map(|leaf| (leaf, false)).chain(planned.map(|leaf| (leaf, true))) {
-            if candidates.len() >= RESEMBLANCE_CANDIDATES {
-                break;
-            }
-            if !seen.insert(leaf.id.clone()) {
-                continue;
-            }
-            let old = Claim::read(&leaf.summary);
-            // A batch's earlier memories are there because they were written, not because they
-            // are near: only one it may replace is read.
-            let wanted = if from_this_batch {
-                reconcile.may_resemble(claim, &old).is_some()
-            } else {
-                reconcile.may_rival(claim, &old)
-            };
-            if wanted {
-                candidates.push((leaf, old));
-            }
-        }
-        Ok(candidates)
-    }
-
-    /// Of `found`, the active ones as this batch leaves them, with the active leaves this batch
-    /// planned in `namespace`: oldest first (so the latest wins a tie), each once.
-    fn current_candidates(&self, plan: &BatchPlan, namespace: &Namespace, found: Vec<LeafRecord>) -> Vec<LeafRecord> {
-        let mut current: Vec<LeafRecord> =
-            found.into_iter().map(|leaf| plan.overlay(leaf)).filter(|leaf| leaf.status == LeafStatus::Active).collect();
-        current.extend(
-            plan.leaves
-                .iter()
-                .filter(|p| &p.record.namespace == namespace && p.record.status == LeafStatus::Active)
-                .map(|p| p.record.clone()),
-        );
-        current.sort_by(|a, b| a.observed_at.cmp(&b.observed_at).then_with(|| a.id.cmp(&b.id)));
-        current.dedup_by(|a, b| a.id == b.id);
-        current
+        let mut chunk_result = result(Some(tree_id), reading.decision, outcome, Some(approval.reason));
+        chunk_result.replaced = replaced_report;
+        chunk_result.doubted = doubted_report;
+        Ok(chunk_result)
     }
 
     /// The current memories of `namespace` that `claim` may replace or repeat: those filed
@@ -545,7 +350,15 @@ impl Arbor {
             }
         }
         let decision = self.policy.entities.decide(&admission, &assessment.entity, &shortlist);
-        Ok(Reading { assessment, extractor, admission, decision, shortlist, shareable })
+        // Whose "I" the text is: the person's, unless an assistant, a tool or a program said it
+        // (an agent's deliberate save speaks of "the user" in the third person).
+        let first_person = match event.actor {
+            // An agent's deliberate save is said for the person, as their own entry would be.
+            Actor::User | Actor::Integration | Actor::Agent => FirstPerson::User,
+            Actor::Assistant | Actor::Tool | Actor::System => FirstPerson::Nobody,
+        };
+        let claims = LeafClaims::of(&arbor_domain::claims::read_as(text, first_person));
+        Ok(Reading { assessment, extractor, admission, decision, shortlist, shareable, claims })
     }
 
     /// Steps 4-6 and 8: the tree the entity decision files the chunk under, and the entity that
@@ -715,6 +528,7 @@ impl Arbor {
             labels: assessment.labels.clone(),
             entities: EntityLinks { primary, secondary },
             parent: None,
+            claims: reading.claims.clone(),
         };
         (record, approval)
     }
@@ -844,26 +658,6 @@ impl Arbor {
         Ok(existing)
     }
 
-    /// The current leaves of `namespace` that index jobs name, newest first, at most
-    /// [`AWAITING_VECTORS`]: written moments ago, their vectors not computed yet.
-    async fn awaiting_vectors(&self, namespace: &Namespace, filter: &VisibilityFilter) -> AppResult<Vec<LeafRecord>> {
-        let jobs =
-            self.ports.store.pending_jobs(JobKind::Index, std::slice::from_ref(namespace), AWAITING_VECTORS).await?;
-        let mut ids: Vec<LeafId> = Vec::new();
-        for node in jobs.iter().flat_map(|job| job.nodes.iter().rev()) {
-            if let NodeId::Leaf(id) = node
-                && !ids.contains(id)
-                && ids.len() < AWAITING_VECTORS
-            {
-                ids.push(id.clone());
-            }
-        }
-        let mut leaves = self.ports.store.leaves(std::slice::from_ref(namespace), &ids).await?;
-        leaves.retain(|leaf| filter.admits(&NodeFacts::of_leaf(leaf)));
-        leaves.sort_by_key(|leaf| ids.iter().position(|id| id == &leaf.id));
-        Ok(leaves)
-    }
-
     /// Shows the reasoner the most similar current leaves of the tree and asks whether the new
     /// chunk repeats or replaces one of them. The leaves shown join `existing`, so the domain
     /// can check the answer names one of them.
@@ -919,21 +713,52 @@ impl Arbor {
     }
 }
 
-/// How many memories still waiting for their vectors the comparison by meaning reads, the
-/// newest: a server's job runner catches up within seconds, so what waits is what was said in
-/// those seconds, and an update follows what it replaces closely more often than not.
-const AWAITING_VECTORS: usize = 16;
+/// Plans what the claims decided for an active new leaf `record` beyond the leaf it replaces
+/// (which `retire_on_activation` retired): every retirement marked with its rule, every doubt
+/// on a memory that stays current; returns both as the save's reply names them.
+fn plan_reconciled(
+    plan: &mut BatchPlan,
+    record: &LeafRecord,
+    reconciled: &crate::reconcile::Reconciled,
+    now: Timestamp,
+) -> AppResult<(Vec<Replaced>, Vec<Doubted>)> {
+    let valid_from = record.validity.valid_from.unwrap_or(record.observed_at);
+    let mut replaced = Vec::new();
+    for (old, retirement) in &reconciled.retire {
+        let retired = match plan.superseded.get(&old.id) {
+            Some(retired) => retired.clone(),
+            None => match plan.leaves.iter().find(|p| p.record.id == old.id) {
+                Some(planned) if planned.record.status != LeafStatus::Active => planned.record.clone(),
+                _ => old.superseded_by(&record.id, valid_from, now)?,
+            },
+        };
+        plan.retire(marked_retired(retired, &record.id, retirement));
+        replaced.push(Replaced::of(old, retirement));
+    }
+    let mut doubted = Vec::new();
+    for (old, doubt) in &reconciled.doubt {
+        if plan.superseded.contains_key(&old.id) {
+            continue;
+        }
+        plan.doubt(marked_doubted(plan.overlay(old.clone()), &record.id, doubt));
+        doubted.push(Doubted::of(old, doubt));
+    }
+    Ok((replaced, doubted))
+}
 
-/// How many of the nearest current memories the comparison by meaning reads: more than the
-/// facts one statement could be about, few enough that comparing passage against passage costs
-/// one small embedding call.
-const RESEMBLANCE_NEIGHBOURS: usize = 8;
-
-/// How many current statements the comparison by meaning embeds, the most relevant: more than
-/// one person's facts of one kind said over months of ordinary use.
-const RESEMBLANCE_CANDIDATES: usize = 12;
-
-/// The cosine similarity of two unit vectors (the `Embedder` contract).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+/// Why a retirement replaced a memory, as the save's reply says it: whose attribute, the rule,
+/// and the two values ("maya · residence: was \"Porto\", now \"Amsterdam\" (holds one value)").
+fn retirement_reason(retirement: &arbor_domain::claims::Retirement) -> String {
+    let value = |v: &Option<String>| v.as_deref().map_or_else(|| "(none)".to_owned(), |v| format!("\"{v}\""));
+    let (subject, attribute) = (&retirement.old.subject.key, &retirement.attribute);
+    match retirement.rule {
+        arbor_domain::claims::RetireRule::OneValue => format!(
+            "{subject} · {attribute}: was {}, now {} (holds one value)",
+            value(&retirement.old.value),
+            value(&retirement.new.value)
+        ),
+        arbor_domain::claims::RetireRule::Ended => {
+            format!("{subject} · {attribute}: {} ended", value(&retirement.old.value))
+        }
+    }
 }

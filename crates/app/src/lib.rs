@@ -27,6 +27,7 @@ mod jobs;
 mod projection;
 mod promote;
 mod rebuild;
+mod reconcile;
 mod refile;
 mod retrieve;
 mod review;
@@ -77,6 +78,7 @@ pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
 pub use rebuild::{RebuildReport, UnreadableBody};
+pub use reconcile::{Doubted, Replaced};
 pub use retrieve::{
     Answer, CompactMemory, CompactOptions, CompactPack, Coverage, Degradation, EvidenceItem, EvidenceScores, Intent,
     RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest, SkippedItem, Understood, UnderstoodTime,

@@ -252,7 +252,7 @@ fn bad_input_gets_a_clear_error_and_leaves_nothing_behind() {
 fn consolidate_supersedes_in_hindsight_reports_and_takes_turns() {
     let (_dir, root) = new_store();
     let events = concat!(
-        r#"{"text":"Maya lives in Porto with her two quokkas.","actor":"assistant","observed_at":"2026-01-01T00:00:00Z"}"#,
+        r#"{"text":"Maya lives in Porto Quokkaville.","actor":"assistant","observed_at":"2026-01-01T00:00:00Z"}"#,
         "\n",
         r#"{"text":"Maya just moved to Amsterdam for her new job.","actor":"assistant","observed_at":"2026-05-01T00:00:00Z"}"#,
         "\n",
@@ -309,6 +309,6 @@ fn consolidate_supersedes_in_hindsight_reports_and_takes_turns() {
     // The superseded memory is history; forgetting it leaves no byte of it, reports included.
     ok(&arbor(&root, &["forget", &porto]));
     ok(&arbor(&root, &["jobs", "run"]));
-    assert_eq!(holders(&root, "quokkas"), Vec::<PathBuf>::new());
+    assert_eq!(holders(&root, "Quokkaville"), Vec::<PathBuf>::new());
     ok(&arbor(&root, &["fsck"]));
 }

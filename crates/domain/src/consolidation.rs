@@ -7,10 +7,10 @@
 //! current memories of one namespace where at least one was written since the last pass:
 //! - **merge** (a NOOP for what is known): the two say the same thing — the same fingerprint or
 //!   nearly all the same words (`heuristics::same_memory`) — and the later one stays;
-//! - **update**: the later one replaces the earlier by the `Reconcile` rules (same entity, same
-//!   attribute, a change cue or a new value for a single-valued slot);
-//! - **invalidate**: the same, where the later one only says the earlier no longer holds
-//!   ("quit", "cancelled", "no longer", "broke up") rather than giving a new value;
+//! - **update**: the later one's claims retire the earlier by the claims decision
+//!   (`claims::decide`: the same subject, an attribute that holds one value, another value);
+//! - **invalidate**: the same, where the later one ends the earlier's value ("quit",
+//!   "cancelled", "no longer", "broke up") rather than giving a new one;
 //! - **add**: anything else, which is left alone.
 //!
 //! Each memory is retired at most once, by the latest memory that replaces it; proposals are
@@ -23,10 +23,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::claims::decide::Current;
+use crate::claims::{LeafClaims, RetireRule, decide};
 use crate::heuristics::{content_words, same_words};
 use crate::id::LeafId;
 use crate::model::{Confidence, Fingerprint};
-use crate::reconcile::{Claim, Reconcile};
+use crate::reconcile::Claim;
 use crate::supersession::DuplicateJudgement;
 use crate::time::Timestamp;
 
@@ -57,9 +59,11 @@ pub struct Proposal {
     pub retire: LeafId,
     /// The later memory, which stays current.
     pub keep: LeafId,
-    /// Why, in the rules' own words (slot names and cue names, never the memories' words, so
+    /// Why, in the rules' own words (rule and attribute names, never the memories' words, so
     /// a report keeps nothing a forget would have to find).
     pub reason: String,
+    /// For an update or an invalidation by claims: the rule and the attribute it rests on.
+    pub by_claims: Option<(RetireRule, String)>,
 }
 
 /// What a pass knows of one current memory.
@@ -75,6 +79,10 @@ pub struct CurrentMemory {
     /// For a changed memory, the current memories most like it: the only ones it is compared
     /// with, so a pass costs what changed, not the square of what it read.
     pub like: Vec<LeafId>,
+    /// Its lineage and its claims (with the memories a person kept beside it, which no pass
+    /// retires it for).
+    pub lineage: LeafId,
+    pub claims: LeafClaims,
 }
 
 /// What the merge rule reads of a memory: its fingerprint, its content words and the people
@@ -115,14 +123,9 @@ impl SameMemory {
 /// filed under what it names, as many as one prompt holds comfortably.
 pub const JUDGED_CANDIDATES: usize = 8;
 
-/// Change cues that end a fact rather than give it a new value.
-const CESSATION_CUES: [&str; 6] = ["no longer", "not anymore", "left", "dropped", "cancelled", "broke up"];
-
 /// The consolidation rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Consolidation {
-    pub reconcile: Reconcile,
-}
+pub struct Consolidation;
 
 impl Consolidation {
     /// The proposals for `memories` (the current memories of one namespace: those written
@@ -153,21 +156,37 @@ impl Consolidation {
                 related[later].iter().copied().filter(|&i| i < later && !retired.contains(&i)).collect();
             let merge = earlier.iter().rev().find_map(|&i| Some((i, readings[later].repeats(&readings[i])?)));
             let proposal = match merge {
-                Some((i, reason)) => Some((i, ProposalKind::Merge, reason)),
+                Some((i, reason)) => Some((i, ProposalKind::Merge, reason, None)),
                 None => {
-                    let current: Vec<(usize, &Claim)> = earlier.iter().map(|&i| (i, &claims[i])).collect();
-                    self.reconcile.best(&claims[later], &current).map(|(&i, replacement)| {
-                        let kind = match claims[later].change {
-                            Some(cue) if CESSATION_CUES.contains(&cue) => ProposalKind::Invalidate,
-                            _ => ProposalKind::Update,
+                    // By claims, as at write time, less the pairs a person kept together; the
+                    // latest earlier memory a proof retires.
+                    let kept = |i: usize| {
+                        order[i].claims.kept_with(&newer.lineage) || newer.claims.kept_with(&order[i].lineage)
+                    };
+                    let current: Vec<Current<'_, usize>> = earlier
+                        .iter()
+                        .filter(|&&i| !kept(i) && order[i].lineage != newer.lineage)
+                        .map(|&i| Current {
+                            item: i,
+                            claims: &order[i].claims.claims,
+                            says_more: order[i].claims.says_more,
+                        })
+                        .collect();
+                    let decision = decide(&newer.claims.claims, &current);
+                    decision.retire.into_iter().max_by_key(|(i, _)| *i).map(|(i, retirement)| {
+                        let kind = match retirement.rule {
+                            RetireRule::Ended => ProposalKind::Invalidate,
+                            RetireRule::OneValue => ProposalKind::Update,
                         };
-                        (i, kind, replacement.rule())
+                        let reason = format!("same subject and {}: {}", retirement.attribute, retirement.rule.as_str());
+                        (i, kind, reason, Some((retirement.rule, retirement.attribute)))
                     })
                 }
             };
-            if let Some((i, kind, reason)) = proposal {
+            if let Some((i, kind, reason, by_claims)) = proposal {
                 retired.insert(i);
-                proposals.push((i, Proposal { kind, retire: order[i].id.clone(), keep: newer.id.clone(), reason }));
+                let retire = order[i].id.clone();
+                proposals.push((i, Proposal { kind, retire, keep: newer.id.clone(), reason, by_claims }));
             }
         }
         proposals.sort_by(|a, b| (a.0, &a.1.retire).cmp(&(b.0, &b.1.retire)));
@@ -206,6 +225,7 @@ impl Consolidation {
             retire: target.id.clone(),
             keep: newer.id.clone(),
             reason: format!("judged by the reasoner {reasoner}: {verdict} (confidence {confidence:.2})"),
+            by_claims: None,
         })
     }
 }
@@ -217,6 +237,8 @@ mod tests {
 
     fn memory(id: &str, text: &str, day: i64, changed: bool) -> CurrentMemory {
         CurrentMemory {
+            lineage: LeafId::parse(id).unwrap(),
+            claims: LeafClaims::read(text),
             id: LeafId::parse(id).unwrap(),
             text: text.to_owned(),
             fingerprint: fingerprint(text),
@@ -242,14 +264,17 @@ mod tests {
     #[test]
     fn merges_updates_invalidates_and_leaves_the_rest() {
         let memories = [
-            memory("leaf-1", "Maya lives in Porto with her two cats.", 1, false),
+            memory("leaf-1", "Maya lives in Porto.", 1, false),
             memory("leaf-2", "Maya is allergic to peanuts.", 2, false),
             memory("leaf-3", "Nora is dating Felix.", 3, false),
             memory("leaf-4", "Maya just moved to Amsterdam for her new job.", 10, true),
             memory("leaf-5", "Nora and Felix broke up in August.", 11, true),
             memory("leaf-6", "Maya is allergic to peanuts!", 12, true),
+            // A memory that says more than what is replaced stays current.
+            memory("leaf-7", "Grace lives in Dublin with her two cats.", 13, false),
+            memory("leaf-8", "Grace moved to Cork.", 14, true),
         ];
-        let proposals = Consolidation::default().propose(&all_alike(memories.to_vec()));
+        let proposals = Consolidation.propose(&all_alike(memories.to_vec()));
         assert_eq!(
             kinds(&proposals),
             [("update", "leaf-1", "leaf-4"), ("merge", "leaf-2", "leaf-6"), ("invalidate", "leaf-3", "leaf-5")]
@@ -269,7 +294,7 @@ mod tests {
         let shown = [&old, &other, &later];
         let min = Confidence::saturating(0.75);
         let judge =
-            |judgement: DuplicateJudgement| Consolidation::default().judged(&new, &shown, &judgement, min, "m/1");
+            |judgement: DuplicateJudgement| Consolidation.judged(&new, &shown, &judgement, min, "m/1");
         let update = judge(DuplicateJudgement::Supersedes { leaf_id: "leaf-1".into(), confidence: 0.9 }).unwrap();
         assert_eq!(
             (update.kind, update.retire.as_str(), update.keep.as_str()),
@@ -297,7 +322,7 @@ mod tests {
             memory("leaf-1", "Ana takes the 7:45 train from Utrecht to Amsterdam every weekday.", 1, false),
             memory("leaf-2", "Tom takes the 7:45 train from Utrecht to Amsterdam every weekday.", 2, true),
         ];
-        assert!(Consolidation::default().propose(&all_alike(memories.to_vec())).is_empty());
+        assert!(Consolidation.propose(&all_alike(memories.to_vec())).is_empty());
     }
 
     #[test]
@@ -306,13 +331,13 @@ mod tests {
             memory("leaf-1", "Maya lives in Porto.", 1, false),
             memory("leaf-2", "Maya just moved to Lisbon.", 2, false),
         ];
-        assert!(Consolidation::default().propose(&all_alike(unchanged.to_vec())).is_empty());
+        assert!(Consolidation.propose(&all_alike(unchanged.to_vec())).is_empty());
         let chain = [
             memory("leaf-1", "Maya lives in Porto.", 1, true),
             memory("leaf-2", "Maya just moved to Lisbon.", 2, true),
             memory("leaf-3", "Maya just moved to Amsterdam.", 3, true),
         ];
-        let proposals = Consolidation::default().propose(&all_alike(chain.to_vec()));
+        let proposals = Consolidation.propose(&all_alike(chain.to_vec()));
         assert_eq!(kinds(&proposals), [("update", "leaf-1", "leaf-2"), ("update", "leaf-2", "leaf-3")]);
     }
 }

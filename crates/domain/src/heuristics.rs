@@ -17,13 +17,13 @@ use crate::entity::{Entity, EntityType};
 use crate::judgement::{
     AssessRequest, Assessment, DuplicateRequest, QueryFocus, QueryIntent, QueryRequest, SummarizeRequest, SummaryDraft,
 };
-use crate::model::{Actor, Confidence, Label, MemoryKind, SubjectKey};
+use crate::model::{Confidence, Label, MemoryKind};
 use crate::sensitivity::Sensitivity;
 use crate::supersession::DuplicateJudgement;
 use crate::text::{is_stopword, normalize_text, tokenize, truncate_chars};
 use crate::time::Timestamp;
 use crate::time_expr::find_time_expression;
-use crate::transcript::{opens_with_a_program_turn, transcript_speaker};
+use crate::transcript::transcript_speaker;
 
 /// The heuristics' id, recorded as the extractor in provenance.
 pub const HEURISTIC_REASONER_ID: &str = "heuristic/1";
@@ -269,34 +269,6 @@ static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
     ]
 });
 
-struct SubjectRule {
-    regex: Regex,
-    /// `$1` is replaced by the first capture.
-    template: &'static str,
-}
-
-static SUBJECT_RULES: LazyLock<Vec<SubjectRule>> = LazyLock::new(|| {
-    let r = |re: &str, template| SubjectRule { regex: Regex::new(re).expect("subject pattern compiles"), template };
-    // "my X" names the subject only where the clause is about it: opening the clause and
-    // stating it ("my job is …", "…, and my team moved …") or as what something is ("Tea is
-    // my favourite drink now"). In passing ("losing my job was hard", "plays for my team")
-    // it is an object, and a subject there would make every later mention replace the last.
-    let opens = r"(?:^\s*|[.!?;,:(–—-]\s*|\b(?:and|but|so|now|actually|also|oh|well|btw|fyi|anyway|ok|okay|update)\s+)";
-    let states = r"(?:is|are|was|were|'s|has|have|had|changed|moved|will|starts|ends|just)";
-    let names_it = r"(?:is|are|was|were|'s)\s+(?:now\s+|still\s+|officially\s+)?";
-    let attributes = "name|job|title|role|email|address|phone number|birthday|age|team|manager|goal";
-    vec![
-        r(&format!(r"(?i){opens}my (favou?rite [a-z]+(?: [a-z]+)?) {states}\b"), "my $1"),
-        r(&format!(r"(?i)\b{names_it}my (favou?rite [a-z]+)\b"), "my $1"),
-        r(r"(?i)\b(?:i (?:live|am living|now live|moved|have moved|relocated) (?:in|to))\b", "my home"),
-        r(r"(?i)\b(?:i (?:work|am working|now work) (?:at|for))\b", "my employer"),
-        r(&format!(r"(?i){opens}my ({attributes}) {states}\b"), "my $1"),
-        r(&format!(r"(?i)\b{names_it}my ({attributes})\b"), "my $1"),
-        r(r"(?i)\b([a-z]+(?: [a-z]+)?)'s (release date|deadline|launch date|budget|owner|status)\b", "$1 $2"),
-        r(r"(?i)\bthe (release date|deadline|launch date|budget) (?:is|was|moved|changed|slipped)\b", "the $1"),
-    ]
-});
-
 static VERBISH: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [
         "is", "was", "has", "had", "will", "would", "likes", "loves", "hates", "went", "said", "says", "works",
@@ -326,16 +298,11 @@ pub fn assess(request: &AssessRequest) -> Assessment {
         Some(title) => title.trim().to_owned(),
         None => first_sentence(&text),
     };
-    let subject = hints.subject.clone().or_else(|| {
-        // A transcript's assistant guesses ("you probably like jazz") are no subject's statement,
-        // nor is an assistant's or a program's turn pasted by the caller ("Assistant: my name
-        // is Claude" is not the caller's name).
-        if matches!(request.actor, Actor::User | Actor::Agent) && !opens_with_a_program_turn(&text) {
-            extract_subject(said, line.map(|line| line.speaker))
-        } else {
-            None
-        }
-    });
+    // A subject key makes a memory replace the current one with the same key in its tree
+    // without a word of proof: only a host that knows its memories' keys names one (a hint).
+    // What a text says about whom is read into claims instead (`claims::read`), where a
+    // replacement needs the same subject, attribute and another value.
+    let subject = hints.subject.clone();
     let sensitivity = hints.sensitivity.unwrap_or(if crate::sensitivity::speaks_of_sensitive_matters(&text) {
         Sensitivity::Sensitive
     } else {
@@ -466,25 +433,6 @@ fn first_sentence(text: &str) -> String {
         .map(|(i, c)| i + c.len_utf8())
         .unwrap_or(line.len());
     truncate_chars(line[..end].trim(), 100)
-}
-
-/// The subject a text states, if any. A first-person subject ("my job") is `speaker`'s when
-/// a transcript line names one ("jon's job"), so two speakers of one conversation never
-/// replace each other's.
-fn extract_subject(text: &str, speaker: Option<&str>) -> Option<SubjectKey> {
-    SUBJECT_RULES.iter().find_map(|rule| {
-        let captures = rule.regex.captures(text)?;
-        let mut subject = rule.template.to_owned();
-        for i in 1..captures.len() {
-            let value = captures.get(i).map(|m| m.as_str()).unwrap_or_default();
-            subject = subject.replace(&format!("${i}"), value);
-        }
-        if let (Some(speaker), Some(own)) = (speaker, subject.strip_prefix("my ")) {
-            subject = format!("{speaker}'s {own}");
-        }
-        // One spelling per subject, so British and American phrasings supersede each other.
-        SubjectKey::parse(&subject.to_lowercase().replace("favourite", "favorite")).ok()
-    })
 }
 
 /// Finds the primary entity: the host's hint, else a shortlisted entity named in the text,
@@ -694,6 +642,7 @@ mod tests {
     use crate::entity::EntitySlug;
     use crate::event::EventHints;
     use crate::id::EntityId;
+    use crate::model::{Actor, SubjectKey};
     use crate::namespace::{Namespace, NamespaceKind};
 
     fn request(text: &str, shortlist: Vec<Entity>) -> AssessRequest {
@@ -775,62 +724,21 @@ mod tests {
     }
 
     #[test]
-    fn a_subject_is_what_a_clause_states_not_what_it_mentions() {
-        for (text, subject) in [
-            ("My job is at Acme now.", "my job"),
-            ("Quick update - my team moved to the payments group", "my team"),
-            ("So my birthday is on 5 May, and I want cake", "my birthday"),
-            ("Tea is my favourite drink now.", "my favorite drink"),
-            ("Dana is now my manager.", "my manager"),
-            ("I moved to Berlin last month", "my home"),
-        ] {
-            assert_eq!(
-                extract_subject(text, None).map(|s| s.as_str().to_owned()),
-                Some(subject.to_owned()),
-                "{text:?}"
-            );
+    fn a_subject_key_comes_only_from_a_hint() {
+        for text in ["My job is at Acme now.", "Jon: my job is gone.", "I moved to Berlin last month"] {
+            assert_eq!(assess(&request(text, vec![])).subject, None, "{text:?}");
         }
-        for text in [
-            "Losing my job was hard, but I'm living my dreams now.",
-            "Sorry about your job, I also lost my job at Door Dash this month.",
-            "It felt great making plays for my team.",
-            "I started writing some of my favorite memories down.",
-            "I'm mentoring the younger players on my team.",
-        ] {
-            assert_eq!(extract_subject(text, None), None, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn a_transcript_speakers_first_person_is_their_own() {
-        let jon = assess(&request("Jon: My job is gone, I start my own studio now.", vec![]));
-        let gina = assess(&request("Gina: my job is at Door Dash", vec![]));
-        assert_eq!(jon.subject.unwrap().as_str(), "jon's job");
-        assert_eq!(gina.subject.unwrap().as_str(), "gina's job");
-        // A note's heading is no speaker.
-        let note = assess(&request("Update: my job is at Acme now", vec![]));
-        assert_eq!(note.subject.unwrap().as_str(), "my job");
-        // The kind is read from what was said, not the label.
-        let line = assess(&request("Maria: Dana is my boss.", vec![]));
-        assert_eq!(line.kind, MemoryKind::Relationship);
-        // A pasted log: the first speaker's line ends where the next speaker's begins.
-        let log = assess(&request("Jon: how are you?\nGina: my job is at Door Dash", vec![]));
-        assert_eq!(log.subject, None);
-        let log = assess(&request("Jon: my job is gone.\nGina: sorry to hear", vec![]));
-        assert_eq!(log.subject.unwrap().as_str(), "jon's job");
-        // A life's heading is no speaker, and an assistant's pasted turn is nobody's statement.
-        for heading in ["Work: my job is at Acme now", "Career Change: my job is at Acme now"] {
-            assert_eq!(assess(&request(heading, vec![])).subject.unwrap().as_str(), "my job", "{heading:?}");
-        }
-        assert_eq!(assess(&request("Assistant: my name is Claude.", vec![])).subject, None);
-        assert_eq!(assess(&request("system: my name is Root.", vec![])).subject, None);
+        let mut hinted = request("Tea is my favourite drink now.", vec![]);
+        hinted.hints.subject = Some(SubjectKey::parse("my favorite drink").unwrap());
+        assert_eq!(assess(&hinted).subject.unwrap().as_str(), "my favorite drink");
+        // The kind is read from what was said, not a transcript line's label.
+        assert_eq!(assess(&request("Maria: Dana is my boss.", vec![])).kind, MemoryKind::Relationship);
     }
 
     #[test]
     fn kinds_subjects_and_entities() {
         let a = assess(&request("My favorite color is green now.", vec![]));
         assert_eq!(a.kind, MemoryKind::Preference);
-        assert_eq!(a.subject.unwrap().as_str(), "my favorite color");
 
         let shortlist = vec![entity("ent-1", "Project Alpha")];
         let a = assess(&request("The alpha release moved to September.", shortlist));

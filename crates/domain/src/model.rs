@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::claims::LeafClaims;
 use crate::entity::EntitySlug;
 use crate::id::{EntityId, IdError, LeafId, NodeId, ScopeId, SummaryId, Version, validate_segment};
 use crate::lifecycle::{IllegalTransition, LeafStatus, LeafTransition};
@@ -546,6 +547,9 @@ pub struct LeafRecord {
     pub entities: EntityLinks,
     /// The sealed summary this leaf sits under, once one has been sealed over it.
     pub parent: Option<SummaryId>,
+    /// What its text says, as claims, and what reconciliation decided about it.
+    #[serde(default)]
+    pub claims: LeafClaims,
 }
 
 impl LeafRecord {
@@ -633,6 +637,7 @@ impl LeafRecord {
             supersedes: None,
             superseded_by: None,
             parent: None,
+            claims: self.claims.unmarked(),
             ..self.clone()
         }
     }
@@ -653,6 +658,7 @@ impl LeafRecord {
             summary: String::new(),
             subject: None,
             labels: Vec::new(),
+            claims: LeafClaims::default(),
             status: LeafStatus::Tombstone,
             known: self.known.closed_at(at),
             ..self.clone()
@@ -853,6 +859,7 @@ pub(crate) mod tests {
             labels: Vec::new(),
             entities: EntityLinks::default(),
             parent: None,
+            claims: LeafClaims::default(),
             id,
         }
     }

@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::admission::is_manual_entry;
+use crate::claims::LeafClaims;
 use crate::entity::{EntitySlug, EntityType};
 use crate::id::{EntityId, LeafId, ScopeId, Version};
 use crate::lifecycle::LeafStatus;
@@ -163,6 +164,8 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
             secondary: optional::<Vec<EntityId>>(&doc, "secondary_entities")?.unwrap_or_default(),
         },
         parent: None,
+        // The claims are the text's: read again, as they were when it was written.
+        claims: LeafClaims::read(&body),
     };
     Ok(RecoveredLeaf { record, written_status, tree_title, entity })
 }
@@ -379,6 +382,7 @@ mod tests {
         leaf.summary = text.to_owned();
         leaf.fingerprint = fingerprint(text);
         leaf.body_path = BodyPath::leaf(&leaf.namespace, leaf.category, &leaf.tree_id, &leaf.id);
+        leaf.claims = LeafClaims::read(text);
         leaf
     }
 

@@ -7,6 +7,7 @@
 //! (`i64`); sensitivity is `0` normal, `1` sensitive, `2` restricted, so it orders; lists and
 //! provenance are JSON text; node ids are `leaf:<id>` or `summary:<id>`.
 
+use arbor_domain::claims::LeafClaims;
 use arbor_domain::entity::{Entity, EntitySlug, EntityType};
 use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, SummaryId, Version};
 use arbor_domain::lifecycle::LeafStatus;
@@ -98,22 +99,38 @@ pub struct FiledEntries {
 }
 
 /// A leaf's entries while its status is filed ([`LeafStatus::is_filed`]: active) —
-/// [`Claim::filed_under`] of its summary — and none in any other status. What every backend
+/// [`Claim::filed_under`] of its summary, and the keys of its claims
+/// ([`arbor_domain::reconcile::claim_keys`]) — and none in any other status. What every backend
 /// writes with the leaf's row and removes with it.
 pub fn filed_entries(leaf: &LeafRecord) -> FiledEntries {
-    filed_entries_of(&leaf.namespace, leaf.status, &leaf.summary)
+    filed_entries_of(&leaf.namespace, leaf.status, &leaf.summary, &leaf.claims.claims)
 }
 
-/// [`filed_entries`] from the three columns it reads.
-pub fn filed_entries_of(namespace: &Namespace, status: LeafStatus, summary: &str) -> FiledEntries {
+/// [`filed_entries`] from the columns it reads.
+pub fn filed_entries_of(
+    namespace: &Namespace,
+    status: LeafStatus,
+    summary: &str,
+    claims: &[arbor_domain::claims::Claim],
+) -> FiledEntries {
     if !status.is_filed() {
         return FiledEntries::default();
     }
-    let filing = Claim::read(summary).filed_under();
+    let mut filing = Claim::read(summary).filed_under();
+    filing.keys.extend(arbor_domain::reconcile::claim_keys(claims));
     let mut hashes: Vec<i64> = filing.keys.iter().map(|key| lookup_key_hash(namespace, key)).collect();
     hashes.sort_unstable();
     hashes.dedup();
     FiledEntries { hashes, words: signature_bits(filing.words) }
+}
+
+/// The claims a stored `claims` column holds (empty for a row written before claims were
+/// kept), for a backend that re-files a leaf from its columns.
+pub fn stored_claims(id: &str, raw: &str) -> Result<Vec<arbor_domain::claims::Claim>> {
+    if raw.is_empty() {
+        return Ok(Vec::new());
+    }
+    json::<LeafClaims>("leaf", id, raw).map(|c| c.claims)
 }
 
 /// A signature's 64 bits as a signed integer, and back.
@@ -219,11 +236,13 @@ pub struct LeafRow {
     pub parent: Option<String>,
     /// [`subject_hash`] of the subject: what the subject index holds instead of the words.
     pub subject_hash: Option<String>,
+    /// The leaf's claims and reconciliation marks, as JSON (`LeafClaims`).
+    pub claims: String,
 }
 
 impl LeafRow {
     /// The columns, in field order.
-    pub const COLUMNS: [&'static str; 32] = [
+    pub const COLUMNS: [&'static str; 33] = [
         "id",
         "lineage",
         "version",
@@ -256,6 +275,7 @@ impl LeafRow {
         "entities_secondary",
         "parent",
         "subject_hash",
+        "claims",
     ];
 
     pub fn from_record(leaf: &LeafRecord) -> Result<LeafRow> {
@@ -292,6 +312,7 @@ impl LeafRow {
             entities_secondary: to_json(&leaf.entities.secondary)?,
             parent: leaf.parent.as_ref().map(ToString::to_string),
             subject_hash: leaf.subject.as_ref().map(subject_hash),
+            claims: to_json(&leaf.claims)?,
         })
     }
 
@@ -335,6 +356,8 @@ impl LeafRow {
                 secondary: json(what, &raw, &self.entities_secondary)?,
             },
             parent: self.parent.map(|p| SummaryId::parse(&p).map_err(|e| bad(&e))).transpose()?,
+            // A row written before claims were kept holds none ("" or "{}").
+            claims: if self.claims.is_empty() { LeafClaims::default() } else { json(what, &raw, &self.claims)? },
         })
     }
 }

@@ -84,7 +84,7 @@ pub fn estimated_tokens(text: &str) -> usize {
 }
 
 /// A few words on why an item was picked and what to beware of.
-fn short_why(item: &EvidenceItem) -> String {
+fn short_why(item: &EvidenceItem, pack: &RetrievalPack) -> String {
     let scores = &item.scores;
     let mut why: Vec<String> = Vec::new();
     if scores.text_rank.is_some() || scores.kind_rank.is_some() {
@@ -106,7 +106,7 @@ fn short_why(item: &EvidenceItem) -> String {
         why.push("summary".into());
     }
     if let Some(newer) = &item.possibly_outdated_by {
-        why.push(format!("maybe outdated by {newer}"));
+        why.push(outdated_note(item, newer, pack));
     }
     if let Some(winner) = &item.overridden_by {
         why.push(format!("overridden by {winner}"));
@@ -117,14 +117,35 @@ fn short_why(item: &EvidenceItem) -> String {
     why.join(", ")
 }
 
-fn compact_memory(item: &EvidenceItem) -> CompactMemory {
+/// "may be outdated (where they live): Elif got transferred to the Izmir branch, 2026-06-12":
+/// the newer memory's words and date when the pack holds it, its id otherwise.
+fn outdated_note(item: &EvidenceItem, newer: &arbor_domain::id::LeafId, pack: &RetrievalPack) -> String {
+    let about = item
+        .outdated_attribute
+        .as_deref()
+        .map(|a| format!(" ({})", arbor_domain::claims::catalogue::english_name(a)))
+        .unwrap_or_default();
+    let newer_id = arbor_domain::id::NodeId::Leaf(newer.clone());
+    match pack.evidence.iter().find(|e| e.node_id == newer_id) {
+        Some(found) => {
+            let words = truncate_chars(found.text.trim(), OUTDATED_NOTE_CHARS).replace('\n', " ");
+            format!("may be outdated{about}: {words}, {}", found.observed_at.strftime("%Y-%m-%d"))
+        }
+        None => format!("may be outdated{about} by {newer}"),
+    }
+}
+
+/// How much of the newer memory's text an outdated note quotes.
+const OUTDATED_NOTE_CHARS: usize = 100;
+
+fn compact_memory(item: &EvidenceItem, pack: &RetrievalPack) -> CompactMemory {
     CompactMemory {
         id: item.node_id.to_string(),
         version: item.version,
         date: item.observed_at.strftime("%Y-%m-%d").to_string(),
         until: item.validity.valid_to.map(|at| at.strftime("%Y-%m-%d").to_string()),
         text: item.text.clone(),
-        why: short_why(item),
+        why: short_why(item, pack),
     }
 }
 
@@ -155,7 +176,7 @@ impl RetrievalPack {
         let reserved = CompactPack { more: compact.more.max(1), ..compact.clone() };
         let mut spent = estimated_tokens(&reserved.render());
         for item in &self.evidence {
-            let memory = compact_memory(item);
+            let memory = compact_memory(item, self);
             let cost = estimated_tokens(&render_memory(&memory));
             if options.max_tokens.is_some_and(|max| spent + cost > max) {
                 compact.more += 1;

@@ -22,14 +22,16 @@ mod record;
 mod select;
 mod understand;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use arbor_domain::claims::decide;
+use arbor_domain::claims::decide::Current;
+use arbor_domain::claims::question::{self, answered_again};
 use arbor_domain::id::{LeafId, NodeId, RetrievalId, SummaryId};
 use arbor_domain::model::{Category, LeafRecord, MemoryKind, SummaryRecord, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::reconcile::{Claim, Reconcile};
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::sensitivity::may_be_given_to;
 use arbor_domain::text::truncate_chars;
@@ -224,11 +226,14 @@ pub struct EvidenceItem {
     pub supersedes: Option<LeafId>,
     /// Set when a more specific or more trusted layer's memory about the same subject wins.
     pub overridden_by: Option<String>,
-    /// Set when a newer current memory read beside this one seems to replace it (the same
-    /// entity and attribute, by the `Reconcile` rules) but reconciliation has not retired it:
-    /// the newer one's id. Such an item ranks after the newer one and is not offered as a fact;
-    /// the newer one is usually in the pack too, unless the budget left it out.
+    /// Set when a newer current memory may have replaced this one (the same subject and
+    /// attribute, by their claims) but nothing proved it, so it was not retired: the newer
+    /// one's id. Such an item ranks after the newer one and is not offered as a fact; the newer
+    /// one is usually in the pack too, unless the budget left it out.
     pub possibly_outdated_by: Option<LeafId>,
+    /// The attribute both fill ("employer", "has:manager"), when `possibly_outdated_by` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outdated_attribute: Option<String>,
 }
 
 /// A candidate that was considered but left out, and why.
@@ -492,42 +497,93 @@ fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BT
 /// at any store size.
 const OUTDATED_CHECK_DEPTH: usize = 12;
 
-/// Current leaves a newer current leaf among the first read seems to replace (`Reconcile`
-/// rules on their summaries), each with the newest such leaf: what reconciliation at write
-/// time missed (it ran before both were known, or a person confirmed both).
-fn possibly_outdated(reconcile: &Reconcile, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, LeafId> {
-    let read: Vec<&LeafRecord> = ranked
+/// Why a current memory may be outdated: the newer memory, and the attribute both fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outdated {
+    pub(crate) by: LeafId,
+    /// The attribute both fill, when their claims say (a newer answer to the same question
+    /// says no attribute).
+    pub(crate) attribute: Option<String>,
+}
+
+/// Current leaves a newer current leaf may have replaced, each with the newest such leaf and
+/// the attribute: those a decision marked so at write time (`claims.doubt`, while the newer is
+/// still current: `current_doubters`), and, among the first read, those whose claims a newer
+/// one's retire or flag (`claims::decide`) — what reconciliation at write time could not see
+/// (a person confirmed both, or confirmed them out of order). A pair a person kept is never
+/// marked.
+fn possibly_outdated(
+    query: &str,
+    ranked: &[(&Fused<NodeId>, Record)],
+    current_doubters: &BTreeSet<LeafId>,
+) -> BTreeMap<NodeId, Outdated> {
+    let leaves: Vec<&LeafRecord> = ranked
         .iter()
-        .take(OUTDATED_CHECK_DEPTH)
         .filter_map(|(_, record)| match record {
             Record::Leaf(leaf) => Some(leaf),
             Record::Summary(_) => None,
         })
         .collect();
-    // Most packs hold nothing that could replace anything: then no claim is read at all.
-    if !read.iter().any(|leaf| arbor_domain::reconcile::may_replace_anything(&leaf.summary)) {
-        return BTreeMap::new();
+    let mut outdated: BTreeMap<NodeId, Outdated> = BTreeMap::new();
+    let mut mark = |older: &LeafRecord, by: &LeafId, attribute: Option<&str>| {
+        let found = Outdated { by: by.clone(), attribute: attribute.map(str::to_owned) };
+        let entry = outdated.entry(older.node_id()).or_insert_with(|| found.clone());
+        if entry.by < *by {
+            *entry = found;
+        }
+    };
+    for leaf in &leaves {
+        if let Some(doubt) = &leaf.claims.doubt
+            && current_doubters.contains(&doubt.by)
+        {
+            mark(leaf, &doubt.by, Some(&doubt.attribute));
+        }
     }
-    let leaves: Vec<(&LeafRecord, Claim)> = read.into_iter().map(|leaf| (leaf, Claim::read(&leaf.summary))).collect();
-    let mut outdated: BTreeMap<NodeId, LeafId> = BTreeMap::new();
-    for (newer, new_claim) in &leaves {
-        if !new_claim.may_replace() {
+    let read: Vec<&LeafRecord> = leaves.iter().take(OUTDATED_CHECK_DEPTH).copied().collect();
+    for newer in &read {
+        if newer.claims.claims.is_empty() {
             continue;
         }
-        // As at write time: the one earlier memory of its namespace it replaces best.
-        let mut earlier: Vec<(&LeafRecord, &Claim)> = leaves
+        let earlier: Vec<&LeafRecord> = read
             .iter()
-            .filter(|(older, _)| {
-                older.namespace == newer.namespace && (older.observed_at, &older.id) < (newer.observed_at, &newer.id)
+            .filter(|older| {
+                older.namespace == newer.namespace
+                    && (older.observed_at, &older.id) < (newer.observed_at, &newer.id)
+                    && older.lineage != newer.lineage
+                    && !older.claims.kept_with(&newer.lineage)
+                    && !newer.claims.kept_with(&older.lineage)
             })
-            .map(|(older, claim)| (*older, claim))
+            .copied()
             .collect();
-        earlier.sort_by(|a, b| a.0.observed_at.cmp(&b.0.observed_at).then_with(|| a.0.id.cmp(&b.0.id)));
-        if let Some((older, _)) = reconcile.best(new_claim, &earlier) {
-            let entry = outdated.entry(older.node_id()).or_insert_with(|| newer.id.clone());
-            if *entry < newer.id {
-                *entry = newer.id.clone();
-            }
+        let current: Vec<Current<'_, usize>> = earlier
+            .iter()
+            .enumerate()
+            .map(|(at, leaf)| Current { item: at, claims: &leaf.claims.claims, says_more: leaf.claims.says_more })
+            .collect();
+        let decision = decide(&newer.claims.claims, &current);
+        for (at, retirement) in decision.retire {
+            mark(earlier[at], &newer.id, Some(&retirement.attribute));
+        }
+        for (at, doubt) in decision.flag {
+            mark(earlier[at], &newer.id, Some(&doubt.attribute));
+        }
+    }
+    // Two memories that answer the question the same way, the newer too (`claims::question`),
+    // of one namespace and not kept together by a person.
+    let mut by_time = read.clone();
+    by_time.sort_by(|a, b| (a.observed_at, &a.id).cmp(&(b.observed_at, &b.id)));
+    let answers: Vec<question::Answer<'_>> = by_time
+        .iter()
+        .map(|leaf| question::Answer { text: &leaf.summary, placed: leaf.claims.claims.iter().any(|c| !c.is_loose()) })
+        .collect();
+    for (older, newer) in answered_again(query, &answers) {
+        let (older, newer) = (by_time[older], by_time[newer]);
+        let together = older.namespace != newer.namespace
+            || older.lineage == newer.lineage
+            || older.claims.kept_with(&newer.lineage)
+            || newer.claims.kept_with(&older.lineage);
+        if !together {
+            outdated.entry(older.node_id()).or_insert_with(|| Outdated { by: newer.id.clone(), attribute: None });
         }
     }
     outdated
@@ -540,8 +596,12 @@ fn evidence_item(
     scores: EvidenceScores,
     why: String,
     overridden_by: Option<String>,
-    possibly_outdated_by: Option<LeafId>,
+    outdated: Option<Outdated>,
 ) -> EvidenceItem {
+    let (possibly_outdated_by, outdated_attribute) = match outdated {
+        Some(Outdated { by, attribute }) => (Some(by), attribute),
+        None => (None, None),
+    };
     match record {
         Record::Leaf(leaf) => EvidenceItem {
             node_id: leaf.node_id(),
@@ -561,6 +621,7 @@ fn evidence_item(
             supersedes: leaf.supersedes.clone(),
             overridden_by,
             possibly_outdated_by,
+            outdated_attribute,
             namespace: leaf.namespace,
         },
         Record::Summary(summary) => EvidenceItem {
@@ -581,6 +642,7 @@ fn evidence_item(
             supersedes: None,
             overridden_by: None,
             possibly_outdated_by: None,
+            outdated_attribute: None,
             namespace: summary.namespace,
         },
     }
@@ -803,7 +865,9 @@ fn note_gaps(evidence: &[EvidenceItem], answer: Answer, gaps: &mut Vec<String>) 
     }
     for e in evidence.iter() {
         if let Some(newer) = &e.possibly_outdated_by {
-            gaps.push(format!("{} may be outdated: {newer} is newer about the same thing", e.node_id));
+            let about = e.outdated_attribute.as_deref().map(arbor_domain::claims::catalogue::english_name);
+            let about = about.map_or_else(|| "the same thing".to_owned(), |name| format!("the same {name}"));
+            gaps.push(format!("{} may be outdated: {newer} is newer about {about}", e.node_id));
         }
     }
 }

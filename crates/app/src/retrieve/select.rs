@@ -13,13 +13,14 @@ use arbor_domain::model::{LeafRecord, SummaryRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::visibility::VisibilityFilter;
+use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{CandidateOutcome, ConsideredNode, Locality};
 
 use super::channels::{Candidates, ChannelKind};
 use super::{
-    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record,
-    RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts, possibly_outdated,
+    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, Outdated, RERANK_DEPTH,
+    Record, RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts,
+    possibly_outdated,
 };
 use crate::{AppError, AppResult, Arbor};
 
@@ -121,8 +122,8 @@ struct Pass<'a> {
     reranked: HashMap<NodeId, usize>,
     /// Candidates a more specific layer overrides, with why.
     overridden: BTreeMap<NodeId, String>,
-    /// Candidates a newer one seems to replace, with its id.
-    outdated: BTreeMap<NodeId, LeafId>,
+    /// Candidates a newer one may have replaced, with its id and the attribute.
+    outdated: BTreeMap<NodeId, Outdated>,
 }
 
 /// What filling the budgets chose.
@@ -134,7 +135,50 @@ struct Chosen {
     bodies_read: usize,
 }
 
+/// Moves each candidate that may be outdated to just after the newer memory that may replace
+/// it, when that one ranks below it; one whose newer memory is not ranked keeps its place.
+fn newer_first(ranked: &mut Vec<(&Fused<NodeId>, Record)>, outdated: &BTreeMap<NodeId, Outdated>) {
+    let mut at = 0;
+    let mut moves = 0;
+    while at < ranked.len() && moves <= ranked.len() {
+        let key = ranked[at].0.key.clone();
+        let newer = outdated.get(&key).map(|o| NodeId::Leaf(o.by.clone()));
+        let newer_at = newer.and_then(|n| ranked.iter().position(|(c, _)| c.key == n));
+        match newer_at {
+            Some(newer_at) if newer_at > at => {
+                let item = ranked.remove(at);
+                ranked.insert(newer_at, item);
+                moves += 1;
+            }
+            _ => at += 1,
+        }
+    }
+}
+
 impl Arbor {
+    /// Of the memories that marked a ranked leaf as possibly outdated at write time, those still
+    /// current and visible to the caller: a mark whose newer memory was forgotten, retired or
+    /// lies outside the chain says nothing.
+    async fn current_doubters(
+        &self,
+        scope: &[Namespace],
+        filter: &VisibilityFilter,
+        ranked: &[(&Fused<NodeId>, Record)],
+    ) -> AppResult<std::collections::BTreeSet<LeafId>> {
+        let marked: Vec<LeafId> = ranked
+            .iter()
+            .filter_map(|(_, record)| match record {
+                Record::Leaf(leaf) => leaf.claims.doubt.as_ref().map(|d| d.by.clone()),
+                Record::Summary(_) => None,
+            })
+            .collect();
+        if marked.is_empty() {
+            return Ok(Default::default());
+        }
+        let rows = self.ports.store.leaves(scope, &marked).await?;
+        Ok(rows.into_iter().filter(|leaf| filter.admits(&NodeFacts::of_leaf(leaf))).map(|leaf| leaf.id).collect())
+    }
+
     /// One pass of the pipeline after understanding: candidates inside `filter`, rows
     /// re-checked, conflicts marked, budgets applied, bodies verified.
     pub(super) async fn gather(
@@ -161,12 +205,12 @@ impl Arbor {
             ranked.sort_by_key(|(candidate, _)| candidate.key.as_leaf().is_some());
         }
         let overridden = layer_conflicts(chain, &ranked);
-        let outdated = possibly_outdated(&self.policy.reconcile, &ranked);
-        // Winners before losers, the newer of two disagreeing memories before the older,
-        // otherwise rank order.
-        ranked.sort_by_key(|(candidate, _)| {
-            (overridden.contains_key(&candidate.key), outdated.contains_key(&candidate.key))
-        });
+        let doubters = self.current_doubters(&scope, filter, &ranked).await?;
+        let outdated = possibly_outdated(&request.query, &ranked, &doubters);
+        // Winners before losers, otherwise rank order; a memory that may be outdated right
+        // after the newer one (never pushed to the end, where a budget would leave it out).
+        ranked.sort_by_key(|(candidate, _)| overridden.contains_key(&candidate.key));
+        newer_first(&mut ranked, &outdated);
         let pass =
             Pass { chain, scope: &scope, filter, mode: intent.mode, found: &found, reranked, overridden, outdated };
         let chosen = self.fill_budgets(&pass, &budget, ranked, &mut walk).await?;

@@ -128,6 +128,11 @@ impl Arbor {
             to_index.push(old.node_id());
             self.invalidate_above(&mut changes, &mut touched, old, StaleCause::Superseded, now).await?;
         }
+        // Current leaves newly marked (possibly outdated) stay as they are but for the mark.
+        for current in plan.marked.values() {
+            let expect = LeafExpect { status: LeafStatus::Active, parent: Some(current.parent.clone()) };
+            changes.push(Change::UpdateLeaf { expect, record: current.clone() });
+        }
         for planned in &plan.leaves {
             let record = &planned.record;
             changes.push(Change::InsertLeaf(record.clone()));

@@ -27,6 +27,8 @@ pub(crate) struct BatchPlan {
     pub(crate) leaves: Vec<PlannedLeaf>,
     /// Stored leaves this batch supersedes, as they will be written.
     pub(crate) superseded: BTreeMap<LeafId, LeafRecord>,
+    /// Stored leaves that stay current with a new mark (a doubt), as they will be written.
+    pub(crate) marked: BTreeMap<LeafId, LeafRecord>,
     pub(crate) new_entities: BTreeMap<(Namespace, EntitySlug), Entity>,
     pub(crate) trees: BTreeMap<(Namespace, TreeId), TreeRecord>,
     /// Changes beyond the ones every new or superseded leaf brings (e.g. a `leaf.promoted`
@@ -42,7 +44,30 @@ impl BatchPlan {
 
     /// A stored leaf as this plan will leave it.
     pub(crate) fn overlay(&self, stored: LeafRecord) -> LeafRecord {
-        self.superseded.get(&stored.id).cloned().unwrap_or(stored)
+        self.superseded.get(&stored.id).or_else(|| self.marked.get(&stored.id)).cloned().unwrap_or(stored)
+    }
+
+    /// Plans `retired` (a leaf already closed by its successor) as written: a leaf this batch
+    /// planned, or a stored one it supersedes.
+    pub(crate) fn retire(&mut self, retired: LeafRecord) {
+        self.marked.remove(&retired.id);
+        match self.leaves.iter_mut().find(|p| p.record.id == retired.id) {
+            Some(planned) => planned.record = retired,
+            None => {
+                self.superseded.insert(retired.id.clone(), retired);
+            }
+        }
+    }
+
+    /// Plans `current` (a leaf that stays current, newly marked) as written.
+    pub(crate) fn doubt(&mut self, current: LeafRecord) {
+        match self.leaves.iter_mut().find(|p| p.record.id == current.id) {
+            Some(planned) => planned.record = current,
+            None if self.superseded.contains_key(&current.id) => {}
+            None => {
+                self.marked.insert(current.id.clone(), current);
+            }
+        }
     }
 
     pub(crate) fn planned_in(&self, namespace: &Namespace, tree: &TreeId) -> impl Iterator<Item = &PlannedLeaf> {

@@ -100,6 +100,9 @@ pub const CATALOGUE: &[AttributeDef] = &[
     one("favorite", Person, "favourite", "最喜欢的"),
     one("provider", Person, "provider", "服务商"),
     one("plan", Person, "plan or subscription", "套餐"),
+    // The tool, language or service someone uses for one purpose ("for:data_work": Python).
+    one("for", Person, "what they use for", "用于"),
+    one("children_count", Person, "number of children", "孩子数量"),
     // What someone has several of.
     many("languages", Person, "languages", "语言"),
     many("learning", Person, "what they are learning", "在学"),

@@ -15,23 +15,27 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Claim, Hold, Polarity, Reading, Subject};
+use super::{Claim, FirstPerson, Hold, Polarity, Reading, Subject};
 use crate::han;
 
-pub(super) fn read(text: &str) -> Reading {
+pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
+    let me = match first_person {
+        FirstPerson::User => Some(Subject::me()),
+        FirstPerson::Nobody => None,
+    };
     let (speaker, said) = match LABEL.captures(text) {
         Some(found) => {
             let label = found.name("label").map_or("", |m| m.as_str());
             let rest = &text[found.get(0).map_or(0, |m| m.end())..];
             if PERSON_LABELS.contains(&label.to_lowercase().as_str()) {
-                (Subject::me(), rest)
+                (Some(Subject::me()), rest)
             } else if PROGRAM_LABELS.contains(&label.to_lowercase().as_str()) {
                 return Reading::default();
             } else {
-                (Subject::named(label), rest)
+                (Some(Subject::named(label)), rest)
             }
         }
-        None => (Subject::me(), text),
+        None => (me, text),
     };
     let mut reader = Reader { speaker, last_person: None, reading: Reading::default() };
     for sentence in SENTENCE.split(said) {
@@ -64,7 +68,8 @@ static ASKED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[？?]|吗\s*$|是不是|有没有|要不要|能不能").expect("question pattern compiles"));
 
 struct Reader {
-    speaker: Subject,
+    /// Whose "我" it is (see the English reader's `Reader::speaker`).
+    speaker: Option<Subject>,
     last_person: Option<Subject>,
     reading: Reading,
 }
@@ -109,11 +114,11 @@ impl Reader {
     /// The clause's subject, what of it is possessed (我的*地址*), and its predicate.
     fn subject<'c>(&self, clause: &'c str, previous: Option<&Subject>) -> Option<(Subject, Option<String>, &'c str)> {
         // The first person, and what is said of what it has.
-        for (opening, is_me) in [("我们", true), ("咱们", true), ("我", true), ("本人", true), ("用户", true)]
+        for (opening, first_person) in [("我们", true), ("咱们", true), ("我", true), ("本人", true), ("用户", false)]
         {
             if let Some(rest) = clause.strip_prefix(opening) {
                 let rest = rest.trim_start();
-                let owner = if is_me { self.speaker.clone() } else { Subject::me() };
+                let owner = if first_person { self.speaker.clone()? } else { Subject::me() };
                 return Some(self.owned(owner, rest));
             }
         }
@@ -161,7 +166,7 @@ impl Reader {
                 continue;
             }
             if topic.is_empty() {
-                let subject = previous.cloned().unwrap_or_else(|| self.speaker.clone());
+                let subject = previous.cloned().or_else(|| self.speaker.clone())?;
                 return Some((subject, None, rest));
             }
             let topic = topic.trim_end_matches("项目");
@@ -533,7 +538,9 @@ static FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
 });
 
 fn verb_forms(predicate: &str, subject: &Subject, found: &mut Vec<(Claim, Option<Hold>)>) {
-    let predicate = predicate.trim();
+    // A time said after the subject ("王芳上个月搬去了成都") opens the predicate.
+    let stripped = OPENERS.replace(predicate.trim(), "");
+    let predicate = stripped.trim();
     // "不再…", "已经不…了": what follows, ended.
     if let Some(rest) = predicate.strip_prefix("不再").or_else(|| predicate.strip_prefix("已经不再")) {
         let mut inner = Vec::new();
@@ -566,6 +573,7 @@ fn verb_forms(predicate: &str, subject: &Subject, found: &mut Vec<(Claim, Option
                     value,
                     polarity: form.polarity,
                     when: None,
+                    about: Vec::new(),
                 },
                 None,
             ));
@@ -621,7 +629,17 @@ fn noun_forms(noun: &str, predicate: &str, subject: &Subject, found: &mut Vec<(C
         }
         attribute.to_owned()
     };
-    found.push((Claim { subject: subject.clone(), attribute, value: Some(value), polarity: Holds, when: None }, None));
+    found.push((
+        Claim {
+            subject: subject.clone(),
+            attribute,
+            value: Some(value),
+            polarity: Holds,
+            when: None,
+            about: Vec::new(),
+        },
+        None,
+    ));
 }
 
 static NOUN_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {

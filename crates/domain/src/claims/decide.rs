@@ -53,6 +53,9 @@ pub enum FlagReason {
     EndedWithoutValue,
     /// The old memory says more than the claim that is replaced.
     SaysMore,
+    /// A measure of the same kind (a time, a price, an amount) said of the same thing in other
+    /// words, with another value: a loose claim, which never retires.
+    SameKindOfValue,
 }
 
 impl FlagReason {
@@ -62,6 +65,7 @@ impl FlagReason {
             FlagReason::ValuesUnclear => "values_unclear",
             FlagReason::EndedWithoutValue => "ended_without_value",
             FlagReason::SaysMore => "says_more",
+            FlagReason::SameKindOfValue => "same_kind_of_value",
         }
     }
 }
@@ -94,9 +98,12 @@ pub enum Judgement {
 
 /// What `new` does to `old`: retire, flag, or (`None`) nothing.
 pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
+    if new.is_loose() || old.is_loose() {
+        return judge_loose(new, old);
+    }
     let any = new.attribute == "*";
     if !any && new.attribute != old.attribute {
-        return None;
+        return ended_elsewhere(new, old);
     }
     if old.attribute == "*" {
         return None;
@@ -139,6 +146,70 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
         },
         _ => None,
     }
+}
+
+/// An ending by value on another attribute than the old claim's ("cancelled his FitLife
+/// membership" after "Victor's gym membership is at FitLife"): the same value, ended, of the
+/// same subject or a thing of theirs — flagged, since the attributes differ.
+fn ended_elsewhere(new: &Claim, old: &Claim) -> Option<Judgement> {
+    if new.polarity != Polarity::Ended || old.polarity != Polarity::Holds || old.is_loose() {
+        return None;
+    }
+    let owned = old.subject.key.starts_with(&format!("{} ", new.subject.key));
+    if new.subject.same_as(&old.subject) == SameSubject::No && !owned {
+        return None;
+    }
+    let (Some(a), Some(b)) = (&new.value, &old.value) else { return None };
+    (compare(a, b) == ValueMatch::Same).then(|| {
+        Judgement::Flag(Doubt {
+            reason: FlagReason::ValuesUnclear,
+            attribute: old.attribute.clone(),
+            new: new.clone(),
+            old: old.clone(),
+        })
+    })
+}
+
+/// A loose claim against another claim: the same kind of measure, the same subject or one the
+/// new memory names, and everything the old one's measure is said of said again by the new
+/// one ("window cleaner Dave £18" → "paid Dave £22, his new price" does not qualify; "Noah's
+/// practice is Wednesdays at 5" → "Noah's Hawks practice, which is Thursdays at 5:30" does),
+/// with another value: flagged, never retired — which attribute the measure fills is not known.
+fn judge_loose(new: &Claim, old: &Claim) -> Option<Judgement> {
+    let kind = new.measure()?;
+    if old.measure() != Some(kind) || new.polarity != Polarity::Holds || old.polarity != Polarity::Holds {
+        return None;
+    }
+    let words = |claim: &Claim| -> std::collections::BTreeSet<String> {
+        claim.about.iter().cloned().chain(super::values::terms(&claim.subject.key)).collect()
+    };
+    let (new_words, old_words) = (words(new), words(old));
+    let same = new.subject.same_as(&old.subject);
+    // A thing ("the Orion beta") has one time, price or version of each kind said of it plainly;
+    // a person has many ("prefers meetings before 10am", "wants status notes on Fridays"): for
+    // a person, what the measure is said of must be said again.
+    let a_thing = same == SameSubject::Yes && !person_like(&old.subject);
+    let named = (old_words.is_subset(&new_words) && !old_words.is_empty()) || a_thing;
+    if !(named && (same != SameSubject::No || old.subject.key.starts_with('@') == new.subject.key.starts_with('@'))) {
+        return None;
+    }
+    let (Some(a), Some(b)) = (&new.value, &old.value) else { return None };
+    (compare(a, b) == ValueMatch::Different).then(|| {
+        Judgement::Flag(Doubt {
+            reason: FlagReason::SameKindOfValue,
+            attribute: kind.to_owned(),
+            new: new.clone(),
+            old: old.clone(),
+        })
+    })
+}
+
+/// Whether a subject stands for a person: the first person, someone's relative, or a name of
+/// capitalised words only ("Maya Chen"; "the Orion beta", "Helix code review" are things).
+fn person_like(subject: &super::Subject) -> bool {
+    subject.key.starts_with('@')
+        || subject.key.contains("'s ")
+        || subject.name.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// What a new memory's claims do to the current memories: each current memory retired,
@@ -212,7 +283,14 @@ mod tests {
 
     fn claim(subject: &str, attribute: &str, value: Option<&str>, polarity: Polarity) -> Claim {
         let subject = Subject { key: subject.to_owned(), name: subject.to_owned() };
-        Claim { subject, attribute: attribute.to_owned(), value: value.map(str::to_owned), polarity, when: None }
+        Claim {
+            subject,
+            attribute: attribute.to_owned(),
+            value: value.map(str::to_owned),
+            polarity,
+            when: None,
+            about: Vec::new(),
+        }
     }
 
     fn holds(subject: &str, attribute: &str, value: &str) -> Claim {

@@ -19,31 +19,53 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Claim, Hold, ME, Polarity, Reading, Subject, subject_key};
+use super::{Claim, FirstPerson, Hold, ME, Polarity, Reading, Subject, subject_key};
 use crate::transcript::transcript_speaker;
 
-/// Reads an English text.
-pub(super) fn read(text: &str) -> Reading {
+/// Reads an English text. A transcript's lines are read each with its own speaker ("Omar: I'm
+/// on the Android team\nJo: I'm still backend" holds one claim of Omar's and one of Jo's); a
+/// line with no label goes on with the speaker before it.
+pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
     let normalized = text.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
-    let (speaker, said) = match transcript_speaker(&normalized) {
-        Some(line) if is_person_label(line.speaker) => (Subject::me(), line.said.to_owned()),
-        Some(line) if is_program_label(line.speaker) => return Reading::default(),
-        // "Dentist: Dr. Okafor, Tues 4pm": a note's key, not someone speaking — what follows
-        // the colon has no verb.
-        Some(line)
-            if !line
-                .said
-                .split_whitespace()
-                .any(|w| is_verb(&w.to_lowercase()) || FIRST_PERSON.contains(&w.to_lowercase().as_str())) =>
-        {
-            (Subject::me(), normalized.clone())
-        }
-        Some(line) => (Subject::named(line.speaker), line.said.to_owned()),
-        None => (Subject::me(), strip_role_label(&normalized).to_owned()),
+    let me = match first_person {
+        FirstPerson::User => Some(Subject::me()),
+        FirstPerson::Nobody => None,
     };
-    let mut reader = Reader { speaker, last_person: None, reading: Reading::default() };
-    for sentence in sentences(&said) {
-        reader.sentence(sentence);
+    let mut reader = Reader { speaker: me.clone(), last_person: None, skipping: false, reading: Reading::default() };
+    for line in normalized.lines() {
+        let said = match transcript_speaker(line) {
+            Some(found) if is_person_label(found.speaker) => {
+                reader.speaker = Some(Subject::me());
+                found.said
+            }
+            // A program's turn is no one's statement: its lines are skipped until a person's.
+            Some(found) if is_program_label(found.speaker) => {
+                reader.speaker = None;
+                reader.skipping = true;
+                continue;
+            }
+            // "Dentist: Dr. Okafor, Tues 4pm": a note's key, not someone speaking — what
+            // follows the colon has no verb.
+            Some(found)
+                if !found
+                    .said
+                    .split_whitespace()
+                    .any(|w| is_verb(&w.to_lowercase()) || FIRST_PERSON.contains(&w.to_lowercase().as_str())) =>
+            {
+                reader.speaker = me.clone();
+                line
+            }
+            Some(found) => {
+                reader.speaker = Some(Subject::named(found.speaker));
+                found.said
+            }
+            None if reader.skipping => continue,
+            None => strip_role_label(line),
+        };
+        reader.skipping = false;
+        for sentence in sentences(said) {
+            reader.sentence(sentence);
+        }
     }
     reader.reading
 }
@@ -71,10 +93,13 @@ fn strip_role_label(text: &str) -> &str {
 }
 
 struct Reader {
-    /// Whose "I" it is.
-    speaker: Subject,
+    /// Whose "I" it is: the person the store serves, a transcript line's speaker, or no one
+    /// the claims are about (an assistant's or a program's "I").
+    speaker: Option<Subject>,
     /// The last person a clause was about: whom "he", "she" and "they" point at.
     last_person: Option<Subject>,
+    /// Inside a program's turn, whose lines say nothing about anyone.
+    skipping: bool,
     reading: Reading,
 }
 
@@ -107,7 +132,11 @@ impl Reader {
             clause = strip_openers(clause);
         }
         let parsed = self.note(clause).or_else(|| self.subject(clause, previous, reporter.as_ref()));
-        let Parsed { subject, possessed, predicate, bare } = parsed?;
+        let Some(Parsed { subject, possessed, predicate, bare }) = parsed else {
+            // Said of no one the reader can name: still something the text says.
+            self.reading.unclaimed_words += content_words(clause);
+            return None;
+        };
         if subject.key != ME && !subject.key.contains("'s ") && looks_like_a_person(&subject) {
             self.last_person = Some(subject.clone());
         }
@@ -124,6 +153,14 @@ impl Reader {
             self.reading.unclaimed_words += content_words(predicate);
         } else {
             self.reading.unclaimed_words += found.dropped;
+        }
+        loose_claims(original, &subject, &mut found);
+        // "Kofi and Ama both live in Accra": what is said holds for each of them; "she" after
+        // it points at neither.
+        let people = joint_people(&subject);
+        if people.len() > 1 {
+            self.last_person = None;
+            found.claims = spread_over(&people, found.claims);
         }
         for (mut claim, extra_hold) in found.claims {
             if claim.when.is_none() {
@@ -165,7 +202,8 @@ impl Reader {
             ),
         };
         let owner = match owner.as_deref() {
-            Some("user" | "the user" | "my" | "our") | None => self.speaker.clone(),
+            Some("user" | "the user") => Subject::me(),
+            Some("my" | "our") | None => self.speaker.clone().unwrap_or_else(Subject::me),
             Some(_) => Subject::named(key.as_str().split("'s ").next().unwrap_or_default()),
         };
         let noun = noun.trim().to_owned();
@@ -190,7 +228,9 @@ impl Reader {
         if names_an_attribute {
             return Parsed { subject: owner, possessed: Some(noun.to_owned()), predicate, bare };
         }
-        let thing = if owner.is_me() { noun.to_owned() } else { format!("{}'s {noun}", owner.name) };
+        // A thing of someone's goes by both names ("Orion's API rate limit" and "the Orion API
+        // rate limit" are one thing).
+        let thing = if owner.is_me() { noun.to_owned() } else { format!("{} {noun}", owner.name) };
         let (thing, possessed) = match split_attribute_noun(&thing) {
             Some((thing, attribute)) if !thing.is_empty() => (thing.to_owned(), Some(attribute.trim().to_lowercase())),
             _ => (thing, None),
@@ -204,8 +244,11 @@ impl Reader {
         if key.is_empty() {
             return None;
         }
-        if matches!(key.as_str(), "user" | "i" | "the user") {
-            return Some(self.speaker.clone());
+        if matches!(key.as_str(), "user" | "the user") {
+            return Some(Subject::me());
+        }
+        if key == "i" {
+            return self.speaker.clone();
         }
         if matches!(key.as_str(), "he" | "she" | "they") {
             return self.last_person.clone();
@@ -230,7 +273,7 @@ impl Reader {
         match first_lower.as_str() {
             "i" | "we" => {
                 return Some(Parsed {
-                    subject: self.speaker.clone(),
+                    subject: self.speaker.clone()?,
                     possessed: None,
                     predicate: rest_after(1),
                     bare: false,
@@ -238,7 +281,7 @@ impl Reader {
             }
             "i'm" | "im" | "we're" => {
                 return Some(Parsed {
-                    subject: self.speaker.clone(),
+                    subject: self.speaker.clone()?,
                     possessed: None,
                     predicate: am_predicate(clause, first_at, first),
                     bare: false,
@@ -246,13 +289,13 @@ impl Reader {
             }
             "i've" | "ive" | "we've" | "i'd" | "we'd" => {
                 return Some(Parsed {
-                    subject: self.speaker.clone(),
+                    subject: self.speaker.clone()?,
                     possessed: None,
                     predicate: rest_after(1),
                     bare: false,
                 });
             }
-            "my" | "our" => return self.possessive(self.speaker.clone(), &words, 1, clause),
+            "my" | "our" => return self.possessive(self.speaker.clone()?, &words, 1, clause),
             "he" | "she" | "they" => {
                 let subject = pronoun(reporter)?;
                 return Some(Parsed { subject, possessed: None, predicate: rest_after(1), bare: false });
@@ -280,11 +323,11 @@ impl Reader {
             let at = if first_lower == "the" { 1 } else { 0 };
             let word = words[at].1.to_lowercase();
             if word == "user's" {
-                return self.possessive(self.speaker.clone(), &words, at + 1, clause);
+                return self.possessive(Subject::me(), &words, at + 1, clause);
             }
             if word == "user" {
                 return Some(Parsed {
-                    subject: self.speaker.clone(),
+                    subject: Subject::me(),
                     possessed: None,
                     predicate: rest_after(at + 1),
                     bare: false,
@@ -296,12 +339,18 @@ impl Reader {
         // weekend", "finally sold the Golf") is the writer's, or the previous clause's ("… and
         // now works at Anthropic").
         if opens_with_a_verb(&first_lower) {
-            let subject = previous.cloned().unwrap_or_else(|| self.speaker.clone());
+            let subject = previous.cloned().or_else(|| self.speaker.clone())?;
             return Some(Parsed { subject, possessed: None, predicate: clause, bare: false });
         }
         // A noun phrase up to the verb: a name ("Maya", "Dr. Okafor"), a possessive ("Maya's
         // address", "Omar's sister"), or a thing ("our standup", "the Atlas launch", "Rent").
-        let verb_at = words.iter().position(|(_, w)| is_verb(&w.to_lowercase()) && !is_capitalised_name(w))?;
+        // Where the predicate starts: the first known verb, or else the first place a form
+        // reads what follows ("Helix *stores its events in MongoDB*", "Nimbus releases *ship
+        // every two weeks*"): English verbs are an open class, the forms are not.
+        let verb_at = words
+            .iter()
+            .position(|(_, w)| is_verb(&w.to_lowercase()) && !is_capitalised_name(w))
+            .or_else(|| (1..words.len().min(MAX_SUBJECT_WORDS + 1)).find(|&i| any_form_reads(&clause[words[i].0..])))?;
         if verb_at == 0 || verb_at > MAX_SUBJECT_WORDS {
             return None;
         }
@@ -327,7 +376,7 @@ impl Reader {
             let cut = if words[split].1.ends_with("s'") { 1 } else { 2 };
             let owner_text = &clause[first_at..words[split].0 + words[split].1.len() - cut];
             let owner = match subject_key(owner_text).as_str() {
-                "user" | "the user" => self.speaker.clone(),
+                "user" | "the user" => Subject::me(),
                 _ => Subject::named(owner_text),
             };
             return self.possessive(
@@ -340,6 +389,22 @@ impl Reader {
         let key = subject_key(phrase);
         if key.is_empty() || NOT_SUBJECTS.contains(&key.as_str()) || key.split(' ').all(crate::text::is_stopword) {
             return None;
+        }
+        let phrase = strip_time_phrase(phrase);
+        // "The on-call lead for Atlas", "the budget of the Orion project": the thing after the
+        // preposition, and the attribute's noun before it.
+        if let Some((noun, thing)) = phrase.split_once(" for ").or_else(|| phrase.split_once(" of "))
+            && let Some((_, attribute)) =
+                split_attribute_noun(noun).or_else(|| Some(("", noun)).filter(|(_, n)| is_attribute_noun(n)))
+            && !subject_key(thing).is_empty()
+            && !TIME_WORDS.contains(&subject_key(thing).as_str())
+        {
+            return Some(Parsed {
+                subject: Subject::named(thing),
+                possessed: Some(attribute.trim().to_lowercase()),
+                predicate,
+                bare: false,
+            });
         }
         // A thing with its attribute's noun at the end ("the standup time", "the launch date").
         let (subject_text, possessed) = match split_attribute_noun(phrase) {
@@ -531,7 +596,8 @@ static EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn recurring_exception(claim: &Claim, clause: &str) -> Option<Hold> {
-    let recurring = claim.definition().is_some_and(|def| def.recurring);
+    // A measure no form placed may be of something that recurs: an exception holds it too.
+    let recurring = claim.definition().is_some_and(|def| def.recurring) || claim.is_loose();
     (recurring && EXCEPTION.is_match(clause) && !DECIDED.is_match(clause)).then_some(Hold::Exception)
 }
 
@@ -542,7 +608,7 @@ fn also_for_one_value(claim: &Claim, clause: &str) -> Option<Hold> {
 }
 
 static ALSO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:also|as well|in addition|additionally|on the side|side gig|side job|part[- ]time|moonlights?|besides)\b|\btoo\s*[.!]?\s*$")
+    Regex::new(r"(?i)\b(?:also|as well|in addition|additionally|on the side|side gig|side job|part[- ]time|moonlights?|besides)\b")
         .expect("also pattern compiles")
 });
 
@@ -609,8 +675,10 @@ fn clauses(sentence: &str) -> Vec<&str> {
             let next = after.split_whitespace().next().unwrap_or_default();
             let next = next.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
             let dash = found.as_str().contains(['—', '–']) || found.as_str().contains(" - ");
-            // "Grandad's bday — 12 March": a dash after a key with no verb joins it to its value.
-            let key_before = dash && {
+            // "Grandad's bday — 12 March": a dash after a key with no verb joins it to its value;
+            // "The user's manager, Joost, relocated …": a comma after a noun phrase with no verb
+            // sets off an apposition, not a clause of its own.
+            let key_before = {
                 let left = &lower[start..at];
                 let words: Vec<&str> = left.split_whitespace().collect();
                 words.len() <= MAX_SUBJECT_WORDS && !words.iter().any(|w| is_verb(w) && !w.ends_with("'s"))
@@ -619,7 +687,7 @@ fn clauses(sentence: &str) -> Vec<&str> {
                 || found.as_str().contains(';')
                 || found.as_str().starts_with(", but")
                 || found.as_str().starts_with(" but ");
-            if strong || (!key_before && (CLAUSE_STARTERS.contains(&next) || opens_with_a_verb(next))) {
+            if strong || CLAUSE_STARTERS.contains(&next) || (!key_before && opens_with_a_verb(next)) {
                 out.push(&sentence[start..at]);
                 start = at + found.end();
                 at = start;
@@ -1308,6 +1376,39 @@ const ROLE_NOUNS: &[&str] = &[
     "best friend",
 ];
 
+/// Whether a noun phrase names a thing's attribute ("on-call lead", "budget", "deadline").
+fn is_attribute_noun(noun: &str) -> bool {
+    let lower = noun.trim().to_lowercase();
+    let head = lower.split_whitespace().next_back().unwrap_or_default();
+    NOUN_ATTRIBUTES.iter().any(|(nouns, _, _)| nouns.contains(&lower.as_str()) || nouns.contains(&head))
+}
+
+/// Times that end a thing's phrase without naming it ("the Atlas budget *for this year*").
+const TIME_WORDS: &[&str] =
+    &["this year", "next year", "this month", "this quarter", "the year", "now", "today", "2025", "2026", "2027"];
+
+/// A phrase without a time that ends it ("the Atlas budget for this year" → "the Atlas
+/// budget").
+fn strip_time_phrase(phrase: &str) -> &str {
+    let lower = phrase.to_ascii_lowercase();
+    for ending in [
+        " for this year",
+        " this year",
+        " for next year",
+        " for the year",
+        " for 2025",
+        " for 2026",
+        " for 2027",
+        " this quarter",
+        " for this quarter",
+    ] {
+        if let Some(stem) = lower.strip_suffix(ending) {
+            return &phrase[..stem.len()];
+        }
+    }
+    phrase
+}
+
 /// Splits a thing's phrase at the attribute noun that ends it: "the standup time" →
 /// ("the standup", "time").
 fn split_attribute_noun(phrase: &str) -> Option<(&str, &str)> {
@@ -1395,11 +1496,17 @@ impl Found {
 }
 
 fn claim(subject: &Subject, attribute: &str, value: Option<String>, polarity: Polarity) -> Claim {
-    Claim { subject: subject.clone(), attribute: attribute.to_owned(), value, polarity, when: None }
+    Claim { subject: subject.clone(), attribute: attribute.to_owned(), value, polarity, when: None, about: Vec::new() }
 }
 
 /// Adverbs and auxiliaries a predicate may open with before its verb.
 const ADVERBS: &str = r"(?:(?:just|recently|finally|now|officially|already|actually|currently|eventually|then|really|definitely|basically|mostly|still|also|fully|newly|happily|permanently|only|even|apparently|somehow|quietly|formally|technically|full[- ]time|has|have|had|'s|'ve|been|is|are|was|were|am|'m|'re|got|gotten|did|does|do)\s+)*";
+
+/// Whether any verb or object form reads a predicate (each is anchored at its start, so a
+/// miss costs a few bytes per form).
+fn any_form_reads(predicate: &str) -> bool {
+    VERB_FORMS.iter().chain(OBJECT_FORMS.iter()).any(|form| form.pattern.is_match(predicate))
+}
 
 /// A form: a pattern over a predicate whose group `v` is the value, the attribute it fills,
 /// and whether it says the value holds or ended.
@@ -1558,7 +1665,7 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "*",
             Ended,
             NotATime,
-            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|sold|cancell?ed|ditched|dumped|abandoned) {THE}(?P<v>[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*)",
+            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned) {THE}(?P<v>[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*)",
         ),
         // Where someone lives.
         f("address", Holds, Any, r"{A}(?:lives|live|living|is living) at (?P<v>\d.+)"),
@@ -1726,6 +1833,18 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             Any,
             r"{A}(?:is|'s|turned|just turned|will be|is now|'s now) (?P<v>\d{1,3})(?: years old| yrs old| yo)?\s*(?:now|today|yesterday|last \w+|this \w+)?\s*$",
         ),
+        f(
+            "activities",
+            Holds,
+            Any,
+            r"{A}(?:is |'s |am |'m |are |'re )?(?:training for|signed up for|registered for|entered|is doing|doing) {THE}(?P<v>[A-Z][\w'\-]*(?: [\w'\-]+){0,4}? (?:marathon|10k|5k|triathlon|race|ride|challenge|trek|tournament|open|cup))\b",
+        ),
+        f(
+            "children_count",
+            Holds,
+            Any,
+            r"{A}(?:has|have|had|now has|now have) (?P<v>(?:one|two|three|four|five|six|\d+) (?:child|children|kids?|sons?|daughters?))\b",
+        ),
         // Many values.
         f(
             "languages",
@@ -1815,13 +1934,13 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "when",
             Holds,
             Time,
-            r"{A}(?:is|'s|are|happens|runs|takes place|starts|begins|meets|will be|kicks off|falls|lands|ships|launches|goes live|is due|due|ends|closes|opens|is scheduled|is set|is planned|'s scheduled) (?:now |always |usually |normally |still |officially |set |scheduled )?(?:at|on|for|from|every|by|in)? ?{V}",
+            r"{A}(?:is|'s|are|happens|runs|takes place|starts|begins|meets|will be|kicks off|falls|lands|ships|launches|goes live|is due|due|ends|closes|opens|is scheduled|is set|is planned|'s scheduled|is scheduled to \w+|is due to \w+|is set to \w+|now opens|now starts|opens|starts) (?:now |always |usually |normally |still |officially |set |scheduled )?(?:at|on|for|from|every|by|in)? ?{V}",
         ),
         f(
             "cadence",
             Holds,
             Any,
-            r"{A}(?:is|'s|are|happens|runs|meets|moved to|switched to|changed to|went|goes|going|now happens) (?:now )?(?P<v>daily|weekly|biweekly|bi-weekly|fortnightly|monthly|quarterly|yearly|annually|every (?:other |two |three |four |\d+ )?(?:day|week|month|quarter|year|weekday)s?|twice a (?:week|month|year)|once a (?:week|month|year)|three times a week)\b",
+            r"{A}(?:is|'s|are|happens|runs|meets|ship|ships|go out|goes out|are released|is released|moved to|moves to|moving to|switched to|changed to|went|goes|going|now happens|happen) (?:now )?(?:a |an )?(?P<v>daily|weekly|biweekly|bi-weekly|fortnightly|monthly|quarterly|yearly|annually|every (?:other |two |three |four |\d+ )?(?:day|week|month|quarter|year|weekday)s?|twice a (?:week|month|year)|once a (?:week|month|year)|three times a week)\b",
         ),
         f(
             "lead",
@@ -1872,6 +1991,18 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             r"{A}(?:uses|use|using|is built (?:on|with|in)|built (?:on|with|in)|runs on|is written in|written in|is hosted on|hosted on|is deployed (?:on|to)|deployed (?:on|to)|lives on|sits on|is on|'s on|moved to|migrated to|switched to|ported to|rewritten in|rewrote (?:it )?in|moved over to|is now on|now on|now runs on|runs) (?P<v>{TECH})\b",
         ),
         f(
+            "stack",
+            Holds,
+            Any,
+            r"{A}(?:stores|keeps|puts|saves|logs|writes|are|is) (?:its |their |the |our )?[\w\- ]{0,20}?(?:in|on|to) (?P<v>{TECH})\b",
+        ),
+        f(
+            "for",
+            Holds,
+            Any,
+            r"{A}(?:prefers|uses|likes|relies on|swears by|switched to|has switched to|moved to|went with|picked|chose|codes in|writes) (?P<v>[A-Z][\w+#.\-]*(?: [A-Z0-9][\w+#.\-]*)?) for (?P<p>(?:all |most |everything |any )?(?:her |his |their |my |the )?[\w\- ]{3,30}?)\s*(?:;|,|\.|$|now|these days)",
+        ),
+        f(
             "location",
             Holds,
             NotATime,
@@ -1894,7 +2025,7 @@ static OBJECT_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
         f(
             "lead",
             Name,
-            r"{A}(?:handed|passed|gave|transferred|reassigned|assigned) (?P<o>(?:the |our |his |her |their |my )?[\w'\- ]{2,40}?) (?:over |off )?to {V}",
+            r"{A}(?:handed|passed|gave|transferred|reassigned|assigned) (?:over |off )?(?P<o>(?:the |our |his |her |their |my )?[\w'\- ]{2,40}?) (?:over |off )?to {V}",
         ),
         f(
             "price",
@@ -1910,6 +2041,16 @@ static OBJECT_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "stack",
             Any,
             r"{A}(?:moved|migrated|switched|ported|rewrote|rebuilt|rewritten) (?P<o>(?:the |our |their )?[\w'\- ]{2,30}?) (?:over )?(?:to|onto|in|into) (?P<v>{TECH})\b",
+        ),
+        f(
+            "~",
+            Any,
+            r"{A}(?:raised|increased|cut|lowered|reduced|bumped|dropped|hiked|changed|upped|doubled|halved|capped|set|extended|shortened) (?P<o>(?:the |our |his |her |their |my )?[\w'\- ]{2,40}?) (?:up |down )?to {V}",
+        ),
+        f(
+            "*",
+            Any,
+            r"{A}(?:finished |completed |done )?(?:migrating|moving|migrated|moved|switched|switching) (?P<o>(?:the |our |their )?[\w'\- ]{2,30}?) (?:off|away from|off of|from) (?P<v>{TECH})\b",
         ),
         f(
             "version",
@@ -2035,7 +2176,14 @@ fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
         };
         let Some(value) = value_of(raw.as_str(), form.class) else { continue };
         found.dropped += dropped_words(raw.as_str(), &value);
-        let attribute = form.attribute;
+        // "prefers Python for data work": the tool for a purpose, one at a time (`for:data_work`).
+        let purpose = captures.name("p").map(|p| purpose_key(p.as_str()));
+        let owned_attribute = match (&purpose, form.attribute) {
+            (Some(purpose), "for") if !purpose.is_empty() => format!("for:{purpose}"),
+            (None, "for") | (Some(_), "for") => continue,
+            _ => form.attribute.to_owned(),
+        };
+        let attribute = owned_attribute.as_str();
         let hold = form.past.then_some(Hold::Past).filter(|_| !predicate.to_lowercase().starts_with("ha"));
         let values =
             if matches!(attribute, "languages" | "allergies" | "learning") { split_list(&value) } else { vec![value] };
@@ -2067,6 +2215,112 @@ fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
     }
 }
 
+/// The people a joint subject names ("Kofi and Ama both", "Nora & Felix", "Ana, Ben and
+/// Cleo"), each a subject of their own; one subject otherwise.
+fn joint_people(subject: &Subject) -> Vec<Subject> {
+    if !subject.key.contains(" and ") && !subject.key.contains(" & ") && !subject.key.contains(", ") {
+        return vec![subject.clone()];
+    }
+    let name = subject.name.replace(" & ", " and ").replace(", and ", " and ").replace(", ", " and ");
+    let parts: Vec<&str> = name
+        .split(" and ")
+        .map(|p| p.trim().trim_end_matches(" both").trim_end_matches(" together").trim_end_matches(" all").trim())
+        .collect();
+    if parts.len() < 2
+        || !parts.iter().all(|p| p.chars().next().is_some_and(char::is_uppercase) && p.split_whitespace().count() <= 3)
+    {
+        return vec![subject.clone()];
+    }
+    parts.iter().map(|p| Subject::named(p)).collect()
+}
+
+/// Each claim made of every one of `people`; a break-up is each one's partner ending.
+fn spread_over(people: &[Subject], claims: Vec<(Claim, Option<Hold>)>) -> Vec<(Claim, Option<Hold>)> {
+    let mut out = Vec::new();
+    for (claim, hold) in claims {
+        for person in people {
+            out.push((Claim { subject: person.clone(), ..claim.clone() }, hold));
+            let broke_up = claim.attribute == "relationship"
+                && claim
+                    .value
+                    .as_deref()
+                    .is_some_and(|v| matches!(v, "broke up" | "split up" | "got divorced" | "got separated"));
+            if broke_up {
+                for other in people.iter().filter(|o| *o != person) {
+                    let ended = Claim {
+                        subject: person.clone(),
+                        attribute: "has:partner".to_owned(),
+                        value: Some(other.name.clone()),
+                        polarity: Ended,
+                        when: claim.when.clone(),
+                        about: Vec::new(),
+                    };
+                    out.push((ended, hold));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The measures of a clause no form placed (a time, a price, an amount, a version), each a
+/// loose claim of the clause's subject with the clause's content words: what the measure is
+/// said of, so that another memory giving the same kind of measure to the same thing is
+/// flagged ([`super::decide`]'s `judge_loose`).
+fn loose_claims(clause: &str, subject: &Subject, found: &mut Found) {
+    let lower = clause.to_ascii_lowercase();
+    let placed: Vec<String> =
+        found.claims.iter().filter_map(|(c, _)| c.value.as_ref().map(|v| v.to_ascii_lowercase())).collect();
+    let mut measures: Vec<(usize, usize, &'static str)> = Vec::new();
+    for (pattern, kind) in
+        [(&*MONEY, "price"), (&*VERSION_ANYWHERE, "version"), (&*TIME_ANYWHERE, "when"), (&*QUANTITY, "amount")]
+    {
+        for m in pattern.find_iter(&lower) {
+            if measures.iter().any(|(s, e, _)| m.start() < *e && *s < m.end()) {
+                continue;
+            }
+            measures.push((m.start(), m.end(), kind));
+        }
+    }
+    if measures.is_empty() {
+        return;
+    }
+    measures.sort();
+    // The clause's words, less the measures: what they are said of.
+    let mut rest = lower.clone();
+    for (start, end, _) in measures.iter().rev() {
+        rest.replace_range(*start..*end, " ");
+    }
+    let subject_words = super::values::terms(&subject.key);
+    let about: Vec<String> = super::values::terms(&rest)
+        .into_iter()
+        .filter(|t| {
+            !subject_words.contains(t)
+                && !t.starts_with(|c: char| c.is_ascii_digit())
+                && !is_verb(t)
+                && !LOOSE_FILLERS.contains(&t.as_str())
+        })
+        .collect();
+    if about.is_empty() {
+        return;
+    }
+    for (start, end, kind) in measures {
+        let value = clause[start..end].trim().to_owned();
+        if placed.iter().any(|p| p.contains(&value.to_ascii_lowercase())) {
+            continue;
+        }
+        let mut loose = claim(subject, &format!("~{kind}"), Some(value), Holds);
+        loose.about = about.clone();
+        found.push((loose, None));
+    }
+}
+
+/// Words too common in statements of measures to say what a measure is of.
+const LOOSE_FILLERS: &[&str] = &[
+    "now", "new", "old", "just", "also", "still", "about", "around", "usual", "normal", "same", "time", "today",
+    "week", "month", "year", "day",
+];
+
 /// A thing stated with a measure: a time or a date ("the eye test is 2 Oct 11:20"), an amount
 /// of money ("the window cleaner is £18"), a version, a quantity ("Mochi is 4.2kg"). A thing
 /// has one of each at a time: a new one replaces the old.
@@ -2074,13 +2328,26 @@ fn measure_forms(predicate: &str, subject: &Subject, found: &mut Found) {
     let Some(captures) = MEASURE_PREDICATE.captures(predicate) else { return };
     let Some(raw) = captures.name("v") else { return };
     let Some(value) = value_of(raw.as_str(), Class::Any) else { return };
+    // The measure opens the value ("is 200,000 dollars"), not something said before it
+    // ("slipped two weeks").
+    if !value.trim_start().starts_with(|c: char| c.is_ascii_digit() || "$£€¥".contains(c))
+        && !TIMEISH.is_match(&value.to_ascii_lowercase())
+        && !NUMBER_WORD_START.is_match(&value.to_ascii_lowercase())
+    {
+        return;
+    }
     let Some(attribute) = measure_attribute(&value) else { return };
     found.dropped += dropped_words(raw.as_str(), &value);
     found.push((claim(subject, attribute, Some(value), Holds), None));
 }
 
+static NUMBER_WORD_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|a dozen|a hundred|every|each|once|twice)\b")
+        .expect("number word pattern compiles")
+});
+
 static MEASURE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)^{ADVERBS}(?:is|'s|are|was|will be|costs?|runs|comes to|went (?:up|down) to|rose to|fell to|dropped to|increased to|jumped to|changed to|moved to|switched to|is set (?:to|at|for)|set to|at|@|due|is due|are due|expires?|ends|starts|weighs|weigh-in|weighed in at|is on|on)?\s*(?:at|on|for|in|to)?\s*(?P<v>.+)$"))
+    Regex::new(&format!(r"(?i)^{ADVERBS}(?:is|'s|are|was|will be|costs?|runs|comes to|went (?:up|down) to|rose to|fell to|dropped to|increased to|jumped to|changed to|moved to|switched to|is set (?:to|at|for)|set to|at|@|due|is due|are due|expires?|ends|starts|weighs|weigh-in|weighed in at|is on|on|requires|require|needs|need|takes|allows|is capped at|caps at|is limited to|holds|seats|has|have)?\s*(?:at|on|for|in|to)?\s*(?P<v>.+)$"))
         .expect("measure predicate compiles")
 });
 
@@ -2104,7 +2371,7 @@ fn measure_attribute(value: &str) -> Option<&'static str> {
 }
 
 static TIME_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)s?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|the \d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b")
+    Regex::new(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)s?|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|the \d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b")
         .expect("time pattern compiles")
 });
 
@@ -2112,7 +2379,7 @@ static VERSION_ANYWHERE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b").expect("version pattern compiles"));
 
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b\d[\d.,]*\s?(?:kg|g|lbs?|pounds|%|percent|mg|mcg|ml|km|mi|miles|min|mins|minutes|hours|hrs|°[cf]?|degrees|pints?|litres?|liters?|days a week|times a week|steps|bpm|mbps|gb|tb|inches|cm|ft|feet|years old|yo)\b|\d\s?%")
+    Regex::new(r"\b\d[\d.,]*\s?(?:kg|g|lbs?|pounds|%|percent|mg|mcg|ml|km|mi|miles|min|mins|minutes|hours|hrs|°[cf]?|degrees|pints?|litres?|liters?|days a week|times a week|steps|bpm|mbps|gb|tb|inches|cm|ft|feet|years old|yo)\b|\d\s?%|\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred|a dozen)\s+(?:[a-z]+\s+)?(?:approvals?|users?|people|seats?|members?|guests?|kids?|children|cats?|dogs?|pets?|days?|weeks?|months?|years?|hours?|nights?|sessions?|classes|lessons?|times?|pieces?|units?|items?|requests?|calls?|tickets?|points?|cups?|glasses?|bottles?|pills?|tablets?|doses?|puffs?|reps?|sets?|laps?|pages?|books?|copies|licen[cs]es?|instances?|nodes?|servers?|replicas?|workers?|threads?|engineers?|devs?|developers?|designers?|employees?|staff|rooms?|beds?|floors?|stops?|stations?|shifts?|runs?|games?|matches?|rounds?)\b")
         .expect("quantity pattern compiles")
 });
 
@@ -2142,6 +2409,17 @@ fn split_work_value(attribute: &str, value: &str) -> (String, Option<(&'static s
         }
         _ => (value.to_owned(), None),
     }
+}
+
+/// A purpose as an attribute's parameter: "all her data work" → "data_work".
+fn purpose_key(purpose: &str) -> String {
+    subject_key(purpose)
+        .split(' ')
+        .filter(|w| {
+            !matches!(*w, "all" | "most" | "any" | "everything" | "her" | "his" | "their" | "my" | "the" | "our")
+        })
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 /// Values of list attributes one by one: "Twi and English" → "Twi", "English".
@@ -2198,7 +2476,15 @@ fn object_forms(predicate: &str, found: &mut Found) {
         }
         let (thing, _) = split_attribute_noun(object.as_str()).unwrap_or((object.as_str(), ""));
         let thing = if subject_key(thing).is_empty() { object.as_str() } else { thing };
-        found.push((claim(&Subject::named(thing), form.attribute, Some(value), Holds), None));
+        let (attribute, polarity) = match form.attribute {
+            "~" => match measure_attribute(&value) {
+                Some(attribute) => (attribute, Holds),
+                None => continue,
+            },
+            "*" => ("*", Ended),
+            attribute => (attribute, Holds),
+        };
+        found.push((claim(&Subject::named(thing), attribute, Some(value), polarity), None));
         return;
     }
 }
@@ -2207,7 +2493,8 @@ fn object_forms(predicate: &str, found: &mut Found) {
 fn inverse_forms(predicate: &str, subject: &Subject, reader: &Reader, found: &mut Found) {
     if let Some(captures) = INVERSE.captures(predicate) {
         let owner = match captures["owner"].to_lowercase().as_str() {
-            "my" | "our" | "the user's" => Some(reader.speaker.clone()),
+            "my" | "our" => reader.speaker.clone(),
+            "the user's" => Some(Subject::me()),
             "his" | "her" | "their" => reader.last_person.clone().filter(|p| p != subject),
             named => Some(Subject::named(named.trim_end_matches("'s"))),
         };
@@ -2224,6 +2511,7 @@ fn inverse_forms(predicate: &str, subject: &Subject, reader: &Reader, found: &mu
     }
     if let Some(captures) = TAKES_OVER.captures(predicate)
         && looks_like_a_person(subject)
+        && !captures["o"].trim_start().starts_with(|c: char| c.is_ascii_digit())
     {
         let thing = subject_key(&captures["o"]);
         if !thing.is_empty() && !NOT_SUBJECTS.contains(&thing.as_str()) {
@@ -2269,6 +2557,11 @@ fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: bool, found:
     let (attribute, class): (String, Class) =
         if let Some(kind) = noun.strip_prefix("favorite ").or_else(|| noun.strip_prefix("favourite ")) {
             (format!("favorite:{}", kind.replace(' ', "_")), Any)
+        } else if let Some((_, attribute, class)) = (!subject.is_me() && !looks_like_a_person(subject))
+            .then(|| NOUN_ATTRIBUTES.iter().find(|(nouns, _, _)| nouns.contains(&noun) || nouns.contains(&head)))
+            .flatten()
+        {
+            ((*attribute).to_owned(), *class)
         } else if ROLE_NOUNS.contains(&noun) || ROLE_NOUNS.contains(&head) {
             let role = if ROLE_NOUNS.contains(&noun) { noun } else { head };
             (format!("has:{}", canonical_role(role)), Name)
@@ -2289,14 +2582,88 @@ fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: bool, found:
             }
         };
     let Some(value) = value_of(raw, class) else { return };
+    // "the car is insured with Allianz", "my phone is in the shop": what is said of the thing,
+    // not which thing it is.
+    if !bare && describes_rather_than_names(&value) && !matches!(class, Time | Money | Version) {
+        return;
+    }
     found.dropped += dropped_words(raw, &value);
     let attribute = refine_attribute(&attribute, &value).to_owned();
     // "the standup time": a thing's attribute, of the thing.
     found.push((claim(subject, &attribute, Some(value), Holds), None));
 }
 
+/// Whether a value after "X is" says how X is rather than which it is: a participle
+/// ("insured", "parked"), a preposition ("in the shop", "with Allianz"), an adjective of state.
+fn describes_rather_than_names(value: &str) -> bool {
+    let first = value.split_whitespace().next().unwrap_or_default().to_lowercase();
+    let participle = first.len() > 4 && first.ends_with("ed") && !NOT_VERBS.contains(&first.as_str());
+    participle || STATE_OPENERS.contains(&first.as_str())
+}
+
+/// Words that open what is said of a thing's state, not a name for it.
+const STATE_OPENERS: &[&str] = &[
+    "in",
+    "at",
+    "on",
+    "with",
+    "for",
+    "from",
+    "by",
+    "under",
+    "being",
+    "still",
+    "broken",
+    "fine",
+    "ok",
+    "okay",
+    "great",
+    "good",
+    "bad",
+    "ready",
+    "due",
+    "done",
+    "getting",
+    "going",
+    "almost",
+    "nearly",
+    "so",
+    "too",
+    "very",
+    "really",
+    "super",
+    "pretty",
+    "quite",
+    "not",
+    "no",
+    "always",
+    "never",
+    "usually",
+    "mostly",
+    "out",
+    "off",
+    "back",
+    "away",
+    "here",
+    "there",
+    "available",
+    "busy",
+    "closed",
+    "open",
+    "free",
+    "full",
+    "empty",
+    "late",
+    "early",
+    "expensive",
+    "cheap",
+];
+
 static NOUN_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:is|'s|are|was|has been|have been|became|will be|changed|moved|went|got|just|now|officially|finally|recently|switched|shifted|been|got changed|got moved|was changed|was moved|was bumped|bumped|was pushed|pushed|slipped|rose|fell|increased|dropped|jumped|climbed|went up|went down|going up|goes up)\s+)+(?:back )?(?:now\s+|to\s+|up to\s+|down to\s+|from .+? to\s+)?(?:officially\s+)?(?P<v>.+)$")
+    // A copula ("is", "has been", "became"), or a change verb straight before its new value
+    // ("moved to", "went up to"): "the team moved standup to 10:15" acts on standup and says
+    // nothing of the team.
+    Regex::new(r"(?i)^(?:(?:just|now|officially|finally|recently|also|still)\s+)*(?:(?:is|'s|are|was|has been|have been|became|will be|is now|'s now|remains|stays)\s+(?:now\s+|still\s+|officially\s+)?|(?:(?:has |have |got |was |been )?(?:changed|moved|went|switched|shifted|bumped|pushed|slipped|rose|fell|increased|dropped|jumped|climbed|went up|went down|going up|goes up|is going up|raised|cut|reduced|updated|upgraded)\s+(?:back\s+)?(?:up\s+|down\s+)?(?:from .+? )?to\s+))(?P<v>.+)$")
         .expect("noun predicate compiles")
 });
 
@@ -2313,10 +2680,19 @@ fn bare_forms(predicate: &str, subject: &Subject, found: &mut Found) {
     }
     if let Some(captures) = BARE_VALUE.captures(predicate)
         && let Some(value) = value_of(&captures["v"], Class::Any)
+        && names_something(&value)
     {
         found.dropped += dropped_words(predicate, &value);
         found.push((claim(subject, "is", Some(value), Holds), None));
     }
+}
+
+/// Whether a note's value names something (a name, a number, a model: "O neg", "Dr. Varga",
+/// "Niche Zero") rather than saying something ("okay", "got it", "why are bananas curved").
+fn names_something(value: &str) -> bool {
+    value.split_whitespace().count() <= 5
+        && value.split_whitespace().any(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()))
+        && !value.split_whitespace().any(|w| is_verb(&w.to_lowercase()))
 }
 
 static PASSED: LazyLock<Regex> = LazyLock::new(|| {
@@ -2511,10 +2887,10 @@ fn value_of(raw: &str, class: Class) -> Option<String> {
         return None;
     }
     let lower = value.to_lowercase();
-    let looks_like_time = TIMEISH.is_match(&lower);
+    let looks_like_time = TIMEISH.is_match(&lower) && !VERSION_ANYWHERE.is_match(&lower);
     let ok = match class {
         Any => true,
-        NotATime => !looks_like_time && !lower.starts_with("the same"),
+        NotATime => !looks_like_time && !TIME_ANYWHERE.is_match(&lower) && !lower.starts_with("the same"),
         Time => looks_like_time,
         Money => MONEY.is_match(&lower),
         Version => VERSION.is_match(&lower),
@@ -2621,7 +2997,7 @@ static TRAILING_TIME: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static TIMEISH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(?:every|each|the|next|this|on|at|from|by|mid|early|late|end of|beginning of)\s+)*(?:\d{1,2}(?::\d{2}|\.\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)s?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|the \d{1,2}(?:st|nd|rd|th)|\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|q[1-4]|(?:the )?(?:morning|afternoon|evening)s?|tomorrow|tonight|weekends?|weekdays?)\b")
+    Regex::new(r"^(?:(?:every|each|the|next|this|on|at|from|by|mid|early|late|end of|beginning of)\s+)*(?:\d{1,2}(?::\d{2}|\.\d{2})\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}\s*$|noon|midnight|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)s?|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|\d{1,2}\s+(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|the \d{1,2}(?:st|nd|rd|th)|\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|q[1-4]|(?:the )?(?:morning|afternoon|evening)s?|tomorrow|tonight|weekends?|weekdays?)\b")
         .expect("time-ish pattern compiles")
 });
 

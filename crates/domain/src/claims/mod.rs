@@ -27,10 +27,13 @@ pub mod catalogue;
 mod chinese;
 pub mod decide;
 mod english;
+pub mod question;
+pub mod record;
 pub mod values;
 
 pub use catalogue::{About, AttributeDef, CATALOGUE, Holds, definition};
 pub use decide::{Decision, Doubt, FlagReason, RetireRule, Retirement, decide, judge};
+pub use record::{DoubtMark, LeafClaims, READER_VERSION, RetirementMark};
 
 /// The key of the person a store's first person speaks for: "I", "my", "the user", "用户".
 pub const ME: &str = "@me";
@@ -120,6 +123,10 @@ pub struct Claim {
     /// The time the text says it holds from, as written ("in June", "since spring"), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+    /// For a loose claim (an attribute `~when`, `~price`, …: a measure the catalogue's forms
+    /// did not place), the content words of its clause, stemmed: what the measure is said of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub about: Vec<String>,
 }
 
 impl Claim {
@@ -129,6 +136,18 @@ impl Claim {
 
     pub fn holds(&self) -> Holds {
         self.definition().map_or(Holds::Many, |def| def.holds)
+    }
+
+    /// Whether it is a loose claim: a measure said of something no form named.
+    pub fn is_loose(&self) -> bool {
+        self.attribute.starts_with('~')
+    }
+
+    /// The kind of measure its value is, for a loose claim and for the catalogue's measure
+    /// attributes alike: `when`, `price`, `version`, `amount`.
+    pub fn measure(&self) -> Option<&str> {
+        let base = self.attribute.trim_start_matches('~');
+        matches!(base, "when" | "price" | "version" | "amount").then_some(base)
     }
 }
 
@@ -175,11 +194,29 @@ impl Reading {
 /// ("two cats", "hates mornings").
 pub const SAYS_MORE_WORDS: usize = 2;
 
-/// Reads what `text` says. `speaker` is whose first person it is: [`ME`] for the person the
-/// store serves, unless the text is a transcript line that names its speaker ("Ana: I moved
-/// to Porto" is Ana's).
+/// Whose "I" a text's first person is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstPerson {
+    /// The person the store serves ([`ME`]): their own entries and messages.
+    User,
+    /// No one claims are kept about: an assistant's, a tool's or a program's "I".
+    Nobody,
+}
+
+/// Reads what `text`, written by the person the store serves, says: its first person is [`ME`],
+/// unless the text is a transcript line that names its speaker ("Ana: I moved to Porto" is
+/// Ana's). "The user", "用户" are [`ME`] whoever wrote them.
 pub fn read(text: &str) -> Reading {
-    let mut reading = if crate::han::mostly_han(text) { chinese::read(text) } else { english::read(text) };
+    read_as(text, FirstPerson::User)
+}
+
+/// Reads what `text` says, its first person being `first_person`'s.
+pub fn read_as(text: &str, first_person: FirstPerson) -> Reading {
+    let mut reading = if crate::han::mostly_han(text) {
+        chinese::read(text, first_person)
+    } else {
+        english::read(text, first_person)
+    };
     // One claim once: the same statement repeated in a text says it once.
     reading.claims.sort();
     reading.claims.dedup();

@@ -43,6 +43,14 @@ pub fn compare(a: &str, b: &str) -> ValueMatch {
             .cloned()
             .collect()
     };
+    // Amounts too: "200,000 dollars" and "150,000 dollars" differ though both are dollars.
+    let numbers = |set: &BTreeSet<String>| -> BTreeSet<String> {
+        set.iter().filter(|t| t.starts_with(|c: char| c.is_ascii_digit())).cloned().collect()
+    };
+    let (nx, ny) = (numbers(&x), numbers(&y));
+    if !nx.is_empty() && !ny.is_empty() && nx.is_disjoint(&ny) {
+        return ValueMatch::Different;
+    }
     for prefix in ['t', 'd', 'm'] {
         let (px, py) = (part(&x, prefix), part(&y, prefix));
         if !px.is_empty() && !py.is_empty() && px.is_disjoint(&py) {
@@ -138,6 +146,10 @@ pub fn terms(value: &str) -> BTreeSet<String> {
                 continue;
             }
             let canonical = SYNONYMS.iter().find(|(from, _)| *from == part).map_or(part, |(_, to)| to);
+            if let Some(at) = NUMBER_WORDS.iter().position(|w| *w == canonical) {
+                out.insert((at + 1).to_string());
+                continue;
+            }
             out.insert(stem(canonical).into_owned());
         }
     }
@@ -273,6 +285,10 @@ const CHINESE_GENERIC: &[&str] = &[
     "一辆",
     "一部",
 ];
+
+/// Numbers in words, one to twelve: "one approval" and "1 approval" are one amount.
+const NUMBER_WORDS: &[&str] =
+    &["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 
 /// Spellings of one thing.
 const SYNONYMS: &[(&str, &str)] = &[

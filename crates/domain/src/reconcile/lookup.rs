@@ -32,7 +32,7 @@ use super::{Claim, GENERIC_STEMS, SPEAKER, group_member, is_relation};
 /// The version of the rules that make keys and signatures: a store keeps the version its
 /// entries were made by, and files every current memory again when it differs (a change to
 /// [`Claim::filed_under`], the name forms, the signature or the band hashes must raise it).
-pub const LOOKUP_KEYS_VERSION: u32 = 5;
+pub const LOOKUP_KEYS_VERSION: u32 = 6;
 
 /// How many of the latest entries under one key a lookup reads (the index alone, a few pages):
 /// what was said about one subject over weeks of ordinary use, where the slot keys reach
@@ -221,6 +221,47 @@ fn name_forms(key: &str) -> Vec<String> {
     forms.sort();
     forms.dedup();
     forms
+}
+
+/// The keys a memory is filed under for its claims: each claim's subject, in every whole-word
+/// form, with the claim's attribute (`c:maya|residence`, `c:maya chen|residence`), and the
+/// subject alone (`cs:maya`), where an ending by value ("left Stripe", attribute unknown) looks.
+pub fn claim_keys(claims: &[crate::claims::Claim]) -> BTreeSet<LookupKey> {
+    let mut keys = BTreeSet::new();
+    for claim in claims.iter().filter(|c| c.attribute != "*") {
+        for form in claim_subject_forms(&claim.subject.key) {
+            keys.insert(LookupKey(format!("c:{form}|{}", claim.attribute)));
+            keys.insert(LookupKey(format!("cs:{form}")));
+        }
+    }
+    keys
+}
+
+/// The keys the memories a new memory's claims may retire or flag are filed under: the same
+/// subject forms with the same attribute, and for an ending by value, the subject's.
+pub fn claims_looked_up_by(claims: &[crate::claims::Claim]) -> BTreeSet<LookupKey> {
+    let mut keys = BTreeSet::new();
+    for claim in claims {
+        for form in claim_subject_forms(&claim.subject.key) {
+            if claim.attribute == "*" {
+                keys.insert(LookupKey(format!("cs:{form}")));
+            } else {
+                keys.insert(LookupKey(format!("c:{form}|{}", claim.attribute)));
+            }
+        }
+    }
+    keys
+}
+
+/// A claim subject's forms: the whole key, and for a name of several words each run of them
+/// at its start or end ("maya chen": "maya", "chen"), so "Maya" finds "Maya Chen" (a subject
+/// that is only maybe the same, which the decision flags rather than retires). The first
+/// person and relations ("maya's sister") have one form.
+fn claim_subject_forms(key: &str) -> Vec<String> {
+    if key.starts_with('@') || key.contains("'s ") {
+        return vec![key.to_owned()];
+    }
+    name_forms(key)
 }
 
 /// The content words a memory's signature holds: all but the generic ones, the longest first

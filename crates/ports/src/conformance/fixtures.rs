@@ -1,6 +1,7 @@
 //! Builders for the records the checks use, and a small deterministic random source for the
 //! checks that compare a backend with the domain's rules on generated data.
 
+use arbor_domain::claims::LeafClaims;
 use arbor_domain::entity::{Entity, EntitySlug, EntityType};
 use arbor_domain::id::{EntityId, JobId, LeafId, NodeId, ScopeId, SummaryId, Version};
 use arbor_domain::lifecycle::LeafStatus;
@@ -98,6 +99,7 @@ pub fn leaf(namespace: &Namespace, tree: &TreeId, id: &str, text: &str, at: i64)
         labels: Vec::new(),
         entities: EntityLinks::default(),
         parent: None,
+        claims: LeafClaims::read(text),
         id,
     }
 }

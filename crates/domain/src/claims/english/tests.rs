@@ -30,7 +30,7 @@ fn check(rows: &[(&str, &[&str])]) {
 #[test]
 fn statements_of_where_people_live_and_work() {
     check(&[
-        ("Maya lives in Porto with her two cats.", &["maya|residence|Porto"]),
+        ("Maya lives in Porto with her two cats.", &["maya|residence|Porto", "maya|~amount|two cats"]),
         ("Maya just moved to Amsterdam for her new job.", &["maya|residence|Amsterdam"]),
         ("Elif works at the Ankara branch.", &["elif|workplace|Ankara branch"]),
         ("Elif got transferred to the Izmir branch in June.", &["elif|workplace|Izmir branch"]),
@@ -46,6 +46,16 @@ fn statements_of_where_people_live_and_work() {
         ("After the reorg Omar reports to Daniel Wu.", &["omar|has:manager|Daniel Wu"]),
         ("Omar's sister moved to Lyon.", &["omar's sister|residence|Lyon"]),
         ("moved to Denver last weekend", &["@me|residence|Denver"]),
+        ("Kofi and Ama both live in Accra.", &["kofi|residence|Accra", "ama|residence|Accra"]),
+        (
+            "Nora and Felix broke up in August.",
+            &[
+                "nora|relationship|broke up",
+                "felix|relationship|broke up",
+                "nora|has:partner|Felix ended",
+                "felix|has:partner|Nora ended",
+            ],
+        ),
     ]);
 }
 

@@ -1,0 +1,88 @@
+//! What a leaf keeps of its claims and of what reconciliation decided about it: the claims its
+//! text was read into (once, when it was written), whether the text says more than them, and
+//! the marks decisions leave — an automatic retirement (rule, attribute, by which memory), a
+//! doubt (possibly outdated by which memory, on which attribute), and the memories a person
+//! kept current beside it (a restore), which no rule may retire it for again.
+//!
+//! The marks hold ids, rule names and attribute ids only, never a value: the words are each
+//! leaf's own claims, so forgetting one memory leaves none of its words in another's marks.
+
+use serde::{Deserialize, Serialize};
+
+use super::decide::{FlagReason, RetireRule};
+use super::{Claim, Reading};
+use crate::id::LeafId;
+
+/// The version of the claims reader: a leaf records the one that read it, and `0` means it was
+/// written before claims were read (it has none, and is never retired automatically).
+pub const READER_VERSION: u32 = 1;
+
+/// A leaf's claims and reconciliation marks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeafClaims {
+    /// The reader that read them ([`READER_VERSION`]); 0 for a leaf never read.
+    #[serde(default)]
+    pub reader: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
+    /// Whether the text says more than its claims ([`Reading::says_more`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub says_more: bool,
+    /// Set when a rule retired this memory automatically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired: Option<RetirementMark>,
+    /// Set when a newer memory may have replaced this one, unproven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doubt: Option<DoubtMark>,
+    /// The lineages of memories a person decided hold beside this one: no rule retires or
+    /// flags the pair again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_with: Vec<LeafId>,
+}
+
+impl LeafClaims {
+    /// What the reader made of a text, as a new leaf keeps it.
+    pub fn of(reading: &Reading) -> LeafClaims {
+        LeafClaims {
+            reader: READER_VERSION,
+            claims: reading.claims.clone(),
+            says_more: reading.says_more(),
+            ..LeafClaims::default()
+        }
+    }
+
+    /// The claims of a text, read now.
+    pub fn read(text: &str) -> LeafClaims {
+        LeafClaims::of(&super::read(text))
+    }
+
+    /// The same claims with no marks: what a copy of the memory starts with.
+    pub fn unmarked(&self) -> LeafClaims {
+        LeafClaims { retired: None, doubt: None, kept_with: Vec::new(), ..self.clone() }
+    }
+
+    /// Whether a person kept this memory current beside the memory of `lineage`.
+    pub fn kept_with(&self, lineage: &LeafId) -> bool {
+        self.kept_with.contains(lineage)
+    }
+}
+
+/// An automatic retirement: which memory retired this one, by which rule, on which attribute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetirementMark {
+    pub by: LeafId,
+    pub rule: RetireRule,
+    pub attribute: String,
+    /// Set when a person undid it: the memory that made this one current again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_as: Option<LeafId>,
+}
+
+/// A doubt: which newer memory may have replaced this one, on which attribute, and why it is
+/// not proven.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DoubtMark {
+    pub by: LeafId,
+    pub attribute: String,
+    pub reason: FlagReason,
+}
