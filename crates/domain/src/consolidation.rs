@@ -293,8 +293,7 @@ mod tests {
         let later = memory("leaf-4", "Helix pipeline notes.", 12, false);
         let shown = [&old, &other, &later];
         let min = Confidence::saturating(0.75);
-        let judge =
-            |judgement: DuplicateJudgement| Consolidation.judged(&new, &shown, &judgement, min, "m/1");
+        let judge = |judgement: DuplicateJudgement| Consolidation.judged(&new, &shown, &judgement, min, "m/1");
         let update = judge(DuplicateJudgement::Supersedes { leaf_id: "leaf-1".into(), confidence: 0.9 }).unwrap();
         assert_eq!(
             (update.kind, update.retire.as_str(), update.keep.as_str()),
