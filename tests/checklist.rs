@@ -23,7 +23,8 @@
 //! decay and archival [design §lifecycle], [`decay_demotes_old_episodes_but_never_preferences`] and
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
 //! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`],
-//! [`no_decision_depends_on_the_embedder`] and
+//! [`no_decision_depends_on_the_embedder`],
+//! [`an_automatic_retirement_is_listed_undone_and_stays_undone`] and
 //! [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; the same in Chinese,
 //! [`chinese_is_searched_by_its_words_kept_refused_and_updated`]; consolidation,
 //! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
@@ -72,6 +73,7 @@ macro_rules! acceptance_checklist {
             // Knowing what is current when updates come as people phrase them.
             updates_phrased_in_passing_replace_only_what_they_update,
             no_decision_depends_on_the_embedder,
+            an_automatic_retirement_is_listed_undone_and_stays_undone,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
             chinese_is_searched_by_its_words_kept_refused_and_updated,
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
@@ -1111,6 +1113,56 @@ async fn stored(arbor: &Arbor, namespace: &str, id: &LeafId) -> arbor_domain::mo
     arbor.ports().store.leaf(&[namespace], id).await.expect("read").expect("stored")
 }
 
+/// Every automatic retirement is listed with its rule and both values, and a person can undo
+/// it: the old memory is current again beside the one that retired it, and neither a write
+/// nor a consolidation pass retires it for that one again; a restored retirement leaves the
+/// list, and a memory no rule retired is refused.
+pub async fn an_automatic_retirement_is_listed_undone_and_stays_undone(ports: Ports) {
+    use arbor_app::ConsolidateRequest;
+
+    let (arbor, clock) = engine(ports);
+    let global = only(&arbor, "global");
+    let reader = conversation(&arbor, "c1", "p1");
+    minutes(&clock, 1);
+    let ankara = note(&arbor, &global, "Elif works at the Ankara branch.").await;
+    let languages = note(&arbor, &global, "Elif speaks Turkish and German.").await;
+    minutes(&clock, 60 * 24);
+    let moved = write_chunk(&arbor, &global, "Elif got transferred to the Izmir branch in June.").await;
+    let izmir = moved.outcome.leaf_id().cloned().unwrap();
+    assert_eq!(
+        moved.replaced.iter().map(|r| (&r.leaf_id, r.attribute.as_str())).collect::<Vec<_>>(),
+        [(&ankara, "workplace")]
+    );
+
+    let listed = arbor.retired(&global, None, 10).await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let item = &listed[0];
+    assert_eq!((&item.leaf.id, item.rule, item.attribute.as_str()), (&ankara, "one_value", "workplace"));
+    assert_eq!((item.was.as_deref(), item.now.as_deref()), (Some("Ankara branch"), Some("Izmir branch")));
+    assert_eq!(item.by.as_ref().map(|b| &b.id), Some(&izmir));
+    // Nothing else is retired, and only a rule's retirement can be undone this way.
+    assert!(arbor.restore_retired(&global, &languages).await.is_err());
+
+    minutes(&clock, 5);
+    let receipt = arbor.restore_retired(&global, &ankara).await.unwrap();
+    assert_eq!((&receipt.restored, &receipt.kept_with), (&ankara, &izmir));
+    let restored = stored(&arbor, "global", &receipt.leaf_id).await;
+    assert_eq!(restored.status, LeafStatus::Active);
+    assert_eq!(stored(&arbor, "global", &izmir).await.status, LeafStatus::Active, "both hold");
+    assert!(arbor.retired(&global, None, 10).await.unwrap().is_empty(), "undone, no longer listed");
+    assert!(arbor.restore_retired(&global, &ankara).await.is_err(), "restored once");
+    let pack = pack_text(&ask(&arbor, &reader, "Where does Elif work?").await);
+    assert!(pack.contains("Ankara") && pack.contains("Izmir"), "{pack}");
+
+    // It sticks: a pass in hindsight retires neither for the other.
+    arbor.run_jobs(None).await.unwrap();
+    let pass = arbor.consolidate(&ConsolidateRequest::new(vec![(Namespace::global(), None)], false)).await.unwrap();
+    let retiring: Vec<_> =
+        pass.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.proposal.retire == receipt.leaf_id).collect();
+    assert!(retiring.is_empty(), "{pass:#?}");
+    assert_eq!(stored(&arbor, "global", &receipt.leaf_id).await.status, LeafStatus::Active);
+}
+
 /// What a write of `text` into `chain` came to, whole: the outcome with what it replaced and
 /// what it doubted.
 async fn write_chunk(arbor: &Arbor, chain: &ReadChain, text: &str) -> arbor_app::ChunkResult {
@@ -1848,7 +1900,7 @@ mod tests {
     #[test]
     fn every_check_is_expanded_on_every_backend_and_every_line_has_one() {
         let (checks, macro_list, table) = names(include_str!("checklist.rs"));
-        assert_eq!(checks.len(), 24, "{checks:?}");
+        assert_eq!(checks.len(), 25, "{checks:?}");
         let mut sorted_checks = checks.clone();
         sorted_checks.sort();
         let mut sorted_macro = macro_list.clone();

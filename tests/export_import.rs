@@ -86,6 +86,7 @@ pub async fn round_trip(source: Ports, target: Ports) {
             path: m.path.clone(),
             document: m.document.clone(),
             embedder: Some(m.embedder.clone()),
+            claims: Some(m.claims.clone()),
         })
         .collect();
 

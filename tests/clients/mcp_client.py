@@ -234,6 +234,12 @@ async def exercise_agent_binding(session, transport):
     chunk = result_of(saved)["chunks"][0]
     check(chunk["status"] == "active" and chunk["namespace"] == "conversation:c1", chunk)
     check("retrievable now" in result_of(saved)["message"], result_of(saved))
+    # A save that replaces a fact says so, naming the memory, the attribute and both values.
+    first = result_of(await session.call_tool("memory_save", {"text": f"The user works at the Ankara branch ({transport})."}))
+    moved = result_of(await session.call_tool("memory_save", {"text": f"The user got transferred to the Izmir branch ({transport})."}))
+    replaced = moved["chunks"][0].get("replaced", [])
+    check([r["leaf_id"] for r in replaced] == [first["chunks"][0]["leaf_id"]], moved)
+    check(replaced[0]["attribute"] == "workplace" and "It replaced" in moved["message"], moved)
     found = await session.call_tool("memory_retrieve", {"query": "what is the user's cat called?"})
     check(f"Biscuit ({transport})" in text_of(found) and chunk["leaf_id"] in text_of(found), text_of(found))
     node = result_of((await session.call_tool("memory_read", {"id": chunk["leaf_id"]})))

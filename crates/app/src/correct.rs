@@ -4,6 +4,7 @@
 //! old version is a correction too: its text, as a new version.
 
 use arbor_domain::admission::{Admission, AdmissionInput, ApprovalInput, is_manual_entry};
+use arbor_domain::claims::{FirstPerson, LeafClaims};
 use arbor_domain::event::Event;
 use arbor_domain::id::{LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
@@ -268,11 +269,18 @@ impl Arbor {
         provenance.source = correction.source.clone();
         provenance.actor = correction.actor;
         provenance.source_sha256 = ContentHash::of(correction.text.as_bytes());
+        // New words, new claims: what the corrected text says, read as any write reads it.
+        let first_person = FirstPerson::of(correction.actor);
+        let claims = LeafClaims {
+            kept_with: old.claims.kept_with.clone(),
+            ..LeafClaims::of(&arbor_domain::claims::read_as(&correction.text, first_person))
+        };
         LeafRecord {
             title: arbor_domain::model::bounded_title(&assessment.title),
             summary: truncate_chars(&correction.text, LEAF_SUMMARY_CHARS),
             fingerprint: fingerprint(&correction.text),
             provenance,
+            claims,
             ..old.next_version(self.new_leaf_id(now), now)
         }
     }

@@ -58,6 +58,9 @@ pub struct ExportedMemory {
     /// carried: an import embeds anew, which gives the same vectors when the importing store's
     /// embedder is this one, and says so when it is not.
     pub embedder: String,
+    /// What it says as claims, and what reconciliation decided about it (a retirement's rule,
+    /// a doubt, a pair a person kept together).
+    pub claims: arbor_domain::claims::LeafClaims,
 }
 
 /// What an import reads of one exported memory; the other fields of an export line are for
@@ -73,6 +76,9 @@ pub struct ImportedMemory {
     /// Absent in exports written before it was recorded.
     #[serde(default)]
     pub embedder: Option<String>,
+    /// Absent in exports written before claims were kept: the document's words are read again.
+    #[serde(default)]
+    pub claims: Option<arbor_domain::claims::LeafClaims>,
 }
 
 /// An export, and what it left out.
@@ -101,13 +107,19 @@ impl Arbor {
         let mut export = Export { memories: Vec::new(), withheld_restricted: 0, unreadable: Vec::new() };
         let embedder = self.ports.embedder.id().to_string();
         for tree in store.trees(&scope).await? {
-            let leaves = match store.tree_leaves(&tree.namespace, &tree.tree_id, &query).await {
+            let mut leaves = match store.tree_leaves(&tree.namespace, &tree.tree_id, &query).await {
                 Ok(leaves) => leaves,
                 Err(error) => {
                     export.unreadable.push((format!("{}/{}", tree.namespace, tree.tree_id), error.to_string()));
                     continue;
                 }
             };
+            // In the order they were said, a memory's versions in order: the same store gives
+            // the same export whatever order its backend keeps rows in (a row a write updated
+            // may move).
+            leaves.sort_by(|a, b| {
+                (a.observed_at, &a.lineage, a.version, &a.id).cmp(&(b.observed_at, &b.lineage, b.version, &b.id))
+            });
             for leaf in leaves {
                 // What this chain could open by id: frozen layers show what they froze.
                 if !filter.opens_by_id(&NodeFacts::of_leaf(&leaf)) {
@@ -143,6 +155,7 @@ impl Arbor {
                     supersedes: leaf.supersedes,
                     superseded_by: leaf.superseded_by,
                     embedder: embedder.clone(),
+                    claims: leaf.claims,
                 });
             }
         }
@@ -219,7 +232,7 @@ impl Arbor {
             .filter(|m| m.status == LeafStatus::Superseded)
             .filter_map(|m| Some((m.id.clone(), m.superseded_by.clone()?)))
             .collect();
-        let as_exported = memories.iter().map(|m| (m.id.clone(), (m.status, m.validity))).collect();
+        let as_exported = as_exported(memories);
         match self.rebuild(&retired, &as_exported).await {
             Ok(report) => Ok(report),
             Err(error) => {
@@ -239,4 +252,16 @@ impl Arbor {
             }
         }
     }
+}
+
+/// What each exported memory's line says beyond its document: its status, validity and claims.
+fn as_exported(memories: &[ImportedMemory]) -> std::collections::BTreeMap<LeafId, crate::rebuild::AsExported> {
+    memories
+        .iter()
+        .map(|m| {
+            let exported =
+                crate::rebuild::AsExported { status: m.status, validity: m.validity, claims: m.claims.clone() };
+            (m.id.clone(), exported)
+        })
+        .collect()
 }

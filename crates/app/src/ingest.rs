@@ -350,14 +350,8 @@ impl Arbor {
             }
         }
         let decision = self.policy.entities.decide(&admission, &assessment.entity, &shortlist);
-        // Whose "I" the text is: the person's, unless an assistant, a tool or a program said it
-        // (an agent's deliberate save speaks of "the user" in the third person).
-        let first_person = match event.actor {
-            // An agent's deliberate save is said for the person, as their own entry would be.
-            Actor::User | Actor::Integration | Actor::Agent => FirstPerson::User,
-            Actor::Assistant | Actor::Tool | Actor::System => FirstPerson::Nobody,
-        };
-        let claims = LeafClaims::of(&arbor_domain::claims::read_as(text, first_person));
+        // Whose "I" the text is: the person's, unless an assistant, a tool or a program said it.
+        let claims = LeafClaims::of(&arbor_domain::claims::read_as(text, FirstPerson::of(event.actor)));
         Ok(Reading { assessment, extractor, admission, decision, shortlist, shareable, claims })
     }
 

@@ -29,6 +29,7 @@ mod promote;
 mod rebuild;
 mod reconcile;
 mod refile;
+mod retired;
 mod retrieve;
 mod review;
 mod sealing;
@@ -79,6 +80,7 @@ pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
 pub use rebuild::{RebuildReport, UnreadableBody};
 pub use reconcile::{Doubted, Replaced};
+pub use retired::{RestoreReceipt, RetiredItem};
 pub use retrieve::{
     Answer, CompactMemory, CompactOptions, CompactPack, Coverage, Degradation, EvidenceItem, EvidenceScores, Intent,
     RetrievalExplanation, RetrievalPack, RetrieveMode, RetrieveRequest, SkippedItem, Understood, UnderstoodTime,

@@ -63,7 +63,7 @@ impl Arbor {
     pub(crate) async fn rebuild(
         &self,
         retired: &[(LeafId, LeafId)],
-        as_exported: &BTreeMap<LeafId, (LeafStatus, Validity)>,
+        as_exported: &BTreeMap<LeafId, AsExported>,
     ) -> AppResult<RebuildReport> {
         let store = &self.ports.store;
         let present = store.namespaces().await?;
@@ -78,14 +78,19 @@ impl Arbor {
         let mut report = RebuildReport::default();
         let (mut recovered, summary_documents) = self.read_leaf_documents(&mut report).await?;
         for leaf in &mut recovered {
-            if let Some((status, _)) = as_exported.get(&leaf.record.id) {
-                leaf.written_status = Some(*status);
+            if let Some(exported) = as_exported.get(&leaf.record.id) {
+                leaf.written_status = Some(exported.status);
             }
         }
         let mut trees: TreesOfLeaves = BTreeMap::new();
         for mut leaf in settle(recovered, retired) {
-            if let Some((_, validity)) = as_exported.get(&leaf.record.id) {
-                leaf.record.validity = *validity;
+            if let Some(exported) = as_exported.get(&leaf.record.id) {
+                leaf.record.validity = exported.validity;
+                // The claims and reconciliation marks as the export recorded them (a restore,
+                // a doubt); a document alone gives the claims, read again.
+                if let Some(claims) = &exported.claims {
+                    leaf.record.claims = claims.clone();
+                }
             }
             trees.entry((leaf.record.namespace.clone(), leaf.record.tree_id.clone())).or_default().push(leaf);
         }
@@ -241,4 +246,13 @@ fn named_entities(trees: &TreesOfLeaves) -> NamedEntities {
         }
     }
     entities
+}
+
+/// What an export says of a leaf that its document does not: its status and validity when it
+/// was exported, and its claims with their marks (absent in exports written before them).
+#[derive(Debug, Clone)]
+pub(crate) struct AsExported {
+    pub(crate) status: LeafStatus,
+    pub(crate) validity: Validity,
+    pub(crate) claims: Option<arbor_domain::claims::LeafClaims>,
 }

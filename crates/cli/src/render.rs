@@ -142,18 +142,43 @@ fn section(out: &mut String, title: &str, lines: &[String]) {
 
 /// One line per chunk of an ingest report.
 pub(crate) fn ingest_lines(report: &IngestReport) -> Vec<String> {
-    report
-        .chunks
-        .iter()
-        .map(|chunk| {
-            let tree = chunk.tree_id.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".to_owned());
-            let last = match &chunk.outcome {
-                IngestOutcome::NotAdmitted { reason } => reason.clone(),
-                outcome => outcome.leaf_id().map(ToString::to_string).unwrap_or_default(),
+    let mut lines = Vec::new();
+    for chunk in &report.chunks {
+        let tree = chunk.tree_id.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".to_owned());
+        let last = match &chunk.outcome {
+            IngestOutcome::NotAdmitted { reason } => reason.clone(),
+            outcome => outcome.leaf_id().map(ToString::to_string).unwrap_or_default(),
+        };
+        lines.push(format!(
+            "{:<15} {:<34} {:<16} {}",
+            chunk.outcome.label(),
+            tree,
+            chunk.entity_decision.label(),
+            last
+        ));
+        // What it replaced (for the person to hear) and what it only may have replaced.
+        for replaced in &chunk.replaced {
+            let name = arbor_domain::claims::catalogue::english_name(&replaced.attribute);
+            let values = match (&replaced.was, &replaced.now) {
+                (Some(was), Some(now)) => format!(": \"{was}\" -> \"{now}\""),
+                (Some(was), None) => format!(": \"{was}\" ended"),
+                _ => String::new(),
             };
-            format!("{:<15} {:<34} {:<16} {}", chunk.outcome.label(), tree, chunk.entity_decision.label(), last)
-        })
-        .collect()
+            lines.push(format!(
+                "  replaced {} ({name}{values}; undo: arbor review restore {})",
+                replaced.leaf_id, replaced.leaf_id
+            ));
+        }
+        for doubted in &chunk.doubted {
+            let name = arbor_domain::claims::catalogue::english_name(&doubted.attribute);
+            lines.push(format!(
+                "  may replace {} ({name}; {}), both kept",
+                doubted.leaf_id,
+                doubted.reason.replace('_', " ")
+            ));
+        }
+    }
+    lines
 }
 
 pub(crate) fn trees(trees: &[TreeOverview]) -> String {

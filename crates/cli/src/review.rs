@@ -90,6 +90,26 @@ pub(crate) enum ReviewCommand {
         #[command(flatten)]
         scope: ScopeArgs,
     },
+    /// List the memories a rule retired automatically (a newer memory proved them replaced),
+    /// newest first, with the rule, the attribute and both values.
+    Retired {
+        /// Only those retired since this time (RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        since: Option<Timestamp>,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Undo an automatic retirement: LEAF_ID (as `review retired` lists it) becomes current again
+    /// beside the memory that retired it, and no rule retires either for the other again.
+    Restore {
+        #[arg(value_name = "LEAF_ID")]
+        id: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
 }
 
 pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Result<()> {
@@ -163,6 +183,53 @@ pub(crate) async fn run(root: &Path, command: ReviewCommand, json: bool) -> Resu
             if let Some(path) = &pass.report {
                 crate::output::outln!("report: {}", path.display());
             }
+            Ok(())
+        }
+        ReviewCommand::Retired { since, limit, scope } => {
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let items = arbor.retired(&chain, since, limit).await?;
+            if json {
+                return print_json(&items);
+            }
+            if items.is_empty() {
+                crate::output::outln!(
+                    "no memory was retired by a rule{}",
+                    since.map(|s| format!(" since {s}")).unwrap_or_default()
+                );
+            }
+            for item in &items {
+                let name = arbor_domain::claims::catalogue::english_name(&item.attribute);
+                let value = |v: &Option<String>| v.as_deref().map_or_else(|| "—".to_owned(), |v| format!("\"{v}\""));
+                crate::output::outln!(
+                    "{}  {} · retired {} · {} ({})",
+                    item.leaf.id,
+                    item.leaf.namespace,
+                    item.at,
+                    name,
+                    item.rule
+                );
+                crate::output::outln!("    was {}: {}", value(&item.was), item.leaf.summary);
+                match &item.by {
+                    Some(by) => crate::output::outln!("    now {} by {}: {}", value(&item.now), by.id, by.summary),
+                    None => crate::output::outln!("    by a memory this scope cannot read"),
+                }
+                crate::output::outln!("    undo with `arbor review restore {}`", item.leaf.id);
+            }
+            Ok(())
+        }
+        ReviewCommand::Restore { id, scope } => {
+            let chain = arbor.read_chain(&scope.context()?)?;
+            let receipt = arbor.restore_retired(&chain, &LeafId::parse(&id)?).await?;
+            if json {
+                return print_json(&receipt);
+            }
+            crate::output::outln!(
+                "restored {}: current again as {} in {}, kept beside {} (no rule retires either for the other)",
+                receipt.restored,
+                receipt.leaf_id,
+                receipt.namespace,
+                receipt.kept_with
+            );
             Ok(())
         }
         ReviewCommand::Edit { id, text, title, scope } => {

@@ -524,6 +524,35 @@ async fn chat_messages_and_batches_save_item_by_item() {
 
 /// A pack for a model: with `"format": "compact"`, each memory once with a short why, nothing
 /// null, and the text a model reads; a question memory knows nothing about says so.
+/// A save's reply names what it replaced, with the attribute and both values, so an agent
+/// can tell the person ("I've updated where Elif works"); and what it may have replaced but
+/// did not, which stays current. The replaced memory is listed with its rule in the review.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_says_what_it_replaced() {
+    let f = fixture();
+    let c = reqwest::Client::new();
+    let server = serve(&f.root(), &["--speaker", "user"]);
+    let api = |path: &str| format!("{}/api/v1/memory/{path}", server.base);
+    let (_, first) = call(c.post(api("upsert")).json(&json!({"text": "Elif works at the Ankara branch."}))).await;
+    let ankara = first["chunks"][0]["leaf_id"].as_str().unwrap().to_owned();
+    let (status, moved) =
+        call(c.post(api("upsert")).json(&json!({"text": "Elif got transferred to the Izmir branch in June."}))).await;
+    assert_eq!(status, 200, "{moved}");
+    let replaced = &moved["chunks"][0]["replaced"][0];
+    assert_eq!(replaced["leaf_id"], ankara.as_str(), "{moved}");
+    assert_eq!((replaced["attribute"].as_str(), replaced["rule"].as_str()), (Some("workplace"), Some("one_value")));
+    assert_eq!((replaced["was"].as_str(), replaced["now"].as_str()), (Some("Ankara branch"), Some("Izmir branch")));
+    let message = moved["message"].as_str().unwrap();
+    assert!(message.contains(&format!("It replaced {ankara}")) && message.contains("Izmir branch"), "{message}");
+    // Unproven: the older memory says more than where Elif works, so it is only marked.
+    let (_, with_more) =
+        call(c.post(api("upsert")).json(&json!({"text": "Omar lives in Porto with his sister and their dog."}))).await;
+    let porto = with_more["chunks"][0]["leaf_id"].as_str().unwrap().to_owned();
+    let (_, doubted) = call(c.post(api("upsert")).json(&json!({"text": "Omar moved to Lyon."}))).await;
+    assert_eq!(doubted["chunks"][0]["possibly_outdated"][0]["leaf_id"], porto.as_str(), "{doubted}");
+    assert!(doubted["message"].as_str().unwrap().contains("both stay current"), "{doubted}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compact_packs_are_small_and_say_when_nothing_is_relevant() {
     let f = fixture();

@@ -270,6 +270,26 @@ fn chunks_of(report: arbor_app::IngestReport) -> Vec<wire::Saved> {
                 tree_id: chunk.tree_id.map(|t| t.to_string()),
                 namespace: chunk.namespace.to_string(),
                 reason: reason.or(chunk.approval.map(str::to_owned)),
+                replaced: chunk
+                    .replaced
+                    .iter()
+                    .map(|r| wire::ReplacedMemory {
+                        leaf_id: r.leaf_id.to_string(),
+                        attribute: r.attribute.clone(),
+                        rule: r.rule.to_owned(),
+                        was: r.was.clone(),
+                        now: r.now.clone(),
+                    })
+                    .collect(),
+                possibly_outdated: chunk
+                    .doubted
+                    .iter()
+                    .map(|d| wire::OutdatedMemory {
+                        leaf_id: d.leaf_id.to_string(),
+                        attribute: d.attribute.clone(),
+                        reason: d.reason.to_owned(),
+                    })
+                    .collect(),
             }
         })
         .collect()
@@ -315,6 +335,27 @@ fn save_message(chunks: &[wire::Saved], review: ReviewBy) -> String {
         sentences.push(format!("Already in memory as {}; nothing new was written.", known.join(", ")));
     } else if !duplicates.is_empty() {
         sentences.push("Already known (not retrievable here); nothing new was written.".to_owned());
+    }
+    // What it replaced, so an agent can tell the person ("I've updated where Elif works").
+    for replaced in chunks.iter().flat_map(|c| &c.replaced) {
+        let name = arbor_domain::claims::catalogue::english_name(&replaced.attribute);
+        let values = match (&replaced.was, &replaced.now) {
+            (Some(was), Some(now)) => format!(": was \"{was}\", now \"{now}\""),
+            (Some(was), None) => format!(": \"{was}\" ended"),
+            _ => String::new(),
+        };
+        sentences.push(format!("It replaced {} ({name}{values}), kept as history.", replaced.leaf_id));
+    }
+    let doubted: Vec<String> = chunks
+        .iter()
+        .flat_map(|c| &c.possibly_outdated)
+        .map(|d| format!("{} ({})", d.leaf_id, arbor_domain::claims::catalogue::english_name(&d.attribute)))
+        .collect();
+    if !doubted.is_empty() {
+        sentences.push(format!(
+            "It may replace {}; not proven, so both stay current, the older marked as possibly outdated.",
+            doubted.join(", ")
+        ));
     }
     if sentences.is_empty() {
         let why = chunks.iter().find_map(|c| c.reason.as_deref()).unwrap_or("nothing in it was worth keeping");

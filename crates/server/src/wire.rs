@@ -945,6 +945,36 @@ pub(crate) struct Saved {
     pub namespace: String,
     /// Why it was not admitted, or why it is active or a candidate.
     pub reason: Option<String>,
+    /// The current memories it retired (a rule proved them replaced): what to tell the person
+    /// ("I've updated where Elif works").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<ReplacedMemory>,
+    /// The current memories it may have replaced, unproven: they stay current, marked as
+    /// possibly outdated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub possibly_outdated: Vec<OutdatedMemory>,
+}
+
+/// A memory a save retired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ReplacedMemory {
+    pub leaf_id: String,
+    /// The attribute both speak of (`residence`, `employer`, `has:manager`, …).
+    pub attribute: String,
+    /// `one_value` (another value of an attribute that holds one) or `ended`.
+    pub rule: String,
+    /// What the old memory said of it, and what the save says.
+    pub was: Option<String>,
+    pub now: Option<String>,
+}
+
+/// A memory a save may have replaced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct OutdatedMemory {
+    pub leaf_id: String,
+    pub attribute: String,
+    /// Why it was not retired (`maybe_same_subject`, `values_unclear`, `says_more`, …).
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

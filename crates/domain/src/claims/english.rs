@@ -1665,7 +1665,7 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "*",
             Ended,
             NotATime,
-            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned) {THE}(?P<v>[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*)",
+            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned|closed|returned|gave away) {THE}(?P<v>[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*)",
         ),
         // Where someone lives.
         f("address", Holds, Any, r"{A}(?:lives|live|living|is living) at (?P<v>\d.+)"),
@@ -1761,7 +1761,7 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "has:partner",
             Holds,
             Name,
-            r"{A}(?:is |'s |are |'re |am |'m )?(?:now )?(?:dating|seeing|engaged to|married to|in a relationship with|going out with|with) (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
+            r"{A}(?:is |'s |are |'re |am |'m )?(?:now )?(?:dating|seeing|engaged to|married to|in a relationship with|going out with) (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
         ),
         f(
             "has:partner",
@@ -2175,6 +2175,16 @@ fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
             break;
         };
         let Some(value) = value_of(raw.as_str(), form.class) else { continue };
+        // What ended is what the verb names, not where it went: "sold the Triumph *to a guy*".
+        let value = match form.polarity {
+            Ended => [" to ", " for ", " from ", ", "]
+                .iter()
+                .fold(value, |v, stop| v.split(stop).next().unwrap_or_default().trim().to_owned()),
+            Holds => value,
+        };
+        if value.is_empty() {
+            continue;
+        }
         found.dropped += dropped_words(raw.as_str(), &value);
         // "prefers Python for data work": the tool for a purpose, one at a time (`for:data_work`).
         let purpose = captures.name("p").map(|p| purpose_key(p.as_str()));
@@ -2379,7 +2389,7 @@ static VERSION_ANYWHERE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b").expect("version pattern compiles"));
 
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b\d[\d.,]*\s?(?:kg|g|lbs?|pounds|%|percent|mg|mcg|ml|km|mi|miles|min|mins|minutes|hours|hrs|°[cf]?|degrees|pints?|litres?|liters?|days a week|times a week|steps|bpm|mbps|gb|tb|inches|cm|ft|feet|years old|yo)\b|\d\s?%|\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred|a dozen)\s+(?:[a-z]+\s+)?(?:approvals?|users?|people|seats?|members?|guests?|kids?|children|cats?|dogs?|pets?|days?|weeks?|months?|years?|hours?|nights?|sessions?|classes|lessons?|times?|pieces?|units?|items?|requests?|calls?|tickets?|points?|cups?|glasses?|bottles?|pills?|tablets?|doses?|puffs?|reps?|sets?|laps?|pages?|books?|copies|licen[cs]es?|instances?|nodes?|servers?|replicas?|workers?|threads?|engineers?|devs?|developers?|designers?|employees?|staff|rooms?|beds?|floors?|stops?|stations?|shifts?|runs?|games?|matches?|rounds?)\b")
+    Regex::new(r"\b\d[\d.,]*\s?%|\b\d[\d.,]*\s?(?:kg|g|lbs?|pounds|percent|mg|mcg|ml|km|mi|miles|min|mins|minutes|hours|hrs|°[cf]?|degrees|pints?|litres?|liters?|days a week|times a week|steps|bpm|mbps|gb|tb|inches|cm|ft|feet|years old|yo)\b|\d\s?%|\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred|a dozen)\s+(?:[a-z]+\s+)?(?:approvals?|users?|people|seats?|members?|guests?|kids?|children|cats?|dogs?|pets?|days?|weeks?|months?|years?|hours?|nights?|sessions?|classes|lessons?|times?|pieces?|units?|items?|requests?|calls?|tickets?|points?|cups?|glasses?|bottles?|pills?|tablets?|doses?|puffs?|reps?|sets?|laps?|pages?|books?|copies|licen[cs]es?|instances?|nodes?|servers?|replicas?|workers?|threads?|engineers?|devs?|developers?|designers?|employees?|staff|rooms?|beds?|floors?|stops?|stations?|shifts?|runs?|games?|matches?|rounds?)\b")
         .expect("quantity pattern compiles")
 });
 
@@ -2989,7 +2999,7 @@ const FILLERS: &[&str] = &[
 const MAX_VALUE_WORDS: usize = 7;
 
 static VALUE_STOPS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\s(?:for (?:her|his|their|my|a|an|the|work|school|now|good|\d)|with (?:her|his|their|my|a|an|the)|because|since|after|before|until|till|when|while|which|who|where|as of|starting|from now|now|these days|nowadays|full[- ]time|anymore|any more|again|instead|too|as well|though|although|lol|haha|btw|so that|so|but|and (?:now|then|she|he|they|i|we|it|is|has|her|his|my)|thanks to|due to|per (?:the|our)|if|unless|rather than|, not|not the|—|–| - |\(|\. )").expect("value stops compile")
+    Regex::new(r"\s(?:for (?:her|his|their|my|a|an|the|work|school|now|good|\d)|with (?:her|his|their|my|a|an|the)|near|next to|close to|because|since|after|before|until|till|when|while|which|who|where|as of|starting|from now|now|these days|nowadays|full[- ]time|anymore|any more|again|instead|too|as well|though|although|lol|haha|btw|so that|so|but|and (?:now|then|she|he|they|i|we|it|is|has|her|his|my)|thanks to|due to|per (?:the|our)|if|unless|rather than|, not|not the|—|–| - |\(|\. )").expect("value stops compile")
 });
 
 static TRAILING_TIME: LazyLock<Regex> = LazyLock::new(|| {
@@ -3002,7 +3012,9 @@ static TIMEISH: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:[$€£¥]\s?\d|\d[\d,.]*\s?(?:k\b|dollars|euros|pounds|bucks|usd|eur|gbp|yuan|rmb|/mo|/month|a month|per month|/yr|a year|per year))")
+    // The whole amount ("£19.99", "$2,650", "£22/month", "90k a year"): a loose claim keeps it
+    // as its value.
+    Regex::new(r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?k\b)?(?:\s?(?:/|a |per )\s?(?:mo|month|wk|week|yr|year|night|hour|hr|day|seat|user)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:k\b|dollars|euros|pounds|bucks|usd|eur|gbp|yuan|rmb|/mo\b|/month|a month|per month|/yr\b|a year|per year))")
         .expect("money pattern compiles")
 });
 

@@ -203,6 +203,19 @@ pub enum FirstPerson {
     Nobody,
 }
 
+impl FirstPerson {
+    /// Whose "I" an actor's words are: the person's for their own words and for an agent's
+    /// deliberate save (said for the person, as their entry would be) and an integration's
+    /// record; no one's for an assistant's, a tool's or a program's turn.
+    pub fn of(actor: crate::model::Actor) -> FirstPerson {
+        use crate::model::Actor;
+        match actor {
+            Actor::User | Actor::Integration | Actor::Agent => FirstPerson::User,
+            Actor::Assistant | Actor::Tool | Actor::System => FirstPerson::Nobody,
+        }
+    }
+}
+
 /// Reads what `text`, written by the person the store serves, says: its first person is [`ME`],
 /// unless the text is a transcript line that names its speaker ("Ana: I moved to Porto" is
 /// Ana's). "The user", "用户" are [`ME`] whoever wrote them.
