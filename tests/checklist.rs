@@ -24,7 +24,8 @@
 //! [`unused_candidates_are_archived_never_summarized_and_can_be_restored`]; knowing what is current
 //! when updates are phrased in passing, [`updates_phrased_in_passing_replace_only_what_they_update`],
 //! [`no_decision_depends_on_the_embedder`],
-//! [`an_automatic_retirement_is_listed_undone_and_stays_undone`] and
+//! [`an_automatic_retirement_is_listed_undone_and_stays_undone`],
+//! [`the_profile_says_what_is_current_and_what_it_replaced`] and
 //! [`disagreeing_current_memories_rank_the_newer_first_and_flag_the_older`]; the same in Chinese,
 //! [`chinese_is_searched_by_its_words_kept_refused_and_updated`]; consolidation,
 //! [`consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change`]; one tree
@@ -74,6 +75,7 @@ macro_rules! acceptance_checklist {
             updates_phrased_in_passing_replace_only_what_they_update,
             no_decision_depends_on_the_embedder,
             an_automatic_retirement_is_listed_undone_and_stays_undone,
+            the_profile_says_what_is_current_and_what_it_replaced,
             disagreeing_current_memories_rank_the_newer_first_and_flag_the_older,
             chinese_is_searched_by_its_words_kept_refused_and_updated,
             consolidation_catches_what_writes_missed_once_never_deletes_and_reports_every_change,
@@ -1161,6 +1163,57 @@ pub async fn an_automatic_retirement_is_listed_undone_and_stays_undone(ports: Po
         pass.namespaces.iter().flat_map(|n| &n.proposals).filter(|p| p.proposal.retire == receipt.leaf_id).collect();
     assert!(retiring.is_empty(), "{pass:#?}");
     assert_eq!(stored(&arbor, "global", &receipt.leaf_id).await.status, LeafStatus::Active);
+}
+
+/// The profile: what the memories say now, subject by subject, from their claims — a value a
+/// later memory of the same batch replaced is history (and listed as retired), another
+/// attribute and an added value stay current, a person's relative is another subject, the
+/// subject asked for is the only one answered, and a reader outside the namespace learns
+/// nothing.
+pub async fn the_profile_says_what_is_current_and_what_it_replaced(ports: Ports) {
+    let (arbor, clock) = engine(ports);
+    let project = conversation(&arbor, "c1", "p1");
+    let outsider = conversation(&arbor, "c2", "p2");
+    // Said over the last weeks, a week apart, in one batch.
+    let now = minutes(&clock, 60 * 24 * 60);
+    let day = |d: i64| Some(now - jiff::SignedDuration::from_hours(24 * 7 * (7 - d)));
+    let said = [
+        ("Elif works at the Ankara branch.", day(1)),
+        ("Kofi speaks Twi and English.", day(2)),
+        ("Kofi's sister lives in Kumasi.", day(2)),
+        ("I live in Leeds.", day(3)),
+        ("Kofi is learning Portuguese now.", day(4)),
+        ("Elif got transferred to the Izmir branch in June.", day(6)),
+    ];
+    let events =
+        said.iter().map(|(text, at)| Event { observed_at: *at, ..Event::user_message(*text) }).collect::<Vec<_>>();
+    let written = arbor.ingest_batch(&project, events).await.expect("ingest");
+    assert!(written.iter().all(Result::is_ok), "{written:?}");
+
+    let profile = arbor.profile(&project, None).await.unwrap();
+    let keys: Vec<&str> = profile.subjects.iter().map(|s| s.subject.key.as_str()).collect();
+    assert_eq!(keys, ["@me", "elif", "kofi", "kofi's sister"], "{profile:#?}");
+    let fact = |subject: &str, attribute: &str| {
+        let subject = profile.subjects.iter().find(|s| s.subject.key == subject).unwrap();
+        subject.facts.iter().find(|f| f.attribute == attribute).cloned().unwrap()
+    };
+    let work = fact("elif", "workplace");
+    assert_eq!(work.current.iter().map(|v| v.value.as_str()).collect::<Vec<_>>(), ["Izmir branch"]);
+    assert_eq!(work.history.iter().map(|h| h.value.as_deref()).collect::<Vec<_>>(), [Some("Ankara branch")]);
+    assert_eq!(work.history[0].changed_at, day(6).unwrap());
+    let mut languages: Vec<String> = fact("kofi", "languages").current.into_iter().map(|v| v.value).collect();
+    languages.sort();
+    assert_eq!(languages, ["English", "Twi"], "learning Portuguese adds, and replaces nothing");
+    assert_eq!(fact("kofi's sister", "residence").current[0].value, "Kumasi");
+    assert_eq!(fact("@me", "residence").current[0].value, "Leeds");
+    // The in-batch retirement is listed and undoable like any other.
+    let retired = arbor.retired(&project, None, 10).await.unwrap();
+    assert_eq!(retired.iter().map(|r| r.was.as_deref()).collect::<Vec<_>>(), [Some("Ankara branch")]);
+
+    let kofi = arbor.profile(&project, Some("Kofi")).await.unwrap();
+    assert_eq!(kofi.subjects.iter().map(|s| s.subject.key.as_str()).collect::<Vec<_>>(), ["kofi"]);
+    assert!(arbor.profile(&outsider, None).await.unwrap().subjects.is_empty(), "nothing outside the chain");
+    assert!(arbor.profile(&outsider, Some("Elif")).await.unwrap().subjects.is_empty());
 }
 
 /// What a write of `text` into `chain` came to, whole: the outcome with what it replaced and

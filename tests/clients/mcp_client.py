@@ -117,9 +117,10 @@ async def exercise(session, mine, theirs, transport):
     # The daily view is a resource a host attaches when work resumes: today's memories of this
     # scope only, highlights first; it costs nothing in the tool definitions.
     resources = await session.list_resources()
-    check([str(r.uri) for r in resources.resources] == ["arbor://daily"], resources)
+    check([str(r.uri) for r in resources.resources] == ["arbor://daily", "arbor://profile"], resources)
     templates = await session.list_resource_templates()
-    check([t.uri_template for t in templates.resource_templates] == ["arbor://daily/{date}"], templates)
+    uris = [t.uri_template for t in templates.resource_templates]
+    check(uris == ["arbor://daily/{date}", "arbor://profile/{subject}"], templates)
     today = json.loads((await session.read_resource("arbor://daily")).contents[0].text)
     texts = [m["text"] for m in today["memories"]]
     check(any("sencha" in t for t in texts), texts)
@@ -240,6 +241,12 @@ async def exercise_agent_binding(session, transport):
     replaced = moved["chunks"][0].get("replaced", [])
     check([r["leaf_id"] for r in replaced] == [first["chunks"][0]["leaf_id"]], moved)
     check(replaced[0]["attribute"] == "workplace" and "It replaced" in moved["message"], moved)
+    # The profile resource says what is current about the user now, and what it replaced.
+    me = json.loads((await session.read_resource("arbor://profile/me")).contents[0].text)
+    check([s["subject"]["key"] for s in me["subjects"]] == ["@me"], me)
+    work = [f for f in me["subjects"][0]["facts"] if f["attribute"] == "workplace"]
+    check(work and "Izmir" in work[0]["current"][0]["value"], me)
+    check(first["chunks"][0]["leaf_id"] in [h["leaf"] for h in work[0]["history"]], me)
     found = await session.call_tool("memory_retrieve", {"query": "what is the user's cat called?"})
     check(f"Biscuit ({transport})" in text_of(found) and chunk["leaf_id"] in text_of(found), text_of(found))
     node = result_of((await session.call_tool("memory_read", {"id": chunk["leaf_id"]})))

@@ -24,6 +24,7 @@ mod health;
 pub mod importers;
 mod ingest;
 mod jobs;
+mod profile;
 mod projection;
 mod promote;
 mod rebuild;

@@ -8,6 +8,7 @@ mod experiment;
 mod ingest;
 mod models;
 mod output;
+mod profile;
 mod quickstart;
 mod render;
 mod review;
@@ -97,6 +98,10 @@ enum Command {
     /// whether naturally phrased updates replace what they update.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// What the store believes now about the speaker, a person or a thing (every subject when
+    /// none is named): each attribute's current value, when and where it was said, and what it
+    /// replaced.
+    Profile(profile::Args),
     /// Counts of what the store holds.
     Stats,
     /// What was remembered on one day across every tree in scope, with the day's highlights.
@@ -149,6 +154,7 @@ fn main() -> ExitCode {
             Command::Consolidate(args) => consolidate::run(&root, args, json).await.map(|()| true),
             Command::Fsck(args) => commands::fsck(&root, args, json).await,
             Command::Eval(command) => eval::run(command, json).await.map(|()| true),
+            Command::Profile(args) => profile::run(&root, args, json).await.map(|()| true),
             Command::Stats => commands::stats(&root, json).await.map(|()| true),
             Command::Daily(args) => commands::daily(&root, args, json).await.map(|()| true),
             Command::Health(args) => commands::health(&root, args, json).await.map(|()| true),

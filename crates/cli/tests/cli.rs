@@ -1035,3 +1035,84 @@ fn fsck_adopt_edits_makes_a_hand_edit_the_next_version() {
     let report: serde_json::Value = serde_json::from_slice(&clean.stdout).unwrap();
     assert_eq!(report["adopted_edits"], serde_json::json!([]), "{report}");
 }
+
+/// Each leaf id as `leaf-N`, numbered in order of first appearance: ids are minted from the
+/// clock, and a snapshot is about what the profile says.
+fn numbered_leaves(text: &str) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("leaf-") {
+        out.push_str(&rest[..at]);
+        let id: String = rest[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        let n = seen.iter().position(|s| s == &id).unwrap_or_else(|| {
+            seen.push(id.clone());
+            seen.len() - 1
+        });
+        out.push_str(&format!("leaf-{}", n + 1));
+        rest = &rest[at + id.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Writes `lines` (text, observed day) into a new store as the person's own entries and prints
+/// `arbor profile` with `extra`.
+fn profile_of(lines: &[(&str, &str)], extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let root = root.to_str().unwrap();
+    assert!(arbor(&["--root", root, "init"]).status.success());
+    let events: Vec<String> = lines
+        .iter()
+        .map(|(text, day)| serde_json::json!({"text": text, "observed_at": format!("{day}T09:00:00Z")}).to_string())
+        .collect();
+    let file = dir.path().join("events.jsonl");
+    std::fs::write(&file, events.join("\n")).unwrap();
+    let ingest = arbor(&["--root", root, "ingest", file.to_str().unwrap()]);
+    assert!(ingest.status.success(), "{}", String::from_utf8_lossy(&ingest.stderr));
+    let mut args = vec!["--root", root, "profile"];
+    args.extend_from_slice(extra);
+    let output = arbor(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    numbered_leaves(&String::from_utf8(output.stdout).unwrap())
+}
+
+/// The profile says what is current for each subject, when and where it was said, and what it
+/// replaced; an added value joins the others, a relative is another person, an ending is
+/// history, and an unproven replacement shows both values, the older marked.
+#[test]
+fn the_profile_shows_what_is_current_and_what_it_replaced() {
+    let lines = [
+        ("Elif works at the Ankara branch.", "2026-03-01"),
+        ("Kofi speaks Twi and English.", "2026-03-02"),
+        ("Kofi's sister lives in Kumasi.", "2026-03-02"),
+        ("I live in Leeds.", "2026-03-03"),
+        ("I smoke about five a day.", "2026-03-03"),
+        ("Maya lives in Porto with her two cats.", "2026-03-04"),
+        ("Kofi is learning Portuguese now.", "2026-04-01"),
+        ("Elif got transferred to the Izmir branch in June.", "2026-06-12"),
+        ("I quit smoking last month.", "2026-06-13"),
+        ("Maya just moved to Amsterdam.", "2026-06-14"),
+    ];
+    insta::assert_snapshot!("profile_english", profile_of(&lines, &[]));
+    let kofi = profile_of(&lines, &["Kofi"]);
+    assert!(kofi.starts_with("Kofi\n") && !kofi.contains("Kumasi") && !kofi.contains("Elif"), "{kofi}");
+    let nobody = profile_of(&lines, &["Zed"]);
+    assert_eq!(nobody, "nothing known about Zed yet: no current memory in scope says an attribute of it\n");
+}
+
+/// The same in Chinese: the attributes named in Chinese, a move retiring the old city, a
+/// resignation ending the old employer.
+#[test]
+fn the_profile_shows_what_is_current_in_chinese() {
+    let lines = [
+        ("张伟住在上海。", "2026-03-01"),
+        ("我在字节跳动工作。", "2026-03-01"),
+        ("小美会说英语和日语。", "2026-03-02"),
+        ("小美对花生过敏。", "2026-03-02"),
+        ("张伟搬到北京了。", "2026-05-01"),
+        ("我从字节跳动辞职了，现在在腾讯上班。", "2026-05-02"),
+    ];
+    insta::assert_snapshot!("profile_chinese", profile_of(&lines, &[]));
+}

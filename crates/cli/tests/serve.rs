@@ -551,6 +551,26 @@ async fn a_save_says_what_it_replaced() {
     let (_, doubted) = call(c.post(api("upsert")).json(&json!({"text": "Omar moved to Lyon."}))).await;
     assert_eq!(doubted["chunks"][0]["possibly_outdated"][0]["leaf_id"], porto.as_str(), "{doubted}");
     assert!(doubted["message"].as_str().unwrap().contains("both stay current"), "{doubted}");
+
+    // The profile says what is current now and what it replaced, for the subject asked.
+    let (status, elif) = call(c.get(api("profile")).query(&[("subject", "Elif")])).await;
+    assert_eq!(status, 200, "{elif}");
+    assert_eq!(elif["subjects"].as_array().map(Vec::len), Some(1), "{elif}");
+    let work = &elif["subjects"][0]["facts"][0];
+    assert_eq!(
+        (work["attribute"].as_str(), work["current"][0]["value"].as_str()),
+        (Some("workplace"), Some("Izmir branch"))
+    );
+    assert_eq!(work["history"][0]["value"], "Ankara branch", "{elif}");
+    assert_eq!(work["history"][0]["leaf"], ankara.as_str(), "{elif}");
+    let (_, everyone) = call(c.get(api("profile"))).await;
+    let names: Vec<&str> =
+        everyone["subjects"].as_array().unwrap().iter().filter_map(|s| s["subject"]["key"].as_str()).collect();
+    assert!(names.contains(&"elif") && names.contains(&"omar"), "{everyone}");
+    let (status, bad) = call(c.get(api("profile")).query(&[("subject", "x".repeat(201))])).await;
+    assert_eq!((status, bad["error"]["code"].as_str()), (400, Some("invalid_request")), "{bad}");
+    let (status, unknown) = call(c.get(api("profile")).query(&[("who", "Elif")])).await;
+    assert_eq!(status, 400, "{unknown}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

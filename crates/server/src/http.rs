@@ -332,6 +332,16 @@ async fn daily(Extension(s): Extension<Binding>, params: Result<Query<wire::Dail
     }
 }
 
+async fn profile(
+    Extension(s): Extension<Binding>,
+    params: Result<Query<wire::ProfileInput>, QueryRejection>,
+) -> Response {
+    match query(params) {
+        Ok(input) => reply(s.service.profile(input).await),
+        Err(e) => e.into_response(),
+    }
+}
+
 async fn dream(Extension(s): Extension<Binding>, params: Result<Query<wire::DreamInput>, QueryRejection>) -> Response {
     match query(params) {
         Ok(input) => reply(s.service.dream(input).await),
@@ -775,6 +785,7 @@ pub(crate) fn router(access: Access, options: &HttpOptions, stop: CancellationTo
             .route("/catalog", get(catalog))
             .route("/dream", get(dream))
             .route("/daily", get(daily))
+            .route("/profile", get(profile))
             .route("/status", get(status))
             .route("/sync", post(sync))
             .route("/review", get(review_list))

@@ -1,6 +1,7 @@
-//! The MCP server (`rmcp`): eight memory tools over stdio or streamable HTTP, and the daily
-//! view as a resource (`arbor://daily`, `arbor://daily/{date}`) a host attaches when a session
-//! resumes, which costs a conversation nothing until it is read. Each takes a JSON
+//! The MCP server (`rmcp`): eight memory tools over stdio or streamable HTTP, and two views as
+//! resources a host attaches when a session resumes, which cost a conversation nothing until
+//! read: the daily view (`arbor://daily`, `arbor://daily/{date}`) and the profile of what memory
+//! believes now (`arbor://profile`, `arbor://profile/{subject}`). Each takes a JSON
 //! schema'd input (slimmed for a model: no validation patterns, which the server checks
 //! anyway) and answers with one text: the compact pack's lines for `memory_retrieve`, compact
 //! JSON for the rest. Tool failures come back as tool errors (`isError`) whose text is
@@ -31,7 +32,8 @@ Call memory_save when the user states a durable fact, preference, decision or co
 memory_correct (with the version you read) when the user corrects something memory holds, and \
 memory_forget when the user asks for something to be forgotten. memory_catalog shows what memory \
 holds in one bounded digest; memory_browse and memory_read open trees and nodes by id. The resource \
-arbor://daily is what was remembered today, highlights first, for resuming work.";
+arbor://daily is what was remembered today, highlights first, for resuming work; arbor://profile/{subject} \
+is what memory believes now about the user (`me`), a person or a thing, with what each value replaced.";
 
 /// The memory tools: bound to one service (and so to one read chain) over stdio; over HTTP,
 /// to whatever the request's bearer token is bound to ([`Binding`], which the HTTP layer puts
@@ -274,6 +276,44 @@ fn daily_input(uri: &str) -> Result<wire::DailyInput, String> {
     Ok(wire::DailyInput { date: date.map(str::to_owned), utc_offset, limit: None })
 }
 
+/// The profile's resources: every subject's (`arbor://profile`) and one subject's
+/// (`arbor://profile/Kofi`, `arbor://profile/me`), what memory believes now.
+const PROFILE: &str = "arbor://profile";
+
+/// The subject a profile resource's URI names (`None` for every subject), or why it names none.
+fn profile_input(uri: &str) -> Result<wire::ProfileInput, String> {
+    let rest = uri.strip_prefix(PROFILE).ok_or_else(|| format!("no resource {uri:?}: try {PROFILE}"))?;
+    let subject = match rest {
+        "" | "/" => None,
+        path => {
+            let name = path.strip_prefix('/').ok_or_else(|| format!("no resource {uri:?}: try {PROFILE}/NAME"))?;
+            if name.contains(['?', '#', '/']) {
+                return Err(format!("{uri:?}: a profile takes a name only, e.g. {PROFILE}/Kofi"));
+            }
+            Some(percent_decoded(name).ok_or_else(|| format!("{uri:?}: the name is not valid percent-encoded UTF-8"))?)
+        }
+    };
+    Ok(wire::ProfileInput { subject })
+}
+
+/// `Kofi%20Mensah` as `Kofi Mensah`; `None` for a broken escape or bytes that are not UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(at + 1..at + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemoryTools {
     fn get_info(&self) -> ServerConfig {
@@ -291,7 +331,11 @@ impl ServerHandler for MemoryTools {
             .with_title("Today in memory")
             .with_description("What was remembered today (UTC; ?utc_offset=%2B08:00 for another day's edge), highlights first: read it when resuming work.")
             .with_mime_type("application/json");
-        Ok(ListResourcesResult::with_all_items(vec![today]))
+        let profile = Resource::new(PROFILE, "profile")
+            .with_title("What memory believes now")
+            .with_description("For the user, each person and each thing in scope: each attribute's current value, when and where it was said, and what it replaced.")
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![today, profile]))
     }
 
     async fn list_resource_templates(
@@ -305,7 +349,11 @@ impl ServerHandler for MemoryTools {
                 "What was remembered on a day (YYYY-MM-DD), across every tree in scope, highlights first.",
             )
             .with_mime_type("application/json");
-        Ok(ListResourceTemplatesResult::with_all_items(vec![day]))
+        let subject = ResourceTemplate::new(format!("{PROFILE}/{{subject}}"), "subject-profile")
+            .with_title("What memory believes about one subject")
+            .with_description("A person's or a thing's name, or `me` for the user: each attribute's current value and what it replaced.")
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![day, subject]))
     }
 
     async fn read_resource(
@@ -316,10 +364,17 @@ impl ServerHandler for MemoryTools {
         let Some(service) = self.bound(&context.extensions) else {
             return Err(ErrorData::invalid_request("a valid bearer token is required", None));
         };
-        let input = daily_input(&request.uri).map_err(|why| ErrorData::resource_not_found(why, None))?;
-        let daily = service.daily(input).await.map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
-        let text = serde_json::to_string(&daily)
-            .map_err(|error| ErrorData::internal_error(format!("could not serialize a result: {error}"), None))?;
+        let failed = |error: ApiError| ErrorData::invalid_params(error.to_string(), None);
+        let serialized = |error: serde_json::Error| {
+            ErrorData::internal_error(format!("could not serialize a result: {error}"), None)
+        };
+        let text = if request.uri.starts_with(PROFILE) {
+            let input = profile_input(&request.uri).map_err(|why| ErrorData::resource_not_found(why, None))?;
+            serde_json::to_string(&service.profile(input).await.map_err(failed)?).map_err(serialized)?
+        } else {
+            let input = daily_input(&request.uri).map_err(|why| ErrorData::resource_not_found(why, None))?;
+            serde_json::to_string(&service.daily(input).await.map_err(failed)?).map_err(serialized)?
+        };
         let contents = ResourceContents::text(text, request.uri).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
@@ -367,6 +422,24 @@ mod tests {
         assert!(daily_input("arbor://daily?utc_offset=-05:00").unwrap().utc_offset.as_deref() == Some("-05:00"));
         for bad in ["arbor://nightly", "file:///etc/passwd", "arbor://daily?namespace=global", "arbor://dailyx"] {
             assert!(daily_input(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn profile_resources_name_a_subject_or_everyone() {
+        assert_eq!(profile_input("arbor://profile").unwrap().subject, None);
+        assert_eq!(profile_input("arbor://profile/").unwrap().subject, None);
+        assert_eq!(profile_input("arbor://profile/me").unwrap().subject.as_deref(), Some("me"));
+        assert_eq!(profile_input("arbor://profile/Kofi%20Mensah").unwrap().subject.as_deref(), Some("Kofi Mensah"));
+        assert_eq!(profile_input("arbor://profile/%E5%BC%A0%E4%BC%9F").unwrap().subject.as_deref(), Some("张伟"));
+        for bad in [
+            "arbor://profiles",
+            "arbor://profile/a/b",
+            "arbor://profile/x?namespace=global",
+            "arbor://profile/%ZZ",
+            "arbor://profile/%FF",
+        ] {
+            assert!(profile_input(bad).is_err(), "{bad}");
         }
     }
 

@@ -37,6 +37,7 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::Catalog>(&mut generator);
     add::<wire::Dream>(&mut generator);
     add::<wire::Daily>(&mut generator);
+    add::<wire::Profile>(&mut generator);
     add::<wire::Status>(&mut generator);
     add::<wire::Synced>(&mut generator);
     add::<wire::Memories>(&mut generator);
@@ -290,6 +291,19 @@ pub(crate) fn document() -> Value {
             false
         ),
     ]);
+    let mut profile = operation(
+        "What memory believes now: per subject (the speaker, each person and thing), each attribute's current value, when and where it was said, and what it replaced.",
+        "profile",
+        None,
+        schema("Profile"),
+        &[],
+    );
+    profile["parameters"] = json!([query_parameter(
+        "subject",
+        "A person's or a thing's name, or `me` for the speaker (default: every subject).",
+        json!({ "type": "string", "maxLength": 200 }),
+        false
+    )]);
     let mut correct = operation(
         "Correct a memory: a new version bound to the version read (`version`, and If-Match if sent).",
         "correct",
@@ -383,6 +397,7 @@ pub(crate) fn document() -> Value {
             "/api/v1/memory/catalog": { "get": catalog },
             "/api/v1/memory/dream": { "get": dream },
             "/api/v1/memory/daily": { "get": daily },
+            "/api/v1/memory/profile": { "get": profile },
             "/api/v1/memory/status": { "get": operation("What this server is bound to, and sizes in scope.", "status", None, schema("Status"), &[]) },
             "/api/v1/memory/sync": { "post": sync },
             "/api/v1/memory/review": { "get": pending },

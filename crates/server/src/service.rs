@@ -933,6 +933,15 @@ impl Service {
         mirror(&self.arbor.daily(&self.chain, day, limit).await?)
     }
 
+    /// What the chain's memories say now about one subject, or every subject.
+    pub(crate) async fn profile(&self, input: wire::ProfileInput) -> ApiResult<wire::Profile> {
+        let subject = input.subject.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        if subject.is_some_and(|s| s.chars().count() > 200) {
+            return Err(ApiError::invalid("subject: at most 200 characters"));
+        }
+        mirror(&self.arbor.profile(&self.chain, subject).await?)
+    }
+
     pub(crate) async fn status(&self) -> ApiResult<wire::Status> {
         // Sizes within the chain only, as the chain may see them: store-wide counts would tell
         // about other scopes.

@@ -615,6 +615,16 @@ pub(crate) struct DailyInput {
     pub limit: Option<u32>,
 }
 
+/// Whose profile to return.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProfileInput {
+    /// A person's or a thing's name, or `me` for the speaker (default: every subject).
+    #[serde(default)]
+    #[schemars(length(max = 200))]
+    pub subject: Option<String>,
+}
+
 /// How many consolidation reports to return.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -1055,6 +1065,71 @@ pub(crate) struct Daily {
     /// What to read first when resuming: positions in `memories`, best first (decisions,
     /// tasks and constraints, then salience, then the latest).
     pub highlights: Vec<u32>,
+}
+
+/// What memory believes now, subject by subject, from the claims of the current memories.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Profile {
+    /// The speaker first, then everyone and everything else by name.
+    pub subjects: Vec<ProfileSubject>,
+}
+
+/// One subject's attributes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ProfileSubject {
+    pub subject: ProfileName,
+    pub facts: Vec<ProfileFact>,
+}
+
+/// Whom or what a profile is of: `key` as subjects are compared (`@me` for the speaker), `name`
+/// as a memory named it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ProfileName {
+    pub key: String,
+    pub name: String,
+}
+
+/// One attribute: what holds now, newest first, and what it replaced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ProfileFact {
+    /// The catalogue id (`residence`, `has:dentist`).
+    pub attribute: String,
+    /// Its name in English and in Chinese.
+    pub name: String,
+    pub name_zh: String,
+    /// `one` (a new value replaces the old) or `many` (values join).
+    pub holds: String,
+    pub current: Vec<ProfileValue>,
+    pub history: Vec<ProfileChange>,
+}
+
+/// A current value, and the memory that says it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ProfileValue {
+    pub value: String,
+    pub leaf: String,
+    pub said_at: String,
+    /// `user-entry`, `message:<id>`, …
+    pub source: String,
+    /// The time the text says it holds from, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// A newer memory that gives the attribute another value, unproven: both are shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub possibly_outdated_by: Option<String>,
+}
+
+/// A value a newer memory replaced or ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct ProfileChange {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    pub leaf: String,
+    pub said_at: String,
+    pub changed_by: String,
+    pub changed_at: String,
+    /// `one_value` or `ended`.
+    pub rule: String,
 }
 
 /// What the server is bound to and how much the store holds.

@@ -143,6 +143,12 @@ impl Arbor {
                 record.node_id(),
                 &record.body_sha256,
             )));
+            // Replaced by a later event of the same batch: written as history at once, and
+            // audited as replaced too, so that the log (and `review retired`) says it was.
+            if record.status == LeafStatus::Superseded {
+                let audit = self.audit(now, "leaf.superseded", namespace, record.node_id(), &record.body_sha256);
+                changes.push(Change::Audit(audit));
+            }
             to_index.push(record.node_id());
             if record.status.is_tree_member() {
                 grown.insert((record.namespace.clone(), record.tree_id.clone()));

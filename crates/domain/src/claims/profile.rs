@@ -1,0 +1,246 @@
+//! The profile: what Arbor believes now, subject by subject — for the speaker, each person and
+//! each thing the memories speak of, the current value of each attribute (when it was said and
+//! from which source), and its history (what a newer memory replaced or ended, and when).
+//!
+//! It is built from the claims the current memories were read into and the marks retirements
+//! left, never from generated text, so every line of it points at the memory that says it and
+//! a person can check every decision reconciliation made at a glance. Nothing is hidden here
+//! either: where an attribute that holds one value has two current values (a replacement that
+//! could not be proven), both are shown, the newer first and the older marked as possibly
+//! outdated by it. Loose measures (a time or a price said of something the catalogue did not
+//! name) and claims held back (plans, questions, the past) are not beliefs, and are left out.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::catalogue::{Holds, chinese_name, english_name};
+use super::values::{ValueMatch, compare};
+use super::{Claim, Polarity, Subject, subject_key};
+use crate::id::LeafId;
+use crate::model::LeafRecord;
+use crate::time::Timestamp;
+
+/// What Arbor believes now about every subject its memories speak of.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Profile {
+    /// The speaker first, then everyone and everything else by name.
+    pub subjects: Vec<SubjectProfile>,
+}
+
+/// One subject's attributes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubjectProfile {
+    pub subject: Subject,
+    /// In the catalogue's order.
+    pub facts: Vec<ProfileFact>,
+}
+
+/// One attribute of a subject: its current values and what they replaced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileFact {
+    /// The catalogue id ("residence", "has:dentist").
+    pub attribute: String,
+    /// How people name it, in English and in Chinese.
+    pub name: String,
+    pub name_zh: String,
+    pub holds: Holds,
+    /// What holds now, the newest first. One value for an attribute that holds one, unless a
+    /// replacement was not proven: then the older are marked `possibly_outdated_by`.
+    pub current: Vec<ProfileValue>,
+    /// What a newer memory replaced or ended, the most recently ended first.
+    pub history: Vec<ProfileChange>,
+}
+
+/// A value as a memory said it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileValue {
+    pub value: String,
+    /// The memory that says it, and when it was said.
+    pub leaf: LeafId,
+    pub said_at: Timestamp,
+    /// Where it came from (`message:D1:3`, `user-entry`).
+    pub source: String,
+    /// The time the text says it holds from, as written ("since June").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// A newer memory that gives this attribute another value, unproven.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub possibly_outdated_by: Option<LeafId>,
+}
+
+/// A value that no longer holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileChange {
+    /// What was said (none for an ending that named no value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The memory that said it, and when.
+    pub leaf: LeafId,
+    pub said_at: Timestamp,
+    /// The memory that replaced or ended it, and when that was said.
+    pub changed_by: LeafId,
+    pub changed_at: Timestamp,
+    /// `one_value` (replaced by another value) or `ended`.
+    pub rule: &'static str,
+}
+
+/// A memory no longer current because a rule retired it, with the memory that did, when the
+/// reader may see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Retired<'a> {
+    pub leaf: &'a LeafRecord,
+    pub by: Option<&'a LeafRecord>,
+}
+
+/// The profile of `current` memories (each leaf current for its reader) and of the `retired`
+/// ones their history holds, limited to the subjects `wanted` names when given.
+pub fn build(current: &[LeafRecord], retired: &[Retired<'_>], wanted: Option<&str>) -> Profile {
+    let wanted = wanted.map(Wanted::new);
+    let admits = |subject: &Subject| wanted.as_ref().is_none_or(|w| w.admits(subject));
+    let mut subjects: BTreeMap<(bool, String), SubjectProfile> = BTreeMap::new();
+    let fact_of = |subjects: &mut BTreeMap<(bool, String), SubjectProfile>, claim: &Claim| -> usize {
+        let entry = subjects
+            .entry((!claim.subject.is_me(), claim.subject.key.clone()))
+            .or_insert_with(|| SubjectProfile { subject: claim.subject.clone(), facts: Vec::new() });
+        match entry.facts.iter().position(|f| f.attribute == claim.attribute) {
+            Some(at) => at,
+            None => {
+                entry.facts.push(ProfileFact {
+                    attribute: claim.attribute.clone(),
+                    name: english_name(&claim.attribute),
+                    name_zh: chinese_name(&claim.attribute),
+                    holds: claim.holds(),
+                    current: Vec::new(),
+                    history: Vec::new(),
+                });
+                entry.facts.len() - 1
+            }
+        }
+    };
+    for leaf in current {
+        for claim in leaf.claims.claims.iter().filter(|c| believed(c) && admits(&c.subject)) {
+            let at = fact_of(&mut subjects, claim);
+            let fact =
+                &mut subjects.get_mut(&(!claim.subject.is_me(), claim.subject.key.clone())).expect("made").facts[at];
+            match (claim.polarity, &claim.value) {
+                (Polarity::Holds, Some(value)) => fact.current.push(ProfileValue {
+                    value: value.clone(),
+                    leaf: leaf.id.clone(),
+                    said_at: leaf.observed_at,
+                    source: leaf.provenance.source.short(),
+                    since: claim.when.clone(),
+                    possibly_outdated_by: None,
+                }),
+                // An ending a current memory says: the history of the value it ended, which
+                // the retired memory (if the reader sees it) names better below.
+                (Polarity::Ended, value) => fact.history.push(ProfileChange {
+                    value: value.clone(),
+                    leaf: leaf.id.clone(),
+                    said_at: leaf.observed_at,
+                    changed_by: leaf.id.clone(),
+                    changed_at: leaf.observed_at,
+                    rule: "ended",
+                }),
+                (Polarity::Holds, None) => {}
+            }
+        }
+    }
+    for retired in retired {
+        let Some(mark) = &retired.leaf.claims.retired else { continue };
+        let changed_at = retired.by.map_or(retired.leaf.observed_at, |by| by.observed_at);
+        for claim in retired
+            .leaf
+            .claims
+            .claims
+            .iter()
+            .filter(|c| c.attribute == mark.attribute && believed(c) && admits(&c.subject))
+        {
+            let at = fact_of(&mut subjects, claim);
+            let fact =
+                &mut subjects.get_mut(&(!claim.subject.is_me(), claim.subject.key.clone())).expect("made").facts[at];
+            // The ending the newer memory said is this change, told better by the value.
+            fact.history.retain(|h| !(h.leaf == mark.by && h.rule == "ended"));
+            fact.history.push(ProfileChange {
+                value: claim.value.clone(),
+                leaf: retired.leaf.id.clone(),
+                said_at: retired.leaf.observed_at,
+                changed_by: mark.by.clone(),
+                changed_at,
+                rule: mark.rule.as_str(),
+            });
+        }
+    }
+    let mut out: Vec<SubjectProfile> = subjects.into_values().collect();
+    for subject in &mut out {
+        for fact in &mut subject.facts {
+            settle(fact);
+        }
+        subject.facts.retain(|f| !f.current.is_empty() || !f.history.is_empty());
+        subject.facts.sort_by_key(|f| (catalogue_rank(&f.attribute), f.attribute.clone()));
+    }
+    out.retain(|s| !s.facts.is_empty());
+    Profile { subjects: out }
+}
+
+/// Orders a fact's values and history, merges a value said twice into its first saying, and
+/// marks the older values of an attribute that holds one as possibly outdated by the newest.
+fn settle(fact: &mut ProfileFact) {
+    fact.current.sort_by(|a, b| b.said_at.cmp(&a.said_at).then_with(|| b.leaf.cmp(&a.leaf)));
+    let mut merged: Vec<ProfileValue> = Vec::new();
+    for value in std::mem::take(&mut fact.current) {
+        match merged.iter_mut().find(|m| compare(&m.value, &value.value) == ValueMatch::Same) {
+            // Said again: the newest wording stands, dated from when it was first said.
+            Some(kept) => {
+                if value.said_at < kept.said_at {
+                    kept.said_at = value.said_at;
+                    kept.since = kept.since.take().or(value.since);
+                }
+            }
+            None => merged.push(value),
+        }
+    }
+    if fact.holds == Holds::One
+        && let Some((newest, older)) = merged.split_first_mut()
+    {
+        for value in older {
+            value.possibly_outdated_by = Some(newest.leaf.clone());
+        }
+    }
+    fact.current = merged;
+    fact.history.sort_by(|a, b| b.changed_at.cmp(&a.changed_at).then_with(|| b.leaf.cmp(&a.leaf)));
+    fact.history.dedup_by(|a, b| a.leaf == b.leaf && a.value == b.value);
+}
+
+/// Whether a claim says something of a catalogue attribute: a loose measure or an ending of an
+/// attribute the reader could not name is evidence for reconciliation, not a belief to show.
+fn believed(claim: &Claim) -> bool {
+    claim.definition().is_some()
+}
+
+fn catalogue_rank(attribute: &str) -> usize {
+    let base = attribute.split_once(':').map_or(attribute, |(base, _)| base);
+    super::CATALOGUE.iter().position(|d| d.id == base).unwrap_or(usize::MAX)
+}
+
+/// The subject a caller asked for: the speaker ("me", "I", "the user", "我", "用户"), or a name,
+/// matching its subject ("Kofi" is Kofi and Kofi Mensah, not Kofi's sister).
+struct Wanted {
+    key: String,
+}
+
+impl Wanted {
+    fn new(asked: &str) -> Wanted {
+        let key = subject_key(asked);
+        let me = matches!(key.as_str(), "me" | "i" | "myself" | "user" | "the user" | "我" | "用户" | "@me");
+        Wanted { key: if me { super::ME.to_owned() } else { key } }
+    }
+
+    fn admits(&self, subject: &Subject) -> bool {
+        let asked = Subject { key: self.key.clone(), name: self.key.clone() };
+        asked.same_as(subject) != super::SameSubject::No
+    }
+}
+
+#[cfg(test)]
+mod tests;
