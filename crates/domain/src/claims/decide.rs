@@ -277,6 +277,9 @@ pub fn decide<T: Clone>(new: &[Claim], current: &[Current<'_, T>]) -> Decision<T
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::claims::{ME, Subject};
