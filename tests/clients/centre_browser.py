@@ -194,6 +194,32 @@ def run(arbor, artifacts, chromium):
             expect(page.locator("#daily")).not_to_contain_text("null")
             shoot(page, artifacts, "5-reports")
 
+            # Profile: what memory believes now and what a rule replaced; undo the replacement.
+            status, first = api(base, "/upsert", {"text": "Elif works at the Ankara branch."})
+            assert status == 200, first
+            ankara = first["chunks"][0]["leaf_id"]
+            status, moved = api(base, "/upsert", {"text": "Elif got transferred to the Izmir branch in June."})
+            assert status == 200 and moved["chunks"][0]["replaced"][0]["leaf_id"] == ankara, moved
+            open_tab(page, "profile")
+            expect(page.locator("#profile")).to_contain_text("Izmir branch")
+            expect(page.locator("#profile")).to_contain_text("Ankara branch")
+            page.fill("#profile-subject", "Elif")
+            page.click("#profile-form button")
+            expect(page.locator("#profile h3")).to_have_count(1)
+            expect(page.locator("#profile h3")).to_have_text("Elif")
+            row = page.locator(f'#retired-list tr[data-id="{ankara}"]')
+            expect(row).to_contain_text("Ankara branch")
+            expect(row).to_contain_text("Izmir branch")
+            shoot(page, artifacts, "5-profile")
+            row.locator("button.restore-retired").click()
+            expect(page.locator("#notice")).to_contain_text("current again")
+            expect(page.locator(f'#retired-list tr[data-id="{ankara}"]')).to_have_count(0)
+            status, profile = api(base, "/profile?subject=Elif")
+            values = sorted(v["value"] for f in profile["subjects"][0]["facts"] for v in f["current"])
+            assert status == 200 and values == ["Ankara branch", "Izmir branch"], profile
+            status, listed = api(base, "/retired")
+            assert status == 403, "the list of retirements is the owner's: an agent's token is refused"
+
             # Settings: an edit arbor would refuse is refused and changes nothing; a good one saves.
             open_tab(page, "settings")
             expect(page.locator("#settings-text")).to_have_value(re.compile('"format"'))

@@ -144,6 +144,7 @@ async function openCentre() {
 const loaders = {
   memories: loadMemories,
   pending: loadPending,
+  profile: loadProfile,
   namespaces: loadNamespaces,
   usage: loadAudit,
   reports: loadReports,
@@ -460,6 +461,69 @@ async function editSuggestion(item) {
   row.firstChild.append(el("form", { class: "edit-form", on: { submit: save } }, text, el("button", { type: "submit" }, "Save the edit")));
 }
 
+// ---- Profile: what memory believes now, and what rules replaced ----
+
+function said(value) {
+  const since = value.since ? ` [${value.since}]` : "";
+  const doubt = value.possibly_outdated_by ? el("span", { class: "warning" }, ` may be outdated by ${value.possibly_outdated_by}`) : null;
+  return el("li", {}, el("strong", {}, value.value), since, el("span", { class: "muted" }, ` · ${when(value.said_at)} · ${value.source} · ${value.leaf}`), doubt);
+}
+
+async function loadProfile() {
+  const profile = await api("/profile" + query({ subject: $("profile-subject").value.trim() }));
+  const box = clear($("profile"));
+  for (const subject of profile.subjects) {
+    const rows = subject.facts.map((fact) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, fact.name, el("div", { class: "muted" }, fact.holds === "many" ? "several values" : "one value")),
+        el("td", {}, el("ul", {}, fact.current.map(said)), fact.current.length ? null : el("span", { class: "muted" }, "nothing current")),
+        el(
+          "td",
+          {},
+          el(
+            "ul",
+            {},
+            fact.history.map((change) =>
+              el("li", {}, `${change.value ?? "(no value named)"} `, el("span", { class: "muted" }, `· ${change.rule === "ended" ? "ended" : "replaced"} ${when(change.changed_at)} by ${change.changed_by}`)),
+            ),
+          ),
+        ),
+      ),
+    );
+    box.append(
+      el("h3", {}, subject.subject.name),
+      el("table", { class: "list profile" }, el("thead", {}, el("tr", {}, el("th", {}, "Attribute"), el("th", {}, "Now"), el("th", {}, "Before"))), el("tbody", {}, rows)),
+    );
+  }
+  if (!profile.subjects.length) box.append(el("p", { class: "muted" }, "No current memory in scope says an attribute of anyone yet."));
+  await loadRetired();
+}
+
+async function loadRetired() {
+  const retired = await api("/retired" + query({ limit: 50 }));
+  const body = clear(document.querySelector("#retired-list tbody"));
+  for (const item of retired.items) {
+    const restore = guarded(async () => {
+      const restored = await api("/retired/restore", { method: "POST", body: { id: item.leaf_id } });
+      notice(`${item.leaf_id}'s words are current again as ${restored.leaf_id}, beside ${restored.kept_with}; no rule will retire either for the other again.`);
+      await loadProfile();
+    });
+    body.append(
+      el(
+        "tr",
+        { "data-id": item.leaf_id },
+        el("td", {}, el("div", {}, item.text), el("div", { class: "muted" }, `${item.leaf_id} · said ${when(item.said_at)}`)),
+        el("td", {}, `${item.attribute_name}: `, el("strong", {}, item.was ?? "—"), " → ", el("strong", {}, item.now ?? "—"), el("div", { class: "muted" }, `${item.rule} · ${when(item.retired_at)}`)),
+        el("td", {}, item.by ? item.by.text : el("span", { class: "muted" }, "a memory out of scope")),
+        el("td", {}, el("button", { type: "button", class: "restore-retired", on: { click: restore } }, "Restore")),
+      ),
+    );
+  }
+  if (!retired.items.length) body.append(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "No rule has replaced anything.")));
+}
+
 // ---- Namespaces ----
 
 function figureRow(label, figures, warnings) {
@@ -612,6 +676,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("filter-sensitivity").addEventListener("change", renderMemoryList);
   $("filter-namespace").addEventListener("change", renderMemoryList);
   $("usage-form").addEventListener("submit", guarded(showUsage));
+  $("profile-form").addEventListener("submit", guarded(loadProfile));
   $("daily-form").addEventListener("submit", guarded(showDay));
   $("settings-form").addEventListener("submit", guarded(saveSettings));
   guarded(openCentre)();

@@ -1,5 +1,6 @@
 //! The memory centre: the page a store's owner opens in a browser at `/`, and the operator
-//! endpoints it needs beyond the agent API (health, usage, audit, restore, settings).
+//! endpoints it needs beyond the agent API (health, usage, audit, restore, what rules retired
+//! and undoing it, settings).
 //!
 //! The page is three static files compiled into the binary: it holds no data and needs no
 //! network, so it is served without a token. Everything it shows comes from the JSON API with
@@ -57,6 +58,8 @@ pub(crate) fn operator_routes() -> Router {
         .route("/usage", get(usage))
         .route("/audit", get(audit))
         .route("/restore", post(restore))
+        .route("/retired", get(retired))
+        .route("/retired/restore", post(restore_retired))
         .route("/review/edit", post(edit_candidate))
         .route("/review/keep_both", post(keep_both))
         .route("/settings", get(settings).put(write_settings))
@@ -91,6 +94,23 @@ async fn restore(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let run = async { operator(&s)?.restore(body(&headers, bytes)?).await };
+    reply(run.await)
+}
+
+async fn retired(
+    Extension(s): Extension<Binding>,
+    params: Result<Query<wire::RetiredInput>, QueryRejection>,
+) -> Response {
+    let run = async { operator(&s)?.retired(query(params)?).await };
+    reply(run.await)
+}
+
+async fn restore_retired(
+    Extension(s): Extension<Binding>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let run = async { operator(&s)?.restore_retired(body(&headers, bytes)?).await };
     reply(run.await)
 }
 

@@ -1,5 +1,6 @@
 //! What the memory centre reads and changes beyond the agent API: health, a memory's use by
-//! retrievals, the audit log, restoring a replaced version and the store's settings file. Each
+//! retrievals, the audit log, restoring a replaced version, what rules retired (and undoing
+//! it) and the store's settings file. Each
 //! is an operator's (the HTTP layer checks the role) and runs in the binding's read chain,
 //! through the same app use cases as the command line.
 
@@ -179,6 +180,49 @@ impl Service {
             .ok_or_else(|| ApiError::invalid("`current_version` starts at 1"))?;
         let receipt = self.arbor().restore(self.chain(), &id, expected).await?;
         Ok(wire::Corrected::from(receipt))
+    }
+
+    /// What rules retired automatically, newest first: each memory with its rule, attribute and
+    /// both values, for a person to check and undo.
+    pub(crate) async fn retired(&self, input: wire::RetiredInput) -> ApiResult<wire::RetiredList> {
+        let limit = in_range("limit", input.limit, 1, 500)?.unwrap_or(50);
+        let since = input
+            .since
+            .as_deref()
+            .map(|s| s.parse::<arbor_domain::time::Timestamp>())
+            .transpose()
+            .map_err(|e| ApiError::invalid(format!("since: {e}")))?;
+        let items = self.arbor().retired(self.chain(), since, limit).await?;
+        let items = items
+            .into_iter()
+            .map(|item| wire::RetiredEntry {
+                leaf_id: item.leaf.id.to_string(),
+                namespace: item.leaf.namespace.to_string(),
+                text: item.leaf.summary.clone(),
+                said_at: item.leaf.observed_at.to_string(),
+                retired_at: item.at.to_string(),
+                rule: item.rule.to_owned(),
+                attribute_name: arbor_domain::claims::catalogue::english_name(&item.attribute),
+                attribute: item.attribute,
+                was: item.was,
+                now: item.now,
+                by: item.by.as_ref().map(|by| wire::RetiredBy { leaf_id: by.id.to_string(), text: by.summary.clone() }),
+            })
+            .collect();
+        Ok(wire::RetiredList { items })
+    }
+
+    /// Undoes an automatic retirement: the old memory is current again beside the one that
+    /// retired it, and no rule retires either for the other again.
+    pub(crate) async fn restore_retired(&self, input: wire::RestoreRetiredInput) -> ApiResult<wire::RestoredRetired> {
+        let id = leaf_id(&input.id)?;
+        let receipt = self.arbor().restore_retired(self.chain(), &id).await?;
+        Ok(wire::RestoredRetired {
+            restored: receipt.restored.to_string(),
+            leaf_id: receipt.leaf_id.to_string(),
+            namespace: receipt.namespace.to_string(),
+            kept_with: receipt.kept_with.to_string(),
+        })
     }
 
     pub(crate) fn settings(&self) -> ApiResult<wire::Settings> {

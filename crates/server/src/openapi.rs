@@ -45,6 +45,9 @@ fn components() -> (Map<String, Value>, impl Fn(&str) -> Value) {
     add::<wire::Usage>(&mut generator);
     add::<wire::Audit>(&mut generator);
     add::<wire::RestoreInput>(&mut generator);
+    add::<wire::RetiredList>(&mut generator);
+    add::<wire::RestoreRetiredInput>(&mut generator);
+    add::<wire::RestoredRetired>(&mut generator);
     add::<wire::EditCandidateInput>(&mut generator);
     add::<wire::Settings>(&mut generator);
     add::<wire::SettingsInput>(&mut generator);
@@ -167,6 +170,29 @@ fn centre_paths(schema: &impl Fn(&str) -> Value) -> Vec<(&'static str, Value)> {
             ("412", "Stale version (code `precondition_failed`)."),
         ],
     );
+    let mut retired = operation(
+        "What rules retired automatically, newest first: each memory with its rule, attribute, both values and what replaced it (an operator's token only).",
+        "retired",
+        None,
+        schema("RetiredList"),
+        &[OPERATOR_ONLY],
+    );
+    retired["parameters"] = json!([
+        query_parameter(
+            "since",
+            "Only those retired since this time (RFC 3339).",
+            json!({ "type": "string", "maxLength": 40 }),
+            false
+        ),
+        query_parameter("limit", "At most this many (1-500, default 50).", integer(1, 500), false),
+    ]);
+    let restore_retired = operation(
+        "Undo an automatic retirement: the memory is current again beside the one that retired it, and no rule retires either for the other again; refused (`invalid_request`) for a memory no rule retired or one restored already (an operator's token only).",
+        "restore_retired",
+        Some(schema("RestoreRetiredInput")),
+        schema("RestoredRetired"),
+        &[OPERATOR_ONLY],
+    );
     let read_settings = operation(
         "The store's settings file, arbor.json (an operator's token only).",
         "settings",
@@ -206,6 +232,8 @@ fn centre_paths(schema: &impl Fn(&str) -> Value) -> Vec<(&'static str, Value)> {
         ("/api/v1/memory/usage", json!({ "get": usage })),
         ("/api/v1/memory/audit", json!({ "get": audit })),
         ("/api/v1/memory/restore", json!({ "post": restore })),
+        ("/api/v1/memory/retired", json!({ "get": retired })),
+        ("/api/v1/memory/retired/restore", json!({ "post": restore_retired })),
         ("/api/v1/memory/settings", json!({ "get": read_settings, "put": write_settings })),
     ]
 }

@@ -1342,6 +1342,75 @@ pub(crate) struct RestoreInput {
     pub current_version: u32,
 }
 
+/// Which automatic retirements to list.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RetiredInput {
+    /// Only those retired since this time (RFC 3339).
+    #[serde(default)]
+    #[schemars(length(max = 40))]
+    pub since: Option<String>,
+    /// At most this many, newest first (1-500, default 50).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+}
+
+/// What rules retired automatically, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct RetiredList {
+    pub items: Vec<RetiredEntry>,
+}
+
+/// A memory a rule retired: what it said, by which rule, on which attribute, and what replaced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct RetiredEntry {
+    pub leaf_id: String,
+    pub namespace: String,
+    pub text: String,
+    pub said_at: String,
+    pub retired_at: String,
+    /// `one_value` or `ended`.
+    pub rule: String,
+    pub attribute: String,
+    pub attribute_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub was: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+    /// The memory that retired it, when the chain can read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<RetiredBy>,
+}
+
+/// The memory that retired another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct RetiredBy {
+    pub leaf_id: String,
+    pub text: String,
+}
+
+/// Undo an automatic retirement.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RestoreRetiredInput {
+    /// The retired memory's `leaf-…` id, as the list gives it.
+    #[schemars(pattern(r"^leaf-[0-9a-z]{26}$"))]
+    pub id: String,
+}
+
+/// What undoing a retirement did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct RestoredRetired {
+    /// The retired memory.
+    pub restored: String,
+    /// Its words, current again as a memory of their own.
+    pub leaf_id: String,
+    pub namespace: String,
+    /// The memory that had retired it, current beside it.
+    pub kept_with: String,
+}
+
 /// The store's settings file (`arbor.json`), as text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct Settings {
