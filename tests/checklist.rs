@@ -1212,6 +1212,17 @@ pub async fn the_profile_says_what_is_current_and_what_it_replaced(ports: Ports)
 
     let kofi = arbor.profile(&project, Some("Kofi")).await.unwrap();
     assert_eq!(kofi.subjects.iter().map(|s| s.subject.key.as_str()).collect::<Vec<_>>(), ["kofi"]);
+    // A question about the whole subject gets the profile at the top of its pack; one about an
+    // attribute does not.
+    let pack = ask(&arbor, &project, "What do you know about Kofi?").await;
+    assert!(
+        pack.profile.iter().any(|l| l.contains("Twi")) && pack.profile.iter().any(|l| l.contains("Portuguese")),
+        "{:?}",
+        pack.profile
+    );
+    assert!(pack.compact(Default::default()).render().starts_with("What memory believes now"));
+    assert!(ask(&arbor, &project, "Where does Kofi's sister live?").await.profile.is_empty());
+    assert!(ask(&arbor, &outsider, "What do you know about Kofi?").await.profile.is_empty());
     assert!(arbor.profile(&outsider, None).await.unwrap().subjects.is_empty(), "nothing outside the chain");
     assert!(arbor.profile(&outsider, Some("Elif")).await.unwrap().subjects.is_empty());
 }

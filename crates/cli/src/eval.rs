@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use arbor_compose::EmbedderChoice;
+use arbor_eval::beam::{self, BeamOptions};
 use arbor_eval::locomo::{self, LocomoOptions};
 use arbor_eval::updates::{self, UpdatesOptions};
 
@@ -22,6 +23,21 @@ pub(crate) enum EvalCommand {
     /// Whether naturally phrased updates replace what they update, and keep what they do not:
     /// prints the update and keep probe counts.
     Updates(UpdatesArgs),
+    /// Knowing what is current on BEAM's 100K chats (1-10 by default): whether an update ranks
+    /// above the fact it updates, and whether contradicting statements both come back, marked.
+    Beam(BeamArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct BeamArgs {
+    /// BEAM's `chats/100K` directory (from a clone of github.com/mohammadtavakoli78/BEAM).
+    #[arg(long, value_name = "DIR")]
+    data: PathBuf,
+    /// The chats to use, by number, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,5,6,7,8,9,10")]
+    chats: Vec<u32>,
+    #[command(flatten)]
+    store: StoreArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,6 +89,18 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
         EvalCommand::Updates(args) => {
             let options = UpdatesOptions { data: args.data, dir: args.store.dir, embedder: args.store.embedder };
             let report = updates::run(&options).await?;
+            if json {
+                print_json(&report)?
+            } else {
+                out!("{}", report.render())
+            }
+            options.dir
+        }
+        EvalCommand::Beam(args) => {
+            let options =
+                BeamOptions { data: args.data, chats: args.chats, dir: args.store.dir, embedder: args.store.embedder };
+            let report =
+                beam::run(&options, |chat, turns| errln!("beam: chat {chat} ingested ({turns} user turns)")).await?;
             if json {
                 print_json(&report)?
             } else {

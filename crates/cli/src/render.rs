@@ -30,6 +30,12 @@ pub(crate) fn pack(pack: &RetrievalPack) -> String {
     if let Some(id) = &pack.retrieval_id {
         let _ = writeln!(out, "Recorded:   {id} (arbor show-retrieval {id})");
     }
+    if !pack.profile.is_empty() {
+        let _ = writeln!(out, "Believed now:");
+        for line in &pack.profile {
+            let _ = writeln!(out, "  - {line}");
+        }
+    }
     let _ = writeln!(
         out,
         "Evidence:   {} selected of {} candidates ({} chars, {} bodies read and verified)",

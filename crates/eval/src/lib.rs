@@ -3,12 +3,15 @@
 //! - [`locomo`]: retrieval recall (R@k) on LoCoMo-format conversations, every turn written
 //!   through the normal write path and every question asked through the normal retrieval path;
 //! - [`updates`]: whether memories written the way people say them, with no hints, replace what
-//!   they update and keep what they do not.
+//!   they update and keep what they do not;
+//! - [`beam`]: on BEAM's long chats, whether an update ranks above the fact it updates, and
+//!   whether two statements that disagree both come back, one marked.
 //!
 //! Each builds a store of its own (in a temporary directory, or one the caller names and
 //! keeps), says which embedder and reasoner it ran with, and returns a report that serializes
 //! to JSON and renders as text. Nothing here parses a command line or prints.
 
+pub mod beam;
 pub mod locomo;
 pub mod updates;
 

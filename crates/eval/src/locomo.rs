@@ -444,7 +444,7 @@ fn render(report: &LocomoReport) -> String {
 /// The evaluation reads deeper than an agent's context budget: up to `k` leaves from the one
 /// conversation layer, however long they are. Only the budget changes; every rule is the
 /// store's own.
-fn with_room_for(arbor: Arbor, k: usize) -> Arbor {
+pub(crate) fn with_room_for(arbor: Arbor, k: usize) -> Arbor {
     let mut policy = arbor.policy().clone();
     let room = LayerBudget { max_items: k, max_chars: usize::MAX / 2 };
     policy.budget.per_layer.insert(NamespaceKind::Conversation, room);

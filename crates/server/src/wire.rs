@@ -797,6 +797,9 @@ pub(crate) struct CompactMemory {
 pub(crate) struct CompactPack {
     /// `found` or `nothing_relevant`.
     pub answer: String,
+    /// What memory believes now about the subject a question asks everything about.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memories: Vec<CompactMemory>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -828,6 +831,10 @@ pub(crate) struct Pack {
     pub as_of: Option<String>,
     pub intent: Intent,
     pub understood: Understood,
+    /// For a question about a whole subject ("what do you know about Kofi?"), what memory
+    /// believes about it now, one line per attribute.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<String>,
     pub known_facts: Vec<String>,
     pub constraints: Vec<String>,
     pub recent: Vec<String>,

@@ -43,6 +43,10 @@ pub struct CompactMemory {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompactPack {
     pub answer: Answer,
+    /// What memory believes now about the subject a question asks everything about, one line
+    /// per attribute: first, since it is the answer in brief.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memories: Vec<CompactMemory>,
     /// What the reader should know beside the memories: a time the question named that holds
@@ -166,6 +170,7 @@ impl RetrievalPack {
     pub fn compact(&self, options: CompactOptions) -> CompactPack {
         let mut compact = CompactPack {
             answer: self.answer,
+            profile: self.profile.clone(),
             memories: Vec::new(),
             notes: notes(self),
             degraded: self.degraded.clone(),
@@ -206,6 +211,12 @@ impl CompactPack {
                 "Retrieval was degraded ({}: {}); memory may hold more than this shows.\n",
                 degraded.part, degraded.reason
             ));
+        }
+        if !self.profile.is_empty() {
+            text.push_str("What memory believes now (value, date said, id):\n");
+            for line in &self.profile {
+                text.push_str(&format!("- {line}\n"));
+            }
         }
         match (self.answer, self.memories.is_empty()) {
             (Answer::NothingRelevant, _) => text.push_str("Nothing relevant in memory for this question.\n"),

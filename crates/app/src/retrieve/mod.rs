@@ -276,6 +276,10 @@ pub struct RetrievalPack {
     pub as_of: Option<Timestamp>,
     pub intent: Intent,
     pub understood: Understood,
+    /// For a question about a whole subject ("what do you know about Kofi?"), what memory
+    /// believes about it now, one line per attribute (`claims::profile::lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<String>,
     pub known_facts: Vec<String>,
     pub constraints: Vec<String>,
     pub recent: Vec<String>,
@@ -374,6 +378,13 @@ impl Arbor {
         }
         let considered = std::mem::take(&mut gathered.considered);
         let mut pack = assemble(request, intent, understood, chain, gathered, gaps);
+        // A question about a whole subject ("what do you know about Kofi?") gets what memory
+        // believes about it now at the top of its pack; a question about a past time does not.
+        if request.as_of.is_none()
+            && let Some(subject) = arbor_domain::claims::profile::asked_about(&request.query)
+        {
+            pack.profile = arbor_domain::claims::profile::lines(&self.profile(chain, Some(&subject)).await?);
+        }
         if request.record {
             pack.retrieval_id = Some(self.record_retrieval(chain, request, &pack, considered).await?);
         }
@@ -817,6 +828,7 @@ fn assemble(
         as_of: request.as_of,
         intent,
         understood,
+        profile: Vec::new(),
         known_facts,
         constraints,
         recent,

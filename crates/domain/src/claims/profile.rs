@@ -218,6 +218,86 @@ fn believed(claim: &Claim) -> bool {
     claim.definition().is_some()
 }
 
+/// The subject a question asks everything about ("what do you know about Kofi?", "tell me
+/// about my sister", "who is Priya?", "关于小美你知道什么", "张伟是谁"), as asked, or `None`
+/// for a question about one thing. Only these whole-subject forms: a question that names an
+/// attribute ("where does Kofi live?") is answered by the memories that say it.
+pub fn asked_about(question: &str) -> Option<String> {
+    let q = question.trim().trim_end_matches(['?', '？', '.', '。', '!', '！']).trim();
+    let lower = q.to_lowercase();
+    const OPENINGS: &[&str] = &[
+        "what do you know about ",
+        "what do we know about ",
+        "what does memory know about ",
+        "what do you remember about ",
+        "what do we have on ",
+        "tell me about ",
+        "tell me everything about ",
+        "everything about ",
+        "who is ",
+        "who's ",
+        "profile of ",
+    ];
+    for opening in OPENINGS {
+        if let Some(rest) = lower.strip_prefix(opening) {
+            let name = q[q.len() - rest.len()..].trim();
+            return (!name.is_empty() && name.split_whitespace().count() <= 4).then(|| name.to_owned());
+        }
+    }
+    for (before, after) in [("关于", "你知道什么"), ("关于", "知道什么"), ("", "是谁"), ("", "的情况")]
+    {
+        if let Some(rest) = q.strip_prefix(before)
+            && let Some(name) = rest.strip_suffix(after)
+        {
+            let name = name.trim();
+            return (!name.is_empty() && name.chars().count() <= 12).then(|| name.to_owned());
+        }
+    }
+    None
+}
+
+/// The key a subject asked for is compared by: [`ME`](super::ME) for the speaker ("me", "I",
+/// "the user", "我", "用户"), else the name's key.
+pub fn asked_subject_key(asked: &str) -> String {
+    Wanted::new(asked).key
+}
+
+/// A profile in a few lines a model reads: one per attribute, its current values with the day
+/// each was said, what it replaced, and a doubt where one value has a rival.
+pub fn lines(profile: &Profile) -> Vec<String> {
+    let day = |at: &Timestamp| at.strftime("%Y-%m-%d").to_string();
+    let mut out = Vec::new();
+    for subject in &profile.subjects {
+        for fact in &subject.facts {
+            let chinese = fact.current.iter().any(|v| crate::han::mostly_han(&v.value));
+            let name = if chinese { &fact.name_zh } else { &fact.name };
+            let now: Vec<String> = fact
+                .current
+                .iter()
+                .map(|v| {
+                    let doubt = if v.possibly_outdated_by.is_some() { ", may be outdated" } else { "" };
+                    format!("{} ({}, {}{doubt})", v.value, day(&v.said_at), v.leaf)
+                })
+                .collect();
+            let mut line = format!(
+                "{} — {name}: {}",
+                subject.subject.name,
+                if now.is_empty() { "nothing current".to_owned() } else { now.join("; ") }
+            );
+            if let Some(change) = fact.history.first().filter(|c| c.leaf != c.changed_by) {
+                let how = if change.rule == "ended" { "ended" } else { "replaced" };
+                let was = change.value.as_deref().unwrap_or("a value");
+                line.push_str(&format!(" (was {was}, {how} {})", day(&change.changed_at)));
+            } else if let Some(change) = fact.history.first() {
+                let was = change.value.as_deref().unwrap_or("a value");
+                line.push_str(&format!(" ({was} ended {})", day(&change.changed_at)));
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
 fn catalogue_rank(attribute: &str) -> usize {
     let base = attribute.split_once(':').map_or(attribute, |(base, _)| base);
     super::CATALOGUE.iter().position(|d| d.id == base).unwrap_or(usize::MAX)

@@ -237,6 +237,12 @@ pub fn claim_keys(claims: &[crate::claims::Claim]) -> BTreeSet<LookupKey> {
     keys
 }
 
+/// The key every memory with a claim about the subject of `key` is filed under (a profile's
+/// lookup): "kofi" finds Kofi's memories and Kofi Mensah's, whose forms include it.
+pub fn claims_about(key: &str) -> BTreeSet<LookupKey> {
+    BTreeSet::from([LookupKey(format!("cs:{key}"))])
+}
+
 /// The keys the memories a new memory's claims may retire or flag are filed under: the same
 /// subject forms with the same attribute, and for an ending by value, the subject's.
 pub fn claims_looked_up_by(claims: &[crate::claims::Claim]) -> BTreeSet<LookupKey> {

@@ -49,7 +49,8 @@ mod lookup;
 mod resemble;
 
 pub use lookup::{
-    CANDIDATES, Filing, LOOKUP_KEYS_VERSION, LookupKey, PER_KEY, WordSignature, claim_keys, claims_looked_up_by,
+    CANDIDATES, Filing, LOOKUP_KEYS_VERSION, LookupKey, PER_KEY, WordSignature, claim_keys, claims_about,
+    claims_looked_up_by,
 };
 pub use resemble::{
     MAX_PASSAGES, RESEMBLANCE_MARGIN, Resembling, changed_passages, is_correction, passages, topic_floor,

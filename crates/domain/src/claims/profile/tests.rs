@@ -95,3 +95,35 @@ fn plans_and_loose_measures_are_not_beliefs() {
     let profile = build(&[plan], &[], None);
     assert!(profile.subjects.is_empty(), "{profile:?}");
 }
+
+#[test]
+fn a_question_about_a_whole_subject_names_it() {
+    assert_eq!(asked_about("What do you know about Kofi?").as_deref(), Some("Kofi"));
+    assert_eq!(asked_about("tell me about Maya Chen").as_deref(), Some("Maya Chen"));
+    assert_eq!(asked_about("Who is Priya?").as_deref(), Some("Priya"));
+    assert_eq!(asked_about("关于小美你知道什么？").as_deref(), Some("小美"));
+    assert_eq!(asked_about("张伟是谁").as_deref(), Some("张伟"));
+    for one_thing in [
+        "Where does Kofi live?",
+        "What instrument does Jonah play?",
+        "who is going to the party on friday with the kids?",
+        "tell me about",
+    ] {
+        assert_eq!(asked_about(one_thing), None, "{one_thing}");
+    }
+    assert_eq!(asked_subject_key("me"), crate::claims::ME);
+    assert_eq!(asked_subject_key("Kofi Mensah"), "kofi mensah");
+}
+
+#[test]
+fn a_profile_reads_as_one_line_per_attribute() {
+    let old = memory("leaf-01", 0, "Elif works at the Ankara branch.");
+    let new = memory("leaf-02", 30, "Elif got transferred to the Izmir branch in June.");
+    let attribute = new.claims.claims[0].attribute.clone();
+    let old = retired_by(old, &new, &attribute, RetireRule::OneValue);
+    let profile = build(std::slice::from_ref(&new), &[Retired { leaf: &old, by: Some(&new) }], None);
+    let lines = lines(&profile);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("Elif — where they work"), "{lines:?}");
+    assert!(lines[0].contains("Izmir branch (") && lines[0].contains("(was Ankara branch, replaced "), "{lines:?}");
+}
