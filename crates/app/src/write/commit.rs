@@ -136,18 +136,8 @@ impl Arbor {
         for planned in &plan.leaves {
             let record = &planned.record;
             changes.push(Change::InsertLeaf(record.clone()));
-            changes.push(Change::Audit(self.audit(
-                now,
-                "leaf.created",
-                namespace,
-                record.node_id(),
-                &record.body_sha256,
-            )));
-            // Replaced by a later event of the same batch: written as history at once, and
-            // audited as replaced too, so that the log (and `review retired`) says it was.
-            if record.status == LeafStatus::Superseded {
-                let audit = self.audit(now, "leaf.superseded", namespace, record.node_id(), &record.body_sha256);
-                changes.push(Change::Audit(audit));
+            for action in audited_as(record) {
+                changes.push(Change::Audit(self.audit(now, action, namespace, record.node_id(), &record.body_sha256)));
             }
             to_index.push(record.node_id());
             if record.status.is_tree_member() {
@@ -257,4 +247,11 @@ impl Arbor {
             last_error: None,
         }
     }
+}
+
+/// What the audit log says of a new leaf: created, and — when a later event of the same batch
+/// replaced it, so that it is written as history at once — replaced too, so that the log (and
+/// `review retired`) says it was.
+fn audited_as(record: &arbor_domain::model::LeafRecord) -> &'static [&'static str] {
+    if record.status == LeafStatus::Superseded { &["leaf.created", "leaf.superseded"] } else { &["leaf.created"] }
 }
