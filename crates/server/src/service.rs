@@ -935,9 +935,11 @@ impl Service {
 
     /// What the chain's memories say now about one subject, or every subject.
     pub(crate) async fn profile(&self, input: wire::ProfileInput) -> ApiResult<wire::Profile> {
-        let subject = input.subject.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        if subject.is_some_and(|s| s.chars().count() > 200) {
-            return Err(ApiError::invalid("subject: at most 200 characters"));
+        let subject = input.subject.as_deref().map(str::trim);
+        match subject {
+            Some("") => return Err(ApiError::invalid("subject: empty; leave it out for every subject")),
+            Some(s) if s.chars().count() > 200 => return Err(ApiError::invalid("subject: at most 200 characters")),
+            _ => {}
         }
         mirror(&self.arbor.profile(&self.chain, subject).await?)
     }

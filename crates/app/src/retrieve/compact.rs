@@ -219,6 +219,9 @@ impl CompactPack {
             }
         }
         match (self.answer, self.memories.is_empty()) {
+            (Answer::NothingRelevant, _) if !self.profile.is_empty() => {
+                text.push_str("No other memory bears on this question.\n")
+            }
             (Answer::NothingRelevant, _) => text.push_str("Nothing relevant in memory for this question.\n"),
             (Answer::Found, true) => text.push_str("Memory holds relevant items, but none fit the token budget.\n"),
             (Answer::Found, false) => text.push_str("From memory (date, id, version; cite the id):\n"),

@@ -67,6 +67,15 @@ pub struct ProfileValue {
     /// A newer memory that gives this attribute another value, unproven.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub possibly_outdated_by: Option<LeafId>,
+    /// Said in a memory marked sensitive: to be confirmed before it is repeated.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sensitive: bool,
+    /// The memory's lineage and the lineages a person kept current beside it: a pair a person
+    /// kept is never shown as one doubting the other.
+    #[serde(skip)]
+    lineage: LeafId,
+    #[serde(skip)]
+    kept_with: Vec<LeafId>,
 }
 
 /// A value that no longer holds.
@@ -131,6 +140,9 @@ pub fn build(current: &[LeafRecord], retired: &[Retired<'_>], wanted: Option<&st
                     source: leaf.provenance.source.short(),
                     since: claim.when.clone(),
                     possibly_outdated_by: None,
+                    sensitive: leaf.sensitivity != crate::sensitivity::Sensitivity::Normal,
+                    lineage: leaf.lineage.clone(),
+                    kept_with: leaf.claims.kept_with.clone(),
                 }),
                 // An ending a current memory says: the history of the value it ended, which
                 // the retired memory (if the reader sees it) names better below.
@@ -148,7 +160,10 @@ pub fn build(current: &[LeafRecord], retired: &[Retired<'_>], wanted: Option<&st
     }
     for retired in retired {
         let Some(mark) = &retired.leaf.claims.retired else { continue };
-        let changed_at = retired.by.map_or(retired.leaf.observed_at, |by| by.observed_at);
+        // Replaced by a memory this reader cannot read (restricted, forgotten, another scope):
+        // the change is not told, as that memory's existence is not.
+        let Some(by) = retired.by else { continue };
+        let changed_at = by.observed_at;
         for claim in retired
             .leaf
             .claims
@@ -204,7 +219,10 @@ fn settle(fact: &mut ProfileFact) {
         && let Some((newest, older)) = merged.split_first_mut()
     {
         for value in older {
-            value.possibly_outdated_by = Some(newest.leaf.clone());
+            let kept = value.kept_with.contains(&newest.lineage) || newest.kept_with.contains(&value.lineage);
+            if !kept {
+                value.possibly_outdated_by = Some(newest.leaf.clone());
+            }
         }
     }
     fact.current = merged;
@@ -224,7 +242,6 @@ fn believed(claim: &Claim) -> bool {
 /// attribute ("where does Kofi live?") is answered by the memories that say it.
 pub fn asked_about(question: &str) -> Option<String> {
     let q = question.trim().trim_end_matches(['?', '？', '.', '。', '!', '！']).trim();
-    let lower = q.to_lowercase();
     const OPENINGS: &[&str] = &[
         "what do you know about ",
         "what do we know about ",
@@ -239,8 +256,11 @@ pub fn asked_about(question: &str) -> Option<String> {
         "profile of ",
     ];
     for opening in OPENINGS {
-        if let Some(rest) = lower.strip_prefix(opening) {
-            let name = q[q.len() - rest.len()..].trim();
+        // The openings are ASCII: compared without case on the question's own bytes, which a
+        // lowercased copy would not keep (a Kelvin sign lowercases to a shorter "k").
+        let Some(head) = q.get(..opening.len()) else { continue };
+        if head.eq_ignore_ascii_case(opening) {
+            let name = q[opening.len()..].trim();
             return (!name.is_empty() && name.split_whitespace().count() <= 4).then(|| name.to_owned());
         }
     }
@@ -265,6 +285,21 @@ pub fn asked_subject_key(asked: &str) -> String {
 /// A profile in a few lines a model reads: one per attribute, its current values with the day
 /// each was said, what it replaced, and a doubt where one value has a rival.
 pub fn lines(profile: &Profile) -> Vec<String> {
+    let mut out = all_lines(profile);
+    if out.len() > PACK_PROFILE_LINES {
+        let more = out.len() - PACK_PROFILE_LINES;
+        out.truncate(PACK_PROFILE_LINES);
+        out.push(format!("… and {more} more (`arbor profile` shows them all)"));
+    }
+    out
+}
+
+/// How many attributes a pack's profile lines name at most, and how long a line may grow:
+/// the profile is the answer in brief, and the pack's budget is for the evidence.
+const PACK_PROFILE_LINES: usize = 12;
+const PACK_PROFILE_LINE_CHARS: usize = 400;
+
+fn all_lines(profile: &Profile) -> Vec<String> {
     let day = |at: &Timestamp| at.strftime("%Y-%m-%d").to_string();
     let mut out = Vec::new();
     for subject in &profile.subjects {
@@ -276,7 +311,8 @@ pub fn lines(profile: &Profile) -> Vec<String> {
                 .iter()
                 .map(|v| {
                     let doubt = if v.possibly_outdated_by.is_some() { ", may be outdated" } else { "" };
-                    format!("{} ({}, {}{doubt})", v.value, day(&v.said_at), v.leaf)
+                    let sensitive = if v.sensitive { ", sensitive: confirm before repeating" } else { "" };
+                    format!("{} ({}, {}{doubt}{sensitive})", v.value, day(&v.said_at), v.leaf)
                 })
                 .collect();
             let mut line = format!(
@@ -292,7 +328,7 @@ pub fn lines(profile: &Profile) -> Vec<String> {
                 let was = change.value.as_deref().unwrap_or("a value");
                 line.push_str(&format!(" ({was} ended {})", day(&change.changed_at)));
             }
-            out.push(line);
+            out.push(crate::text::truncate_chars(&line, PACK_PROFILE_LINE_CHARS));
         }
     }
     out
@@ -311,6 +347,11 @@ struct Wanted {
 
 impl Wanted {
     fn new(asked: &str) -> Wanted {
+        // "my sister" is the speaker's sister, as the readers key her.
+        let lower = asked.trim().to_lowercase();
+        if let Some(relation) = lower.strip_prefix("my ").map(str::trim).filter(|r| !r.is_empty()) {
+            return Wanted { key: format!("{}'s {}", super::ME, subject_key(relation)) };
+        }
         let key = subject_key(asked);
         let me = matches!(key.as_str(), "me" | "i" | "myself" | "user" | "the user" | "我" | "用户" | "@me");
         Wanted { key: if me { super::ME.to_owned() } else { key } }

@@ -34,6 +34,9 @@ fn a_replaced_value_is_history_and_the_new_one_current() {
     let attribute = new.claims.claims[0].attribute.clone();
     let old = retired_by(old, &new, &attribute, RetireRule::OneValue);
     let profile = build(std::slice::from_ref(&new), &[Retired { leaf: &old, by: Some(&new) }], None);
+    // Replaced by a memory the reader cannot read: nothing of the change is told.
+    let unseen = build(std::slice::from_ref(&new), &[Retired { leaf: &old, by: None }], None);
+    assert!(unseen.subjects[0].facts[0].history.is_empty(), "{unseen:?}");
     let fact = fact(&profile, "elif", &attribute);
     assert_eq!(fact.current.len(), 1);
     assert!(fact.current[0].value.contains("Izmir"));
@@ -53,6 +56,15 @@ fn two_current_values_of_a_one_valued_attribute_are_both_shown_the_older_doubted
     let values: Vec<&str> = fact.current.iter().map(|v| v.value.as_str()).collect();
     assert_eq!(values, ["Lisbon", "Porto"]);
     assert_eq!(fact.current[1].possibly_outdated_by, Some(new.id.clone()));
+    // A pair a person kept current together doubts nothing.
+    let mut kept = old.clone();
+    kept.claims.kept_with = vec![new.lineage.clone()];
+    let profile = build(&[kept, new.clone()], &[], None);
+    assert!(fact_of(&profile, "maya", "residence").current.iter().all(|v| v.possibly_outdated_by.is_none()));
+}
+
+fn fact_of<'a>(profile: &'a Profile, subject: &str, attribute: &str) -> &'a ProfileFact {
+    fact(profile, subject, attribute)
 }
 
 #[test]
@@ -87,6 +99,9 @@ fn the_speaker_comes_first_and_a_subject_can_be_asked_for() {
     assert_eq!(keys, ["kofi"]);
     let me = build(&[mine], &[], Some("me"));
     assert_eq!(me.subjects.len(), 1);
+    let sister = memory("leaf-04", 3, "My sister lives in Galway.");
+    let mine = build(&[sister], &[], Some("my sister"));
+    assert_eq!(mine.subjects.iter().map(|s| s.subject.key.as_str()).collect::<Vec<_>>(), ["@me's sister"], "{mine:?}");
 }
 
 #[test]
@@ -112,6 +127,12 @@ fn a_question_about_a_whole_subject_names_it() {
         assert_eq!(asked_about(one_thing), None, "{one_thing}");
     }
     assert_eq!(asked_subject_key("me"), crate::claims::ME);
+    assert_eq!(asked_subject_key("my sister"), "@me's sister");
+    // Text whose lowercase is shorter or longer than itself is cut where it was written.
+    assert_eq!(asked_about("who is \u{212A}ofi").as_deref(), Some("\u{212A}ofi"));
+    assert_eq!(asked_about("who is İİİİİİİİİ").as_deref(), Some("İİİİİİİİİ"));
+    assert_eq!(asked_about("İİ"), None);
+    assert_eq!(asked_about("WHO IS Kofi").as_deref(), Some("Kofi"));
     assert_eq!(asked_subject_key("Kofi Mensah"), "kofi mensah");
 }
 
