@@ -6,6 +6,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::claims::{CATALOGUE, Subject};
+use crate::testkit::proptest_config;
 
 fn subject() -> impl Strategy<Value = Subject> {
     prop::sample::select(vec!["@me", "maya", "maya chen", "maya's sister", "kofi", "standup", "atlas launch"])
@@ -68,7 +69,68 @@ fn many_valued(claim: &Claim) -> bool {
     claim.definition().is_some_and(|def| def.holds == Holds::Many)
 }
 
+fn ids(holds: Option<Holds>) -> Vec<String> {
+    CATALOGUE.iter().filter(|def| holds.is_none_or(|h| def.holds == h)).map(|def| def.id.to_owned()).collect()
+}
+
+/// Two claims that meet: the same subject and the same value (or another), on two different
+/// catalogue attributes.
+fn across_attributes() -> impl Strategy<Value = (Claim, Claim)> {
+    (claim(polarity()), prop::sample::select(ids(None)), any::<bool>(), value()).prop_filter_map(
+        "another attribute",
+        |(old, attribute, same_value, value)| {
+            // A loose measure's attribute is unknown: the same kind of measure is only ever
+            // flagged, which `a_claim_on_another_attribute_never_retires` covers.
+            (attribute != old.attribute && !old.is_loose()).then(|| {
+                let value = if same_value { old.value.clone() } else { value };
+                (Claim { attribute, value, polarity: Polarity::Holds, ..old.clone() }, old)
+            })
+        },
+    )
+}
+
 proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// A claim that holds, on another attribute than the old one's, about the same subject with
+    /// the same value or another, neither retires nor flags it.
+    #[test]
+    fn another_attribute_of_the_same_subject_and_value_decides_nothing((new, old) in across_attributes()) {
+        prop_assert_eq!(judge(&new, &old), None);
+        let ended = Claim { polarity: Polarity::Ended, ..new };
+        // An ending of the very value on another attribute is only ever a doubt.
+        prop_assert!(!matches!(judge(&ended, &old), Some(Judgement::Retire(_))), "{ended:?} retired {old:?}");
+    }
+
+    /// A many-valued attribute's value meets another value of the same attribute, of the same
+    /// subject, said to hold: both hold.
+    #[test]
+    fn a_value_added_to_a_many_valued_attribute_retires_none(
+        attribute in prop::sample::select(ids(Some(Holds::Many))),
+        (subject, old_value, new_value) in (subject(), value(), value()),
+    ) {
+        let old = Claim { subject: subject.clone(), attribute: attribute.clone(), value: old_value, polarity: Polarity::Holds, when: None, about: Vec::new() };
+        let new = Claim { value: new_value, ..old.clone() };
+        prop_assert!(!matches!(judge(&new, &old), Some(Judgement::Retire(_))), "{new:?} retired {old:?}");
+        let says_more = Current { item: 0, claims: std::slice::from_ref(&old), says_more: false };
+        prop_assert!(decide(std::slice::from_ref(&new), &[says_more]).retire.is_empty());
+    }
+
+    /// An ending that names no attribute ("left Stripe") retires a value only when it names
+    /// that value, of the same subject.
+    #[test]
+    fn an_ending_by_value_retires_only_that_value(old in claim(Just(Polarity::Holds)), same_value in any::<bool>(), other in value()) {
+        let value = if same_value { old.value.clone() } else { other };
+        let ending = Claim { attribute: "*".to_owned(), value, polarity: Polarity::Ended, ..old.clone() };
+        if let Some(Judgement::Retire(retirement)) = judge(&ending, &old) {
+            let (Some(ended), Some(held)) = (&retirement.new.value, &retirement.old.value) else {
+                return Err(TestCaseError::fail(format!("an ending naming no value retired {old:?}")));
+            };
+            prop_assert_eq!(compare(ended, held), ValueMatch::Same);
+            prop_assert_eq!(retirement.new.subject.same_as(&retirement.old.subject), SameSubject::Yes);
+        }
+    }
+
     /// Whatever the subjects, values and polarities: when no new claim names an attribute of a
     /// current memory's claims, nothing is retired; and a doubt across attributes comes only
     /// from an ending of the very value, or from a loose measure of the same kind.
