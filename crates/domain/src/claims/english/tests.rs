@@ -73,6 +73,9 @@ fn things_people_have_one_of_and_several_of() {
         ("Sam quit smoking last year.", &["sam|habits|smoking ended"]),
         ("Sam finally sold the Golf.", &["sam|car|Golf ended"]),
         ("I drive a blue Subaru.", &["@me|car|blue Subaru"]),
+        // A car as people describe one: colour, year, make and model.
+        ("The user drives a black 2021 Subaru Outback.", &["@me|car|black 2021 Subaru Outback"]),
+        ("he got a new job driving a truck", &[]),
         ("Priya is vegetarian.", &["priya|diet|vegetarian"]),
         ("Priya isn't vegetarian anymore.", &["priya|diet|vegetarian ended"]),
         ("Lena no longer works at Spotify.", &["lena|employer|Spotify ended"]),
