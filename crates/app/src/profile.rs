@@ -37,7 +37,11 @@ impl Arbor {
             Some(subject) => self.current_about(chain, &filter, subject).await?,
             None => self.every_current(&filter).await?,
         };
-        let retired = self.retired(chain, None, PROFILE_RETIREMENTS_READ).await?;
+        // One subject's history reads only the memories that were about it.
+        let about = |leaf: &LeafRecord| {
+            subject.is_none_or(|asked| leaf.claims.claims.iter().any(|c| profile::is_about(asked, &c.subject)))
+        };
+        let retired = self.retired_where(chain, None, PROFILE_RETIREMENTS_READ, about).await?;
         let history: Vec<Retired<'_>> =
             retired.iter().map(|item| Retired { leaf: &item.leaf, by: item.by.as_ref() }).collect();
         Ok(profile::build(&current, &history, subject))

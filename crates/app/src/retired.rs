@@ -61,6 +61,18 @@ impl Arbor {
         since: Option<Timestamp>,
         limit: usize,
     ) -> AppResult<Vec<RetiredItem>> {
+        self.retired_where(chain, since, limit, |_| true).await
+    }
+
+    /// [`Arbor::retired`], of the retired memories `wanted` admits only (the memory that
+    /// retired each is read only for those).
+    pub(crate) async fn retired_where(
+        &self,
+        chain: &ReadChain,
+        since: Option<Timestamp>,
+        limit: usize,
+        wanted: impl Fn(&LeafRecord) -> bool,
+    ) -> AppResult<Vec<RetiredItem>> {
         let scope: Vec<Namespace> = chain.namespaces().cloned().collect();
         let store = &self.ports.store;
         let filter = VisibilityFilter::for_chain(chain, self.now());
@@ -76,7 +88,7 @@ impl Arbor {
         }
         let ids: Vec<LeafId> = when.iter().map(|(id, _)| id.clone()).collect();
         let mut items = Vec::new();
-        for leaf in store.leaves(&scope, &ids).await?.into_iter().filter(|l| opens(l)) {
+        for leaf in store.leaves(&scope, &ids).await?.into_iter().filter(|l| opens(l) && wanted(l)) {
             let Some(mark) = leaf.claims.retired.clone().filter(|m| m.restored_as.is_none()) else { continue };
             if leaf.status != LeafStatus::Superseded {
                 continue;

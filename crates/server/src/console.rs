@@ -191,7 +191,7 @@ impl Service {
             .as_deref()
             .map(|s| s.parse::<arbor_domain::time::Timestamp>())
             .transpose()
-            .map_err(|e| ApiError::invalid(format!("since: {e}")))?;
+            .map_err(|e| ApiError::new(422, "unprocessable", format!("since: not a time: {e}")))?;
         let items = self.arbor().retired(self.chain(), since, limit).await?;
         let items = items
             .into_iter()
@@ -216,7 +216,11 @@ impl Service {
     /// retired it, and no rule retires either for the other again.
     pub(crate) async fn restore_retired(&self, input: wire::RestoreRetiredInput) -> ApiResult<wire::RestoredRetired> {
         let id = leaf_id(&input.id)?;
-        let receipt = self.arbor().restore_retired(self.chain(), &id).await?;
+        // A memory no rule retired, or one restored already, is a state it is not in.
+        let receipt = self.arbor().restore_retired(self.chain(), &id).await.map_err(|error| match error {
+            arbor_app::AppError::InvalidRequest(why) => ApiError::new(409, "conflict", why),
+            other => ApiError::from(other),
+        })?;
         Ok(wire::RestoredRetired {
             restored: receipt.restored.to_string(),
             leaf_id: receipt.leaf_id.to_string(),

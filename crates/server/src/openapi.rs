@@ -175,23 +175,23 @@ fn centre_paths(schema: &impl Fn(&str) -> Value) -> Vec<(&'static str, Value)> {
         "retired",
         None,
         schema("RetiredList"),
-        &[OPERATOR_ONLY],
+        &[OPERATOR_ONLY, ("422", "`since` of the right shape that is not a time (code `unprocessable`).")],
     );
     retired["parameters"] = json!([
         query_parameter(
             "since",
             "Only those retired since this time (RFC 3339).",
-            json!({ "type": "string", "maxLength": 40 }),
+            json!({ "type": "string", "maxLength": 40, "format": "date-time", "pattern": wire::STORABLE_YEAR }),
             false
         ),
         query_parameter("limit", "At most this many (1-500, default 50).", integer(1, 500), false),
     ]);
     let restore_retired = operation(
-        "Undo an automatic retirement: the memory is current again beside the one that retired it, and no rule retires either for the other again; refused (`invalid_request`) for a memory no rule retired or one restored already (an operator's token only).",
+        "Undo an automatic retirement: the memory is current again beside the one that retired it, and no rule retires either for the other again (an operator's token only).",
         "restore_retired",
         Some(schema("RestoreRetiredInput")),
         schema("RestoredRetired"),
-        &[OPERATOR_ONLY],
+        &[OPERATOR_ONLY, ("409", "No rule retired it, or it was restored already (code `conflict`).")],
     );
     let read_settings = operation(
         "The store's settings file, arbor.json (an operator's token only).",
@@ -324,12 +324,12 @@ pub(crate) fn document() -> Value {
         "profile",
         None,
         schema("Profile"),
-        &[],
+        &[("422", "A blank `subject` (code `unprocessable`): leave it out for every subject.")],
     );
     profile["parameters"] = json!([query_parameter(
         "subject",
         "A person's or a thing's name, or `me` for the speaker (default: every subject).",
-        json!({ "type": "string", "maxLength": 200 }),
+        json!({ "type": "string", "minLength": 1, "maxLength": 200 }),
         false
     )]);
     let mut correct = operation(

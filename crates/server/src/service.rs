@@ -937,7 +937,9 @@ impl Service {
     pub(crate) async fn profile(&self, input: wire::ProfileInput) -> ApiResult<wire::Profile> {
         let subject = input.subject.as_deref().map(str::trim);
         match subject {
-            Some("") => return Err(ApiError::invalid("subject: empty; leave it out for every subject")),
+            Some("") => {
+                return Err(ApiError::new(422, "unprocessable", "subject: blank; leave it out for every subject"));
+            }
             Some(s) if s.chars().count() > 200 => return Err(ApiError::invalid("subject: at most 200 characters")),
             _ => {}
         }

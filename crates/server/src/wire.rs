@@ -29,7 +29,8 @@ const REFERENCE: &str = r"^[^\x00-\x1f\x7f-\x9f]+$";
 /// spans), less the first and last: a pattern sees the written year, not the instant, and a
 /// UTC offset moves `1678-01-01T00:00+05:00` into 1677. So the schema promises 1679-2260, and
 /// the server accepts the whole range.
-const STORABLE_YEAR: &str = r"^(1679|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|2260)-";
+pub(crate) const STORABLE_YEAR: &str =
+    r"^(1679|16[89][0-9]|1[7-9][0-9][0-9]|20[0-9][0-9]|21[0-9][0-9]|22[0-5][0-9]|2260)-";
 
 /// A calendar date in the years the schema promises ([`STORABLE_YEAR`]); that the day exists
 /// (no 30 February) is the server's to say.
@@ -621,7 +622,7 @@ pub(crate) struct DailyInput {
 pub(crate) struct ProfileInput {
     /// A person's or a thing's name, or `me` for the speaker (default: every subject).
     #[serde(default)]
-    #[schemars(length(max = 200))]
+    #[schemars(length(min = 1, max = 200))]
     pub subject: Option<String>,
 }
 
@@ -1355,7 +1356,7 @@ pub(crate) struct RestoreInput {
 pub(crate) struct RetiredInput {
     /// Only those retired since this time (RFC 3339).
     #[serde(default)]
-    #[schemars(length(max = 40))]
+    #[schemars(length(max = 40), extend("format" = "date-time"), pattern(STORABLE_YEAR))]
     pub since: Option<String>,
     /// At most this many, newest first (1-500, default 50).
     #[serde(default, deserialize_with = "whole_number")]

@@ -380,7 +380,10 @@ impl Arbor {
         let mut pack = assemble(request, intent, understood, chain, gathered, gaps);
         // A question about a whole subject ("what do you know about Kofi?") gets what memory
         // believes about it now at the top of its pack; a question about a past time does not.
+        // Nor one narrowed to a tree, a category or a kind: the profile spans them all.
+        let narrowed = request.tree.is_some() || !request.categories.is_empty() || !request.kinds.is_empty();
         if request.as_of.is_none()
+            && !narrowed
             && let Some(subject) = arbor_domain::claims::profile::asked_about(&request.query)
         {
             pack.profile = arbor_domain::claims::profile::lines(&self.profile(chain, Some(&subject)).await?);

@@ -276,6 +276,11 @@ pub fn asked_about(question: &str) -> Option<String> {
     None
 }
 
+/// Whether a claim about `subject` belongs to the profile of the subject `asked` names.
+pub fn is_about(asked: &str, subject: &Subject) -> bool {
+    Wanted::new(asked).admits(subject)
+}
+
 /// The key a subject asked for is compared by: [`ME`](super::ME) for the speaker ("me", "I",
 /// "the user", "我", "用户"), else the name's key.
 pub fn asked_subject_key(asked: &str) -> String {
