@@ -184,6 +184,18 @@ fn is_storage_failure(error: &AppError) -> bool {
     )
 }
 
+/// How events are cut into batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Batching {
+    /// Every batch full but the last: what a file holds is cut the same way on every run, so
+    /// the same file gives the same decisions (a leaf planned earlier in a batch is seen by
+    /// the rules, not by the index, and the two see near-duplicates differently).
+    Full,
+    /// A batch of whatever has arrived: a live stream (a pipe from a host) is committed as it
+    /// comes, not held until a batch fills.
+    AsArrived,
+}
+
 /// Ingests framed events as they arrive, `batch` at a time, returning a result per event and
 /// totals. `on_batch` sees each batch's results as soon as it is committed: what it is shown
 /// is acknowledged. A batch the store refuses as a whole is tried again event by event, so one
@@ -193,7 +205,7 @@ pub(crate) async fn ingest_stream(
     arbor: &Arbor,
     chain: &ReadChain,
     events: &mut tokio::sync::mpsc::Receiver<Framed>,
-    batch: usize,
+    (batch, batching): (usize, Batching),
     keep_results: bool,
     on_batch: &mut dyn FnMut(&[EventResult], &Totals),
 ) -> Result<(Vec<EventResult>, Totals)> {
@@ -203,6 +215,12 @@ pub(crate) async fn ingest_stream(
         let mut chunk = Vec::with_capacity(batch);
         if events.recv_many(&mut chunk, batch).await == 0 {
             break;
+        }
+        while batching == Batching::Full && chunk.len() < batch {
+            let room = batch - chunk.len();
+            if events.recv_many(&mut chunk, room).await == 0 {
+                break;
+            }
         }
         totals.events += chunk.len();
         let mut results = Vec::with_capacity(chunk.len());
@@ -283,7 +301,7 @@ pub(crate) async fn ingest_events(
         sender.send(event).await.context("queueing events")?;
     }
     drop(sender);
-    ingest_stream(arbor, chain, &mut receiver, batch, true, &mut |_, _| {}).await
+    ingest_stream(arbor, chain, &mut receiver, (batch, Batching::Full), true, &mut |_, _| {}).await
 }
 
 #[derive(Serialize)]
@@ -304,6 +322,12 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
     let arbor = &opened.arbor;
     let chain = arbor.read_chain(&args.scope.context()?)?;
     let batch = usize::from(args.batch);
+    // A file, or stdin redirected from one, is cut into full batches; a pipe as it arrives.
+    let from_file = match &args.file {
+        Some(path) if path.as_os_str() != "-" => true,
+        _ => std::fs::metadata("/dev/stdin").is_ok_and(|m| m.is_file()),
+    };
+    let batching = if from_file { Batching::Full } else { Batching::AsArrived };
     let input: Box<dyn BufRead + Send> = match &args.file {
         Some(path) if path.as_os_str() != "-" => {
             let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
@@ -344,7 +368,7 @@ pub(crate) async fn run(root: &std::path::Path, args: Args, json: bool) -> Resul
             }
         }
     };
-    let ingested = ingest_stream(arbor, &chain, &mut receiver, batch, json, &mut print_batch).await;
+    let ingested = ingest_stream(arbor, &chain, &mut receiver, (batch, batching), json, &mut print_batch).await;
     // The reader stops once nothing receives what it sends.
     drop(receiver);
     let _ = reader.join();
@@ -402,6 +426,33 @@ mod tests {
 
     fn errors(input: &[u8]) -> Vec<(usize, String)> {
         parse_events(input).into_iter().filter_map(|framed| framed.event.err().map(|e| (framed.position, e))).collect()
+    }
+
+    /// Events that trickle in are cut into full batches when they come from a file, so the same
+    /// file is cut the same way however fast it is read; a live stream is cut as it arrives.
+    #[tokio::test]
+    async fn a_file_is_cut_into_full_batches_however_slowly_it_is_read() {
+        for (batching, sizes) in [(Batching::Full, vec![2, 2, 1]), (Batching::AsArrived, vec![1, 1, 1, 1, 1])] {
+            let arbor = Arbor::in_memory();
+            let chain = arbor
+                .read_chain(&arbor_domain::read_chain::TrustedContext::Only {
+                    namespace: arbor_domain::namespace::Namespace::global(),
+                })
+                .unwrap();
+            let (sender, mut receiver) = tokio::sync::mpsc::channel(8);
+            let trickle = tokio::spawn(async move {
+                for n in 1..=5 {
+                    let event = Ok(Event::user_message(format!("Note number {n} about the garden.")));
+                    sender.send(Framed { position: n, event }).await.unwrap();
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            });
+            let mut seen = Vec::new();
+            let record = &mut |results: &[EventResult], _: &Totals| seen.push(results.len());
+            ingest_stream(&arbor, &chain, &mut receiver, (2, batching), false, record).await.unwrap();
+            trickle.await.unwrap();
+            assert_eq!(seen, sizes, "{batching:?}");
+        }
     }
 
     #[test]
