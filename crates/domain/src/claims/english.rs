@@ -1786,10 +1786,10 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "car",
             Holds,
             Any,
-            r"{A}(?:drives|drive|driving|is driving|got|bought|leased|leases|owns|picked up|switched to|upgraded to|has|have) {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}(?: [\w\-]+)?)",
+            r"{A}(?:drives|drive|driving|is driving|got|bought|leased|leases|owns|picked up|switched to|upgraded to|has|have) {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)",
         ),
-        past("car", Holds, Any, r"{A}drove {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}(?: [\w\-]+)?)"),
-        f("car", Holds, Any, r"{A}traded .{1,40}? (?:in )?for {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}(?: [\w\-]+)?)"),
+        past("car", Holds, Any, r"{A}drove {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)"),
+        f("car", Holds, Any, r"{A}traded .{1,40}? (?:in )?for {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)"),
         f(
             "editor",
             Holds,

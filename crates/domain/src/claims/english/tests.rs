@@ -76,6 +76,8 @@ fn things_people_have_one_of_and_several_of() {
         // A car as people describe one: colour, year, make and model.
         ("The user drives a black 2021 Subaru Outback.", &["@me|car|black 2021 Subaru Outback"]),
         ("he got a new job driving a truck", &[]),
+        // "ev" is a car; "every" is not.
+        ("Project Atlas has the rollback drill every Friday.", &["project atlas|~when|Friday"]),
         ("Priya is vegetarian.", &["priya|diet|vegetarian"]),
         ("Priya isn't vegetarian anymore.", &["priya|diet|vegetarian ended"]),
         ("Lena no longer works at Spotify.", &["lena|employer|Spotify ended"]),
