@@ -124,10 +124,10 @@ impl Arbor {
             let mark = match &old.claims.retired {
                 Some(mark) if mark.restored_as.is_none() && old.status == LeafStatus::Superseded => mark.clone(),
                 Some(_) => {
-                    return Err(AppError::InvalidRequest(format!("{id} was restored already or is current")));
+                    return Err(AppError::NotNow(format!("{id} was restored already or is current")));
                 }
                 None => {
-                    return Err(AppError::InvalidRequest(format!(
+                    return Err(AppError::NotNow(format!(
                         "{id} was not retired by a rule; a version a person replaced comes back with `restore`"
                     )));
                 }

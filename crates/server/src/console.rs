@@ -216,11 +216,7 @@ impl Service {
     /// retired it, and no rule retires either for the other again.
     pub(crate) async fn restore_retired(&self, input: wire::RestoreRetiredInput) -> ApiResult<wire::RestoredRetired> {
         let id = leaf_id(&input.id)?;
-        // A memory no rule retired, or one restored already, is a state it is not in.
-        let receipt = self.arbor().restore_retired(self.chain(), &id).await.map_err(|error| match error {
-            arbor_app::AppError::InvalidRequest(why) => ApiError::new(409, "conflict", why),
-            other => ApiError::from(other),
-        })?;
+        let receipt = self.arbor().restore_retired(self.chain(), &id).await?;
         Ok(wire::RestoredRetired {
             restored: receipt.restored.to_string(),
             leaf_id: receipt.leaf_id.to_string(),
