@@ -17,8 +17,8 @@ use arbor_domain::namespace::{Namespace, NamespaceKind};
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{
-    AssessRequest, DuplicateCandidate, DuplicateRequest, QueryFocus, QueryRequest, RerankCandidate, RerankRequest,
-    SummarizeRequest, SummaryInput,
+    AssessRequest, DuplicateCandidate, DuplicateRequest, PairCandidate, PairJudgement, PairRequest, PairVerdict,
+    QueryFocus, QueryRequest, RerankCandidate, RerankRequest, SummarizeRequest, SummaryInput,
 };
 use serde_json::json;
 use support::{MockServer, Reply, embeddings_reply};
@@ -304,6 +304,70 @@ async fn duplicate_judgements_name_only_candidates() {
     let reasoner = OpenAiReasoner::new(config(&server), JsonOutput::Schema).unwrap();
     let error = reasoner.judge(&duplicate_request()).await.unwrap_err();
     assert!(error.to_string().contains("was not a candidate"), "{error}");
+}
+
+fn pair_request() -> PairRequest {
+    let candidate = |id: &str, text: &str| PairCandidate {
+        id: LeafId::parse(id).unwrap(),
+        text: text.to_owned(),
+        attributes: vec!["residence".to_owned()],
+    };
+    PairRequest {
+        text: "Maya moved to Amsterdam".to_owned(),
+        attributes: vec!["residence".to_owned()],
+        candidates: vec![
+            candidate("lf-01J0000000000000000000000A", "Maya lives in Porto"),
+            candidate("lf-01J0000000000000000000000B", "Maya speaks Portuguese"),
+        ],
+    }
+}
+
+async fn judged_pairs(answer: serde_json::Value) -> Result<Vec<PairJudgement>, ModelError> {
+    let answer = answer.to_string();
+    let server = MockServer::start(move |_, _, _| Reply::chat(&answer)).await;
+    let reasoner = OpenAiReasoner::new(config(&server), JsonOutput::Schema).unwrap();
+    let judged = reasoner.judge_candidate_pairs(&pair_request()).await;
+    let sent = server.requests()[0].json();
+    assert_eq!(sent["response_format"]["json_schema"]["name"], "pair_judgements");
+    let shown: serde_json::Value = serde_json::from_str(sent["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(shown["candidates"][1]["id"], "c2", "candidates are shown by short labels");
+    assert!(shown["attributes"].as_array().unwrap().iter().any(|a| a["id"] == "residence" && a["holds"] == "one"));
+    judged
+}
+
+#[tokio::test]
+async fn pair_judgements_name_shown_candidates_and_catalogue_attributes() {
+    let good = json!({ "judgements": [
+        { "id": "c1", "verdict": "updates", "attribute": "Residence" },
+        { "id": "c2", "verdict": "keeps", "attribute": null },
+    ] });
+    let judged = judged_pairs(good).await.unwrap();
+    let request = pair_request();
+    assert_eq!(
+        judged,
+        vec![
+            PairJudgement {
+                leaf_id: request.candidates[0].id.clone(),
+                verdict: PairVerdict::Updates { attribute: "residence".to_owned() }
+            },
+            PairJudgement { leaf_id: request.candidates[1].id.clone(), verdict: PairVerdict::Keeps },
+        ]
+    );
+    for (bad, why) in [
+        (json!({ "judgements": [{ "id": "c3", "verdict": "keeps", "attribute": null }] }), "not a candidate"),
+        (
+            json!({ "judgements": [{ "id": "c1", "verdict": "keeps", "attribute": null }, { "id": "c1", "verdict": "keeps", "attribute": null }] }),
+            "judged twice",
+        ),
+        (
+            json!({ "judgements": [{ "id": "c1", "verdict": "updates", "attribute": "vibe" }] }),
+            "not a catalogue attribute",
+        ),
+        (json!({ "judgements": [{ "id": "c1", "verdict": "updates", "attribute": null }] }), "naming no attribute"),
+    ] {
+        let error = judged_pairs(bad).await.unwrap_err();
+        assert!(error.to_string().contains(why), "{error}");
+    }
 }
 
 #[tokio::test]

@@ -52,6 +52,8 @@ fn task(body: &Value) -> &'static str {
         "intent"
     } else if system.contains("Order the `candidates`") {
         "rerank"
+    } else if system.contains("just said") {
+        "pairs"
     } else {
         "unknown"
     }
@@ -92,6 +94,8 @@ fn good_answer(body: &Value) -> Reply {
         "intent" => json!({ "scope": "specific", "focus": "general", "reason": "the model read it as specific" }),
         // The candidates in reverse: a reranker that plainly disagrees with the fusion.
         "rerank" => json!({ "order": shown_candidates(body).into_iter().rev().collect::<Vec<_>>() }),
+        // No opinion on any pair: the rules decide.
+        "pairs" => json!({ "judgements": [] }),
         _ => json!({}),
     };
     Reply::chat(&content.to_string())

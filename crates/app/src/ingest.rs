@@ -262,7 +262,8 @@ impl Arbor {
         };
         // Does it replace a current memory, wherever that was filed? Its claims against the
         // claims of the current memories about the same subjects and attributes.
-        let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims).await?;
+        let shown = reading.shareable.then_some(chunk.text.as_str());
+        let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims, shown).await?;
         let (replaces, because) = match (&hinted, reconciled.retire.first()) {
             (Some(id), _) => (Some(id.clone()), "same subject".to_owned()),
             (None, Some((old, retirement))) => (Some(old.id.clone()), retirement_reason(retirement)),
@@ -754,5 +755,10 @@ fn retirement_reason(retirement: &arbor_domain::claims::Retirement) -> String {
         arbor_domain::claims::RetireRule::Ended => {
             format!("{subject} · {attribute}: {} ended", value(&retirement.old.value))
         }
+        arbor_domain::claims::RetireRule::Judged => format!(
+            "{subject} · {attribute}: was {}, now {} (judged by the model reasoner)",
+            value(&retirement.old.value),
+            value(&retirement.new.value)
+        ),
     }
 }

@@ -157,6 +157,9 @@ pub struct Options {
     /// The longest one reasoner call may take, retries included, before the deterministic
     /// reasoner decides that step instead: what a model can add to a write or a question.
     pub reasoner_deadline: std::time::Duration,
+    /// The most pair judgements (`claims::judged`) one batch asks a model reasoner for; the
+    /// memories past it are decided by the rules alone.
+    pub pair_judgements_per_batch: u32,
 }
 
 impl Default for Options {
@@ -170,6 +173,7 @@ impl Default for Options {
             max_job_attempts: 5,
             owner: format!("local/{}", std::process::id()),
             reasoner_deadline: std::time::Duration::from_secs(20),
+            pair_judgements_per_batch: 32,
         }
     }
 }

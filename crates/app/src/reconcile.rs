@@ -9,15 +9,20 @@
 //! the same decisions whatever background jobs have done: nothing here reads an index that a job
 //! fills.
 
+use std::sync::atomic::Ordering;
+
 use arbor_domain::claims::decide::Current;
-use arbor_domain::claims::{Claim, Doubt, DoubtMark, LeafClaims, Retirement, RetirementMark, decide};
+use arbor_domain::claims::judged::{
+    PAIRS_PER_JUDGEMENT, PairCandidate, PairRequest, PairVerdict, may_share_subject, overrule,
+};
+use arbor_domain::claims::{Claim, Decision, Doubt, DoubtMark, LeafClaims, Retirement, RetirementMark, decide};
 use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::reconcile::{CANDIDATES, PER_KEY};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
-use arbor_ports::FiledQuery;
+use arbor_ports::{FiledQuery, HEURISTIC_REASONER_ID};
 use serde::Serialize;
 
 use crate::write::BatchPlan;
@@ -76,13 +81,16 @@ impl Doubted {
 impl Arbor {
     /// What `claims` (a new memory of `namespace`, of `lineage` when it continues one) do to the namespace's
     /// current memories, as this batch leaves them: the domain's decision over those filed under
-    /// the same subjects and attributes, less the pairs a person kept.
+    /// the same subjects and attributes, less the pairs a person kept — with a model reasoner's
+    /// verdicts on those pairs when one is configured and `text` (the new memory's, when it may
+    /// be shown to the reasoner) is given (`claims::judged`).
     pub(crate) async fn reconcile_claims(
         &self,
         plan: &BatchPlan,
         namespace: &Namespace,
         lineage: Option<&LeafId>,
         claims: &LeafClaims,
+        text: Option<&str>,
     ) -> AppResult<Reconciled> {
         if claims.claims.is_empty() {
             return Ok(Reconciled::default());
@@ -101,11 +109,79 @@ impl Arbor {
             .enumerate()
             .map(|(at, leaf)| Current { item: at, claims: &leaf.claims.claims, says_more: leaf.claims.says_more })
             .collect();
-        let decision = decide(&claims.claims, &current);
+        let mut decision = decide(&claims.claims, &current);
+        if let Some(text) = text {
+            decision = self.judge_pairs(plan, text, &claims.claims, &candidates, decision).await;
+        }
         Ok(Reconciled {
             retire: decision.retire.into_iter().map(|(at, r)| (candidates[at].clone(), r)).collect(),
             doubt: decision.flag.into_iter().map(|(at, d)| (candidates[at].clone(), d)).collect(),
         })
+    }
+
+    /// The rules' `decision` over `candidates` after a model reasoner's verdicts on them
+    /// (`claims::judged::overrule`): asked when one is configured, within the batch's budget,
+    /// about the first [`PAIRS_PER_JUDGEMENT`] candidates (those the rules decided first), none
+    /// of which may be shown to it unless its sensitivity allows; a pair no claim of which may
+    /// share a subject is not shown. No answer in time, or an
+    /// unusable one, leaves the rules' decision.
+    async fn judge_pairs(
+        &self,
+        plan: &BatchPlan,
+        text: &str,
+        new: &[Claim],
+        candidates: &[LeafRecord],
+        decision: Decision<usize>,
+    ) -> Decision<usize> {
+        let reasoner = &self.ports.reasoner;
+        if reasoner.id() == HEURISTIC_REASONER_ID || candidates.is_empty() {
+            return decision;
+        }
+        let decided =
+            |at: usize| decision.retire.iter().any(|(i, _)| *i == at) || decision.flag.iter().any(|(i, _)| *i == at);
+        let mut shown: Vec<usize> = (0..candidates.len()).filter(|&at| decided(at)).collect();
+        shown.extend(
+            (0..candidates.len())
+                .rev()
+                .filter(|&at| !decided(at) && may_share_subject(new, &candidates[at].claims.claims)),
+        );
+        if shown.is_empty() {
+            return decision;
+        }
+        shown.truncate(PAIRS_PER_JUDGEMENT);
+        let locality = reasoner.locality();
+        if shown.iter().any(|&at| !candidates[at].sensitivity.may_be_given_to(locality)) {
+            return decision;
+        }
+        if plan.pair_judgements.fetch_add(1, Ordering::Relaxed) >= self.options.pair_judgements_per_batch {
+            return decision;
+        }
+        let attributes = |claims: &[Claim]| {
+            let mut names: Vec<String> = claims.iter().filter(|c| !c.is_loose()).map(|c| c.attribute.clone()).collect();
+            names.dedup();
+            names
+        };
+        let request = PairRequest {
+            text: text.to_owned(),
+            attributes: attributes(new),
+            candidates: shown
+                .iter()
+                .map(|&at| PairCandidate {
+                    id: candidates[at].id.clone(),
+                    text: candidates[at].summary.clone(),
+                    attributes: attributes(&candidates[at].claims.claims),
+                })
+                .collect(),
+        };
+        let Some(judgements) = self.ask_reasoner("judge_pairs", reasoner.judge_pairs(&request)).await else {
+            return decision;
+        };
+        let verdicts: Vec<(usize, PairVerdict)> = judgements
+            .into_iter()
+            .filter_map(|j| shown.iter().find(|&&at| candidates[at].id == j.leaf_id).map(|&at| (at, j.verdict)))
+            .collect();
+        let pairs: Vec<(usize, &[Claim])> = shown.iter().map(|&at| (at, &candidates[at].claims.claims[..])).collect();
+        overrule(decision, new, &pairs, &verdicts)
     }
 
     /// The current memories of `namespace` with a claim on a subject and attribute `claims`

@@ -58,6 +58,10 @@ pub(crate) struct UpdatesArgs {
     /// must_contain, must_not_contain}]}`.
     #[arg(long, value_name = "FILE")]
     data: PathBuf,
+    /// Judge the pairs with the reasoner configured for the store at DIR (as `arbor models
+    /// use-reasoner` set it), to measure a model reasoner; default: the deterministic rules.
+    #[arg(long, value_name = "DIR")]
+    reasoner_of: Option<PathBuf>,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -87,7 +91,12 @@ pub(crate) async fn run(command: EvalCommand, json: bool) -> Result<()> {
             options.dir
         }
         EvalCommand::Updates(args) => {
-            let options = UpdatesOptions { data: args.data, dir: args.store.dir, embedder: args.store.embedder };
+            let options = UpdatesOptions {
+                data: args.data,
+                dir: args.store.dir,
+                embedder: args.store.embedder,
+                reasoner_of: args.reasoner_of,
+            };
             let report = updates::run(&options).await?;
             if json {
                 print_json(&report)?

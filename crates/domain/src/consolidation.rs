@@ -160,8 +160,13 @@ impl Consolidation {
                 None => {
                     // By claims, as at write time, less the pairs a person kept together; the
                     // latest earlier memory a proof retires.
+                    // A pair a model reasoner judged both true at write time stays a doubt.
                     let kept = |i: usize| {
-                        order[i].claims.kept_with(&newer.lineage) || newer.claims.kept_with(&order[i].lineage)
+                        order[i].claims.kept_with(&newer.lineage)
+                            || newer.claims.kept_with(&order[i].lineage)
+                            || order[i].claims.doubt.as_ref().is_some_and(|d| {
+                                d.by == newer.id && d.reason == crate::claims::FlagReason::JudgesDisagree
+                            })
                     };
                     let current: Vec<Current<'_, usize>> = earlier
                         .iter()
@@ -176,7 +181,7 @@ impl Consolidation {
                     decision.retire.into_iter().max_by_key(|(i, _)| *i).map(|(i, retirement)| {
                         let kind = match retirement.rule {
                             RetireRule::Ended => ProposalKind::Invalidate,
-                            RetireRule::OneValue => ProposalKind::Update,
+                            RetireRule::OneValue | RetireRule::Judged => ProposalKind::Update,
                         };
                         let reason = format!("same subject and {}: {}", retirement.attribute, retirement.rule.as_str());
                         (i, kind, reason, Some((retirement.rule, retirement.attribute)))

@@ -41,6 +41,9 @@ pub struct UpdatesOptions {
     /// removed afterwards.
     pub dir: Option<PathBuf>,
     pub embedder: EmbedderChoice,
+    /// A store whose configured reasoner judges the pairs (`arbor models use-reasoner`);
+    /// `None`: the deterministic rules.
+    pub reasoner_of: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -266,6 +269,12 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
     let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-updates-")?;
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+    if let Some(other) = &args.reasoner_of {
+        let reasoner = compose::StoreConfig::load(other)
+            .with_context(|| format!("reading the reasoner of the store at {}", other.display()))?
+            .reasoner;
+        compose::update_config(&root, |config| config.reasoner = reasoner)?;
+    }
     let arbor = compose::open(&root).await?.arbor;
 
     let mut events = 0;

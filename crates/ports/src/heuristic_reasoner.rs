@@ -1,6 +1,7 @@
 //! The `Reasoner` port answered by the domain's deterministic [`heuristics`]: no model, no
 //! IO. It is the default reasoner and the one every model-backed step falls back to.
 
+use arbor_domain::claims::judged::{PairJudgement, PairRequest};
 use arbor_domain::heuristics;
 use arbor_domain::id::NodeId;
 use arbor_domain::supersession::DuplicateJudgement;
@@ -34,6 +35,10 @@ impl Reasoner for HeuristicReasoner {
 
     async fn judge_duplicate(&self, request: &DuplicateRequest) -> Result<DuplicateJudgement> {
         Ok(heuristics::judge_duplicate(request))
+    }
+
+    async fn judge_pairs(&self, _request: &PairRequest) -> Result<Vec<PairJudgement>> {
+        Ok(Vec::new())
     }
 
     async fn summarize(&self, request: &SummarizeRequest) -> Result<SummaryDraft> {

@@ -44,8 +44,9 @@ pub use index::{
     VectorQuery, best_first, rarest_terms,
 };
 pub use models::{
-    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, QueryFocus, QueryIntent,
-    QueryRequest, Reasoner, RerankCandidate, RerankRequest, SummarizeRequest, SummaryDraft, SummaryInput,
+    AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, PairCandidate, PairJudgement,
+    PairRequest, PairVerdict, QueryFocus, QueryIntent, QueryRequest, Reasoner, RerankCandidate, RerankRequest,
+    SummarizeRequest, SummaryDraft, SummaryInput,
 };
 pub use reads::{one_read, read_began};
 pub use snapshot::{AccessRecord, CandidateOutcome, ConsideredNode, ContextSnapshot, SnapshotVersions};

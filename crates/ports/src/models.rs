@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+pub use arbor_domain::claims::judged::{PairCandidate, PairJudgement, PairRequest, PairVerdict};
 use arbor_domain::id::NodeId;
 pub use arbor_domain::judgement::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, QueryFocus, QueryIntent, QueryRequest,
@@ -68,6 +69,12 @@ pub trait Reasoner: Send + Sync + fmt::Debug {
     async fn assess(&self, request: &AssessRequest) -> Result<Assessment>;
 
     async fn judge_duplicate(&self, request: &DuplicateRequest) -> Result<DuplicateJudgement>;
+
+    /// Whether the new memory updates, keeps or repeats each current memory it is shown beside
+    /// (`claims::judged`): verdicts only on candidates shown, each at most once; one it leaves
+    /// out keeps the rules' decision. The deterministic reasoner has no opinion (an empty
+    /// list): the rules' decision is its own.
+    async fn judge_pairs(&self, request: &PairRequest) -> Result<Vec<PairJudgement>>;
 
     async fn summarize(&self, request: &SummarizeRequest) -> Result<SummaryDraft>;
 

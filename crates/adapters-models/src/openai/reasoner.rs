@@ -5,6 +5,7 @@
 //! the app then falls back to the deterministic reasoner for that step and counts it. The
 //! domain's rules validate whatever gets through.
 
+use arbor_domain::claims::{CATALOGUE, Holds, definition};
 use arbor_domain::decision::EntityProposal;
 use arbor_domain::entity::EntityType;
 use arbor_domain::id::NodeId;
@@ -12,8 +13,8 @@ use arbor_domain::model::{Confidence, Label, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS,
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::DuplicateJudgement;
 use arbor_ports::{
-    AssessRequest, Assessment, DuplicateRequest, Locality, QueryFocus, QueryIntent, QueryRequest, Reasoner,
-    RerankRequest, SummarizeRequest, SummaryDraft,
+    AssessRequest, Assessment, DuplicateRequest, Locality, PairJudgement, PairRequest, PairVerdict, QueryFocus,
+    QueryIntent, QueryRequest, Reasoner, RerankRequest, SummarizeRequest, SummaryDraft,
 };
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -207,6 +208,55 @@ impl OpenAiReasoner {
         Ok(order)
     }
 
+    /// The model's verdict on each pair of the new memory and a current one. Candidates are
+    /// shown as `c1`, `c2`, … with the attributes their claims fill; the attributes an answer
+    /// may name are the catalogue's. A label it was not shown, one judged twice, an `updates`
+    /// naming no attribute, or an attribute the catalogue does not hold makes the whole answer
+    /// unusable (the rules' decision stands).
+    pub async fn judge_candidate_pairs(&self, request: &PairRequest) -> Result<Vec<PairJudgement>, ModelError> {
+        let label = |i: usize| format!("c{}", i + 1);
+        let candidates: Vec<Value> = request
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| json!({ "id": label(i), "text": shown(&c.text), "attributes": c.attributes }))
+            .collect();
+        let catalogue: Vec<Value> =
+            CATALOGUE.iter().map(|def| json!({ "id": def.id, "means": def.english, "holds": match def.holds { Holds::One => "one", Holds::Many => "many" } })).collect();
+        let input = json!({
+            "new_memory": shown(&request.text),
+            "new_attributes": request.attributes,
+            "candidates": candidates,
+            "attributes": catalogue,
+        });
+        let answer: PairsAnswer = self.ask(PAIRS_TASK, "pair_judgements", pairs_schema(), input).await?;
+        let mut judgements = Vec::with_capacity(answer.judgements.len());
+        let mut seen = std::collections::BTreeSet::new();
+        for given in answer.judgements {
+            let position = (0..request.candidates.len())
+                .find(|&i| label(i) == given.id)
+                .ok_or_else(|| ModelError::malformed(format!("{:?} is not a candidate it was shown", given.id)))?;
+            if !seen.insert(position) {
+                return Err(ModelError::malformed(format!("{:?} is judged twice", given.id)));
+            }
+            let verdict = match (given.verdict.as_str(), given.attribute) {
+                ("updates", Some(attribute)) => {
+                    let attribute = attribute.trim().to_lowercase();
+                    if definition(&attribute).is_none() {
+                        return Err(ModelError::malformed(format!("{attribute:?} is not a catalogue attribute")));
+                    }
+                    PairVerdict::Updates { attribute }
+                }
+                ("updates", None) => return Err(ModelError::malformed("an update naming no attribute")),
+                ("keeps", _) => PairVerdict::Keeps,
+                ("repeats", _) => PairVerdict::Repeats,
+                (other, _) => return Err(ModelError::malformed(format!("{other:?} is not a pair verdict"))),
+            };
+            judgements.push(PairJudgement { leaf_id: request.candidates[position].id.clone(), verdict });
+        }
+        Ok(judgements)
+    }
+
     pub async fn classify(&self, request: &QueryRequest) -> Result<QueryIntent, ModelError> {
         let input = json!({ "question": shown(&request.query) });
         let answer: IntentAnswer = self.ask(INTENT_TASK, "query_intent", intent_schema(), input).await?;
@@ -246,6 +296,16 @@ const DUPLICATE_TASK: &str = "Compare the new `text` with each candidate memory.
 updates or replaces a candidate (a changed date, a new decision on the same matter), else \
 \"distinct\". leaf_id: the candidate's leaf_id for same_memory or supersedes, else null. \
 confidence: 0..1.";
+
+const PAIRS_TASK: &str = "A person's memory holds the `candidates`; `new_memory` was just said. \
+For each candidate, judge whether the new memory changes what it says. verdict: \"updates\" only \
+when both speak of the same person or thing and the same attribute, the attribute holds one \
+value at a time (holds: one), and the new memory gives it another value or ends it (a move, a new \
+job, a changed date); \"keeps\" when both can be true at once (another attribute, an addition to \
+something that holds several values, another person, a plan, a wish, a one-off exception, a \
+past event); \"repeats\" when it says the same again. attribute: for updates, the `id` of the \
+catalogue attribute in `attributes`, else null. When unsure, answer keeps. Judge every \
+candidate once, by its id.";
 
 const SUMMARY_TASK: &str = "Write the summary of a branch of a memory tree from its children. \
 title: a short title for the branch (under 80 characters). text: a faithful, dense summary of \
@@ -318,6 +378,15 @@ fn duplicate_schema() -> Value {
     }))
 }
 
+fn pairs_schema() -> Value {
+    let judgement = object(json!({
+        "id": { "type": "string" },
+        "verdict": { "type": "string", "enum": ["updates", "keeps", "repeats"] },
+        "attribute": nullable_string(),
+    }));
+    object(json!({ "judgements": { "type": "array", "items": judgement } }))
+}
+
 fn summary_schema() -> Value {
     object(json!({
         "title": { "type": "string" },
@@ -356,6 +425,20 @@ struct DuplicateAnswer {
     verdict: String,
     leaf_id: Option<String>,
     confidence: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairsAnswer {
+    judgements: Vec<PairAnswer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairAnswer {
+    id: String,
+    verdict: String,
+    attribute: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -508,6 +591,10 @@ impl Reasoner for OpenAiReasoner {
 
     async fn judge_duplicate(&self, request: &DuplicateRequest) -> arbor_ports::Result<DuplicateJudgement> {
         self.judge(request).await.map_err(|e| to_port_error(BACKEND, e))
+    }
+
+    async fn judge_pairs(&self, request: &PairRequest) -> arbor_ports::Result<Vec<PairJudgement>> {
+        self.judge_candidate_pairs(request).await.map_err(|e| to_port_error(BACKEND, e))
     }
 
     async fn summarize(&self, request: &SummarizeRequest) -> arbor_ports::Result<SummaryDraft> {

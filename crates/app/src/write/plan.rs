@@ -34,6 +34,8 @@ pub(crate) struct BatchPlan {
     /// Changes beyond the ones every new or superseded leaf brings (e.g. a `leaf.promoted`
     /// audit event, or the edited candidate a new one replaces), committed with them.
     pub(crate) extra: Vec<Change>,
+    /// How many pair judgements this attempt asked a model reasoner for.
+    pub(crate) pair_judgements: std::sync::atomic::AtomicU32,
 }
 
 impl BatchPlan {

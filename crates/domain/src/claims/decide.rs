@@ -30,6 +30,9 @@ pub enum RetireRule {
     OneValue,
     /// The value ended, or what was said to have ended holds again.
     Ended,
+    /// A model reasoner proved a doubt of the rules: the same attribute, one value at a time
+    /// (`claims::judged`).
+    Judged,
 }
 
 impl RetireRule {
@@ -37,6 +40,7 @@ impl RetireRule {
         match self {
             RetireRule::OneValue => "one_value",
             RetireRule::Ended => "ended",
+            RetireRule::Judged => "judged",
         }
     }
 }
@@ -56,6 +60,11 @@ pub enum FlagReason {
     /// A measure of the same kind (a time, a price, an amount) said of the same thing in other
     /// words, with another value: a loose claim, which never retires.
     SameKindOfValue,
+    /// The rules proved a replacement and a model reasoner judged both true (`claims::judged`).
+    JudgesDisagree,
+    /// A model reasoner judged it replaced where the rules saw nothing to prove
+    /// (`claims::judged`).
+    JudgedUpdate,
 }
 
 impl FlagReason {
@@ -66,6 +75,8 @@ impl FlagReason {
             FlagReason::EndedWithoutValue => "ended_without_value",
             FlagReason::SaysMore => "says_more",
             FlagReason::SameKindOfValue => "same_kind_of_value",
+            FlagReason::JudgesDisagree => "judges_disagree",
+            FlagReason::JudgedUpdate => "judged_update",
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod catalogue;
 mod chinese;
 pub mod decide;
 mod english;
+pub mod judged;
 pub mod profile;
 pub mod question;
 pub mod record;
