@@ -58,8 +58,8 @@ pub(crate) struct UpdatesArgs {
     /// must_contain, must_not_contain}]}`.
     #[arg(long, value_name = "FILE")]
     data: PathBuf,
-    /// Judge the pairs with the reasoner configured for the store at DIR (as `arbor models
-    /// use-reasoner` set it), to measure a model reasoner; default: the deterministic rules.
+    /// Let the model the store at DIR is configured with (`arbor models use-reasoner`, served on
+    /// this machine) judge the pairs its claims find, and nothing else; default: the rules.
     #[arg(long, value_name = "DIR")]
     reasoner_of: Option<PathBuf>,
     #[command(flatten)]

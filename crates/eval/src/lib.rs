@@ -13,6 +13,7 @@
 
 pub mod beam;
 pub mod locomo;
+pub mod pair_judge;
 pub mod updates;
 
 use serde::Serialize;

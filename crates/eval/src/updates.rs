@@ -41,8 +41,8 @@ pub struct UpdatesOptions {
     /// removed afterwards.
     pub dir: Option<PathBuf>,
     pub embedder: EmbedderChoice,
-    /// A store whose configured reasoner judges the pairs (`arbor models use-reasoner`);
-    /// `None`: the deterministic rules.
+    /// A store whose configured reasoner (`arbor models use-reasoner`, served on this machine)
+    /// judges the pairs, and nothing else (`pair_judge`); `None`: the deterministic rules.
     pub reasoner_of: Option<PathBuf>,
 }
 
@@ -269,13 +269,16 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
     let (root, _temp) = crate::store_dir(args.dir.as_deref(), "arbor-updates-")?;
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
+    let mut arbor = compose::open(&root).await?.arbor;
     if let Some(other) = &args.reasoner_of {
-        let reasoner = compose::StoreConfig::load(other)
+        let config = compose::StoreConfig::load(other)
             .with_context(|| format!("reading the reasoner of the store at {}", other.display()))?
             .reasoner;
-        compose::update_config(&root, |config| config.reasoner = reasoner)?;
+        let judge = crate::pair_judge::PairJudgeOnly::new(config.build()?, &config)?;
+        let mut ports = arbor.ports().clone();
+        ports.reasoner = std::sync::Arc::new(judge);
+        arbor = arbor_app::Arbor::new(ports, arbor.policy().clone(), arbor.options().clone());
     }
-    let arbor = compose::open(&root).await?.arbor;
 
     let mut events = 0;
     let mut writers = Vec::with_capacity(cases.len());
