@@ -979,7 +979,8 @@ pub(crate) struct ReplacedMemory {
     pub leaf_id: String,
     /// The attribute both speak of (`residence`, `employer`, `has:manager`, …).
     pub attribute: String,
-    /// `one_value` (another value of an attribute that holds one) or `ended`.
+    /// `one_value` (another value of an attribute that holds one), `ended`, or `judged` (a model
+    /// reasoner proved what the rules only doubted).
     pub rule: String,
     /// What the old memory said of it, and what the save says.
     pub was: Option<String>,
@@ -991,7 +992,8 @@ pub(crate) struct ReplacedMemory {
 pub(crate) struct OutdatedMemory {
     pub leaf_id: String,
     pub attribute: String,
-    /// Why it was not retired (`maybe_same_subject`, `values_unclear`, `says_more`, …).
+    /// Why it was not retired (`maybe_same_subject`, `values_unclear`, `says_more`,
+    /// `judges_disagree`, `judged_update`, …).
     pub reason: String,
 }
 
@@ -1136,7 +1138,7 @@ pub(crate) struct ProfileChange {
     pub said_at: String,
     pub changed_by: String,
     pub changed_at: String,
-    /// `one_value` or `ended`.
+    /// `one_value`, `ended` or `judged`.
     pub rule: String,
 }
 
@@ -1378,7 +1380,7 @@ pub(crate) struct RetiredEntry {
     pub text: String,
     pub said_at: String,
     pub retired_at: String,
-    /// `one_value` or `ended`.
+    /// `one_value`, `ended` or `judged`.
     pub rule: String,
     pub attribute: String,
     pub attribute_name: String,
