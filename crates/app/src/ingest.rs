@@ -262,7 +262,10 @@ impl Arbor {
         };
         // Does it replace a current memory, wherever that was filed? Its claims against the
         // claims of the current memories about the same subjects and attributes.
-        let shown = reading.shareable.then_some(chunk.text.as_str());
+        // Shown to a model only if what admission made of it may be (a model's assessment can
+        // make a memory restricted after the secret scan let its text through).
+        let shareable = reading.shareable && sensitivity.may_be_given_to(self.ports.reasoner.locality());
+        let shown = shareable.then_some(chunk.text.as_str());
         let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims, shown).await?;
         let (replaces, because) = match (&hinted, reconciled.retire.first()) {
             (Some(id), _) => (Some(id.clone()), "same subject".to_owned()),

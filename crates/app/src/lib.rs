@@ -157,8 +157,9 @@ pub struct Options {
     /// The longest one reasoner call may take, retries included, before the deterministic
     /// reasoner decides that step instead: what a model can add to a write or a question.
     pub reasoner_deadline: std::time::Duration,
-    /// The most pair judgements (`claims::judged`) one batch asks a model reasoner for; the
-    /// memories past it are decided by the rules alone.
+    /// The most pair-judgement calls (`claims::judged`, one per memory, up to six pairs each)
+    /// one attempt at a batch makes to a model reasoner; the memories past it are decided by
+    /// the rules alone.
     pub pair_judgements_per_batch: u32,
 }
 

@@ -157,9 +157,9 @@ impl Arbor {
             return decision;
         }
         let attributes = |claims: &[Claim]| {
-            let mut names: Vec<String> = claims.iter().filter(|c| !c.is_loose()).map(|c| c.attribute.clone()).collect();
-            names.dedup();
-            names
+            let names: std::collections::BTreeSet<String> =
+                claims.iter().filter(|c| !c.is_loose()).map(|c| c.attribute.clone()).collect();
+            names.into_iter().collect::<Vec<_>>()
         };
         let request = PairRequest {
             text: text.to_owned(),
@@ -180,7 +180,14 @@ impl Arbor {
             .into_iter()
             .filter_map(|j| shown.iter().find(|&&at| candidates[at].id == j.leaf_id).map(|&at| (at, j.verdict)))
             .collect();
-        let pairs: Vec<(usize, &[Claim])> = shown.iter().map(|&at| (at, &candidates[at].claims.claims[..])).collect();
+        let pairs: Vec<Current<'_, usize>> = shown
+            .iter()
+            .map(|&at| Current {
+                item: at,
+                claims: &candidates[at].claims.claims,
+                says_more: candidates[at].claims.says_more,
+            })
+            .collect();
         overrule(decision, new, &pairs, &verdicts)
     }
 

@@ -11,7 +11,9 @@
 //!   nothing is hidden and a person can see the doubt;
 //! - **updates** proves a doubt the rules could not settle — the subjects are probably one, or
 //!   the values could not be told apart — when the attribute it names is the doubt's and holds
-//!   one value at a time ([`RetireRule::Judged`]): a retirement, recorded and undoable like any;
+//!   one value at a time, and the old memory says nothing else (every claim on that attribute,
+//!   no words beyond its claims: it is retired whole) ([`RetireRule::Judged`]): a retirement,
+//!   recorded and undoable like any;
 //! - **updates** of a pair the rules left alone is a doubt, never a retirement
 //!   ([`FlagReason::JudgedUpdate`]): a model's word alone does not hide a fact, and it only
 //!   marks one when it names a catalogue attribute one of the two memories' claims fill and
@@ -23,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::decide::{Decision, Doubt, FlagReason, RetireRule, Retirement};
+use super::decide::{Current, Decision, Doubt, FlagReason, RetireRule, Retirement};
 use super::{Claim, Holds, SameSubject, definition};
 use crate::id::LeafId;
 
@@ -74,9 +76,16 @@ pub struct PairJudgement {
 pub fn overrule<T: Clone + PartialEq>(
     decision: Decision<T>,
     new: &[Claim],
-    candidates: &[(T, &[Claim])],
+    candidates: &[Current<'_, T>],
     verdicts: &[(T, PairVerdict)],
 ) -> Decision<T> {
+    // A memory is retired whole, so a verdict proves a doubt only of a memory that says
+    // nothing but the doubted attribute: the rules' own bar for a retirement.
+    let only_says = |item: &T, attribute: &str| {
+        candidates.iter().find(|c| c.item == *item).is_some_and(|c| {
+            !c.says_more && !c.claims.is_empty() && c.claims.iter().all(|claim| claim.attribute == attribute)
+        })
+    };
     let verdict_on = |item: &T| verdicts.iter().find(|(shown, _)| shown == item).map(|(_, v)| v);
     let mut out = Decision::default();
     for (item, retirement) in decision.retire {
@@ -94,6 +103,7 @@ pub fn overrule<T: Clone + PartialEq>(
                 matches!(doubt.reason, FlagReason::MaybeSameSubject | FlagReason::ValuesUnclear)
                     && *attribute == doubt.attribute
                     && holds_one(attribute)
+                    && only_says(&item, attribute)
             }
             _ => false,
         };
@@ -104,7 +114,7 @@ pub fn overrule<T: Clone + PartialEq>(
             out.flag.push((item, doubt));
         }
     }
-    for (item, old_claims) in candidates {
+    for Current { item, claims: old_claims, .. } in candidates {
         let decided = out.retire.iter().any(|(i, _)| i == item) || out.flag.iter().any(|(i, _)| i == item);
         if decided {
             continue;

@@ -19,8 +19,7 @@ fn judged(old: &[&str], new: &str, verdicts: &[(usize, PairVerdict)]) -> (Decisi
         .map(|(item, r)| Current { item, claims: &r.claims, says_more: r.says_more() })
         .collect();
     let rules = decide(&new.claims, &current);
-    let candidates: Vec<(usize, &[Claim])> = olds.iter().enumerate().map(|(i, r)| (i, &r.claims[..])).collect();
-    let overruled = overrule(rules.clone(), &new.claims, &candidates, verdicts);
+    let overruled = overrule(rules.clone(), &new.claims, &current, verdicts);
     (rules, overruled)
 }
 
@@ -74,6 +73,21 @@ fn a_memory_that_says_more_is_never_retired_by_a_verdict() {
     );
     assert!(rules.retire.is_empty(), "{rules:?}");
     assert!(overruled.retire.is_empty(), "what else it says stays current: {overruled:?}");
+}
+
+/// Found by review: a maybe-same subject gives a doubt, not the says-more flag, so the proof
+/// must itself check that the memory says nothing else.
+#[test]
+fn a_proof_never_retires_a_memory_with_other_facts_about_a_maybe_same_subject() {
+    for old in [
+        "Maya lives in Porto with her two cats and volunteers at the shelter on weekends.",
+        "Maya lives in Porto and works at Stripe.",
+    ] {
+        let (rules, overruled) = judged(&[old], "Maya Chen lives in Amsterdam now.", &[(0, updates("residence"))]);
+        assert!(rules.retire.is_empty(), "{rules:?}");
+        assert_eq!(rules.flag.len(), 1, "the rules doubt it: {rules:?}");
+        assert!(overruled.retire.is_empty(), "{old}: what else it says stays current: {overruled:?}");
+    }
 }
 
 #[test]
