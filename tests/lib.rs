@@ -441,6 +441,11 @@ where
 /// (its body intents), runs every job to the end (retries come due as the clock moves on),
 /// and finds nothing wrong.
 async fn recover_after_fault(arbor: &Arbor, clock: &ManualClock, at: &str) -> Result<(), String> {
+    // A restart takes time: the restarted engine mints its ids in a later millisecond than
+    // any minted before. Without it, two engines over the shared sequential id source could
+    // mint one summary id, and the second seal's cleanup deleted the first's committed body
+    // (the fault campaign's MissingBody; the engine-side hazard is noted on issue 53).
+    clock.advance_seconds(1);
     let restarted = Arbor::new(arbor.ports().clone(), arbor.policy().clone(), Options::default());
     restarted.recover(&|_| true).await.map_err(|e| format!("{at}: recovery failed: {e}"))?;
     for _ in 0..12 {
