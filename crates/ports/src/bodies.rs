@@ -39,6 +39,14 @@ pub trait BodyStore: Send + Sync + fmt::Debug {
         Ok(hashes)
     }
 
+    /// Writes documents that must be new, as [`put_many`](Self::put_many) does, but never
+    /// replaces one: when a path already holds a document, that document is left as it was,
+    /// none of this call's documents stay, and the error is [`Error::AlreadyExists`]. The
+    /// write path uses it for the bodies of the nodes it creates, so that cleaning up after a
+    /// commit that failed removes only files it made — never a body another writer's rows
+    /// refer to, even if two writers were to choose one id.
+    async fn create_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>>;
+
     async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>>;
 
     /// Returns whether a document was there.

@@ -393,6 +393,23 @@ impl BodyStore for FailingBodies {
             }
         }
     }
+    async fn create_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
+        match self.plan.decide("bodies.create_many") {
+            Decision::Proceed => self.inner.create_many(documents).await,
+            // Dying mid-batch: the first half of the documents are on disk.
+            Decision::FailBefore => {
+                let half = documents.len() / 2;
+                if half > 0 && self.inner.create_many(&documents[..half]).await.is_ok() {
+                    self.partial_writes.fetch_add(half as u64, Ordering::SeqCst);
+                }
+                Err(injected_error("bodies.create_many"))
+            }
+            Decision::FailAfter => {
+                self.inner.create_many(documents).await?;
+                Err(injected_error("bodies.create_many"))
+            }
+        }
+    }
     async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>> {
         guarded(&self.plan, "bodies.get", self.inner.get(path, expected)).await
     }

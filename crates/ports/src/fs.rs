@@ -6,7 +6,8 @@
 //! (on Linux; elsewhere an fsync of each file and of each directory it went into)
 //! — the caller commits the metadata that refers to them only after `put_many` returns, so a
 //! crash in between leaves unreferenced files (which `fsck` removes), never a referenced file
-//! that is missing or partial.
+//! that is missing or partial. The bodies of new nodes (`create_many`) are linked into place
+//! rather than renamed, so one never replaces a file already there.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
@@ -78,6 +79,32 @@ fn sync_filesystem(_root: &Path) -> Result<()> {
     Err(Error::Unsupported { operation: "syncfs", backend: BACKEND })
 }
 
+/// How a written temporary file takes its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Renamed over the target, which may exist.
+    Replace,
+    /// Only where nothing is: an existing target is left alone.
+    New,
+}
+
+/// Puts `temp` at `target` only if nothing is there, atomically: a hard link, which refuses an
+/// existing name, then the temporary name goes. On a filesystem without hard links, a check
+/// then a rename (another process could, in the instant between, put a file there — on such a
+/// filesystem that instant is the best this can do).
+fn place_new(temp: &Path, target: &Path) -> std::io::Result<()> {
+    match fs::hard_link(temp, target) {
+        Ok(()) => {
+            // Killed here, the temporary copy stays beside its body, and goes with it or with
+            // recovery of its writer's intent, like any interrupted write.
+            fs::remove_file(temp)
+        }
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => Err(error),
+        Err(_) if fs::symlink_metadata(target).is_ok() => Err(ErrorKind::AlreadyExists.into()),
+        Err(_) => fs::rename(temp, target),
+    }
+}
+
 /// Bodies under `<root>/memory/...`.
 #[derive(Debug)]
 pub struct FsBodyStore {
@@ -140,6 +167,13 @@ impl FsBodyStore {
     /// Writes `contents` to a temporary file and renames it over `target`; syncs the file first
     /// when `sync` is set.
     fn write_and_rename(&self, target: &Path, contents: &[u8], sync: bool) -> Result<()> {
+        self.write_then_place(target, contents, sync, Placement::Replace)
+    }
+
+    /// Writes `contents` to a temporary file and puts it at `target` as `placement` says;
+    /// syncs the file first when `sync` is set. A [`Placement::New`] onto a file that exists
+    /// leaves that file as it was and fails with [`Error::AlreadyExists`].
+    fn write_then_place(&self, target: &Path, contents: &[u8], sync: bool, placement: Placement) -> Result<()> {
         let dir = target.parent().ok_or_else(|| Error::invalid("body path", "has no directory"))?;
         self.ensure_dir(dir)?;
         let temp = self.temp_path(target);
@@ -159,13 +193,31 @@ impl FsBodyStore {
                 file.sync_all()?;
             }
             drop(file);
-            fs::rename(&temp, target)
+            match placement {
+                Placement::Replace => fs::rename(&temp, target),
+                Placement::New => place_new(&temp, target),
+            }
         })();
         if let Err(error) = result {
             let _ = fs::remove_file(&temp);
+            if error.kind() == ErrorKind::AlreadyExists {
+                return Err(Error::AlreadyExists { what: "body", id: target.display().to_string() });
+            }
             return Err(io_error(target, error));
         }
         Ok(())
+    }
+
+    /// Makes the batch of files just placed in `dirs` durable, as [`BatchSync`] says.
+    fn sync_batch(&self, dirs: &BTreeSet<PathBuf>) -> Result<()> {
+        match self.batch_sync {
+            _ if dirs.is_empty() => Ok(()),
+            // One flush of the whole filesystem makes every file and rename above durable.
+            BatchSync::Filesystem => sync_filesystem(&self.root),
+            // Each file was synced before its rename; the renames are durable once their
+            // directories are.
+            BatchSync::EachFile => dirs.iter().try_for_each(|dir| Self::sync_dir(dir)),
+        }
     }
 
     fn sync_dir(dir: &Path) -> Result<()> {
@@ -281,18 +333,32 @@ impl BodyStore for FsBodyStore {
             dirs.extend(target.parent().map(Path::to_path_buf));
             hashes.push(ContentHash::of(contents));
         }
-        match self.batch_sync {
-            _ if documents.is_empty() => {}
-            // One flush of the whole filesystem makes every file and rename above durable.
-            BatchSync::Filesystem => sync_filesystem(&self.root)?,
-            // Each file was synced before its rename; the renames are durable once their
-            // directories are.
-            BatchSync::EachFile => {
-                for dir in &dirs {
-                    Self::sync_dir(dir)?;
+        self.sync_batch(&dirs)?;
+        Ok(hashes)
+    }
+
+    async fn create_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
+        let mut hashes = Vec::with_capacity(documents.len());
+        let each_file = self.batch_sync == BatchSync::EachFile;
+        let mut dirs = BTreeSet::new();
+        let mut created: Vec<PathBuf> = Vec::with_capacity(documents.len());
+        for (path, contents) in documents {
+            let target = self.file_path(path);
+            if let Err(error) = self.write_then_place(&target, contents, each_file, Placement::New) {
+                // None of this call's documents stay; what was there before is untouched.
+                for file in &created {
+                    let _ = remove_if_present(file);
                 }
+                return Err(match error {
+                    Error::AlreadyExists { what, .. } => Error::AlreadyExists { what, id: path.to_string() },
+                    other => other,
+                });
             }
+            dirs.extend(target.parent().map(Path::to_path_buf));
+            created.push(target);
+            hashes.push(ContentHash::of(contents));
         }
+        self.sync_batch(&dirs)?;
         Ok(hashes)
     }
 
@@ -478,6 +544,18 @@ mod tests {
         assert_eq!(parse_temp_name(&temp_name(41, 7, "leaf-1.md")), Some((Some(41), Some("leaf-1.md"))));
         assert_eq!(parse_temp_name(".arbor-tmp-41-7"), Some((Some(41), None)), "the older form");
         assert_eq!(parse_temp_name("leaf-1.md"), None);
+    }
+
+    #[tokio::test]
+    async fn creating_bodies_leaves_no_temporary_copy_whether_placed_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FsBodyStore::open(dir.path()).unwrap();
+        let path = leaf_path();
+        store.create_many(&[(path.clone(), b"first".to_vec())]).await.unwrap();
+        let refused = store.create_many(&[(path.clone(), b"second".to_vec())]).await;
+        assert!(matches!(refused, Err(Error::AlreadyExists { .. })), "got {refused:?}");
+        assert_eq!(store.read_unverified(&path).await.unwrap(), b"first");
+        assert!(store.interrupted_writes().await.unwrap().is_empty());
     }
 
     #[tokio::test]

@@ -45,8 +45,20 @@ impl Arbor {
         let id = intent.id.clone();
         let paths = intent.paths.clone();
         self.ports.store.commit(ChangeSet::new().with(Change::AddBodyIntent(intent))).await?;
-        match self.ports.bodies.put_many(&documents).await {
+        // New bodies never replace a file: what abandon and recovery remove is then only ever
+        // what this writer made.
+        match self.ports.bodies.create_many(&documents).await {
             Ok(hashes) => Ok(WrittenBodies { intent: id, paths, hashes }),
+            // A path already held a body (two writers chose one id): that file is another
+            // writer's, and none of these were left, so only the intent goes.
+            Err(error @ arbor_ports::Error::AlreadyExists { .. }) => {
+                tracing::warn!(%error, "a new body's path was taken; nothing was written");
+                let clear = ChangeSet::new().with(Change::ClearBodyIntent { id });
+                if let Err(error) = self.ports.store.commit(clear).await {
+                    tracing::warn!(%error, "could not clear a body intent; recovery will");
+                }
+                Err(error.into())
+            }
             Err(error) => {
                 self.abandon(WrittenBodies { intent: id, paths, hashes: Vec::new() }).await;
                 Err(error.into())

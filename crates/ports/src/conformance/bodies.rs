@@ -88,3 +88,21 @@ pub async fn put_many_then_get(bodies: &dyn BodyStore) {
     }
     assert_eq!(bodies.list("memory/").await.unwrap().len(), 20);
 }
+
+/// Creating new documents never replaces one: onto a path that holds a document, the batch
+/// fails as already existing, that document is as it was, and none of the batch stays.
+pub async fn create_many_never_replaces(bodies: &dyn BodyStore) {
+    let taken = path("c1", "leaf-8");
+    let kept = bodies.put(&taken, b"a summary someone's rows refer to").await.unwrap();
+    let fresh = path("c1", "leaf-9");
+    let batch = vec![(fresh.clone(), b"new".to_vec()), (taken.clone(), b"a second summary".to_vec())];
+    let refused = bodies.create_many(&batch).await;
+    assert!(matches!(refused, Err(Error::AlreadyExists { .. })), "got {refused:?}");
+    assert_eq!(bodies.get(&taken, &kept).await.unwrap(), b"a summary someone's rows refer to");
+    let leftover = bodies.read_unverified(&fresh).await;
+    assert!(matches!(leftover, Err(Error::NotFound { .. })), "none of the batch stays: {leftover:?}");
+
+    let hashes = bodies.create_many(&batch[..1]).await.unwrap();
+    assert_eq!(bodies.get(&fresh, &hashes[0]).await.unwrap(), b"new");
+    assert!(bodies.list("memory/").await.unwrap().iter().all(|p| p == &taken || p == &fresh));
+}

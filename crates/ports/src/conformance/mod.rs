@@ -146,6 +146,7 @@ macro_rules! body_store_conformance {
             [
                 put_then_get,
                 put_many_then_get,
+                create_many_never_replaces,
                 get_verifies_the_hash,
                 put_replaces_whole_documents,
                 delete_is_idempotent_and_leaves_no_text,

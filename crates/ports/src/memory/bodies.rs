@@ -44,6 +44,20 @@ impl BodyStore for InMemoryBodyStore {
         Ok(ContentHash::of(contents))
     }
 
+    async fn create_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
+        let mut bodies = self.lock();
+        // Checked before anything is written, under the one lock: all or none.
+        if let Some((path, _)) = documents.iter().find(|(path, _)| bodies.contains_key(path)) {
+            return Err(Error::AlreadyExists { what: "body", id: path.to_string() });
+        }
+        let mut hashes = Vec::with_capacity(documents.len());
+        for (path, contents) in documents {
+            bodies.insert(path.clone(), contents.clone());
+            hashes.push(ContentHash::of(contents));
+        }
+        Ok(hashes)
+    }
+
     async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>> {
         let bytes = self.lock().get(path).cloned().ok_or_else(|| Error::not_found("body", path))?;
         let actual = ContentHash::of(&bytes);
