@@ -2,7 +2,9 @@
 //! a recording mock server: a model that says "keeps" vetoes a rules retirement (both stay
 //! current, the older marked), one that says "updates" proves a doubt the rules could not
 //! settle (retired by rule `judged`, named in the save's reply), a lone "updates" only marks,
-//! a broken answer leaves the rules' decision, and a batch asks no more than its budget.
+//! a broken answer leaves the rules' decision, and a batch asks no more than its budget. A veto
+//! lasts through later doubts and consolidation; the write path's older duplicate judgement
+//! ("supersedes") only marks, too.
 #![cfg(feature = "openai")]
 
 mod support;
@@ -79,6 +81,78 @@ async fn a_model_that_keeps_both_vetoes_the_rules_retirement() {
     let porto = pack.evidence.iter().find(|e| e.text.contains("Porto")).expect("the old memory is still found");
     assert!(porto.possibly_outdated_by.is_some(), "and shown marked: {porto:?}");
     assert!(pack.evidence.iter().any(|e| e.text.contains("Amsterdam")));
+}
+
+/// The veto lasts: a later doubt that replaces the old memory's mark, then a consolidation pass
+/// whose rules see a proof and whose model (asked in hindsight) says "supersedes", still leave
+/// both memories current.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_veto_outlasts_a_later_doubt_and_a_consolidation_pass() {
+    let server = MockServer::start(|_, _, body| {
+        let input: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
+        if is_pairs(body) {
+            let judgements: Vec<Value> =
+                labels(body).into_iter().map(|id| json!({ "id": id, "verdict": "keeps", "attribute": null })).collect();
+            return Reply::chat(&json!({ "judgements": judgements }).to_string());
+        }
+        match input["candidates"][0]["leaf_id"].as_str() {
+            // A judgement in hindsight: the model would retire the first candidate.
+            Some(first) => {
+                Reply::chat(&json!({ "verdict": "supersedes", "leaf_id": first, "confidence": 0.99 }).to_string())
+            }
+            None => Reply::chat("not json"),
+        }
+    })
+    .await;
+    let arbor = engine(&server, Options::default());
+    let porto = save(&arbor, "Maya lives in Porto.").await.chunks[0].outcome.leaf_id().cloned().unwrap();
+    let vetoed = save(&arbor, "Maya lives in Amsterdam now.").await;
+    assert_eq!(vetoed.chunks[0].doubted[0].reason, "judges_disagree");
+    // Another memory that may replace Porto, on other grounds: the doubt mark is now its.
+    let later = save(&arbor, "Maya Chen lives in Lisbon.").await;
+    assert!(later.chunks[0].doubted.iter().any(|d| d.leaf_id == porto), "{later:?}");
+
+    let namespace = chain(&arbor).namespaces().next().cloned().unwrap();
+    let request = arbor_app::ConsolidateRequest::new(vec![(namespace, None)], false);
+    let run = arbor.consolidate(&request).await.unwrap();
+    let retiring_porto: Vec<_> =
+        run.namespaces.iter().flat_map(|p| &p.proposals).filter(|p| p.proposal.retire == porto).collect();
+    assert!(retiring_porto.is_empty(), "nothing retires the vetoed memory: {retiring_porto:#?}");
+    let pack = arbor.retrieve(&chain(&arbor), &RetrieveRequest::new("Where does Maya live?")).await.unwrap();
+    assert!(pack.evidence.iter().any(|e| e.text.contains("Porto")), "still found: {:#?}", pack.evidence);
+}
+
+/// The older duplicate judgement at write time ("does this repeat or replace a memory of its
+/// tree?") proves nothing by itself either: a confident "supersedes" keeps both current and
+/// marks the old one, as a doubt the reply names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_models_replaces_at_write_time_marks_and_never_retires() {
+    let server = MockServer::start(|_, _, body| {
+        let input: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
+        match input["candidates"][0]["leaf_id"].as_str() {
+            Some(first) => {
+                Reply::chat(&json!({ "verdict": "supersedes", "leaf_id": first, "confidence": 0.99 }).to_string())
+            }
+            None => Reply::chat("not json"),
+        }
+    })
+    .await;
+    let arbor = engine(&server, Options::default());
+    let first = save(&arbor, "The Helix pipeline runs nightly builds for the mobile app.").await;
+    let first = first.chunks[0].outcome.leaf_id().cloned().unwrap();
+    let report = save(&arbor, "The Helix pipeline runs continuous builds for the mobile app these days.").await;
+    let chunk = &report.chunks[0];
+    assert_eq!(chunk.outcome.label(), "created", "{chunk:?}");
+    assert!(chunk.replaced.is_empty(), "{chunk:?}");
+    let doubt = chunk.doubted.iter().find(|d| d.leaf_id == first).expect("the old memory is marked");
+    assert_eq!((doubt.attribute.as_str(), doubt.reason), ("memory", "judged_update"));
+
+    let pack = arbor.retrieve(&chain(&arbor), &RetrieveRequest::new("How often does the Helix pipeline build?")).await;
+    let pack = pack.unwrap();
+    let old = pack.evidence.iter().find(|e| e.text.contains("nightly")).expect("the old memory is still found");
+    assert!(old.possibly_outdated_by.is_some(), "and shown marked: {old:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

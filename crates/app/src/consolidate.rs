@@ -30,7 +30,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbor_domain::conflict::{ClaimView, conflict_between};
-use arbor_domain::consolidation::{CurrentMemory, JUDGED_CANDIDATES, Proposal, ProposalKind};
+use arbor_domain::consolidation::{CurrentMemory, JUDGED_CANDIDATES, Proposal, ProposalKind, held_beside};
 use arbor_domain::id::LeafId;
 use arbor_domain::judgement::{DuplicateCandidate, DuplicateRequest};
 use arbor_domain::lifecycle::LeafStatus;
@@ -415,6 +415,8 @@ impl Arbor {
                 .filter(|id| !settled.contains(id) && shareable(id))
                 .filter_map(|id| by_id.get(id).copied())
                 .filter(|m| (m.observed_at, &m.id) < (newer.observed_at, &newer.id))
+                // A pair kept together, or judged both true before, is not asked about again.
+                .filter(|m| !held_beside(m, newer))
                 .collect();
             if shown.is_empty() {
                 continue;

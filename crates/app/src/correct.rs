@@ -273,6 +273,8 @@ impl Arbor {
         let first_person = FirstPerson::of(correction.actor);
         let claims = LeafClaims {
             kept_with: old.claims.kept_with.clone(),
+            // A veto stays with the memory it protected, in whatever words it is now said.
+            judged_with: old.claims.judged_with.clone(),
             ..LeafClaims::of(&arbor_domain::claims::read_as(&correction.text, first_person))
         };
         LeafRecord {

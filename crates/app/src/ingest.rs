@@ -18,7 +18,7 @@
 //! leaves no trace; the rest of its batch goes ahead.
 
 use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
-use arbor_domain::claims::{FirstPerson, LeafClaims};
+use arbor_domain::claims::{DoubtMark, FirstPerson, FlagReason, LeafClaims};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
@@ -33,7 +33,7 @@ use arbor_domain::paths::BodyPath;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::reconcile::{CANDIDATES, Claim, PER_KEY};
 use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
-use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, WriteOutcome};
+use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, Resolution, WHOLE_MEMORY, WriteOutcome};
 use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
@@ -252,7 +252,8 @@ impl Arbor {
         let (tree_id, primary) = self.file_under(plan, namespace, chunk.category, &reading, now).await?;
 
         // Step 7: dedup and supersession within the tree, against the store and this batch.
-        let hinted = match self.resolve_duplicates(plan, namespace, &tree_id, &chunk.text, &reading).await? {
+        let resolution = self.resolve_duplicates(plan, namespace, &tree_id, &chunk.text, &reading).await?;
+        let hinted = match resolution.outcome {
             WriteOutcome::NoopDuplicate { existing, existing_status } => {
                 let outcome = IngestOutcome::NoopDuplicate { existing, existing_status };
                 return Ok(result(Some(tree_id), reading.decision, outcome, None));
@@ -282,6 +283,14 @@ impl Arbor {
         if record.status == LeafStatus::Active {
             self.retire_on_activation(plan, namespace, &record, replaced.as_ref(), now).await?;
             (replaced_report, doubted_report) = plan_reconciled(plan, &record, &reconciled, now)?;
+            if let Some(id) = &resolution.doubted
+                && !replaced_report.iter().any(|r| &r.leaf_id == id)
+                && !doubted_report.iter().any(|d| &d.leaf_id == id)
+                && let Some(old) = self.current_record(plan, namespace, id).await?
+                && old.status == LeafStatus::Active
+            {
+                doubted_report.push(plan_judged_replacement(plan, old, &record));
+            }
         }
         let outcome = match &record.supersedes {
             Some(old) => IngestOutcome::Superseding {
@@ -437,7 +446,7 @@ impl Arbor {
         tree_id: &TreeId,
         text: &str,
         reading: &Reading,
-    ) -> AppResult<WriteOutcome> {
+    ) -> AppResult<Resolution> {
         let chunk_fingerprint = fingerprint(text);
         let subject = reading.assessment.subject.as_ref();
         let mut existing = self.existing_for_dedup(plan, namespace, tree_id, &chunk_fingerprint, subject).await?;
@@ -446,7 +455,7 @@ impl Arbor {
         } else {
             None
         };
-        Ok(self.policy.supersession.resolve(&chunk_fingerprint, subject, &existing, judgement.as_ref()).outcome)
+        Ok(self.policy.supersession.resolve(&chunk_fingerprint, subject, &existing, judgement.as_ref()))
     }
 
     /// The new leaf of a chunk filed under `filing`, replacing `replaced` if any, and why it is
@@ -738,10 +747,20 @@ fn plan_reconciled(
         if plan.superseded.contains_key(&old.id) {
             continue;
         }
-        plan.doubt(marked_doubted(plan.overlay(old.clone()), &record.id, doubt));
+        plan.doubt(marked_doubted(plan.overlay(old.clone()), &record.id, &record.lineage, doubt));
         doubted.push(Doubted::of(old, doubt));
     }
     Ok((replaced, doubted))
+}
+
+/// Marks `old`, which a reasoner judged `record` replaces (`Resolution::doubted`), as possibly
+/// outdated by it: both stay current, since a judgement proves nothing by itself.
+fn plan_judged_replacement(plan: &mut BatchPlan, old: LeafRecord, record: &LeafRecord) -> Doubted {
+    let mark =
+        DoubtMark { by: record.id.clone(), attribute: WHOLE_MEMORY.to_owned(), reason: FlagReason::JudgedUpdate };
+    let doubted = Doubted { leaf_id: old.id.clone(), attribute: mark.attribute.clone(), reason: mark.reason.as_str() };
+    plan.doubt(LeafRecord { claims: LeafClaims { doubt: Some(mark), ..old.claims.clone() }, ..old });
+    doubted
 }
 
 /// Why a retirement replaced a memory, as the save's reply says it: whose attribute, the rule,

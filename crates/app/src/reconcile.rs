@@ -15,7 +15,9 @@ use arbor_domain::claims::decide::Current;
 use arbor_domain::claims::judged::{
     PAIRS_PER_JUDGEMENT, PairCandidate, PairRequest, PairVerdict, may_share_subject, overrule,
 };
-use arbor_domain::claims::{Claim, Decision, Doubt, DoubtMark, LeafClaims, Retirement, RetirementMark, decide};
+use arbor_domain::claims::{
+    Claim, Decision, Doubt, DoubtMark, FlagReason, LeafClaims, Retirement, RetirementMark, decide,
+};
 use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
@@ -110,6 +112,17 @@ impl Arbor {
             .map(|(at, leaf)| Current { item: at, claims: &leaf.claims.claims, says_more: leaf.claims.says_more })
             .collect();
         let mut decision = decide(&claims.claims, &current);
+        // A later version of a memory a model reasoner judged true beside an older one (a
+        // correction of it) retires that one no more than the first did: the veto stands.
+        if let Some(lineage) = lineage {
+            let vetoed: Vec<(usize, PairVerdict)> = (0..candidates.len())
+                .filter(|&at| candidates[at].claims.judged_with.contains(lineage))
+                .map(|at| (at, PairVerdict::Keeps))
+                .collect();
+            if !vetoed.is_empty() {
+                decision = overrule(decision, &claims.claims, &current, &vetoed);
+            }
+        }
         if let Some(text) = text {
             decision = self.judge_pairs(plan, text, &claims.claims, &candidates, decision).await;
         }
@@ -249,8 +262,14 @@ pub(crate) fn marked_retired(retired: LeafRecord, by: &LeafId, retirement: &Reti
     LeafRecord { claims: LeafClaims { retired: Some(mark), ..retired.claims.clone() }, ..retired }
 }
 
-/// `old` marked as possibly outdated by `by`.
-pub(crate) fn marked_doubted(old: LeafRecord, by: &LeafId, doubt: &Doubt) -> LeafRecord {
+/// `old` marked as possibly outdated by `by` (of lineage `by_lineage`). A veto of a model
+/// reasoner is recorded apart from the doubt, so that a later doubt, which replaces the mark,
+/// never lets a rule retire the pair after all.
+pub(crate) fn marked_doubted(old: LeafRecord, by: &LeafId, by_lineage: &LeafId, doubt: &Doubt) -> LeafRecord {
     let mark = DoubtMark { by: by.clone(), attribute: doubt.attribute.clone(), reason: doubt.reason };
-    LeafRecord { claims: LeafClaims { doubt: Some(mark), ..old.claims.clone() }, ..old }
+    let mut claims = LeafClaims { doubt: Some(mark), ..old.claims.clone() };
+    if doubt.reason == FlagReason::JudgesDisagree && !claims.judged_with.contains(by_lineage) {
+        claims.judged_with.push(by_lineage.clone());
+    }
+    LeafRecord { claims, ..old }
 }

@@ -158,19 +158,11 @@ impl Consolidation {
             let proposal = match merge {
                 Some((i, reason)) => Some((i, ProposalKind::Merge, reason, None)),
                 None => {
-                    // By claims, as at write time, less the pairs a person kept together; the
-                    // latest earlier memory a proof retires.
-                    // A pair a model reasoner judged both true at write time stays a doubt.
-                    let kept = |i: usize| {
-                        order[i].claims.kept_with(&newer.lineage)
-                            || newer.claims.kept_with(&order[i].lineage)
-                            || order[i].claims.doubt.as_ref().is_some_and(|d| {
-                                d.by == newer.id && d.reason == crate::claims::FlagReason::JudgesDisagree
-                            })
-                    };
+                    // By claims, as at write time, less the pairs a person kept together or a
+                    // model reasoner judged both true; the latest earlier memory a proof retires.
                     let current: Vec<Current<'_, usize>> = earlier
                         .iter()
-                        .filter(|&&i| !kept(i) && order[i].lineage != newer.lineage)
+                        .filter(|&&i| !held_beside(order[i], newer) && order[i].lineage != newer.lineage)
                         .map(|&i| Current {
                             item: i,
                             claims: &order[i].claims.claims,
@@ -225,6 +217,9 @@ impl Consolidation {
         }
         let earlier = |m: &&&CurrentMemory| (m.observed_at, &m.id) < (newer.observed_at, &newer.id);
         let target = shown.iter().filter(earlier).find(|m| m.id.as_str() == leaf_id)?;
+        if held_beside(target, newer) {
+            return None;
+        }
         Some(Proposal {
             kind,
             retire: target.id.clone(),
@@ -233,6 +228,13 @@ impl Consolidation {
             by_claims: None,
         })
     }
+}
+
+/// Whether `older` stays current beside `newer` whatever a pass finds: a person kept the two
+/// together (a restore), or a model reasoner judged both true when the rules would have retired
+/// `older` at write time (a veto). Neither the rules nor a judgement in hindsight retires it.
+pub fn held_beside(older: &CurrentMemory, newer: &CurrentMemory) -> bool {
+    older.claims.never_retired_for(&newer.lineage) || newer.claims.kept_with(&older.lineage)
 }
 
 #[cfg(test)]
@@ -318,6 +320,34 @@ mod tests {
         ] {
             assert_eq!(judge(refused.clone()), None, "{refused:?}");
         }
+    }
+
+    /// A pair a person kept together, or a model judged both true at write time, is retired
+    /// neither by the rules' proof nor by a judgement in hindsight, whatever doubt it carries.
+    #[test]
+    fn a_pair_held_beside_is_never_proposed_by_rules_or_judgement() {
+        let mut vetoed = memory("leaf-1", "Maya lives in Porto.", 1, false);
+        let mut restored = memory("leaf-2", "Grace lives in Dublin.", 2, false);
+        let maya = memory("leaf-3", "Maya lives in Amsterdam now.", 9, true);
+        let mut grace = memory("leaf-4", "Grace lives in Cork now.", 10, true);
+        vetoed.claims.judged_with.push(maya.lineage.clone());
+        grace.claims.kept_with.push(restored.lineage.clone());
+        // A later doubt replaced the veto's mark: the veto holds by itself.
+        vetoed.claims.doubt = None;
+        restored.claims.doubt = None;
+        let memories = all_alike(vec![vetoed.clone(), restored.clone(), maya.clone(), grace.clone()]);
+        assert_eq!(kinds(&Consolidation.propose(&memories)), []);
+        let min = Confidence::saturating(0.75);
+        for (newer, older) in [(&maya, &vetoed), (&grace, &restored)] {
+            let supersedes = DuplicateJudgement::Supersedes { leaf_id: older.id.to_string(), confidence: 0.99 };
+            assert_eq!(Consolidation.judged(newer, &[older], &supersedes, min, "m/1"), None, "{}", older.text);
+        }
+        // Without the marks, both pairs are proposed: the test is about the marks.
+        let unmarked: Vec<CurrentMemory> = [vetoed, restored, maya, grace]
+            .into_iter()
+            .map(|m| CurrentMemory { claims: m.claims.unmarked(), ..m })
+            .collect();
+        assert_eq!(Consolidation.propose(&all_alike(unmarked)).len(), 2);
     }
 
     #[test]

@@ -8,7 +8,11 @@
 //!    at the old one; the old one becomes `superseded` with `valid_to` set. Never rewritten in
 //!    place, never deleted.
 //! 3. A reasoner's judgement that names an active leaf of this tree with enough confidence →
-//!    `noop_duplicate` (same memory) or `superseding`.
+//!    `noop_duplicate` (same memory), or, when it says the chunk replaces the leaf, `created`
+//!    with that leaf *doubted*: a model's word is not a proof that the old memory stopped
+//!    being true, so both stay current and the old one is marked as possibly outdated by the
+//!    new ([`Resolution::doubted`]). Retiring takes a proof by claims (`claims::decide`, or a
+//!    model's verdict the catalogue validates, `claims::judged`).
 //! 4. Otherwise → `created`.
 //!
 //! Conservative over aggressive: a judgement that is unsure, or names a leaf it was not shown,
@@ -79,7 +83,14 @@ pub struct Resolution {
     pub rule: ResolutionRule,
     /// A judgement was offered but not used (unknown leaf, not active, not confident enough).
     pub judgement_ignored: bool,
+    /// The active leaf a reasoner judged the chunk replaces (rule 3): kept current, marked as
+    /// possibly outdated by the new leaf.
+    pub doubted: Option<LeafId>,
 }
+
+/// The attribute a doubt names when a reasoner judged two memories as a whole, with no claim
+/// of either read: the memory itself.
+pub const WHOLE_MEMORY: &str = "memory";
 
 /// The dedup and supersession rules.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -104,7 +115,7 @@ impl Supersession {
         existing: &[ExistingLeaf],
         judgement: Option<&DuplicateJudgement>,
     ) -> Resolution {
-        let resolution = |outcome, rule| Resolution { outcome, rule, judgement_ignored: false };
+        let resolution = |outcome, rule| Resolution { outcome, rule, judgement_ignored: false, doubted: None };
 
         // Rule 1: the same content is already live. Prefer reporting the active copy.
         let duplicate_rank = |status| match status {
@@ -158,10 +169,10 @@ impl Supersession {
                 },
                 DuplicateJudgement::Supersedes { leaf_id, confidence } => match usable(leaf_id, *confidence) {
                     Some(target) => {
-                        return resolution(
-                            WriteOutcome::Superseding { replaces: target.id.clone() },
-                            ResolutionRule::JudgedSupersedes,
-                        );
+                        return Resolution {
+                            doubted: Some(target.id.clone()),
+                            ..resolution(WriteOutcome::Created, ResolutionRule::JudgedSupersedes)
+                        };
                     }
                     None => judgement_ignored = true,
                 },
@@ -169,7 +180,7 @@ impl Supersession {
             }
         }
 
-        Resolution { outcome: WriteOutcome::Created, rule: ResolutionRule::New, judgement_ignored }
+        Resolution { outcome: WriteOutcome::Created, rule: ResolutionRule::New, judgement_ignored, doubted: None }
     }
 
     /// The active leaves that must be superseded when `activating` becomes active (at creation
@@ -349,6 +360,11 @@ mod tests {
         assert_eq!(s.resolve(&fp("enjoys tea"), None, &existing, Some(&unsure)).outcome, WriteOutcome::Created);
         let sure = DuplicateJudgement::SameMemory { leaf_id: "leaf-1".into(), confidence: 0.9 };
         assert_eq!(s.resolve(&fp("enjoys tea"), None, &existing, Some(&sure)).outcome.label(), "noop_duplicate");
+        // A confident "replaces" is not a proof: a new leaf, the old one doubted, not retired.
+        let replaces = DuplicateJudgement::Supersedes { leaf_id: "leaf-1".into(), confidence: 0.99 };
+        let r = s.resolve(&fp("likes coffee now"), None, &existing, Some(&replaces));
+        assert_eq!((r.outcome, r.rule), (WriteOutcome::Created, ResolutionRule::JudgedSupersedes));
+        assert_eq!(r.doubted, Some(LeafId::parse("leaf-1").unwrap()));
     }
 
     #[derive(Debug, Clone)]

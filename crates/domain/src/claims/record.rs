@@ -38,6 +38,13 @@ pub struct LeafClaims {
     /// flags the pair again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_with: Vec<LeafId>,
+    /// The lineages of newer memories a model reasoner judged true beside this one where the
+    /// rules would have retired it (a veto, `claims::judged`): no rule retires the pair again,
+    /// at write time or in consolidation, whatever doubt is marked later. Unlike
+    /// [`kept_with`](Self::kept_with) the pair is still shown as possibly outdated — the rules
+    /// and the model disagree, and a person has not decided.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged_with: Vec<LeafId>,
 }
 
 impl LeafClaims {
@@ -58,7 +65,13 @@ impl LeafClaims {
 
     /// The same claims with no marks: what a copy of the memory starts with.
     pub fn unmarked(&self) -> LeafClaims {
-        LeafClaims { retired: None, doubt: None, kept_with: Vec::new(), ..self.clone() }
+        LeafClaims { retired: None, doubt: None, kept_with: Vec::new(), judged_with: Vec::new(), ..self.clone() }
+    }
+
+    /// Whether no rule may retire this memory for one of `lineage`: a person kept the two
+    /// together, or a model reasoner judged both true.
+    pub fn never_retired_for(&self, lineage: &LeafId) -> bool {
+        self.kept_with(lineage) || self.judged_with.contains(lineage)
     }
 
     /// Whether a person kept this memory current beside the memory of `lineage`.
