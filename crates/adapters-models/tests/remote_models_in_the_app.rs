@@ -1,7 +1,8 @@
 //! The real app with remote models (the OpenAI-compatible embedder and reasoner) pointed at a
 //! recording mock server: restricted memories never reach it, whatever path they take (assess,
 //! duplicate judgement, sealing, indexing, retrieval), and unusable answers fall back to the
-//! deterministic reasoner, are counted, and never invent an entity.
+//! deterministic reasoner, are counted, and never invent an entity; a subject key the model
+//! makes up never retires a memory.
 #![cfg(feature = "openai")]
 
 mod support;
@@ -329,4 +330,36 @@ async fn a_remote_reasoner_reranks_what_may_leave_and_nothing_else() {
     assert_eq!(reranks.len(), 1);
     assert!(RESTRICTED_MARKERS.iter().all(|m| !reranks[0].body.contains(m)), "{}", reranks[0].body);
     assert_eq!(arbor.reasoner_fallbacks(), 0);
+}
+
+/// A subject key a model makes up never retires anything: the model files both memories under
+/// "kofi_languages", and the languages Kofi speaks stay current beside what he is learning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subject_key_the_model_chose_never_retires_a_memory() {
+    let server = MockServer::start(|_, path, body| {
+        if path.ends_with("/embeddings") {
+            return embeddings_reply(body, DIMS);
+        }
+        if task(body) != "assess" {
+            return good_answer(body);
+        }
+        let reply: Value = serde_json::from_str(&good_answer(body).body).unwrap();
+        let mut answer: Value =
+            serde_json::from_str(reply["choices"][0]["message"]["content"].as_str().unwrap()).unwrap();
+        answer["subject"] = json!("kofi_languages");
+        Reply::chat(&answer.to_string())
+    })
+    .await;
+    let arbor = engine(&server);
+    let chain = chain(&arbor);
+    let first = arbor.ingest(&chain, lumen_event("Kofi speaks Twi and English.")).await.unwrap();
+    let first = first.chunks[0].outcome.leaf_id().cloned().unwrap();
+    let second = arbor.ingest(&chain, lumen_event("Kofi is learning Portuguese now.")).await.unwrap();
+    assert_eq!(second.chunks[0].outcome.label(), "created", "{:?}", second.chunks[0]);
+    let pack = arbor.retrieve(&chain, &RetrieveRequest::new("Which languages does Kofi speak?")).await.unwrap();
+    let twi = pack.evidence.iter().find(|e| e.text.contains("Twi")).expect("the languages he speaks are still found");
+    assert!(
+        twi.possibly_outdated_by.is_none() || second.chunks[0].doubted.iter().any(|d| d.leaf_id == first),
+        "{twi:?}"
+    );
 }

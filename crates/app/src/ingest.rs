@@ -343,7 +343,12 @@ impl Arbor {
         };
         // Whether the configured reasoner may read this text at all.
         let shareable = may_be_given_to(self.ports.reasoner.locality(), event.hints.sensitivity, text);
-        let (assessment, extractor) = self.assess(&request, shareable).await;
+        let (mut assessment, extractor) = self.assess(&request, shareable).await;
+        // A subject key makes a memory replace the current one with the same key in its tree
+        // (`Supersession` rule 2), so only the host may give one: a key a model made up
+        // ("kofi_languages" for "Kofi is learning Portuguese") would retire a true fact on a
+        // guess. What replaces what otherwise takes a proof by claims.
+        assessment.subject = event.hints.subject.clone();
         let admission = self.policy.admission.decide(AdmissionInput {
             text,
             confidence: assessment.admission,
