@@ -2111,10 +2111,14 @@ fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) {
 static USED_TO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^(?:\w+\s+)?used to\s+(?P<rest>.+)$").expect("used-to pattern compiles"));
 
-/// The claim inside an ending: "no longer works at Stripe", "doesn't smoke anymore", "is not
-/// vegetarian any more", "isn't with Sam anymore".
+/// The claim inside an ending: "no longer works at Stripe", "is no longer allergic to nuts",
+/// "doesn't smoke anymore", "is not vegetarian any more", "isn't with Sam anymore".
 fn ended_within(predicate: &str) -> Option<String> {
     let found = ENDED.captures(predicate)?;
+    // "is no longer vegetarian", "am no longer on the board" → "is vegetarian", "is on the board".
+    if let Some(rest) = found.name("rest2") {
+        return Some(format!("is {}", ANYMORE.replace(rest.as_str(), "")));
+    }
     let rest = found.name("rest").or(found.name("rest1"))?.as_str();
     let rest = ANYMORE.replace(rest, "").into_owned();
     // "doesn't smoke" → "smokes"; "isn't vegetarian" → "is vegetarian".
@@ -2131,7 +2135,7 @@ fn ended_within(predicate: &str) -> Option<String> {
 }
 
 static ENDED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:just|really|actually|also|definitely)\s+)*(?:no longer\s+(?P<rest1>.+)|(?P<aux>doesn't|does not|don't|do not|isn't|is not|aren't|are not|am not|'m not|'s not|hasn't|has not|haven't|have not|not)\s+(?P<rest>.+?)\s+any ?more\b.*)$")
+    Regex::new(r"(?i)^(?:(?:just|really|actually|also|definitely)\s+)*(?:no longer\s+(?P<rest1>.+)|(?:is|are|am|'s|'m|'re)\s+no longer\s+(?P<rest2>.+)|(?P<aux>doesn't|does not|don't|do not|isn't|is not|aren't|are not|am not|'m not|'s not|hasn't|has not|haven't|have not|not)\s+(?P<rest>.+?)\s+any ?more\b.*)$")
         .expect("ended pattern compiles")
 });
 

@@ -81,6 +81,9 @@ fn things_people_have_one_of_and_several_of() {
         ("Priya is vegetarian.", &["priya|diet|vegetarian"]),
         ("Priya isn't vegetarian anymore.", &["priya|diet|vegetarian ended"]),
         ("Lena no longer works at Spotify.", &["lena|employer|Spotify ended"]),
+        // "is no longer", the ending of what "is" says.
+        ("Maya is no longer allergic to tree nuts.", &["maya|allergies|tree nuts ended"]),
+        ("Priya is no longer vegetarian.", &["priya|diet|vegetarian ended"]),
     ]);
 }
 
