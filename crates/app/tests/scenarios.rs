@@ -606,6 +606,31 @@ async fn a_preference_question_gets_a_channel_over_preferences_and_constraints()
     );
 }
 
+/// A constraint a newer memory may have replaced is still listed among the pack's constraints,
+/// marked, not dropped: following a rule that may no longer hold costs less than forgetting one.
+#[tokio::test]
+async fn a_constraint_that_may_be_outdated_stays_among_the_constraints_marked() {
+    let h = harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    for (i, line) in
+        ["Maya is allergic to tree nuts and must never eat them.", "Maya is no longer allergic to tree nuts."]
+            .iter()
+            .enumerate()
+    {
+        h.clock.advance_seconds(60);
+        h.arbor.ingest(&chain, message(line, &format!("m{i}"))).await.unwrap();
+    }
+    let pack = h.arbor.retrieve(&chain, &RetrieveRequest::new("Can Maya eat tree nuts?")).await.unwrap();
+    let old = pack.evidence.iter().find(|e| e.text.contains("must never")).expect("found");
+    assert_eq!(old.kind, Some(arbor_domain::model::MemoryKind::Constraint), "{old:?}");
+    assert!(old.possibly_outdated_by.is_some(), "the test is about a doubted constraint: {old:?}");
+    assert!(
+        pack.constraints.iter().any(|c| c.ends_with("(may be outdated)")),
+        "listed, marked: {:?}",
+        pack.constraints
+    );
+}
+
 #[tokio::test]
 async fn a_correction_is_a_new_version_bound_to_the_version_the_caller_saw() {
     use arbor_app::{AppError, Correction};
