@@ -12,9 +12,7 @@
 use std::sync::atomic::Ordering;
 
 use arbor_domain::claims::decide::Current;
-use arbor_domain::claims::judged::{
-    PAIRS_PER_JUDGEMENT, PairCandidate, PairRequest, PairVerdict, may_share_subject, overrule,
-};
+use arbor_domain::claims::judged::{PairCandidate, PairRequest, PairVerdict, overrule, pairs_to_show};
 use arbor_domain::claims::{
     Claim, Decision, Doubt, DoubtMark, FlagReason, LeafClaims, Retirement, RetirementMark, decide,
 };
@@ -134,10 +132,9 @@ impl Arbor {
 
     /// The rules' `decision` over `candidates` after a model reasoner's verdicts on them
     /// (`claims::judged::overrule`): asked when one is configured, within the batch's budget,
-    /// about the first [`PAIRS_PER_JUDGEMENT`] candidates (those the rules decided first), none
-    /// of which may be shown to it unless its sensitivity allows; a pair no claim of which may
-    /// share a subject is not shown. No answer in time, or an
-    /// unusable one, leaves the rules' decision.
+    /// about the candidates `claims::judged::pairs_to_show` picks, none of which may be shown
+    /// to it unless its sensitivity allows. No answer in time, or an unusable one, leaves the
+    /// rules' decision.
     async fn judge_pairs(
         &self,
         plan: &BatchPlan,
@@ -150,18 +147,11 @@ impl Arbor {
         if reasoner.id() == HEURISTIC_REASONER_ID || candidates.is_empty() {
             return decision;
         }
-        let decided =
-            |at: usize| decision.retire.iter().any(|(i, _)| *i == at) || decision.flag.iter().any(|(i, _)| *i == at);
-        let mut shown: Vec<usize> = (0..candidates.len()).filter(|&at| decided(at)).collect();
-        shown.extend(
-            (0..candidates.len())
-                .rev()
-                .filter(|&at| !decided(at) && may_share_subject(new, &candidates[at].claims.claims)),
-        );
+        let claims: Vec<&[Claim]> = candidates.iter().map(|c| c.claims.claims.as_slice()).collect();
+        let shown = pairs_to_show(&decision, new, &claims);
         if shown.is_empty() {
             return decision;
         }
-        shown.truncate(PAIRS_PER_JUDGEMENT);
         let locality = reasoner.locality();
         if shown.iter().any(|&at| !candidates[at].sensitivity.may_be_given_to(locality)) {
             return decision;

@@ -128,6 +128,21 @@ pub fn overrule<T: Clone + PartialEq>(
     out
 }
 
+/// Which of the `candidates` (each a current memory's claims, in the order the rules were
+/// given them) a model is shown beside a new memory with claims `new`: those the rules'
+/// `decision` retired or flagged, in that order, then — newest first, as candidates come
+/// oldest first — those that may share a subject with it; at most [`PAIRS_PER_JUDGEMENT`].
+/// Decided pairs come first because a verdict on them can change what is current; the others
+/// can only be flagged.
+pub fn pairs_to_show(decision: &Decision<usize>, new: &[Claim], candidates: &[&[Claim]]) -> Vec<usize> {
+    let decided =
+        |at: usize| decision.retire.iter().any(|(i, _)| *i == at) || decision.flag.iter().any(|(i, _)| *i == at);
+    let mut shown: Vec<usize> = (0..candidates.len()).filter(|&at| decided(at)).collect();
+    shown.extend((0..candidates.len()).rev().filter(|&at| !decided(at) && may_share_subject(new, candidates[at])));
+    shown.truncate(PAIRS_PER_JUDGEMENT);
+    shown
+}
+
 /// Whether some claim of `new` and some claim of `old` may be about one subject: the pairs
 /// worth showing a model beyond those the rules decided (another person's address is not).
 pub fn may_share_subject(new: &[Claim], old: &[Claim]) -> bool {

@@ -160,3 +160,26 @@ proptest! {
         }
     }
 }
+
+/// What a model is shown: the pairs the rules decided, then the newest of those that may share
+/// a subject, never another person's, at most [`PAIRS_PER_JUDGEMENT`].
+#[test]
+fn the_decided_pairs_are_shown_first_then_the_newest_that_may_share_a_subject() {
+    let mut texts = vec!["Maya lives in Porto.", "Omar lives in Cairo."];
+    texts.extend(std::iter::repeat_n("Maya plays the cello.", PAIRS_PER_JUDGEMENT + 2));
+    let olds: Vec<_> = texts.iter().map(|t| read(t)).collect();
+    let new = read("Maya lives in Amsterdam now.");
+    let current: Vec<Current<'_, usize>> = olds
+        .iter()
+        .enumerate()
+        .map(|(item, r)| Current { item, claims: &r.claims, says_more: r.says_more() })
+        .collect();
+    let decision = decide(&new.claims, &current);
+    let claims: Vec<&[Claim]> = olds.iter().map(|r| r.claims.as_slice()).collect();
+    let shown = pairs_to_show(&decision, &new.claims, &claims);
+    assert_eq!(shown.len(), PAIRS_PER_JUDGEMENT);
+    assert_eq!(shown[0], 0, "the retired one first: {shown:?}");
+    assert!(!shown.contains(&1), "another person's address is not shown: {shown:?}");
+    let last = texts.len() - 1;
+    assert_eq!(&shown[1..], (last - PAIRS_PER_JUDGEMENT + 2..=last).rev().collect::<Vec<_>>(), "newest first");
+}
