@@ -212,6 +212,13 @@ pub struct Tally {
     pub total: usize,
 }
 
+/// How a run used a model (`--reasoner-of`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ModelCalls {
+    pub calls: u64,
+    pub fallbacks: u64,
+}
+
 /// A run's outcome: the update and keep tallies, and each probe's result.
 #[derive(Debug, Serialize)]
 pub struct UpdatesReport {
@@ -219,6 +226,10 @@ pub struct UpdatesReport {
     events: usize,
     embedder: String,
     reasoner: String,
+    /// With `--reasoner-of`: the pair judgements asked of the model, and the steps where its
+    /// answer was unusable or late and the rules' decision stood.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<ModelCalls>,
     confirmed: usize,
     /// Candidates confirming refused (they wait for another decision).
     left_for_review: usize,
@@ -270,13 +281,15 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
     let options = compose::InitOptions { embedder: args.embedder, ..compose::InitOptions::default() };
     compose::init(&root, &options).await.with_context(|| format!("creating a store at {}", root.display()))?;
     let mut arbor = compose::open(&root).await?.arbor;
+    let mut pair_judge = None;
     if let Some(other) = &args.reasoner_of {
         let config = compose::StoreConfig::load(other)
             .with_context(|| format!("reading the reasoner of the store at {}", other.display()))?
             .reasoner;
-        let judge = crate::pair_judge::PairJudgeOnly::new(config.build()?, &config)?;
+        let judge = std::sync::Arc::new(crate::pair_judge::PairJudgeOnly::new(config.build()?, &config)?);
+        pair_judge = Some(judge.clone());
         let mut ports = arbor.ports().clone();
-        ports.reasoner = std::sync::Arc::new(judge);
+        ports.reasoner = judge;
         arbor = arbor_app::Arbor::new(ports, arbor.policy().clone(), arbor.options().clone());
     }
 
@@ -331,6 +344,7 @@ pub async fn run(args: &UpdatesOptions) -> Result<UpdatesReport> {
         events,
         embedder: arbor.ports().embedder.id().to_string(),
         reasoner: arbor.ports().reasoner.id(),
+        model: pair_judge.map(|judge| ModelCalls { calls: judge.calls(), fallbacks: arbor.reasoner_fallbacks() }),
         confirmed,
         left_for_review,
         update_probes: tally(true),
@@ -481,6 +495,12 @@ fn render(report: &UpdatesReport) -> String {
         tally(&report.update_probes),
         tally(&report.keep_probes),
     ));
+    if let Some(model) = report.model {
+        out.push_str(&format!(
+            "model: {} pair judgements asked, {} unusable or late (the rules' decision stood)\n",
+            model.calls, model.fallbacks
+        ));
+    }
     out.push_str(&counts_line(&report.counts));
     out
 }
