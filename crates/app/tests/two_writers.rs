@@ -1,14 +1,17 @@
 //! Two engines over one store that choose the same ids (as engines sharing a deterministic id
 //! source and a stopped clock do): the second's write may fail, but it never replaces or
-//! removes a body the first committed.
+//! removes a body the first committed — nor does recovery after a writer that died.
 
 mod common;
 
 use std::sync::Arc;
 
 use arbor_app::{Arbor, Options, Policy, Ports};
+use arbor_domain::id::JobId;
 use arbor_ports::memory::{InMemoryBodyStore, InMemoryMetadataStore, InMemorySearchIndex};
-use arbor_ports::{HashingEmbedder, HeuristicReasoner, IdSource, ManualClock};
+use arbor_ports::{
+    BodyIntent, Change, ChangeSet, HashingEmbedder, HeuristicReasoner, IdSource, ManualClock, MetadataStore,
+};
 use common::{conversation_chain, message, start};
 
 /// Every engine's first id in a millisecond gets the same suffix, so two engines started in
@@ -61,4 +64,29 @@ async fn a_second_engine_that_reuses_an_id_never_takes_the_first_ones_body() {
             pack.evidence
         );
     }
+}
+
+/// A dead writer whose intent names a path another writer's committed row refers to (the two
+/// chose one id, and the other's commit won): recovery clears the intent and leaves the body.
+#[tokio::test]
+async fn recovery_never_removes_a_body_a_committed_row_refers_to() {
+    let h = common::harness();
+    let chain = conversation_chain(&h.arbor, "c1", None);
+    let report = h.arbor.ingest(&chain, message("Priya keeps the spare keys in the red tin.", "m1")).await.unwrap();
+    let id = report.chunks[0].outcome.leaf_id().cloned().unwrap();
+    let namespace = chain.namespaces().next().cloned().unwrap();
+    let leaf = h.store.leaf(std::slice::from_ref(&namespace), &id).await.unwrap().unwrap();
+    let intent = BodyIntent {
+        id: JobId::parse("job-dead-writer").unwrap(),
+        owner: "another-host/4242".to_owned(),
+        created_at: start(),
+        paths: vec![leaf.body_path.clone()],
+    };
+    h.store.commit(ChangeSet::new().with(Change::AddBodyIntent(intent))).await.unwrap();
+
+    let recovered = h.arbor.recover(&|_| true).await.unwrap();
+    assert_eq!((recovered.intents_cleared, recovered.bodies_removed), (1, 0), "{recovered:?}");
+    assert!(h.store.body_intents().await.unwrap().is_empty());
+    let report = h.arbor.fsck(false, &|_| false).await.unwrap();
+    assert!(report.is_clean(), "{report:#?}");
 }

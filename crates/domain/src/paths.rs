@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::id::{IdError, LeafId, SummaryId, validate_segment};
+use crate::id::{IdError, LeafId, NodeId, SummaryId, validate_segment};
 use crate::model::{Category, TreeId};
 use crate::namespace::Namespace;
 
@@ -91,6 +91,19 @@ impl BodyPath {
             && segments[n - 2].strip_prefix('L').is_some_and(|l| l.parse::<u8>().is_ok())
     }
 
+    /// The namespace and node a path names (`memory/<namespace>/…/<id>.md`), read back from
+    /// the place: `None` for a path of another shape.
+    pub fn node(&self) -> Option<(Namespace, NodeId)> {
+        let segments: Vec<&str> = self.0.split('/').collect();
+        let namespace = Namespace::parse(segments.get(1)?).ok()?;
+        let id = segments.last()?.strip_suffix(".md")?;
+        let node = match self.is_summary() {
+            true => NodeId::Summary(SummaryId::parse(id).ok()?),
+            false => NodeId::Leaf(LeafId::parse(id).ok()?),
+        };
+        Some((namespace, node))
+    }
+
     /// The path's segments, for joining onto a filesystem root one component at a time.
     pub fn segments(&self) -> impl Iterator<Item = &str> {
         self.0.split('/')
@@ -136,6 +149,9 @@ mod tests {
         let sum = BodyPath::summary(&ns, Category::Interaction, &tree, 2, &SummaryId::parse("sum-1").unwrap());
         assert_eq!(sum.as_str(), "memory/conversation:c1/interaction/interaction:uncategorized/summaries/L2/sum-1.md");
         assert_eq!(BodyPath::parse(leaf.as_str()).unwrap(), leaf);
+        assert_eq!(leaf.node(), Some((ns.clone(), NodeId::Leaf(LeafId::parse("leaf-1").unwrap()))));
+        assert_eq!(sum.node(), Some((ns, NodeId::Summary(SummaryId::parse("sum-1").unwrap()))));
+        assert_eq!(BodyPath::parse("memory/x.md").unwrap().node(), None);
     }
 
     #[test]

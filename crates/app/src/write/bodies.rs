@@ -3,7 +3,7 @@
 //! with clearing the intent. If anything fails the bodies are removed; if the process dies,
 //! [`Arbor::recover`] finds the intent and removes them.
 
-use arbor_domain::id::JobId;
+use arbor_domain::id::{JobId, NodeId};
 use arbor_domain::model::ContentHash;
 use arbor_domain::paths::BodyPath;
 use arbor_ports::{BodyIntent, Change, ChangeSet};
@@ -118,6 +118,17 @@ impl Arbor {
         }
     }
 
+    /// Whether a committed leaf or summary has its body at `path`.
+    async fn body_is_referenced(&self, path: &BodyPath) -> AppResult<bool> {
+        let Some((namespace, node)) = path.node() else { return Ok(false) };
+        let scope = std::slice::from_ref(&namespace);
+        let at = match node {
+            NodeId::Leaf(id) => self.ports.store.leaf(scope, &id).await?.map(|leaf| leaf.body_path),
+            NodeId::Summary(id) => self.ports.store.summary(scope, &id).await?.map(|summary| summary.body_path),
+        };
+        Ok(at.as_ref() == Some(path))
+    }
+
     /// Cleans up after writers that died between announcing bodies and committing them.
     /// `is_dead` decides, per intent, whether its writer is gone (the caller knows how to tell
     /// on its platform); intents of live writers are left alone.
@@ -132,7 +143,9 @@ impl Arbor {
             // left the copy, holding the text, where no body is.
             let writer_pid = intent.owner.rsplit_once('/').and_then(|(_, pid)| pid.parse::<u32>().ok());
             for path in &intent.paths {
-                if self.ports.bodies.delete(path).await? {
+                // A body a committed row refers to is not the dead writer's to remove, whatever
+                // its intent says (two writers that chose one id: the other one's commit won).
+                if !self.body_is_referenced(path).await? && self.ports.bodies.delete(path).await? {
                     report.bodies_removed += 1;
                 }
                 if let Some(pid) = writer_pid {
