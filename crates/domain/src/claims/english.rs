@@ -27,6 +27,7 @@ use crate::transcript::transcript_speaker;
 /// line with no label goes on with the speaker before it.
 pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
     let normalized = text.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
+    let normalized = CHAT_CONTRACTION.replace_all(&normalized, |c: &regex::Captures<'_>| chat_contraction(&c[0]));
     let me = match first_person {
         FirstPerson::User => Some(Subject::me()),
         FirstPerson::Nobody => None,
@@ -1786,10 +1787,10 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "car",
             Holds,
             Any,
-            r"{A}(?:drives|drive|driving|is driving|got|bought|leased|leases|owns|picked up|switched to|upgraded to|has|have) {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)",
+            r"{A}(?:drives|drive|driving|is driving|got|bought|leased|leases|owns|picked up|switched to|upgraded to|has|have) {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\d*\b(?: [\w\-]+)?)",
         ),
-        past("car", Holds, Any, r"{A}drove {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)"),
-        f("car", Holds, Any, r"{A}traded .{1,40}? (?:in )?for {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\b(?: [\w\-]+)?)"),
+        past("car", Holds, Any, r"{A}drove {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\d*\b(?: [\w\-]+)?)"),
+        f("car", Holds, Any, r"{A}traded .{1,40}? (?:in )?for {THE}(?P<v>(?:[\w\-]+ ){0,3}{CAR}\d*\b(?: [\w\-]+)?)"),
         f(
             "editor",
             Holds,
@@ -2111,6 +2112,21 @@ fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) {
 static USED_TO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^(?:\w+\s+)?used to\s+(?P<rest>.+)$").expect("used-to pattern compiles"));
 
+/// Contractions as chat writes them, without the apostrophe ("im vegan", "i dont drive any
+/// more"): spelled out so the forms read them as they read "I'm" and "don't". Only words that
+/// are nothing else in English; "IM" (a message) and "wont" / "cant" (real words) are left.
+static CHAT_CONTRACTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:[iI]m|dont|doesnt|isnt|arent|didnt|havent|hasnt|wasnt|werent)\b")
+        .expect("chat contraction pattern compiles")
+});
+
+fn chat_contraction(word: &str) -> String {
+    match word {
+        "im" | "Im" => "I'm".to_owned(),
+        other => format!("{}'t", &other[..other.len() - 1]),
+    }
+}
+
 /// The claim inside an ending: "no longer works at Stripe", "is no longer allergic to nuts",
 /// "doesn't smoke anymore", "is not vegetarian any more", "isn't with Sam anymore".
 fn ended_within(predicate: &str) -> Option<String> {
@@ -2124,7 +2140,7 @@ fn ended_within(predicate: &str) -> Option<String> {
     // "doesn't smoke" → "smokes"; "isn't vegetarian" → "is vegetarian".
     let aux = found.name("aux").map(|m| m.as_str().to_lowercase()).unwrap_or_default();
     let rest = match aux.as_str() {
-        a if a.starts_with("is") || a.starts_with("are") || a.starts_with("am") || a.starts_with("'s") => {
+        a if ["is", "are", "am", "'s", "'m", "'re"].iter().any(|be| a.starts_with(be)) => {
             format!("is {rest}")
         }
         a if a.starts_with("does") || a.starts_with("do") => third_person(&rest),

@@ -75,6 +75,8 @@ fn things_people_have_one_of_and_several_of() {
         ("I drive a blue Subaru.", &["@me|car|blue Subaru"]),
         // A car as people describe one: colour, year, make and model.
         ("The user drives a black 2021 Subaru Outback.", &["@me|car|black 2021 Subaru Outback"]),
+        // A model number written onto the make.
+        ("User drives a silver 2016 Mazda3.", &["@me|car|silver 2016 Mazda3"]),
         ("he got a new job driving a truck", &[]),
         // "ev" is a car; "every" is not.
         ("Project Atlas has the rollback drill every Friday.", &["project atlas|~when|Friday"]),
@@ -84,6 +86,11 @@ fn things_people_have_one_of_and_several_of() {
         // "is no longer", the ending of what "is" says.
         ("Maya is no longer allergic to tree nuts.", &["maya|allergies|tree nuts ended"]),
         ("Priya is no longer vegetarian.", &["priya|diet|vegetarian ended"]),
+        ("I'm not pescatarian anymore.", &["@me|diet|pescatarian ended"]),
+        // Chat drops the apostrophe of a contraction.
+        ("im a pescatarian", &["@me|diet|pescatarian"]),
+        ("i dont smoke anymore", &["@me|habits|smokes ended"]),
+        ("Send me an IM when you land.", &[]),
     ]);
 }
 
