@@ -1908,7 +1908,15 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "medication",
             Holds,
             Any,
-            r"{A}(?:takes|take|taking|is taking|'s taking|is on|'s on|started taking|started on|was put on|got put on|was prescribed|got prescribed|is prescribed|uses an?) (?P<v>[\w\- ]{3,30}?) (?:for|daily|every|twice|once|each|at night|in the morning|\d)",
+            r"{A}(?:takes|take|taking|is taking|'s taking|is on|'s on|started taking|started on|was put on|got put on|was prescribed|got prescribed|is prescribed) (?P<v>[\w\- ]{3,30}?) (?:for|daily|every|twice|once|each|at night|in the morning|\d)",
+        ),
+        // "Uses a … for …" is mostly not medicine ("uses a Zipcar membership for errands"):
+        // only what is used as medicine.
+        f(
+            "medication",
+            Holds,
+            Any,
+            r"{A}(?:uses|use|is using|'s using|started using) (?:an? |the |her |his |their |my )?(?P<v>(?:[\w\-]+ )?(?:inhaler|nasal spray|eye drops|cpap(?: machine)?|insulin pump|nicotine patch(?:es)?))\b",
         ),
         f(
             "medication",

@@ -75,6 +75,9 @@ fn things_people_have_one_of_and_several_of() {
         ("I drive a blue Subaru.", &["@me|car|blue Subaru"]),
         // A car as people describe one: colour, year, make and model.
         ("The user drives a black 2021 Subaru Outback.", &["@me|car|black 2021 Subaru Outback"]),
+        ("User now uses a Zipcar membership for errands.", &[]),
+        ("Maya uses a blue inhaler twice a day.", &["maya|medication|blue inhaler"]),
+        ("Maya takes metformin for her diabetes.", &["maya|medication|metformin"]),
         // A model number written onto the make.
         ("User drives a silver 2016 Mazda3.", &["@me|car|silver 2016 Mazda3"]),
         ("he got a new job driving a truck", &[]),
