@@ -2213,6 +2213,13 @@ fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
         if value.is_empty() {
             continue;
         }
+        // "sold their car", "ditched the phone": an ending that names the attribute's own noun
+        // ends whatever value it holds, as "quit his job" does.
+        if form.polarity == Ended && names_the_attribute(form.attribute, &value) {
+            found.push((claim(subject, form.attribute, None, Ended), None));
+            taken += 1;
+            break;
+        }
         found.dropped += dropped_words(raw.as_str(), &value);
         // "prefers Python for data work": the tool for a purpose, one at a time (`for:data_work`).
         let purpose = captures.name("p").map(|p| purpose_key(p.as_str()));
@@ -2742,6 +2749,13 @@ const PET_WORDS: &[&str] = &[
     "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "bird", "fish", "turtle", "tortoise",
     "snake", "lizard", "gecko", "horse", "pony", "ferret", "guinea", "budgie",
 ];
+
+/// Whether `value` is only a noun that names `attribute` itself ("car" of `car`, "phone" of
+/// `phone`), not a value of it.
+fn names_the_attribute(attribute: &str, value: &str) -> bool {
+    let value = value.trim().to_lowercase();
+    PERSON_ATTRIBUTE_NOUNS.iter().any(|(nouns, named, _)| *named == attribute && nouns.contains(&value.as_str()))
+}
 
 /// Nouns that name one of a person's attributes when possessed ("my *address* is …").
 const PERSON_ATTRIBUTE_NOUNS: &[(&[&str], &str, Class)] = &[
