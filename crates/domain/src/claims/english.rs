@@ -1688,7 +1688,7 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "residence",
             Holds,
             NotATime,
-            r"{A}(?:bought|rented|renting|rents|got|found) (?:a |an |the )?(?:new )?(?:house|flat|apartment|place|condo|home|studio) (?:in|near) {V}",
+            r"{A}(?:bought|rented|renting|rents|rent|owns|own|got|found) (?:a |an |the )?(?:new )?(?:little |tiny |small )?(?:house|flat|apartment|place|condo|home|studio) (?:in|near) {V}",
         ),
         // Work.
         f(
@@ -1752,7 +1752,7 @@ static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "grade",
             Holds,
             Any,
-            r"{A}(?:is|'s|are|am|started|starts|moved up to|is in|'s in|in|is now in|'s now in) (?:now )?(?:in )?(?P<v>(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) grade|grade \d{1,2}|year \d{1,2}|kindergarten|preschool|pre-k|reception)\b",
+            r"{A}(?:is|'s|are|am|started|starts|moved up to|is in|'s in|in|is now in|'s now in|teaches|teach|is teaching|'m teaching) (?:now )?(?:in )?(?P<v>(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) grade|grade \d{1,2}|year \d{1,2}|kindergarten|preschool|pre-k|reception)\b",
         ),
         f("grade", Holds, Any, r"{A}(?:is|'s|are|am) (?:now )?a (?P<v>freshman|sophomore|junior|senior)\b"),
         f("school", Ended, Any, r"{A}(?P<v>graduated)\b"),
@@ -2221,6 +2221,11 @@ fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
             break;
         }
         found.dropped += dropped_words(raw.as_str(), &value);
+        // What the clause goes on to say after the form ("year 5 *at a primary school in
+        // Bristol*") is said too, and no claim holds it.
+        if let Some(whole) = captures.get(0) {
+            found.dropped += content_words(&predicate[whole.end()..]);
+        }
         // "prefers Python for data work": the tool for a purpose, one at a time (`for:data_work`).
         let purpose = captures.name("p").map(|p| purpose_key(p.as_str()));
         let owned_attribute = match (&purpose, form.attribute) {

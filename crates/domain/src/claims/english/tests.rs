@@ -76,6 +76,8 @@ fn things_people_have_one_of_and_several_of() {
         // A car as people describe one: colour, year, make and model.
         ("The user drives a black 2021 Subaru Outback.", &["@me|car|black 2021 Subaru Outback"]),
         ("User now uses a Zipcar membership for errands.", &[]),
+        ("I rent a studio in Oakland.", &["@me|residence|Oakland"]),
+        ("i teach year 5 at a primary school", &["@me|grade|year 5"]),
         // An ending that names only the attribute's noun ends whatever value it holds.
         ("User sold their car in July.", &["@me|car| ended"]),
         ("Maya uses a blue inhaler twice a day.", &["maya|medication|blue inhaler"]),
