@@ -185,25 +185,18 @@ impl OpenAiReasoner {
     /// `c1`, `c2`, … (short labels a model copies reliably); an answer naming any other label,
     /// or one twice, is unusable.
     pub async fn rank_candidates(&self, request: &RerankRequest) -> Result<Vec<NodeId>, ModelError> {
-        let label = |i: usize| format!("c{}", i + 1);
         let candidates: Vec<Value> = request
             .candidates
             .iter()
             .enumerate()
-            .map(|(i, c)| json!({ "id": label(i), "text": shown(&c.text) }))
+            .map(|(i, c)| json!({ "id": candidate_label(i), "text": shown(&c.text) }))
             .collect();
         let input = json!({ "question": shown(&request.query), "candidates": candidates });
         let answer: RerankAnswer = self.ask(RERANK_TASK, "rerank", rerank_schema(), input).await?;
+        let mut labels = Labels::new(request.candidates.len(), "ranked");
         let mut order = Vec::with_capacity(answer.order.len());
-        let mut seen = std::collections::BTreeSet::new();
         for given in &answer.order {
-            let position = (0..request.candidates.len())
-                .find(|&i| label(i) == *given)
-                .ok_or_else(|| ModelError::malformed(format!("{given:?} is not a candidate it was shown")))?;
-            if !seen.insert(position) {
-                return Err(ModelError::malformed(format!("{given:?} is ranked twice")));
-            }
-            order.push(request.candidates[position].id.clone());
+            order.push(request.candidates[labels.position_of(given)?].id.clone());
         }
         Ok(order)
     }
@@ -214,12 +207,11 @@ impl OpenAiReasoner {
     /// naming no attribute, or an attribute the catalogue does not hold makes the whole answer
     /// unusable (the rules' decision stands).
     pub async fn judge_candidate_pairs(&self, request: &PairRequest) -> Result<Vec<PairJudgement>, ModelError> {
-        let label = |i: usize| format!("c{}", i + 1);
         let candidates: Vec<Value> = request
             .candidates
             .iter()
             .enumerate()
-            .map(|(i, c)| json!({ "id": label(i), "text": shown(&c.text), "attributes": c.attributes }))
+            .map(|(i, c)| json!({ "id": candidate_label(i), "text": shown(&c.text), "attributes": c.attributes }))
             .collect();
         let catalogue: Vec<Value> =
             CATALOGUE.iter().map(|def| json!({ "id": def.id, "means": def.english, "holds": match def.holds { Holds::One => "one", Holds::Many => "many" } })).collect();
@@ -230,15 +222,10 @@ impl OpenAiReasoner {
             "attributes": catalogue,
         });
         let answer: PairsAnswer = self.ask(PAIRS_TASK, "pair_judgements", pairs_schema(), input).await?;
+        let mut labels = Labels::new(request.candidates.len(), "judged");
         let mut judgements = Vec::with_capacity(answer.judgements.len());
-        let mut seen = std::collections::BTreeSet::new();
         for given in answer.judgements {
-            let position = (0..request.candidates.len())
-                .find(|&i| label(i) == given.id)
-                .ok_or_else(|| ModelError::malformed(format!("{:?} is not a candidate it was shown", given.id)))?;
-            if !seen.insert(position) {
-                return Err(ModelError::malformed(format!("{:?} is judged twice", given.id)));
-            }
+            let position = labels.position_of(&given.id)?;
             let verdict = match (given.verdict.as_str(), given.attribute) {
                 ("updates", Some(attribute)) => {
                     let attribute = attribute.trim().to_lowercase();
@@ -322,6 +309,38 @@ memories). focus: \"temporal\" when it asks when something happened or what happ
 const RERANK_TASK: &str = "Order the `candidates` (memories found for the `question`) by how well \
 each helps answer it, best first. order: the ids of the candidates that help, best first; leave out \
 those that do not help at all. Use only the ids shown.";
+
+/// How the `i`th candidate is shown to a model: `c1`, `c2`, … (short labels a model copies
+/// reliably, where ids invite typos).
+fn candidate_label(i: usize) -> String {
+    format!("c{}", i + 1)
+}
+
+/// The candidate labels an answer names, read back: each must be one the model was shown, and
+/// none may come twice.
+struct Labels {
+    shown: usize,
+    seen: std::collections::BTreeSet<usize>,
+    /// What naming one twice is called in the error ("ranked", "judged").
+    twice: &'static str,
+}
+
+impl Labels {
+    fn new(shown: usize, twice: &'static str) -> Labels {
+        Labels { shown, seen: std::collections::BTreeSet::new(), twice }
+    }
+
+    /// The position of the candidate `given` names.
+    fn position_of(&mut self, given: &str) -> Result<usize, ModelError> {
+        let position = (0..self.shown)
+            .find(|&i| candidate_label(i) == given)
+            .ok_or_else(|| ModelError::malformed(format!("{given:?} is not a candidate it was shown")))?;
+        if !self.seen.insert(position) {
+            return Err(ModelError::malformed(format!("{given:?} is {} twice", self.twice)));
+        }
+        Ok(position)
+    }
+}
 
 fn rerank_schema() -> Value {
     object(json!({
