@@ -303,8 +303,12 @@ fn percent_decoded(text: &str) -> Option<String> {
     let mut at = 0;
     while at < bytes.len() {
         if bytes[at] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(at + 1..at + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits, strictly: `from_str_radix` alone would take "%+1".
+            let hex = bytes.get(at + 1..at + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             at += 3;
         } else {
             out.push(bytes[at]);
@@ -393,6 +397,16 @@ pub async fn serve_stdio(service: Arc<Service>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_percent_decoded_strictly() {
+        assert_eq!(percent_decoded("Kofi%20Mensah").as_deref(), Some("Kofi Mensah"));
+        assert_eq!(percent_decoded("%E5%B0%8F%E7%BE%8E").as_deref(), Some("小美"));
+        assert_eq!(percent_decoded("小美").as_deref(), Some("小美"));
+        for broken in ["%", "%2", "%zz", "%+1", "%-1", "%FF"] {
+            assert_eq!(percent_decoded(broken), None, "{broken}");
+        }
+    }
 
     #[test]
     fn the_day_shape_is_the_schemas() {
