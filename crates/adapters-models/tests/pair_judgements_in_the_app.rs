@@ -57,6 +57,19 @@ async fn judge(verdict: &'static str, attribute: Option<&'static str>) -> MockSe
     .await
 }
 
+/// A duplicate judgement that the new memory supersedes the first candidate it was shown,
+/// confidently; an unusable answer to any request that shows no candidate ids.
+fn supersedes_the_first_candidate(body: &Value) -> Reply {
+    let input: Value =
+        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
+    match input["candidates"][0]["leaf_id"].as_str() {
+        Some(first) => {
+            Reply::chat(&json!({ "verdict": "supersedes", "leaf_id": first, "confidence": 0.99 }).to_string())
+        }
+        None => Reply::chat("not json"),
+    }
+}
+
 async fn save(arbor: &Arbor, text: &str) -> IngestReport {
     arbor.ingest(&chain(arbor), Event::user_message(text)).await.unwrap()
 }
@@ -89,20 +102,13 @@ async fn a_model_that_keeps_both_vetoes_the_rules_retirement() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_veto_outlasts_a_later_doubt_and_a_consolidation_pass() {
     let server = MockServer::start(|_, _, body| {
-        let input: Value =
-            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
         if is_pairs(body) {
             let judgements: Vec<Value> =
                 labels(body).into_iter().map(|id| json!({ "id": id, "verdict": "keeps", "attribute": null })).collect();
             return Reply::chat(&json!({ "judgements": judgements }).to_string());
         }
-        match input["candidates"][0]["leaf_id"].as_str() {
-            // A judgement in hindsight: the model would retire the first candidate.
-            Some(first) => {
-                Reply::chat(&json!({ "verdict": "supersedes", "leaf_id": first, "confidence": 0.99 }).to_string())
-            }
-            None => Reply::chat("not json"),
-        }
+        // A judgement in hindsight: the model would retire the first candidate.
+        supersedes_the_first_candidate(body)
     })
     .await;
     let arbor = engine(&server, Options::default());
@@ -128,17 +134,7 @@ async fn a_veto_outlasts_a_later_doubt_and_a_consolidation_pass() {
 /// marks the old one, as a doubt the reply names.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_models_replaces_at_write_time_marks_and_never_retires() {
-    let server = MockServer::start(|_, _, body| {
-        let input: Value =
-            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap_or("{}")).unwrap_or_default();
-        match input["candidates"][0]["leaf_id"].as_str() {
-            Some(first) => {
-                Reply::chat(&json!({ "verdict": "supersedes", "leaf_id": first, "confidence": 0.99 }).to_string())
-            }
-            None => Reply::chat("not json"),
-        }
-    })
-    .await;
+    let server = MockServer::start(|_, _, body| supersedes_the_first_candidate(body)).await;
     let arbor = engine(&server, Options::default());
     let first = save(&arbor, "The Helix pipeline runs nightly builds for the mobile app.").await;
     let first = first.chunks[0].outcome.leaf_id().cloned().unwrap();

@@ -362,6 +362,33 @@ impl FailingBodies {
         FailingBodies { inner, plan, partial_writes: AtomicU64::new(0) }
     }
 
+    /// A batch write `operation` as the plan decides: done, dying half-way (the first half of
+    /// the documents on disk), or done and then reported failed.
+    async fn batch<'a, F>(
+        &'a self,
+        operation: &'static str,
+        documents: &'a [(BodyPath, Vec<u8>)],
+        write: impl Fn(&'a [(BodyPath, Vec<u8>)]) -> F,
+    ) -> Result<Vec<ContentHash>>
+    where
+        F: std::future::Future<Output = Result<Vec<ContentHash>>>,
+    {
+        match self.plan.decide(operation) {
+            Decision::Proceed => write(documents).await,
+            Decision::FailBefore => {
+                let half = documents.len() / 2;
+                if half > 0 && write(&documents[..half]).await.is_ok() {
+                    self.partial_writes.fetch_add(half as u64, Ordering::SeqCst);
+                }
+                Err(injected_error(operation))
+            }
+            Decision::FailAfter => {
+                write(documents).await?;
+                Err(injected_error(operation))
+            }
+        }
+    }
+
     /// How many documents interrupted batches wrote before they failed.
     pub fn partial_writes(&self) -> u64 {
         self.partial_writes.load(Ordering::SeqCst)
@@ -377,38 +404,10 @@ impl BodyStore for FailingBodies {
         guarded(&self.plan, "bodies.put", self.inner.put(path, contents)).await
     }
     async fn put_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
-        match self.plan.decide("bodies.put_many") {
-            Decision::Proceed => self.inner.put_many(documents).await,
-            // Dying mid-batch: the first half of the documents are on disk.
-            Decision::FailBefore => {
-                let half = documents.len() / 2;
-                if half > 0 && self.inner.put_many(&documents[..half]).await.is_ok() {
-                    self.partial_writes.fetch_add(half as u64, Ordering::SeqCst);
-                }
-                Err(injected_error("bodies.put_many"))
-            }
-            Decision::FailAfter => {
-                self.inner.put_many(documents).await?;
-                Err(injected_error("bodies.put_many"))
-            }
-        }
+        self.batch("bodies.put_many", documents, |docs| self.inner.put_many(docs)).await
     }
     async fn create_many(&self, documents: &[(BodyPath, Vec<u8>)]) -> Result<Vec<ContentHash>> {
-        match self.plan.decide("bodies.create_many") {
-            Decision::Proceed => self.inner.create_many(documents).await,
-            // Dying mid-batch: the first half of the documents are on disk.
-            Decision::FailBefore => {
-                let half = documents.len() / 2;
-                if half > 0 && self.inner.create_many(&documents[..half]).await.is_ok() {
-                    self.partial_writes.fetch_add(half as u64, Ordering::SeqCst);
-                }
-                Err(injected_error("bodies.create_many"))
-            }
-            Decision::FailAfter => {
-                self.inner.create_many(documents).await?;
-                Err(injected_error("bodies.create_many"))
-            }
-        }
+        self.batch("bodies.create_many", documents, |docs| self.inner.create_many(docs)).await
     }
     async fn get(&self, path: &BodyPath, expected: &ContentHash) -> Result<Vec<u8>> {
         guarded(&self.plan, "bodies.get", self.inner.get(path, expected)).await
