@@ -110,17 +110,6 @@ impl Arbor {
             .map(|(at, leaf)| Current { item: at, claims: &leaf.claims.claims, says_more: leaf.claims.says_more })
             .collect();
         let mut decision = decide(&claims.claims, &current);
-        // A later version of a memory a model reasoner judged true beside an older one (a
-        // correction of it) retires that one no more than the first did: the veto stands.
-        if let Some(lineage) = lineage {
-            let vetoed: Vec<(usize, PairVerdict)> = (0..candidates.len())
-                .filter(|&at| candidates[at].claims.judged_with.contains(lineage))
-                .map(|at| (at, PairVerdict::Keeps))
-                .collect();
-            if !vetoed.is_empty() {
-                decision = overrule(decision, &claims.claims, &current, &vetoed);
-            }
-        }
         if let Some(text) = text {
             decision = self.judge_pairs(plan, text, &claims.claims, &candidates, decision).await;
         }

@@ -39,8 +39,8 @@ pub struct LeafClaims {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_with: Vec<LeafId>,
     /// The lineages of newer memories a model reasoner judged true beside this one where the
-    /// rules would have retired it (a veto, `claims::judged`): no rule retires the pair again,
-    /// at write time or in consolidation, whatever doubt is marked later. Unlike
+    /// rules would have retired it (a veto, `claims::judged`): neither consolidation's rules nor a
+    /// model asked in hindsight retires the pair, whatever doubt is marked later. Unlike
     /// [`kept_with`](Self::kept_with) the pair is still shown as possibly outdated — the rules
     /// and the model disagree, and a person has not decided.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
