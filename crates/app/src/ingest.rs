@@ -263,8 +263,7 @@ impl Arbor {
         };
         // Does it replace a current memory, wherever that was filed? Its claims against the
         // claims of the current memories about the same subjects and attributes.
-        // Shown to a model only if what admission made of it may be (a model's assessment can
-        // make a memory restricted after the secret scan let its text through).
+        // Shown to a model only if admission's sensitivity allows (an assessment can restrict it).
         let shareable = reading.shareable && sensitivity.may_be_given_to(self.ports.reasoner.locality());
         let shown = shareable.then_some(chunk.text.as_str());
         let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims, shown).await?;
@@ -286,10 +285,8 @@ impl Arbor {
             if let Some(id) = &resolution.doubted
                 && !replaced_report.iter().any(|r| &r.leaf_id == id)
                 && !doubted_report.iter().any(|d| &d.leaf_id == id)
-                && let Some(old) = self.current_record(plan, namespace, id).await?
-                && old.status == LeafStatus::Active
             {
-                doubted_report.push(plan_judged_replacement(plan, old, &record));
+                doubted_report.extend(self.plan_judged_replacement(plan, namespace, id, &record).await?);
             }
         }
         let outcome = match &record.supersedes {
@@ -578,6 +575,28 @@ impl Arbor {
         Ok(())
     }
 
+    /// Marks leaf `id`, which a reasoner judged `record` replaces (`Resolution::doubted`), as
+    /// possibly outdated by it, if it is still current: both stay current, since a judgement
+    /// proves nothing by itself.
+    async fn plan_judged_replacement(
+        &self,
+        plan: &mut BatchPlan,
+        namespace: &Namespace,
+        id: &LeafId,
+        record: &LeafRecord,
+    ) -> AppResult<Option<Doubted>> {
+        let Some(old) = self.current_record(plan, namespace, id).await? else { return Ok(None) };
+        if old.status != LeafStatus::Active {
+            return Ok(None);
+        }
+        let mark =
+            DoubtMark { by: record.id.clone(), attribute: WHOLE_MEMORY.to_owned(), reason: FlagReason::JudgedUpdate };
+        let doubted =
+            Doubted { leaf_id: old.id.clone(), attribute: mark.attribute.clone(), reason: mark.reason.as_str() };
+        plan.doubt(LeafRecord { claims: LeafClaims { doubt: Some(mark), ..old.claims.clone() }, ..old });
+        Ok(Some(doubted))
+    }
+
     /// Asks the configured reasoner, falling back to the deterministic one when the text may
     /// not leave the machine or the answer is unusable. Returns the assessment and the id of
     /// the reasoner that actually made it, for provenance.
@@ -756,16 +775,6 @@ fn plan_reconciled(
         doubted.push(Doubted::of(old, doubt));
     }
     Ok((replaced, doubted))
-}
-
-/// Marks `old`, which a reasoner judged `record` replaces (`Resolution::doubted`), as possibly
-/// outdated by it: both stay current, since a judgement proves nothing by itself.
-fn plan_judged_replacement(plan: &mut BatchPlan, old: LeafRecord, record: &LeafRecord) -> Doubted {
-    let mark =
-        DoubtMark { by: record.id.clone(), attribute: WHOLE_MEMORY.to_owned(), reason: FlagReason::JudgedUpdate };
-    let doubted = Doubted { leaf_id: old.id.clone(), attribute: mark.attribute.clone(), reason: mark.reason.as_str() };
-    plan.doubt(LeafRecord { claims: LeafClaims { doubt: Some(mark), ..old.claims.clone() }, ..old });
-    doubted
 }
 
 /// Why a retirement replaced a memory, as the save's reply says it: whose attribute, the rule,

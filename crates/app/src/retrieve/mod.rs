@@ -603,6 +603,21 @@ fn possibly_outdated(
     outdated
 }
 
+/// The pack's constraints, each as `line` quotes it. One that may be outdated is still
+/// listed, marked: the cost of following a rule that no longer holds is small beside that of
+/// forgetting one that does ("allergic to tree nuts" doubted by a breakfast).
+fn constraints_of(evidence: &[EvidenceItem], line: impl Fn(&EvidenceItem) -> String) -> Vec<String> {
+    evidence
+        .iter()
+        .filter(|e| e.node == NodeKind::Leaf && e.overridden_by.is_none())
+        .filter(|e| e.kind == Some(MemoryKind::Constraint))
+        .map(|e| match e.possibly_outdated_by {
+            Some(_) => format!("{} (may be outdated)", line(e)),
+            None => line(e),
+        })
+        .collect()
+}
+
 fn evidence_item(
     record: Record,
     text: String,
@@ -807,18 +822,7 @@ fn assemble(
         .take(8)
         .map(line)
         .collect();
-    // A constraint that may be outdated is still listed, marked: the cost of following a rule
-    // that no longer holds is small beside that of forgetting one that does ("allergic to
-    // tree nuts" doubted by a breakfast).
-    let constraints = evidence
-        .iter()
-        .filter(|e| e.node == NodeKind::Leaf && e.overridden_by.is_none())
-        .filter(|e| e.kind == Some(MemoryKind::Constraint))
-        .map(|e| match e.possibly_outdated_by {
-            Some(_) => format!("{} (may be outdated)", line(e)),
-            None => line(e),
-        })
-        .collect();
+    let constraints = constraints_of(&evidence, line);
     let mut by_time: Vec<&EvidenceItem> = evidence.iter().filter(current).collect();
     by_time.sort_by(|a, b| b.observed_at.cmp(&a.observed_at).then_with(|| a.node_id.cmp(&b.node_id)));
     let recent = by_time.into_iter().take(3).map(line).collect();
