@@ -20,7 +20,7 @@ use crate::judgement::{
 use crate::model::{Confidence, Label, MemoryKind};
 use crate::sensitivity::Sensitivity;
 use crate::supersession::DuplicateJudgement;
-use crate::text::{is_stopword, normalize_text, tokenize, truncate_chars};
+use crate::text::{first_sentence, is_stopword, normalize_text, tokenize};
 use crate::time::Timestamp;
 use crate::time_expr::find_time_expression;
 use crate::transcript::transcript_speaker;
@@ -296,7 +296,7 @@ pub fn assess(request: &AssessRequest) -> Assessment {
     };
     let title = match &hints.title {
         Some(title) => title.trim().to_owned(),
-        None => first_sentence(&text),
+        None => first_sentence(&text, TITLE_CHARS),
     };
     // A subject key makes a memory replace the current one with the same key in its tree
     // without a word of proof: only a host that knows its memories' keys names one (a hint).
@@ -375,7 +375,7 @@ pub fn summarize(request: &SummarizeRequest) -> SummaryDraft {
     let mut text = String::new();
     let mut included = 0;
     for child in &children {
-        let line = format!("- {}\n", truncate_chars(&first_sentence(strip_bullets(&child.text)), 200));
+        let line = format!("- {}\n", first_sentence(strip_bullets(&child.text), TITLE_CHARS));
         if text.chars().count() + line.chars().count() > HEURISTIC_SUMMARY_CHARS {
             break;
         }
@@ -425,15 +425,8 @@ fn admission_score(text: &str, tokens: &[String]) -> f32 {
     score.min(0.95)
 }
 
-fn first_sentence(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    let end = line
-        .char_indices()
-        .find(|&(i, c)| matches!(c, '.' | '!' | '?' | '。') && i > 8)
-        .map(|(i, c)| i + c.len_utf8())
-        .unwrap_or(line.len());
-    truncate_chars(line[..end].trim(), 100)
-}
+/// How long a title read from the text may be, in characters (and a summary's line per child).
+const TITLE_CHARS: usize = 100;
 
 /// Finds the primary entity: the host's hint, else a shortlisted entity named in the text,
 /// else a clearly named new subject, else the fallback bucket.

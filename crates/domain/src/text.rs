@@ -256,6 +256,49 @@ pub fn truncate_chars(text: &str, max_chars: usize) -> String {
     format!("{}…", kept.trim_end())
 }
 
+/// The first sentence of the first line of `text`, cut to `max_chars`: a title or a digest
+/// line. A sentence ends at `.`, `!` or `?` followed by a space or the line's end (so a
+/// decimal point, a version or a model number — "4.19%", "v2.1", "ID.3" — never ends one),
+/// unless the word before a full stop is an abbreviation or an initial ("Dr.", "St.", "J.");
+/// `。！？` always end one. Nothing in the first 8 bytes ends a sentence ("Hi. …" is no title).
+pub fn first_sentence(text: &str, max_chars: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let mut end = line.len();
+    for (at, &(byte, ch)) in chars.iter().enumerate() {
+        if byte <= 8 {
+            continue;
+        }
+        let ends = match ch {
+            '。' | '！' | '？' => true,
+            '.' | '!' | '?' => {
+                let followed_by_space = chars.get(at + 1).is_none_or(|&(_, next)| next.is_whitespace());
+                followed_by_space && (ch != '.' || !ends_an_abbreviation(&line[..byte]))
+            }
+            _ => false,
+        };
+        if ends {
+            end = byte + ch.len_utf8();
+            break;
+        }
+    }
+    truncate_chars(line[..end].trim(), max_chars)
+}
+
+/// Whether the word `before` ends with is one a full stop abbreviates: a title, a street or
+/// a Latin abbreviation, or a single letter (an initial).
+fn ends_an_abbreviation(before: &str) -> bool {
+    let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
+    let word = word.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    word.chars().count() == 1 && word.chars().all(char::is_alphabetic) || ABBREVIATIONS.contains(&word.as_str())
+}
+
+/// Words a full stop shortens in running text, lowercased and without that full stop.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "no", "vs", "etc", "e.g", "i.e", "approx",
+    "dept", "inc", "ltd", "co", "corp", "fig", "vol", "ca",
+];
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -273,6 +316,28 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_title_is_the_first_sentence_and_no_number_ends_one() {
+        for (text, title) in [
+            (
+                "User's mortgage rate is fixed at 4.19% until 2027.",
+                "User's mortgage rate is fixed at 4.19% until 2027.",
+            ),
+            ("Disney+ £4.99/mo, renews in May. Cancel before then.", "Disney+ £4.99/mo, renews in May."),
+            ("we've been on the ID.3 since june! loving it", "we've been on the ID.3 since june!"),
+            ("Halyard v2.1 shipped on Friday. Next: v2.2", "Halyard v2.1 shipped on Friday."),
+            ("Therapy with Dr. Lim on King St. at 6pm. In person.", "Therapy with Dr. Lim on King St. at 6pm."),
+            ("Call J. Smith about the lease. Soon.", "Call J. Smith about the lease."),
+            ("张伟搬到了杭州。他很喜欢那里。", "张伟搬到了杭州。"),
+            ("Hi. The user moved to Utrecht.", "Hi. The user moved to Utrecht."),
+            ("No full stop at all", "No full stop at all"),
+            ("first line\nsecond line", "first line"),
+        ] {
+            assert_eq!(first_sentence(text, 200), title, "{text}");
+        }
+        assert_eq!(first_sentence("The user lives in a very long sentence", 10), "The user…");
+    }
 
     #[test]
     fn what_would_drive_a_terminal_is_shown_not_sent() {
