@@ -203,6 +203,19 @@ struct ProbeResult {
     marked: Vec<String>,
     /// The evidence, best first, as titles.
     evidence: Vec<String>,
+    /// The evidence, best first, as the pack gave it: enough to see why a probe failed.
+    evidence_detail: Vec<EvidenceDetail>,
+}
+
+/// One evidence item of a probe's pack, as `--json` reports it.
+#[derive(Debug, Serialize)]
+struct EvidenceDetail {
+    observed_at: String,
+    /// Its similarity to the question in a vector channel, when one found it.
+    similarity: Option<f32>,
+    /// Marked as possibly outdated (the newer memory's id).
+    possibly_outdated_by: Option<String>,
+    text: String,
 }
 
 /// How many probes of one kind passed.
@@ -450,6 +463,16 @@ fn judge(case: &Case, probe: &Probe, pack: &RetrievalPack) -> ProbeResult {
         offered_stale,
         marked: only_marked,
         evidence: pack.evidence.iter().map(|e| e.title.clone()).collect(),
+        evidence_detail: pack
+            .evidence
+            .iter()
+            .map(|e| EvidenceDetail {
+                observed_at: e.observed_at.to_string(),
+                similarity: e.scores.similarity,
+                possibly_outdated_by: e.possibly_outdated_by.as_ref().map(ToString::to_string),
+                text: e.text.chars().take(300).collect(),
+            })
+            .collect(),
     }
 }
 
