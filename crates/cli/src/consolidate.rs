@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use arbor_compose as compose;
 use arbor_domain::namespace::Namespace;
 
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::output::{errln, outln};
 
 #[derive(Debug, clap::Args)]

@@ -12,7 +12,7 @@ use arbor_eval::locomo::{self, LocomoOptions};
 use arbor_eval::updates::{self, UpdatesOptions};
 
 use crate::choice;
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::output::{errln, out};
 
 #[derive(Debug, clap::Subcommand)]

@@ -10,7 +10,7 @@ use arbor_domain::experiment::{RunOutcome, SnapshotChoice};
 use arbor_domain::id::ScopeId;
 use arbor_domain::time::Timestamp;
 
-use crate::commands::print_json;
+use crate::output::print_json;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum ExperimentCommand {

@@ -180,7 +180,7 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
             }
             let saved = compose::update_config(root, |c| c.restricted_embedder = config)?;
             if json {
-                return crate::commands::print_json(&saved.restricted_embedder);
+                return crate::output::print_json(&saved.restricted_embedder);
             }
             match &saved.restricted_embedder {
                 Some(config) => crate::output::outln!(
@@ -205,7 +205,7 @@ pub(crate) async fn run(root: &Path, command: ModelsCommand, json: bool) -> Resu
             config.build()?;
             let saved = compose::update_config(root, |c| c.reasoner = config)?;
             if json {
-                return crate::commands::print_json(&saved.reasoner);
+                return crate::output::print_json(&saved.reasoner);
             }
             crate::output::outln!("reasoner: {}", saved.reasoner.describe());
             Ok(())
@@ -229,7 +229,7 @@ fn list(root: &Path, json: bool) -> Result<()> {
                 })
             })
             .collect();
-        return crate::commands::print_json(&serde_json::json!({
+        return crate::output::print_json(&serde_json::json!({
             "store": config.as_ref().map(|c| serde_json::json!({
                 "embedder": c.embedder,
                 "previous_embedder": c.previous_embedder,
@@ -288,7 +288,7 @@ async fn install(root: &Path, name: &str, no_use: bool, json: bool) -> Result<()
     let config = EmbedderConfig::Local { model: model.name.to_owned(), path: found.dir().to_path_buf() };
     if no_use || !root.join(compose::CONFIG_FILE).exists() {
         if json {
-            return crate::commands::print_json(&serde_json::json!({ "model": model.name, "path": found.dir() }));
+            return crate::output::print_json(&serde_json::json!({ "model": model.name, "path": found.dir() }));
         }
         return Ok(());
     }
@@ -301,13 +301,13 @@ async fn use_embedder(root: &Path, config: EmbedderConfig, json: bool) -> Result
     match compose::switch_embedder(root, config).await? {
         EmbedderSwitch::Unchanged(saved) => {
             if json {
-                return crate::commands::print_json(&saved.embedder);
+                return crate::output::print_json(&saved.embedder);
             }
             crate::output::outln!("embedder: {} (unchanged)", saved.embedder.describe());
         }
         EmbedderSwitch::Switched { saved, embedder_id, documents_to_reembed: documents } => {
             if json {
-                return crate::commands::print_json(&serde_json::json!({
+                return crate::output::print_json(&serde_json::json!({
                     "embedder": saved.embedder,
                     "previous_embedder": saved.previous_embedder,
                     "documents_to_reembed": documents,

@@ -39,6 +39,12 @@ pub(crate) fn write(stream: Stream, text: &str) {
     }
 }
 
+/// `value` as pretty JSON on standard output: what `--json` prints.
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    print_raw(&(serde_json::to_string_pretty(value)? + "\n"));
+    Ok(())
+}
+
 /// Machine-readable output (JSON, JSON Lines), written byte for byte.
 pub(crate) fn print_raw(text: &str) {
     write(Stream::Stdout, text);

@@ -10,7 +10,7 @@ use arbor_compose as compose;
 use arbor_domain::claims::profile::{Profile, ProfileFact, ProfileValue};
 use arbor_domain::han::mostly_han;
 
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::scope::ScopeArgs;
 
 #[derive(Debug, clap::Args)]

@@ -12,7 +12,7 @@ use arbor_domain::conflict::ConflictResolution;
 use arbor_domain::id::LeafId;
 use arbor_domain::time::{Timestamp, Validity};
 
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::scope::ScopeArgs;
 
 #[derive(Debug, clap::Subcommand)]
