@@ -102,6 +102,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_app_shape(root)?);
     problems.extend(check_adapter_status_literals(root)?);
     problems.extend(check_unsafe(root)?);
+    problems.extend(check_file_lengths(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
@@ -164,6 +165,74 @@ fn check_unsafe(root: &Path) -> Result<Vec<String>> {
         }
     }
     Ok(problems)
+}
+
+/// The longest a file of the workspace's own code may be, in lines, leaving out its tests (a
+/// test file, or a file's `#[cfg(test)] mod tests` at its end): past this a file holds more
+/// than one concern, and a newcomer cannot find their way in it.
+const MAX_FILE_LINES: usize = 900;
+
+/// The files still longer than [`MAX_FILE_LINES`], each with the most lines it may have: none
+/// may grow, and one cut to size must leave this list (tidy says so). Each waits for its cut.
+const LONG_FILES_LEFT: &[(&str, usize)] = &[
+    ("crates/adapters-postgres/src/store.rs", 1214),
+    ("crates/adapters-sqlite/src/store.rs", 1120),
+    ("crates/app/src/retrieve/mod.rs", 914),
+    ("crates/domain/src/claims/english.rs", 3093),
+    ("crates/domain/src/model.rs", 929),
+    ("crates/domain/src/reconcile/mod.rs", 1817),
+    ("crates/ports/src/conformance/store.rs", 1168),
+    ("crates/server/src/http.rs", 919),
+    ("crates/server/src/service.rs", 1015),
+    ("crates/server/src/wire.rs", 1455),
+];
+
+/// No file's own code (tests left out) is longer than [`MAX_FILE_LINES`], but those
+/// [`LONG_FILES_LEFT`] names, and those no longer than their figure there.
+fn check_file_lengths(root: &Path) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let mut listed_seen = Vec::new();
+    for (shown, text) in rust_sources(root)? {
+        if is_test_file(&shown) {
+            continue;
+        }
+        let lines = lines_before_tests(&text);
+        let allowed = LONG_FILES_LEFT.iter().find(|(path, _)| *path == shown).map(|&(_, most)| most);
+        if allowed.is_some() {
+            listed_seen.push(shown.clone());
+        }
+        match allowed {
+            Some(most) if lines > most => problems.push(format!(
+                "{shown} grew to {lines} lines past the {most} LONG_FILES_LEFT allows it: cut it, do not grow it"
+            )),
+            Some(_) if lines <= MAX_FILE_LINES => problems.push(format!(
+                "{shown} is {lines} lines now, within {MAX_FILE_LINES}: take it off LONG_FILES_LEFT in tidy.rs"
+            )),
+            None if lines > MAX_FILE_LINES => problems.push(format!(
+                "{shown} is {lines} lines (tests left out); cut it into files of one concern (at most {MAX_FILE_LINES})"
+            )),
+            _ => {}
+        }
+    }
+    for (path, _) in LONG_FILES_LEFT {
+        if !listed_seen.iter().any(|seen| seen == path) {
+            problems.push(format!("LONG_FILES_LEFT names {path}, which is gone or a test file: take it off"));
+        }
+    }
+    Ok(problems)
+}
+
+/// A file of tests: under a `tests` folder, a `tests.rs`, or a bench.
+fn is_test_file(shown: &str) -> bool {
+    let parts: Vec<&str> = shown.split('/').collect();
+    let (name, folders) = parts.split_last().unwrap_or((&"", &[]));
+    *name == "tests.rs" || folders.iter().any(|folder| matches!(*folder, "tests" | "benches"))
+}
+
+/// How many lines `text` has before its `#[cfg(test)] mod tests`, if it ends with one.
+fn lines_before_tests(text: &str) -> usize {
+    let code = text.find("#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
+    code.lines().count()
 }
 
 /// How many times `unsafe` appears as a keyword in `code` (comments and strings removed).
@@ -759,6 +828,18 @@ mod tests {
             vec![("short".to_owned(), 2, 4), ("longer".to_owned(), 9, 7)],
             "comments, strings, char literals and declarations without a body are not functions' lines"
         );
+    }
+
+    #[test]
+    fn file_lengths_leave_out_tests() {
+        assert!(is_test_file("crates/cli/tests/cli.rs"));
+        assert!(is_test_file("tests/lib.rs"));
+        assert!(is_test_file("crates/domain/src/time_expr/tests.rs"));
+        assert!(is_test_file("crates/search/benches/recall.rs"));
+        assert!(!is_test_file("crates/domain/src/claims/english.rs"));
+        assert!(!is_test_file("crates/ports/src/conformance/store.rs"));
+        assert_eq!(lines_before_tests("a\nb\n#[cfg(test)]\nmod tests {\n    x\n}\n"), 2);
+        assert_eq!(lines_before_tests("a\n#[cfg(test)]\nfn only_in_tests() {}\nb\n"), 4);
     }
 
     #[test]
