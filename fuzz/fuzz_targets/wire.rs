@@ -1,13 +1,13 @@
 //! Fuzz target: an agent's request body as the MCP tools and the HTTP API decode it — any JSON
-//! into each input type of the wire contract (the server's own `wire.rs`, compiled here as it
+//! into each input type of the wire contract (the server's own `wire/`, compiled here as it
 //! is), after the server's check for keys given twice. Never a panic: a request is an input or
 //! a refusal.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../crates/server/src/wire.rs"]
+#[allow(dead_code, unreachable_pub, unused_imports)]
+#[path = "../../crates/server/src/wire/mod.rs"]
 mod wire;
 
 fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) {

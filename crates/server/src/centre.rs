@@ -18,7 +18,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
-use crate::http::{Binding, body, operator, query, reply};
+use crate::binding::{Binding, operator};
+use crate::request::{body, query, reply};
 use crate::wire;
 
 const PAGE: &str = include_str!("../centre/index.html");

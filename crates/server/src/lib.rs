@@ -9,17 +9,20 @@
 //! crate depends on the app alone, so nothing that answers a request can open a store or pick
 //! an adapter.
 
+mod binding;
 mod centre;
 mod console;
 mod http;
 mod mcp;
 mod metrics;
 mod openapi;
+mod request;
 mod service;
 mod wire;
 
+pub use binding::{Access, Binding, Role, Tokens};
 pub use console::{SettingsFile, SettingsRefused};
-pub use http::{Access, BODY_READ_TIMEOUT, Binding, HEADER_READ_TIMEOUT, HttpOptions, Role, Tokens, serve_http};
+pub use http::{BODY_READ_TIMEOUT, HEADER_READ_TIMEOUT, HttpOptions, serve_http};
 pub use mcp::serve_stdio;
 pub use service::Service;
 

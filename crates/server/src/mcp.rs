@@ -21,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
-use crate::http::Binding;
+use crate::binding::Binding;
 use crate::service::{ApiError, ApiResult, Service};
 use crate::wire;
 
