@@ -19,11 +19,11 @@ use std::sync::LazyLock;
 use jiff::civil::Date;
 use regex::{Captures, Regex};
 
+use super::Reader;
 use super::TimeRange;
+use super::calendar::Unit;
 use super::calendar::{day_range, months_range, weekend_range, year_range};
-use super::reader::Reader;
 use super::scan::{Parsed, anchored};
-use super::units::Unit;
 /// A count or a day or a month: digits, or characters up to ninety-nine.
 const NUM: &str = r"[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3}";
 
@@ -331,39 +331,6 @@ impl Reader {
             part_of_year(self.today.year().checked_add(i16::try_from(offset).ok()?)?, &caps["ypart"])?
         };
         Some(Parsed { len: caps[0].len(), range })
-    }
-}
-
-/// Where the segmenter's words start and end in a text with Chinese in it: a Chinese time
-/// expression starts and ends where words do, so "三年前端经验" holds no "三年前" (three years
-/// ago) and "这周一直" no "这周一" (this Monday).
-#[derive(Debug, Default)]
-pub(super) struct HanWords {
-    /// The start of the text, as an address: a form reads a slice of it.
-    base: usize,
-    pub(super) starts: std::collections::BTreeSet<usize>,
-    ends: std::collections::BTreeSet<usize>,
-}
-
-impl HanWords {
-    pub(super) fn of(text: &str) -> HanWords {
-        if !crate::han::has_han(text) {
-            return HanWords::default();
-        }
-        let words = crate::han::words(text);
-        HanWords {
-            base: text.as_ptr() as usize,
-            starts: words.iter().map(|w| w.span.start).collect(),
-            ends: words.iter().map(|w| w.span.end).collect(),
-        }
-    }
-
-    /// Whether a form read `len` bytes into `rest` (a slice of the text) ends where a word
-    /// does, when it ends between two Han characters.
-    fn ends_a_word(&self, rest: &str, len: usize) -> bool {
-        let inside = rest[..len].chars().next_back().is_some_and(crate::han::is_han)
-            && rest[len..].chars().next().is_some_and(crate::han::is_han);
-        !inside || self.ends.contains(&(rest.as_ptr() as usize - self.base + len))
     }
 }
 

@@ -6,7 +6,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Relation;
-use super::scan::{anchored, is_word_char};
+use super::scan::anchored;
+use super::words::is_word_char;
 /// At most this many words of an event are kept: the event is a search phrase, not a sentence.
 pub(super) const MAX_EVENT_WORDS: usize = 8;
 

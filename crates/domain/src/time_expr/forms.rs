@@ -5,12 +5,12 @@ use std::sync::LazyLock;
 use jiff::civil::Date;
 use regex::{Captures, Regex};
 
+use super::Reader;
 use super::TimeRange;
+use super::calendar::Unit;
 use super::calendar::{dates_range, day_range, months_range, year_range};
 use super::events::is_one_of;
-use super::reader::Reader;
 use super::scan::{Cue, anchored};
-use super::units::Unit;
 /// Month names and their three-letter abbreviations (and "sept"), captured as `month`.
 pub(super) const MONTH: &str = concat!(
     r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?",

@@ -4,7 +4,7 @@
 use jiff::tz::TimeZone;
 
 use super::TimeRange;
-use super::units::Unit;
+use super::calendar::Unit;
 /// The longest range [`calendar_terms`] spells day by day (a week); a longer one is spelt by
 /// months. A full-text index weighs a memory's words by how many it has, so a mention must
 /// add few terms: "last week" adds nine at most, "next month" one.

@@ -59,13 +59,14 @@
 //! The same forms in Chinese (上周、三天前、5月8日之前 …) are read by [`chinese`], into the same
 //! ranges.
 //!
-//! The rooms: this file holds the API and its types; `reader` tries every form at one place,
-//! relative to one anchor; `forms` holds the date patterns and what each reads as; `units` the
-//! calendar units and counts; `events` the before/after-an-event form; `calendar` the UTC ranges;
-//! `scan` word starts and what every form shares; `index` how a full-text index spells a range;
-//! `chinese` the Chinese forms and where Chinese words start and end.
+//! The rooms: this file holds the API, its types and the [`Reader`] (defined here so the forms
+//! it reads with need not import the file that drives them); `reader` tries every form at one
+//! place, relative to one anchor; `forms` holds the date patterns and what each reads as;
+//! `chinese` the Chinese forms; `events` the before/after-an-event form; `counts` how many
+//! units; `calendar` the UTC units and ranges; `words` where words start and end, in Chinese
+//! too; `scan` what every form shares; `index` how a full-text index spells a range.
 
-use jiff::civil::Time;
+use jiff::civil::{Date, Time};
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
@@ -73,6 +74,7 @@ use crate::time::Timestamp;
 
 mod calendar;
 mod chinese;
+mod counts;
 mod events;
 mod forms;
 mod index;
@@ -80,13 +82,12 @@ mod reader;
 mod scan;
 #[cfg(test)]
 mod tests;
-mod units;
+mod words;
 
 pub use index::{MAX_DAYS_SPELT, MAX_MONTHS_SPELT, calendar_terms};
 
-use chinese::HanWords;
-use reader::Reader;
-use scan::{Cue, Parsed, longest, word_starts};
+use scan::{Cue, Parsed, longest};
+use words::{HanWords, word_starts};
 
 /// A half-open range [start, end) of instants; either end may be open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -118,6 +119,20 @@ pub struct FoundTime {
     pub expression: TimeExpression,
     /// the words matched, as written
     pub phrase: String,
+}
+
+/// Reads expressions relative to one anchor.
+struct Reader {
+    anchor: Timestamp,
+    /// Reading a memory rather than a question: see [`Reader::latest_begun`].
+    statement: bool,
+    /// The anchor's UTC calendar day.
+    today: Date,
+    /// When the store's newest memory was observed, if before the anchor
+    /// ([`find_time_expression_knowing`]).
+    newest: Option<Timestamp>,
+    /// Where the Chinese words of the text being read end ([`HanWords`]).
+    words: HanWords,
 }
 
 /// The first time expression in `question`, read relative to `anchor` (the question's as_of, or now).

@@ -1,4 +1,4 @@
-//! The reader: every form tried at one place, relative to one anchor.
+//! How the [`Reader`] reads: every form tried at one place, relative to its anchor.
 
 use std::sync::LazyLock;
 
@@ -6,27 +6,16 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use regex::Regex;
 
+use super::Reader;
+use super::calendar::Unit;
 use super::calendar::{day_range, week_range, weekend_range, year_range};
-use super::chinese::HanWords;
+use super::counts::Count;
 use super::events::event_at;
 use super::forms::{COUNT, DATE_FORMS, FormMatch, UNIT, YEAR, number};
 use super::scan::{Cue, Parsed, anchored, longest};
-use super::units::{Count, Unit};
+use super::words::HanWords;
 use super::{FoundTime, TimeExpression, TimeRange, YEARLESS_LOOKBACK, YEARLESS_REACH};
 use crate::time::Timestamp;
-/// Reads expressions relative to one anchor.
-pub(super) struct Reader {
-    pub(super) anchor: Timestamp,
-    /// Reading a memory rather than a question: see [`Reader::latest_begun`].
-    pub(super) statement: bool,
-    /// The anchor's UTC calendar day.
-    pub(super) today: Date,
-    /// When the store's newest memory was observed, if before the anchor
-    /// ([`find_time_expression_knowing`]).
-    pub(super) newest: Option<Timestamp>,
-    /// Where the Chinese words of the text being read end ([`HanWords`]).
-    pub(super) words: HanWords,
-}
 
 impl Reader {
     pub(super) fn new(anchor: Timestamp) -> Reader {

@@ -1,31 +1,9 @@
-//! Where a form may start (word starts, Chinese word boundaries included), and the pieces every
-//! form shares: anchored patterns, a matched length with its range, the longest match, cue words.
+//! What every form shares: anchored patterns, a matched length with its range, the longest
+//! match, and the cue words before a date.
 
 use regex::Regex;
 
 use super::TimeRange;
-use super::chinese::HanWords;
-/// Byte offsets where a word starts: a word character after a non-word character (or the start).
-/// Chinese writes no spaces, so there a word starts where the segmenter cut one ("小王*上个月*
-/// 搬到…"; not the 下 of "一下周末" or the 上 of "晚上月亮"), and a digit after Han starts one
-/// ("在*2023年*").
-pub(super) fn word_starts<'t>(text: &'t str, words: &'t HanWords) -> impl Iterator<Item = usize> + 't {
-    let mut previous_is_word = false;
-    let mut previous_is_han = false;
-    text.char_indices().filter_map(move |(at, c)| {
-        let is_word = is_word_char(c);
-        let is_han = crate::han::is_han(c);
-        let starts =
-            if is_han { words.starts.contains(&at) } else { is_word && (!previous_is_word || previous_is_han) };
-        previous_is_word = is_word;
-        previous_is_han = is_han;
-        starts.then_some(at)
-    })
-}
-
-pub(super) fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
 
 /// Compiles a pattern that must match at the very start of the text it is given. Every pattern is
 /// a constant of this file, so a failure is a programming error.
