@@ -14,6 +14,7 @@ mod render;
 mod review;
 mod scope;
 mod serve;
+mod speaker;
 mod tenants;
 
 use std::path::PathBuf;

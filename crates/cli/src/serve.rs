@@ -12,6 +12,7 @@ use arbor_compose as compose;
 use arbor_server::{Access, Binding, DEFAULT_MAX_BODY_BYTES, HttpOptions, Role, Service};
 
 use crate::scope::ScopeArgs;
+use crate::speaker::Speaker;
 
 /// Every `minutes`, a consolidation pass over the live namespaces this server reads, when at least
 /// `min_new` memories were written there since the last one and no other pass holds the
@@ -115,33 +116,6 @@ pub(crate) struct Args {
     /// The trusted context this server acts as, for every request.
     #[command(flatten)]
     scope: ScopeArgs,
-}
-
-/// Who speaks through a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Speaker {
-    Agent,
-    User,
-    Integration,
-}
-
-impl Speaker {
-    pub(crate) fn actor(self) -> arbor_domain::model::Actor {
-        use arbor_domain::model::Actor;
-        match self {
-            Speaker::Agent => Actor::Agent,
-            Speaker::User => Actor::User,
-            Speaker::Integration => Actor::Integration,
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Speaker::Agent => "agent",
-            Speaker::User => "user",
-            Speaker::Integration => "integration",
-        }
-    }
 }
 
 pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {

@@ -17,7 +17,7 @@ use arbor_server::{Binding, Role, Service};
 
 use crate::output::outln;
 use crate::scope::ScopeArgs;
-use crate::serve::Speaker;
+use crate::speaker::Speaker;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum TokensCommand {
