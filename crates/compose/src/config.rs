@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::choice::Choice;
 use crate::models::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
 
 /// The file that marks a directory as an Arbor store.
@@ -53,15 +54,6 @@ pub struct StoreConfig {
     /// How much one retrieval pack may hold, in total and per layer, over the defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<arbor_domain::budget::BudgetSettings>,
-}
-
-/// One value of a setting a person picks by name (`--backend sqlite`): the name as typed and
-/// saved, and what it means. Command lines list these; the configuration types know no parser.
-#[derive(Debug, Clone, Copy)]
-pub struct Choice<T: 'static> {
-    pub name: &'static str,
-    pub help: &'static str,
-    pub value: T,
 }
 
 /// Where the search index (full text and vectors) lives.
@@ -279,7 +271,7 @@ pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<S
     if let Err(error) = proposed.reasoner.build() {
         return Ok(Err(format!("\"reasoner\": {error:#}")));
     }
-    crate::open::save_config(root, &proposed)?;
+    save_config(root, &proposed)?;
     Ok(Ok(proposed))
 }
 
@@ -307,7 +299,7 @@ fn json_of(value: &impl Serialize) -> serde_json::Value {
 pub fn update_config(root: &Path, change: impl FnOnce(&mut StoreConfig)) -> Result<StoreConfig> {
     let mut config = StoreConfig::load(root)?;
     change(&mut config);
-    crate::open::save_config(root, &config)?;
+    save_config(root, &config)?;
     Ok(config)
 }
 
@@ -315,6 +307,38 @@ pub fn update_config(root: &Path, change: impl FnOnce(&mut StoreConfig)) -> Resu
 /// `./.arbor`.
 pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
+}
+
+/// Writes `arbor.json` whole or not at all (a temporary file renamed over it).
+pub fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
+    let marker = root.join(CONFIG_FILE);
+    // A temporary file of this writer's own (two writers never share one), on disk before it
+    // replaces the file, and the replacement on disk before this returns.
+    let temp = root.join(format!(".{CONFIG_FILE}.{}-{:x}.tmp", std::process::id(), writer_suffix()));
+    let write = || -> Result<()> {
+        let mut file = std::fs::File::create(&temp)?;
+        std::io::Write::write_all(&mut file, (serde_json::to_string_pretty(config)? + "\n").as_bytes())?;
+        file.sync_all()?;
+        Ok(())
+    };
+    if let Err(error) = write() {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error.context(format!("writing {}", temp.display())));
+    }
+    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
+    if let Ok(dir) = std::fs::File::open(root) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Tells this writer's temporary file from another thread's in the same process.
+fn writer_suffix() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    hasher.write_u128(nanos);
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -332,7 +356,7 @@ mod tests {
             database_url: Some("postgres://u:s3cret@db/arbor".into()),
             ..InitOptions::default()
         };
-        crate::open::save_config(root, &StoreConfig::new(&options, EmbedderConfig::hashing())).unwrap();
+        save_config(root, &StoreConfig::new(&options, EmbedderConfig::hashing())).unwrap();
         let shown = settings_for_display(root).unwrap();
         assert!(!shown.contains("s3cret") && shown.contains(HIDDEN), "{shown}");
         let mut edited: serde_json::Value = serde_json::from_str(&shown).unwrap();

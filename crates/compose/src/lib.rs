@@ -6,27 +6,28 @@
 //! The command line, the benchmark and the tests open stores through here; the servers take
 //! an already opened `Arbor`, so nothing that answers a request can pick an adapter.
 
+mod choice;
 mod config;
 mod liveness;
 mod models;
 mod open;
 mod reports;
 mod set_aside;
+mod switch;
 mod tenants;
 
 pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
+pub use choice::Choice;
 pub use config::{
-    Backend, CONFIG_FILE, Choice, IndexBackend, InitOptions, PostgresSettings, StoreConfig, replace_settings,
-    resolve_root, settings_for_display, update_config,
+    Backend, CONFIG_FILE, IndexBackend, InitOptions, PostgresSettings, StoreConfig, replace_settings, resolve_root,
+    save_config, settings_for_display, update_config,
 };
 pub use liveness::writer_is_dead;
-pub use models::{
-    EmbedderChoice, EmbedderConfig, EmbedderSwitch, ReasonerConfig, RemoteEndpoint, local_name, switch_embedder,
-};
+pub use models::{EmbedderChoice, EmbedderConfig, ReasonerConfig, RemoteEndpoint, local_name};
 pub use open::{
     Database, Embedders, Initialized, Opened, deterministic, init, open, open_for_check, open_for_reading,
-    open_for_rebuild, open_with, save_config,
+    open_for_rebuild, open_with,
 };
 pub use reports::{
     ConsolidationLock, LeftForReview, Pass, PassOptions, REPORTS_DIR, ReportFile, apply_left_for_review,
@@ -36,6 +37,7 @@ pub use reports::{
 pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,
 };
+pub use switch::{EmbedderSwitch, switch_embedder};
 pub use tenants::{
     IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, new_secret,
     revoke_token, tenant_root, token_digest, write_private,

@@ -14,7 +14,7 @@ use arbor_adapters_models::packaged::{self, Found, MINILM_L6_V2, PACKAGED_MODELS
 use arbor_ports::{Embedder, HashingEmbedder, HeuristicReasoner, Reasoner};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Choice, StoreConfig};
+use crate::choice::Choice;
 
 /// `arbor.json`'s `embedder` (and `previous_embedder`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -201,51 +201,4 @@ pub fn local_name(path: &Path) -> String {
         || path.file_name().map_or("local".to_owned(), |n| n.to_string_lossy().into_owned()),
         |m| m.name.to_owned(),
     )
-}
-
-/// What pointing a store at another embedder did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmbedderSwitch {
-    /// The store already used it.
-    Unchanged(StoreConfig),
-    /// Saved; `documents_to_reembed` index documents still carry the previous embedder's
-    /// vectors (kept as `previous_embedder` and searched until `arbor jobs reindex` finishes).
-    Switched { saved: StoreConfig, embedder_id: arbor_ports::EmbedderId, documents_to_reembed: usize },
-}
-
-/// Points the store at `root` at the embedder `config` names, checking that it loads and that
-/// its vectors can be told apart from the current ones; a store with vectors starts a
-/// re-embedding, and a store still re-embedding is refused.
-pub async fn switch_embedder(root: &Path, config: EmbedderConfig) -> Result<EmbedderSwitch> {
-    let mut store_config = StoreConfig::load(root)?;
-    let embedder = config.build()?;
-    if store_config.embedder == config {
-        return Ok(EmbedderSwitch::Unchanged(store_config));
-    }
-    // Vectors are told apart by embedder id alone: a different model under the same id would
-    // be compared with the old one's vectors.
-    if let Ok(current) = store_config.embedder.build()
-        && current.id() == embedder.id()
-    {
-        bail!(
-            "{} has the same embedder id ({}) as the store's current embedder, so their vectors could not be told \
-             apart; keep the model in a directory of another name",
-            config.describe(),
-            embedder.id()
-        );
-    }
-    if let Some(previous) = &store_config.previous_embedder {
-        bail!(
-            "the store is still re-embedding from {}; finish with `arbor jobs reindex` before changing the embedder again",
-            previous.describe()
-        );
-    }
-    let database = crate::open::Database::open(root, &store_config, arbor_adapters_sqlite::OpenMode::Existing).await?;
-    let documents = crate::open::open_index(root, &store_config, &database).await?.count().await?;
-    if documents > 0 {
-        store_config.previous_embedder = Some(store_config.embedder.clone());
-    }
-    store_config.embedder = config;
-    crate::open::save_config(root, &store_config)?;
-    Ok(EmbedderSwitch::Switched { saved: store_config, embedder_id: embedder.id(), documents_to_reembed: documents })
 }

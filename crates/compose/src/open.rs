@@ -13,7 +13,9 @@ use arbor_domain::time::Timestamp;
 use arbor_ports::fs::FsBodyStore;
 use arbor_ports::{RandomIds, SystemClock};
 
-use crate::config::{Backend, CONFIG_FILE, DATABASE_FILE, DATABASE_URL_VAR, IndexBackend, InitOptions, StoreConfig};
+use crate::config::{
+    Backend, CONFIG_FILE, DATABASE_FILE, DATABASE_URL_VAR, IndexBackend, InitOptions, StoreConfig, save_config,
+};
 use crate::liveness::{owner, process_state, writer_is_dead};
 
 /// What `init` did.
@@ -123,38 +125,6 @@ fn lost_database(root: &Path, body: &Path) -> String {
         body.strip_prefix(root).unwrap_or(body).display(),
         root.display()
     )
-}
-
-/// Writes `arbor.json` whole or not at all (a temporary file renamed over it).
-pub fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
-    let marker = root.join(CONFIG_FILE);
-    // A temporary file of this writer's own (two writers never share one), on disk before it
-    // replaces the file, and the replacement on disk before this returns.
-    let temp = root.join(format!(".{CONFIG_FILE}.{}-{:x}.tmp", std::process::id(), writer_suffix()));
-    let write = || -> Result<()> {
-        let mut file = std::fs::File::create(&temp)?;
-        std::io::Write::write_all(&mut file, (serde_json::to_string_pretty(config)? + "\n").as_bytes())?;
-        file.sync_all()?;
-        Ok(())
-    };
-    if let Err(error) = write() {
-        let _ = std::fs::remove_file(&temp);
-        return Err(error.context(format!("writing {}", temp.display())));
-    }
-    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
-    if let Ok(dir) = std::fs::File::open(root) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
-}
-
-/// Tells this writer's temporary file from another thread's in the same process.
-fn writer_suffix() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    hasher.write_u128(nanos);
-    hasher.finish()
 }
 
 /// The rows of a store, on the backend its configuration names.

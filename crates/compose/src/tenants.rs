@@ -19,8 +19,9 @@ use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::config::save_config;
 use crate::config::{Backend, CONFIG_FILE, StoreConfig};
-use crate::open::{Database, open_index, save_config};
+use crate::open::{Database, open_index};
 use arbor_adapters_sqlite::OpenMode;
 
 /// The operator's record of issued tokens, under the store root.
