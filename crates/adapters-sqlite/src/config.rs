@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use arbor_ports::{Error, Result};
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags};
 
 use crate::error::sql_error;
 use crate::schema;
@@ -24,15 +24,6 @@ pub(crate) const CHECKPOINT_WAIT: Duration = Duration::from_secs(3);
 
 /// Prepared statements kept per connection (rusqlite keeps 16 by default).
 const STATEMENT_CACHE: usize = 128;
-
-/// Begins a write transaction: `BEGIN IMMEDIATE`, which takes the database's write lock at
-/// once (waiting up to the busy timeout for another process to release it). A deferred
-/// transaction would read first and ask for the lock on its first write; if another process
-/// wrote in between, SQLite answers SQLITE_BUSY at once, without waiting, because the reader's
-/// snapshot is already stale. Every transaction that may write starts here.
-pub(crate) fn write_transaction(conn: &mut Connection) -> Result<Transaction<'_>> {
-    conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error)
-}
 
 /// How to open the database.
 #[derive(Debug, Clone)]

@@ -61,8 +61,8 @@ pub(crate) fn sql_error(error: rusqlite::Error) -> Error {
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
                 // Only after the busy timeout: writers wait for each other's lock first.
                 let busy = format!(
-                    "the database is busy: another process kept its write lock for longer than {} s ({error})",
-                    crate::config::DEFAULT_BUSY_TIMEOUT.as_secs()
+                    "the database is busy: another process kept its write lock for longer than the busy timeout \
+                     ({error})"
                 );
                 return Error::Unavailable { backend: BACKEND, source: busy.into() };
             }

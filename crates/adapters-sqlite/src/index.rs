@@ -25,9 +25,10 @@ use arbor_ports::rows::FactsRow;
 use arbor_search::{Candidate, DocTerms, embedder_key, rescored_hits};
 
 use crate::codec::{node_from_str, node_to_str};
-use crate::config::{Gate, SqliteDatabase, write_transaction};
+use crate::config::{Gate, SqliteDatabase};
 use crate::error::{BACKEND, sql_error};
 use crate::filter::placeholders;
+use crate::transaction::write_transaction;
 
 /// What a write does to a document the index already holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

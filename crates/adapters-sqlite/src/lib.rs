@@ -14,6 +14,7 @@ mod filter;
 mod index;
 mod schema;
 mod store;
+mod transaction;
 
 pub use arbor_search::Footprint;
 pub use config::{DEFAULT_BUSY_TIMEOUT, OpenMode, SqliteConfig, SqliteDatabase, damage_marker};

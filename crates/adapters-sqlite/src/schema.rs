@@ -8,8 +8,8 @@ use arbor_ports::rows::{corrupt, filed_entries_of, status_sql, stored_claims};
 use arbor_ports::{Error, Result};
 use rusqlite::{Connection, params};
 
-use crate::config::write_transaction;
 use crate::error::{BACKEND, sql_error};
+use crate::transaction::write_transaction;
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
 const MIGRATIONS: &[&str] = &[

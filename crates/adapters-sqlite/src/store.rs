@@ -28,10 +28,11 @@ use crate::codec::{
     job_from_row, job_values, leaf_from_row, leaf_values, node_from_str, node_to_str, opt_ts, subject_hash,
     summary_from_row, summary_values, to_json, tree_from_row, tree_values, ts,
 };
-use crate::config::{SqliteDatabase, write_transaction};
+use crate::config::SqliteDatabase;
 use crate::error::{BACKEND, sql_error};
 use crate::filter::{leaf_visibility_sql, placeholders};
 use crate::schema::INSERT_LEAF_KEY;
+use crate::transaction::write_transaction;
 
 /// The metadata store on a [`SqliteDatabase`].
 #[derive(Debug, Clone)]
