@@ -179,7 +179,6 @@ const LONG_FILES_LEFT: &[(&str, usize)] = &[
     ("crates/adapters-sqlite/src/store.rs", 1120),
     ("crates/app/src/retrieve/mod.rs", 914),
     ("crates/domain/src/claims/english.rs", 3093),
-    ("crates/domain/src/model.rs", 929),
     ("crates/domain/src/reconcile/mod.rs", 1817),
     ("crates/ports/src/conformance/store.rs", 1168),
 ];

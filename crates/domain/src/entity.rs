@@ -2,11 +2,13 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
-use crate::id::{EntityId, IdError};
+use crate::id::EntityId;
 use crate::namespace::Namespace;
 use crate::time::Timestamp;
+
+pub use crate::values::EntitySlug;
 
 /// The allowed entity types. A model's proposal with any other type is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -52,116 +54,6 @@ impl EntityType {
 impl fmt::Display for EntityType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// A canonical entity slug: lowercase ASCII letters, digits and single hyphens, 1–48 bytes,
-/// generated from a name by [`EntitySlug::from_name`]. Unique per namespace.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct EntitySlug(Box<str>);
-
-impl EntitySlug {
-    pub const MAX_LEN: usize = 48;
-
-    /// Validates an existing slug (from storage or a tree id).
-    pub fn parse(value: &str) -> Result<EntitySlug, IdError> {
-        let malformed = || IdError::Malformed {
-            what: "entity slug",
-            value: value.to_owned(),
-            expected: "lowercase letters, digits and single hyphens, at most 48 bytes",
-        };
-        if value.is_empty() {
-            return Err(IdError::Empty { what: "entity slug" });
-        }
-        let well_formed = value.len() <= EntitySlug::MAX_LEN
-            && value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !value.starts_with('-')
-            && !value.ends_with('-')
-            && !value.contains("--");
-        if well_formed { Ok(EntitySlug(value.into())) } else { Err(malformed()) }
-    }
-
-    /// Makes a slug from a display name: ASCII letters and digits kept (lowercased), everything
-    /// else a separator, runs collapsed, at most 48 bytes cut at a word boundary when possible.
-    ///
-    /// A name with no ASCII letters or digits (e.g. "张伟") gets a stable hash slug
-    /// `e-<8 hex>` so that every name has a slug and equal names get equal slugs.
-    pub fn from_name(name: &str) -> EntitySlug {
-        let mut slug = String::with_capacity(name.len());
-        let mut pending_hyphen = false;
-        for ch in name.chars() {
-            if ch.is_ascii_alphanumeric() {
-                if pending_hyphen && !slug.is_empty() {
-                    slug.push('-');
-                }
-                pending_hyphen = false;
-                slug.push(ch.to_ascii_lowercase());
-            } else {
-                pending_hyphen = true;
-            }
-        }
-        if slug.len() > EntitySlug::MAX_LEN {
-            let cut = slug[..EntitySlug::MAX_LEN].rfind('-').filter(|&at| at >= 16);
-            slug.truncate(cut.unwrap_or(EntitySlug::MAX_LEN));
-            while slug.ends_with('-') {
-                slug.pop();
-            }
-        }
-        if slug.is_empty() || slug == crate::model::TreeId::UNCATEGORIZED {
-            let hash = crate::model::ContentHash::of(name.trim().to_lowercase().as_bytes());
-            slug = format!("e-{}", &hash.as_str()[..8]);
-        }
-        EntitySlug(slug.into())
-    }
-
-    /// The first of `base`, `base-2`, `base-3`, … that `is_taken` says is free. Used when two
-    /// different entities would get the same slug in one namespace.
-    pub fn disambiguate(base: &EntitySlug, mut is_taken: impl FnMut(&EntitySlug) -> bool) -> EntitySlug {
-        if !is_taken(base) {
-            return base.clone();
-        }
-        for n in 2u32.. {
-            let suffix = format!("-{n}");
-            let mut stem = base.as_str().to_owned();
-            stem.truncate(EntitySlug::MAX_LEN - suffix.len());
-            while stem.ends_with('-') {
-                stem.pop();
-            }
-            let candidate = EntitySlug(format!("{stem}{suffix}").into());
-            if !is_taken(&candidate) {
-                return candidate;
-            }
-        }
-        unreachable!("u32 suffixes exhausted")
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for EntitySlug {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Debug for EntitySlug {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "EntitySlug({:?})", &*self.0)
-    }
-}
-
-impl Serialize for EntitySlug {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for EntitySlug {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        EntitySlug::parse(&raw).map_err(serde::de::Error::custom)
     }
 }
 
@@ -231,7 +123,7 @@ mod tests {
             let slug = EntitySlug::from_name(&name);
             prop_assert!(EntitySlug::parse(slug.as_str()).is_ok(), "{:?} -> {:?}", name, slug);
             prop_assert_eq!(&EntitySlug::from_name(&name), &slug);
-            prop_assert_ne!(slug.as_str(), crate::model::TreeId::UNCATEGORIZED);
+            prop_assert_ne!(slug.as_str(), crate::values::TreeId::UNCATEGORIZED);
         }
 
         #[test]

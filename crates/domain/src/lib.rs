@@ -69,6 +69,7 @@ pub mod text;
 pub mod time;
 pub mod time_expr;
 pub mod transcript;
+pub mod values;
 pub mod visibility;
 
 #[cfg(test)]

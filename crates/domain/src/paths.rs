@@ -10,8 +10,8 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::id::{IdError, LeafId, NodeId, SummaryId, validate_segment};
-use crate::model::{Category, TreeId};
 use crate::namespace::Namespace;
+use crate::values::{Category, TreeId};
 
 /// The directory under the root that holds every body.
 pub const MEMORY_DIR: &str = "memory";

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::han;
-use crate::model::{ContentHash, Fingerprint};
+use crate::values::{ContentHash, Fingerprint};
 
 /// Collapses runs of spaces and tabs, trims every line, and keeps at most one blank line
 /// between paragraphs. What a leaf's body holds.

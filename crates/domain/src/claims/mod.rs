@@ -209,8 +209,8 @@ impl FirstPerson {
     /// Whose "I" an actor's words are: the person's for their own words and for an agent's
     /// deliberate save (said for the person, as their entry would be) and an integration's
     /// record; no one's for an assistant's, a tool's or a program's turn.
-    pub fn of(actor: crate::model::Actor) -> FirstPerson {
-        use crate::model::Actor;
+    pub fn of(actor: crate::values::Actor) -> FirstPerson {
+        use crate::values::Actor;
         match actor {
             Actor::User | Actor::Integration | Actor::Agent => FirstPerson::User,
             Actor::Assistant | Actor::Tool | Actor::System => FirstPerson::Nobody,
