@@ -24,7 +24,9 @@ mod bench;
 mod clients;
 mod crash;
 mod fuzz;
+mod module_loops;
 mod postgres;
+mod sources;
 mod tidy;
 
 use std::process::{Command, ExitCode};

@@ -1,34 +1,14 @@
 //! What the memory centre reads and changes beyond the agent API: health, a memory's use by
 //! retrievals, the audit log, restoring a replaced version, what rules retired (and undoing
-//! it) and the store's settings file. Each
-//! is an operator's (the HTTP layer checks the role) and runs in the binding's read chain,
+//! it) and the store's settings file (through the [`SettingsFile`](crate::SettingsFile) port).
+//! Each is an operator's (the HTTP layer checks the role) and runs in the binding's read chain,
 //! through the same app use cases as the command line.
 
 use arbor_domain::id::LeafId;
 
 use crate::service::{ApiError, ApiResult, Service, in_range, kind, mirror, tree};
+use crate::settings::SettingsRefused;
 use crate::wire;
-
-/// The store's settings file (`arbor.json`), read and rewritten for the memory centre. The
-/// composition root implements it: only it knows how `arbor` checks a settings file, so a
-/// file written here is one the next start accepts.
-pub trait SettingsFile: Send + Sync + std::fmt::Debug {
-    /// The file as it is on disk.
-    fn read(&self) -> anyhow::Result<String>;
-
-    /// Checks `text` as opening the store would and replaces the file with it whole, or
-    /// leaves the file as it was: `Err` says why, in words for the person who wrote it.
-    fn write(&self, text: &str) -> Result<(), SettingsRefused>;
-}
-
-/// Why new settings were not written.
-#[derive(Debug)]
-pub enum SettingsRefused {
-    /// The text is not settings `arbor` would open the store with.
-    Invalid(String),
-    /// The file could not be written (the disk, permissions).
-    Failed(anyhow::Error),
-}
 
 fn leaf_id(id: &str) -> ApiResult<LeafId> {
     LeafId::parse(id).map_err(|_| ApiError::invalid(format!("{id:?} is not a leaf id")))

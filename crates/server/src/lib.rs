@@ -18,13 +18,14 @@ mod metrics;
 mod openapi;
 mod request;
 mod service;
+mod settings;
 mod wire;
 
 pub use binding::{Access, Binding, Role, Tokens};
-pub use console::{SettingsFile, SettingsRefused};
 pub use http::{BODY_READ_TIMEOUT, HEADER_READ_TIMEOUT, HttpOptions, serve_http};
 pub use mcp::serve_stdio;
 pub use service::Service;
+pub use settings::{SettingsFile, SettingsRefused};
 
 /// The largest request body either server accepts, unless configured otherwise.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 256 * 1024;

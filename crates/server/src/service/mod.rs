@@ -34,7 +34,7 @@ pub struct Service {
     /// server's stores) with an operator's token over HTTP.
     review: ReviewBy,
     /// The store's settings file, for the memory centre, when this server may change it.
-    settings: Option<std::sync::Arc<dyn crate::console::SettingsFile>>,
+    settings: Option<std::sync::Arc<dyn crate::settings::SettingsFile>>,
 }
 
 /// Where a candidate is confirmed, for the sentence a save answers with.
@@ -79,11 +79,11 @@ impl Service {
 
     /// Lets the memory centre read and rewrite the store's settings file.
     #[must_use]
-    pub fn with_settings(self, settings: std::sync::Arc<dyn crate::console::SettingsFile>) -> Service {
+    pub fn with_settings(self, settings: std::sync::Arc<dyn crate::settings::SettingsFile>) -> Service {
         Service { settings: Some(settings), ..self }
     }
 
-    pub(crate) fn settings_file(&self) -> Option<&std::sync::Arc<dyn crate::console::SettingsFile>> {
+    pub(crate) fn settings_file(&self) -> Option<&std::sync::Arc<dyn crate::settings::SettingsFile>> {
         self.settings.as_ref()
     }
 }
