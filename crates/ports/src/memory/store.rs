@@ -9,6 +9,7 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{LeafRecord, SummaryRecord, SummaryRole, SummaryStatus, TreeId, TreeRecord};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::seal::FrontierNode;
+use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use async_trait::async_trait;
 
@@ -16,8 +17,8 @@ use crate::error::{Error, Result};
 use crate::rows::{filed_entries, lookup_key_hash, signature_from};
 use crate::snapshot::{AccessRecord, ContextSnapshot};
 use crate::store::{
-    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, FiledEntry, FiledQuery, Job, JobClaim, JobKind,
-    LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, TreeLeafQuery, WriteMark,
+    AuditEvent, BodyIntent, Change, ChangeSet, EntityQuery, FiledEntry, FiledQuery, Job, JobClaim, JobKind, LeafExpect,
+    LeafPosition, MetadataStore, Neighbours, Page, StoreCounts, SummaryExpect, TreeLeafQuery, WriteMark,
 };
 
 const BACKEND: &str = "memory";
@@ -98,247 +99,302 @@ impl State {
 
     fn apply(&mut self, change: Change, undo: &mut Vec<Undo>) -> Result<()> {
         match change {
-            Change::InsertEntity(entity) => {
-                if self.entities.contains_key(&entity.id) {
-                    return Err(Error::AlreadyExists { what: "entity", id: entity.id.to_string() });
-                }
-                if self.entities.values().any(|e| e.namespace == entity.namespace && e.slug == entity.slug) {
-                    return Err(Error::AlreadyExists {
-                        what: "entity slug",
-                        id: format!("{}/{}", entity.namespace, entity.slug),
-                    });
-                }
-                undo.push(Undo::Entity(entity.id.clone(), None));
-                self.entities.insert(entity.id.clone(), entity);
-            }
-            Change::EnsureTree(tree) => {
-                let key = (tree.namespace.clone(), tree.tree_id.clone());
-                if let std::collections::btree_map::Entry::Vacant(slot) = self.trees.entry(key.clone()) {
-                    slot.insert(tree);
-                    undo.push(Undo::Tree(key, None));
-                }
-            }
-            Change::InsertLeaf(leaf) => {
-                if self.leaves.contains_key(&leaf.id) {
-                    return Err(Error::AlreadyExists { what: "leaf", id: leaf.id.to_string() });
-                }
-                if is_live(leaf.status) && self.live_twin(&leaf) {
-                    return Err(Error::AlreadyExists {
-                        what: "leaf fingerprint",
-                        id: format!("{}/{}/{}", leaf.namespace, leaf.tree_id, leaf.fingerprint),
-                    });
-                }
-                undo.push(Undo::Leaf(leaf.id.clone(), None));
-                self.leaves.insert(leaf.id.clone(), leaf);
-            }
-            Change::UpdateLeaf { expect, record } => {
-                let current = self.leaves.get(&record.id).ok_or_else(|| Error::not_found("leaf", &record.id))?;
-                expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
-                if current.namespace != record.namespace || current.tree_id != record.tree_id {
-                    return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
-                }
-                if is_live(record.status) && !is_live(current.status) && self.live_twin(&record) {
-                    return Err(Error::AlreadyExists {
-                        what: "leaf fingerprint",
-                        id: format!("{}/{}/{}", record.namespace, record.tree_id, record.fingerprint),
-                    });
-                }
-                undo.push(Undo::Leaf(record.id.clone(), Some(current.clone())));
-                self.leaves.insert(record.id.clone(), record);
-            }
-            Change::InsertSummary(summary) => {
-                if self.summaries.contains_key(&summary.id) {
-                    return Err(Error::AlreadyExists { what: "summary", id: summary.id.to_string() });
-                }
-                undo.push(Undo::Summary(summary.id.clone(), None));
-                self.summaries.insert(summary.id.clone(), summary);
-            }
-            Change::UpdateSummary { expect, record } => {
-                let current = self.summaries.get(&record.id).ok_or_else(|| Error::not_found("summary", &record.id))?;
-                expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
-                undo.push(Undo::Summary(record.id.clone(), Some(current.clone())));
-                self.summaries.insert(record.id.clone(), record);
-            }
+            Change::InsertEntity(entity) => self.insert_entity(entity, undo)?,
+            Change::EnsureTree(tree) => self.ensure_tree(tree, undo)?,
+            Change::InsertLeaf(leaf) => self.insert_leaf(leaf, undo)?,
+            Change::UpdateLeaf { expect, record } => self.update_leaf(expect, record, undo)?,
+            Change::InsertSummary(summary) => self.insert_summary(summary, undo)?,
+            Change::UpdateSummary { expect, record } => self.update_summary(expect, record, undo)?,
             Change::SetRoot { namespace, tree, expect, root, stale } => {
-                let key = (namespace, tree);
-                let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
-                crate::store::check_root(&key.1, expect.as_ref(), current.root.as_ref().map(SummaryId::as_str))?;
-                undo.push(Undo::Tree(key.clone(), Some(current.clone())));
-                let updated = TreeRecord { root, root_stale: stale, ..current.clone() };
-                self.trees.insert(key, updated);
+                self.set_root(namespace, tree, expect, root, stale, undo)?
             }
-            Change::MarkRootStale { namespace, tree } => {
-                let key = (namespace, tree);
-                let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
-                if !current.root_stale {
-                    undo.push(Undo::Tree(key.clone(), Some(current.clone())));
-                    let updated = TreeRecord { root_stale: true, ..current.clone() };
-                    self.trees.insert(key, updated);
-                }
+            Change::MarkRootStale { namespace, tree } => self.mark_root_stale(namespace, tree, undo)?,
+            Change::Enqueue(job) => self.enqueue(job, undo)?,
+            Change::CompleteJob { id } => self.complete_job(id, undo)?,
+            Change::FailJob { id, error, retry_at } => self.fail_job(id, error, retry_at, undo)?,
+            Change::Audit(event) => self.audit(event, undo)?,
+            Change::RecordRetrieval(snapshot) => self.record_retrieval(snapshot, undo)?,
+            Change::DropRetrievalsOf { node } => self.drop_retrievals_of(node, undo)?,
+            Change::AddBodyIntent(intent) => self.add_body_intent(intent, undo)?,
+            Change::ClearBodyIntent { id } => self.clear_body_intent(id, undo)?,
+            Change::DissolveTree { namespace, tree } => self.dissolve_tree(namespace, tree, undo)?,
+            Change::ExpectEntity { namespace, id } => self.expect_entity(namespace, id)?,
+            Change::DeleteEntityIfUnused { namespace, id } => self.delete_entity_if_unused(namespace, id, undo)?,
+            Change::ReleaseLease { id, worker } => self.release_lease(id, worker, undo)?,
+            Change::DeferJob { id, retry_at } => self.defer_job(id, retry_at, undo)?,
+        }
+        Ok(())
+    }
+
+    fn insert_entity(&mut self, entity: Entity, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.entities.contains_key(&entity.id) {
+            return Err(Error::AlreadyExists { what: "entity", id: entity.id.to_string() });
+        }
+        if self.entities.values().any(|e| e.namespace == entity.namespace && e.slug == entity.slug) {
+            return Err(Error::AlreadyExists {
+                what: "entity slug",
+                id: format!("{}/{}", entity.namespace, entity.slug),
+            });
+        }
+        undo.push(Undo::Entity(entity.id.clone(), None));
+        self.entities.insert(entity.id.clone(), entity);
+        Ok(())
+    }
+
+    fn ensure_tree(&mut self, tree: TreeRecord, undo: &mut Vec<Undo>) -> Result<()> {
+        let key = (tree.namespace.clone(), tree.tree_id.clone());
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.trees.entry(key.clone()) {
+            slot.insert(tree);
+            undo.push(Undo::Tree(key, None));
+        }
+        Ok(())
+    }
+
+    fn insert_leaf(&mut self, leaf: LeafRecord, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.leaves.contains_key(&leaf.id) {
+            return Err(Error::AlreadyExists { what: "leaf", id: leaf.id.to_string() });
+        }
+        if is_live(leaf.status) && self.live_twin(&leaf) {
+            return Err(Error::AlreadyExists {
+                what: "leaf fingerprint",
+                id: format!("{}/{}/{}", leaf.namespace, leaf.tree_id, leaf.fingerprint),
+            });
+        }
+        undo.push(Undo::Leaf(leaf.id.clone(), None));
+        self.leaves.insert(leaf.id.clone(), leaf);
+        Ok(())
+    }
+
+    fn update_leaf(&mut self, expect: LeafExpect, record: LeafRecord, undo: &mut Vec<Undo>) -> Result<()> {
+        let current = self.leaves.get(&record.id).ok_or_else(|| Error::not_found("leaf", &record.id))?;
+        expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
+        if current.namespace != record.namespace || current.tree_id != record.tree_id {
+            return Err(Error::invalid("leaf update", "a leaf never changes namespace or tree"));
+        }
+        if is_live(record.status) && !is_live(current.status) && self.live_twin(&record) {
+            return Err(Error::AlreadyExists {
+                what: "leaf fingerprint",
+                id: format!("{}/{}/{}", record.namespace, record.tree_id, record.fingerprint),
+            });
+        }
+        undo.push(Undo::Leaf(record.id.clone(), Some(current.clone())));
+        self.leaves.insert(record.id.clone(), record);
+        Ok(())
+    }
+
+    fn insert_summary(&mut self, summary: SummaryRecord, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.summaries.contains_key(&summary.id) {
+            return Err(Error::AlreadyExists { what: "summary", id: summary.id.to_string() });
+        }
+        undo.push(Undo::Summary(summary.id.clone(), None));
+        self.summaries.insert(summary.id.clone(), summary);
+        Ok(())
+    }
+
+    fn update_summary(&mut self, expect: SummaryExpect, record: SummaryRecord, undo: &mut Vec<Undo>) -> Result<()> {
+        let current = self.summaries.get(&record.id).ok_or_else(|| Error::not_found("summary", &record.id))?;
+        expect.check(&record.id, current.status.as_str(), current.parent.as_ref().map(SummaryId::as_str))?;
+        undo.push(Undo::Summary(record.id.clone(), Some(current.clone())));
+        self.summaries.insert(record.id.clone(), record);
+        Ok(())
+    }
+
+    fn set_root(
+        &mut self,
+        namespace: Namespace,
+        tree: TreeId,
+        expect: Option<SummaryId>,
+        root: Option<SummaryId>,
+        stale: bool,
+        undo: &mut Vec<Undo>,
+    ) -> Result<()> {
+        let key = (namespace, tree);
+        let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
+        crate::store::check_root(&key.1, expect.as_ref(), current.root.as_ref().map(SummaryId::as_str))?;
+        undo.push(Undo::Tree(key.clone(), Some(current.clone())));
+        let updated = TreeRecord { root, root_stale: stale, ..current.clone() };
+        self.trees.insert(key, updated);
+        Ok(())
+    }
+
+    fn mark_root_stale(&mut self, namespace: Namespace, tree: TreeId, undo: &mut Vec<Undo>) -> Result<()> {
+        let key = (namespace, tree);
+        let current = self.trees.get(&key).ok_or_else(|| Error::not_found("tree", &key.1))?;
+        if !current.root_stale {
+            undo.push(Undo::Tree(key.clone(), Some(current.clone())));
+            let updated = TreeRecord { root_stale: true, ..current.clone() };
+            self.trees.insert(key, updated);
+        }
+        Ok(())
+    }
+
+    fn enqueue(&mut self, job: Job, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.jobs.contains_key(&job.id) {
+            return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
+        }
+        let absorbed = self.jobs.values().any(|row| row.job.key == job.key && row.lease.is_none() && !row.dead);
+        if !absorbed {
+            undo.push(Undo::Job(job.id.clone(), None));
+            self.jobs.insert(job.id.clone(), JobRow { job, lease: None, dead: false });
+        }
+        Ok(())
+    }
+
+    fn complete_job(&mut self, id: JobId, undo: &mut Vec<Undo>) -> Result<()> {
+        if let Some(row) = self.jobs.remove(&id) {
+            undo.push(Undo::Job(id, Some(row)));
+        }
+        Ok(())
+    }
+
+    fn fail_job(&mut self, id: JobId, error: String, retry_at: Option<Timestamp>, undo: &mut Vec<Undo>) -> Result<()> {
+        if let Some(row) = self.jobs.get(&id).cloned() {
+            undo.push(Undo::Job(id.clone(), Some(row.clone())));
+            let mut updated = row;
+            updated.job.attempts += 1;
+            updated.job.last_error = Some(error);
+            updated.lease = None;
+            match retry_at {
+                Some(at) => updated.job.run_after = at,
+                None => updated.dead = true,
             }
-            Change::Enqueue(job) => {
-                if self.jobs.contains_key(&job.id) {
-                    return Err(Error::AlreadyExists { what: "job", id: job.id.to_string() });
-                }
-                let absorbed = self.jobs.values().any(|row| row.job.key == job.key && row.lease.is_none() && !row.dead);
-                if !absorbed {
-                    undo.push(Undo::Job(job.id.clone(), None));
-                    self.jobs.insert(job.id.clone(), JobRow { job, lease: None, dead: false });
-                }
-            }
-            Change::CompleteJob { id } => {
-                if let Some(row) = self.jobs.remove(&id) {
-                    undo.push(Undo::Job(id, Some(row)));
-                }
-            }
-            Change::FailJob { id, error, retry_at } => {
-                if let Some(row) = self.jobs.get(&id).cloned() {
-                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
-                    let mut updated = row;
-                    updated.job.attempts += 1;
-                    updated.job.last_error = Some(error);
-                    updated.lease = None;
-                    match retry_at {
-                        Some(at) => updated.job.run_after = at,
-                        None => updated.dead = true,
-                    }
-                    self.jobs.insert(id, updated);
-                }
-            }
-            Change::Audit(event) => {
-                undo.push(Undo::AuditLen(self.audit.len()));
-                self.audit.push(event);
-            }
-            Change::RecordRetrieval(snapshot) => {
-                if self.retrievals.contains_key(&snapshot.id) {
-                    return Err(Error::AlreadyExists { what: "retrieval", id: snapshot.id.to_string() });
-                }
-                undo.push(Undo::Retrieval(snapshot.id.clone(), self.access.len()));
-                self.access.extend(snapshot.access_records());
-                self.retrievals.insert(snapshot.id.clone(), *snapshot);
-            }
-            Change::DropRetrievalsOf { node } => {
-                let dropped: BTreeSet<RetrievalId> =
-                    self.access.iter().filter(|a| a.node == node).map(|a| a.retrieval.clone()).collect();
-                if !dropped.is_empty() {
-                    undo.push(Undo::Retrievals(self.retrievals.clone(), self.access.clone()));
-                    self.retrievals.retain(|id, _| !dropped.contains(id));
-                    self.access.retain(|a| !dropped.contains(&a.retrieval));
-                }
-            }
-            Change::AddBodyIntent(intent) => {
-                if self.intents.contains_key(&intent.id) {
-                    return Err(Error::AlreadyExists { what: "body intent", id: intent.id.to_string() });
-                }
-                undo.push(Undo::Intent(intent.id.clone(), None));
-                self.intents.insert(intent.id.clone(), intent);
-            }
-            Change::ClearBodyIntent { id } => {
-                if let Some(old) = self.intents.remove(&id) {
-                    undo.push(Undo::Intent(id, Some(old)));
-                }
-            }
-            Change::DissolveTree { namespace, tree } => {
-                let key = (namespace.clone(), tree.clone());
-                let Some(record) = self.trees.get(&key).cloned() else { return Ok(()) };
-                let in_tree = |ns: &Namespace, t: &TreeId| ns == &namespace && t == &tree;
-                if let Some(live) = self
-                    .leaves
-                    .values()
-                    .find(|l| in_tree(&l.namespace, &l.tree_id) && l.status != LeafStatus::Tombstone)
-                {
-                    return Err(Error::conflict(
-                        "tree",
-                        &tree,
-                        "only tombstones",
-                        format!("leaf {} {}", live.id, live.status),
-                    ));
-                }
-                if let Some(readable) = self.summaries.values().find(|s| {
-                    in_tree(&s.namespace, &s.tree_id)
-                        && matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale)
-                }) {
-                    return Err(Error::conflict(
-                        "tree",
-                        &tree,
-                        "no readable summary",
-                        format!("summary {}", readable.id),
-                    ));
-                }
-                if let Some(purge) = self.jobs.values().find(|row| {
-                    row.job.kind == crate::store::JobKind::Purge
-                        && row.job.namespace == namespace
-                        && row.job.tree.as_ref() == Some(&tree)
-                }) {
-                    return Err(Error::conflict("tree", &tree, "no pending purge", format!("job {}", purge.job.id)));
-                }
-                let leaves: Vec<LeafId> =
-                    self.leaves.values().filter(|l| in_tree(&l.namespace, &l.tree_id)).map(|l| l.id.clone()).collect();
-                for id in leaves {
-                    let old = self.leaves.remove(&id);
-                    undo.push(Undo::Leaf(id, old));
-                }
-                let summaries: Vec<SummaryId> = self
-                    .summaries
-                    .values()
-                    .filter(|s| in_tree(&s.namespace, &s.tree_id))
-                    .map(|s| s.id.clone())
-                    .collect();
-                for id in summaries {
-                    let old = self.summaries.remove(&id);
-                    undo.push(Undo::Summary(id, old));
-                }
-                let seals: Vec<JobId> = self
-                    .jobs
-                    .values()
-                    .filter(|row| row.job.namespace == namespace && row.job.tree.as_ref() == Some(&tree))
-                    .map(|row| row.job.id.clone())
-                    .collect();
-                for id in seals {
-                    let old = self.jobs.remove(&id);
-                    undo.push(Undo::Job(id, old));
-                }
-                self.trees.remove(&key);
-                undo.push(Undo::Tree(key, Some(record)));
-            }
-            Change::ExpectEntity { namespace, id } => {
-                if self.entities.get(&id).is_none_or(|e| e.namespace != namespace) {
-                    return Err(Error::conflict("entity", &id, "present", "gone"));
-                }
-            }
-            Change::DeleteEntityIfUnused { namespace, id } => {
-                let Some(entity) = self.entities.get(&id).filter(|e| e.namespace == namespace).cloned() else {
-                    return Ok(());
-                };
-                let named_by_tree =
-                    self.trees.values().any(|t| t.namespace == namespace && t.entity.as_ref() == Some(&id));
-                let linked = self.leaves.values().any(|l| {
-                    l.namespace == namespace
-                        && l.status != LeafStatus::Tombstone
-                        && (l.entities.primary.as_ref() == Some(&id) || l.entities.secondary.contains(&id))
-                });
-                if !named_by_tree && !linked {
-                    self.entities.remove(&id);
-                    undo.push(Undo::Entity(id, Some(entity)));
-                }
-            }
-            Change::ReleaseLease { id, worker } => {
-                if let Some(row) = self.jobs.get(&id).cloned()
-                    && row.lease.as_ref().is_some_and(|(holder, _)| holder == &worker)
-                {
-                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
-                    self.jobs.insert(id, JobRow { lease: None, ..row });
-                }
-            }
-            Change::DeferJob { id, retry_at } => {
-                if let Some(row) = self.jobs.get(&id).cloned() {
-                    undo.push(Undo::Job(id.clone(), Some(row.clone())));
-                    let mut updated = row;
-                    updated.lease = None;
-                    updated.job.run_after = retry_at;
-                    self.jobs.insert(id, updated);
-                }
-            }
+            self.jobs.insert(id, updated);
+        }
+        Ok(())
+    }
+
+    fn audit(&mut self, event: AuditEvent, undo: &mut Vec<Undo>) -> Result<()> {
+        undo.push(Undo::AuditLen(self.audit.len()));
+        self.audit.push(event);
+        Ok(())
+    }
+
+    fn record_retrieval(&mut self, snapshot: Box<ContextSnapshot>, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.retrievals.contains_key(&snapshot.id) {
+            return Err(Error::AlreadyExists { what: "retrieval", id: snapshot.id.to_string() });
+        }
+        undo.push(Undo::Retrieval(snapshot.id.clone(), self.access.len()));
+        self.access.extend(snapshot.access_records());
+        self.retrievals.insert(snapshot.id.clone(), *snapshot);
+        Ok(())
+    }
+
+    fn drop_retrievals_of(&mut self, node: NodeId, undo: &mut Vec<Undo>) -> Result<()> {
+        let dropped: BTreeSet<RetrievalId> =
+            self.access.iter().filter(|a| a.node == node).map(|a| a.retrieval.clone()).collect();
+        if !dropped.is_empty() {
+            undo.push(Undo::Retrievals(self.retrievals.clone(), self.access.clone()));
+            self.retrievals.retain(|id, _| !dropped.contains(id));
+            self.access.retain(|a| !dropped.contains(&a.retrieval));
+        }
+        Ok(())
+    }
+
+    fn add_body_intent(&mut self, intent: BodyIntent, undo: &mut Vec<Undo>) -> Result<()> {
+        if self.intents.contains_key(&intent.id) {
+            return Err(Error::AlreadyExists { what: "body intent", id: intent.id.to_string() });
+        }
+        undo.push(Undo::Intent(intent.id.clone(), None));
+        self.intents.insert(intent.id.clone(), intent);
+        Ok(())
+    }
+
+    fn clear_body_intent(&mut self, id: JobId, undo: &mut Vec<Undo>) -> Result<()> {
+        if let Some(old) = self.intents.remove(&id) {
+            undo.push(Undo::Intent(id, Some(old)));
+        }
+        Ok(())
+    }
+
+    fn dissolve_tree(&mut self, namespace: Namespace, tree: TreeId, undo: &mut Vec<Undo>) -> Result<()> {
+        let key = (namespace.clone(), tree.clone());
+        let Some(record) = self.trees.get(&key).cloned() else { return Ok(()) };
+        let in_tree = |ns: &Namespace, t: &TreeId| ns == &namespace && t == &tree;
+        if let Some(live) =
+            self.leaves.values().find(|l| in_tree(&l.namespace, &l.tree_id) && l.status != LeafStatus::Tombstone)
+        {
+            return Err(Error::conflict("tree", &tree, "only tombstones", format!("leaf {} {}", live.id, live.status)));
+        }
+        if let Some(readable) = self.summaries.values().find(|s| {
+            in_tree(&s.namespace, &s.tree_id) && matches!(s.status, SummaryStatus::Current | SummaryStatus::Stale)
+        }) {
+            return Err(Error::conflict("tree", &tree, "no readable summary", format!("summary {}", readable.id)));
+        }
+        if let Some(purge) = self.jobs.values().find(|row| {
+            row.job.kind == crate::store::JobKind::Purge
+                && row.job.namespace == namespace
+                && row.job.tree.as_ref() == Some(&tree)
+        }) {
+            return Err(Error::conflict("tree", &tree, "no pending purge", format!("job {}", purge.job.id)));
+        }
+        let leaves: Vec<LeafId> =
+            self.leaves.values().filter(|l| in_tree(&l.namespace, &l.tree_id)).map(|l| l.id.clone()).collect();
+        for id in leaves {
+            let old = self.leaves.remove(&id);
+            undo.push(Undo::Leaf(id, old));
+        }
+        let summaries: Vec<SummaryId> =
+            self.summaries.values().filter(|s| in_tree(&s.namespace, &s.tree_id)).map(|s| s.id.clone()).collect();
+        for id in summaries {
+            let old = self.summaries.remove(&id);
+            undo.push(Undo::Summary(id, old));
+        }
+        let seals: Vec<JobId> = self
+            .jobs
+            .values()
+            .filter(|row| row.job.namespace == namespace && row.job.tree.as_ref() == Some(&tree))
+            .map(|row| row.job.id.clone())
+            .collect();
+        for id in seals {
+            let old = self.jobs.remove(&id);
+            undo.push(Undo::Job(id, old));
+        }
+        self.trees.remove(&key);
+        undo.push(Undo::Tree(key, Some(record)));
+        Ok(())
+    }
+
+    fn expect_entity(&mut self, namespace: Namespace, id: EntityId) -> Result<()> {
+        if self.entities.get(&id).is_none_or(|e| e.namespace != namespace) {
+            return Err(Error::conflict("entity", &id, "present", "gone"));
+        }
+        Ok(())
+    }
+
+    fn delete_entity_if_unused(&mut self, namespace: Namespace, id: EntityId, undo: &mut Vec<Undo>) -> Result<()> {
+        let Some(entity) = self.entities.get(&id).filter(|e| e.namespace == namespace).cloned() else {
+            return Ok(());
+        };
+        let named_by_tree = self.trees.values().any(|t| t.namespace == namespace && t.entity.as_ref() == Some(&id));
+        let linked = self.leaves.values().any(|l| {
+            l.namespace == namespace
+                && l.status != LeafStatus::Tombstone
+                && (l.entities.primary.as_ref() == Some(&id) || l.entities.secondary.contains(&id))
+        });
+        if !named_by_tree && !linked {
+            self.entities.remove(&id);
+            undo.push(Undo::Entity(id, Some(entity)));
+        }
+        Ok(())
+    }
+
+    fn release_lease(&mut self, id: JobId, worker: String, undo: &mut Vec<Undo>) -> Result<()> {
+        if let Some(row) = self.jobs.get(&id).cloned()
+            && row.lease.as_ref().is_some_and(|(holder, _)| holder == &worker)
+        {
+            undo.push(Undo::Job(id.clone(), Some(row.clone())));
+            self.jobs.insert(id, JobRow { lease: None, ..row });
+        }
+        Ok(())
+    }
+
+    fn defer_job(&mut self, id: JobId, retry_at: Timestamp, undo: &mut Vec<Undo>) -> Result<()> {
+        if let Some(row) = self.jobs.get(&id).cloned() {
+            undo.push(Undo::Job(id.clone(), Some(row.clone())));
+            let mut updated = row;
+            updated.lease = None;
+            updated.job.run_after = retry_at;
+            self.jobs.insert(id, updated);
         }
         Ok(())
     }
