@@ -17,10 +17,10 @@ use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{CandidateOutcome, ConsideredNode, Locality};
 
 use super::channels::{Candidates, ChannelKind};
+use super::doubts::{Outdated, layer_conflicts, possibly_outdated};
 use super::{
-    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, Outdated, RERANK_DEPTH,
-    Record, RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain, layer_conflicts,
-    possibly_outdated,
+    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record,
+    RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain,
 };
 use crate::{AppError, AppResult, Arbor};
 
