@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use arbor_app::Arbor;
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -17,36 +17,16 @@ use axum::response::Response;
 /// request that waited on a busy store.
 const BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
 
-/// The routes requests are counted under; anything else is `other`, so a scanner trying paths
-/// cannot grow the metrics without bound.
-const ROUTES: &[&str] = &[
-    "/api/v1/memory/retrieve",
-    "/api/v1/memory/search",
-    "/api/v1/memory/get",
-    "/api/v1/memory/upsert",
-    "/api/v1/memory/upsert_batch",
-    "/api/v1/memory/messages",
-    "/api/v1/memory/correct",
-    "/api/v1/memory/forget",
-    "/api/v1/memory/browse",
-    "/api/v1/memory/catalog",
-    "/api/v1/memory/dream",
-    "/api/v1/memory/status",
-    "/api/v1/memory/sync",
-    "/api/v1/memory/review",
-    "/api/v1/memory/review/confirm",
-    "/api/v1/memory/review/reject",
-    "/openapi.json",
-    "/metrics",
-    "/healthz",
-    "/readyz",
-];
-
-fn route_of(path: &str) -> &'static str {
+/// The route a request is counted under: the router's pattern it matched (so every route
+/// the router has is counted by its own name, and no list here can miss one), `/mcp` for the
+/// MCP endpoint and anything under it (matched or not), and `other` for whatever matched no route — so a
+/// scanner trying paths cannot grow the metrics without bound.
+fn route_of(path: &str, matched: Option<&MatchedPath>) -> Arc<str> {
+    // The MCP endpoint is a service nested whole (its own paths match no route pattern).
     if path == "/mcp" || path.starts_with("/mcp/") {
-        return "/mcp";
+        return Arc::from("/mcp");
     }
-    ROUTES.iter().find(|route| **route == path).copied().unwrap_or("other")
+    matched.map_or_else(|| Arc::from("other"), |matched| Arc::from(matched.as_str()))
 }
 
 #[derive(Debug, Default)]
@@ -71,13 +51,13 @@ impl Histogram {
 /// Counts since the server started.
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
-    requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
-    latency: Mutex<BTreeMap<&'static str, Histogram>>,
+    requests: Mutex<BTreeMap<(Arc<str>, u16), u64>>,
+    latency: Mutex<BTreeMap<Arc<str>, Histogram>>,
 }
 
 impl Metrics {
-    fn record(&self, route: &'static str, status: u16, took: Duration) {
-        *self.requests.lock().unwrap_or_else(PoisonError::into_inner).entry((route, status)).or_default() += 1;
+    fn record(&self, route: Arc<str>, status: u16, took: Duration) {
+        *self.requests.lock().unwrap_or_else(PoisonError::into_inner).entry((route.clone(), status)).or_default() += 1;
         let mut latency = self.latency.lock().unwrap_or_else(PoisonError::into_inner);
         latency.entry(route).or_default().observe(took.as_secs_f64());
     }
@@ -139,13 +119,13 @@ fn escape(value: &str) -> String {
 /// Counts and times every request, and logs it at info level (`-v`).
 pub(crate) async fn observe(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let route = route_of(request.uri().path());
+    let route = route_of(request.uri().path(), request.extensions().get::<MatchedPath>());
     let method = request.method().clone();
     let response = next.run(request).await;
     let took = started.elapsed();
     let status = response.status().as_u16();
+    tracing::info!(%method, route = &*route, status, ms = %format!("{:.1}", took.as_secs_f64() * 1000.0), "request");
     metrics.record(route, status, took);
-    tracing::info!(%method, route, status, ms = %format!("{:.1}", took.as_secs_f64() * 1000.0), "request");
     response
 }
 
@@ -153,20 +133,48 @@ pub(crate) async fn observe(State(metrics): State<Arc<Metrics>>, request: Reques
 mod tests {
     use super::*;
 
-    #[test]
-    fn unknown_paths_are_one_route() {
-        assert_eq!(route_of("/api/v1/memory/retrieve"), "/api/v1/memory/retrieve");
-        assert_eq!(route_of("/mcp"), "/mcp");
-        assert_eq!(route_of("/wp-admin/login.php"), "other");
-        assert_eq!(route_of("/api/v1/memory/retrieve/x"), "other");
+    /// Every route the router has is counted by its own pattern, the operator's routes, the
+    /// daily view and the memory centre's page too (a hand-kept list missed them); what matches
+    /// no route is one `other`.
+    #[tokio::test]
+    async fn every_route_is_counted_by_its_pattern_and_the_rest_as_other() {
+        use axum::Router;
+        use axum::routing::get;
+        use tower::ServiceExt;
+        let metrics = Arc::new(Metrics::default());
+        let api =
+            Router::new().route("/daily", get(|| async { "ok" })).route("/retired/restore", get(|| async { "ok" }));
+        let app = Router::new()
+            .route("/", get(|| async { "page" }))
+            .nest("/api/v1/memory", api)
+            .nest("/mcp", Router::new().fallback(|| async { "mcp" }))
+            .fallback(|| async { (axum::http::StatusCode::NOT_FOUND, "no") })
+            .layer(axum::middleware::from_fn_with_state(metrics.clone(), observe));
+        for path in
+            ["/", "/api/v1/memory/daily", "/api/v1/memory/retired/restore", "/mcp", "/mcp/x", "/wp-admin/login.php"]
+        {
+            let request = axum::http::Request::get(path).body(axum::body::Body::empty()).unwrap();
+            app.clone().oneshot(request).await.unwrap();
+        }
+        let text = metrics.render(&[]).await;
+        for (route, status, count) in [
+            ("/", 200, 1),
+            ("/api/v1/memory/daily", 200, 1),
+            ("/api/v1/memory/retired/restore", 200, 1),
+            ("/mcp", 200, 2),
+            ("other", 404, 1),
+        ] {
+            let line = format!("arbor_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}");
+            assert!(text.contains(&line), "{line} missing from\n{text}");
+        }
     }
 
     #[tokio::test]
     async fn the_text_format_counts_and_buckets() {
         let metrics = Metrics::default();
-        metrics.record("/api/v1/memory/retrieve", 200, Duration::from_millis(3));
-        metrics.record("/api/v1/memory/retrieve", 200, Duration::from_millis(30));
-        metrics.record("other", 404, Duration::from_micros(200));
+        metrics.record("/api/v1/memory/retrieve".into(), 200, Duration::from_millis(3));
+        metrics.record("/api/v1/memory/retrieve".into(), 200, Duration::from_millis(30));
+        metrics.record("other".into(), 404, Duration::from_micros(200));
         let text = metrics.render(&[]).await;
         assert!(
             text.contains("arbor_http_requests_total{route=\"/api/v1/memory/retrieve\",status=\"200\"} 2"),
