@@ -26,6 +26,7 @@ mod crash;
 mod fuzz;
 mod module_loops;
 mod postgres;
+mod routes;
 mod sources;
 mod tidy;
 

@@ -106,6 +106,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     problems.extend(check_unsafe(root)?);
     problems.extend(check_file_lengths(root)?);
     problems.extend(crate::module_loops::check_module_loops(root)?);
+    problems.extend(crate::routes::check_routes(root)?);
     if problems.is_empty() {
         println!("tidy: ok");
         return Ok(());
