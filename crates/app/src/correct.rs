@@ -13,13 +13,12 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::CorrectionRefusal;
-use arbor_domain::text::{fingerprint, truncate_chars};
+use arbor_domain::text::fingerprint;
 use arbor_domain::time::KnownSpan;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{AssessRequest, Error};
 use serde::Serialize;
 
-use crate::ingest::LEAF_SUMMARY_CHARS;
 use crate::write::{Attempt, BatchPlan, PlannedLeaf};
 use crate::{AppError, AppResult, Arbor};
 
@@ -279,7 +278,7 @@ impl Arbor {
         };
         LeafRecord {
             title: arbor_domain::model::bounded_title(&assessment.title),
-            summary: truncate_chars(&correction.text, LEAF_SUMMARY_CHARS),
+            summary: arbor_domain::model::leaf_summary(&correction.text),
             fingerprint: fingerprint(&correction.text),
             provenance,
             claims,

@@ -27,6 +27,7 @@ use arbor_domain::id::{EntityId, LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
     Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
+    leaf_summary,
 };
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
@@ -34,7 +35,7 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::reconcile::{CANDIDATES, Claim, PER_KEY};
 use arbor_domain::sensitivity::{Sensitivity, may_be_given_to};
 use arbor_domain::supersession::{DuplicateJudgement, ExistingLeaf, Resolution, WHOLE_MEMORY, WriteOutcome};
-use arbor_domain::text::{fingerprint, query_terms, tokenize, truncate_chars};
+use arbor_domain::text::{fingerprint, query_terms, tokenize};
 use arbor_domain::time::{KnownSpan, Timestamp, Validity};
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{
@@ -46,9 +47,6 @@ use serde::Serialize;
 use crate::reconcile::{Doubted, Replaced, marked_doubted, marked_retired};
 use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
 use crate::{AppError, AppResult, Arbor};
-
-/// The longest leaf summary kept on the metadata row; the whole text is in the body.
-pub(crate) const LEAF_SUMMARY_CHARS: usize = 280;
 
 /// How many similar leaves a reasoner is shown when judging duplicates.
 const DUPLICATE_CANDIDATES: usize = 3;
@@ -512,7 +510,7 @@ impl Arbor {
             tree_id,
             kind: assessment.kind,
             title: arbor_domain::model::bounded_title(&assessment.title),
-            summary: truncate_chars(&chunk.text, LEAF_SUMMARY_CHARS),
+            summary: leaf_summary(&chunk.text),
             subject: assessment.subject.clone(),
             fingerprint: fingerprint(&chunk.text),
             body_sha256: ContentHash::unwritten(),

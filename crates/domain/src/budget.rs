@@ -90,6 +90,13 @@ pub struct BudgetSelection {
 pub const BUDGET_ITEMS: std::ops::RangeInclusive<usize> = 1..=100;
 pub const BUDGET_CHARS: std::ops::RangeInclusive<usize> = 200..=100_000;
 
+/// About how many characters of evidence a budget of `tokens` model tokens holds: memory text
+/// runs about four characters a token (English prose a little more, Chinese far less, which
+/// the compact pack's own estimate then corrects by cutting to the budget).
+pub fn chars_for_tokens(tokens: usize) -> usize {
+    tokens.saturating_mul(4)
+}
+
 /// A store's own budgets: its settings over the defaults, a layer at a time.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -25,6 +25,14 @@ pub const MAX_TITLE_CHARS: usize = 200;
 /// body; a model's longer draft is refused.
 pub const MAX_SUMMARY_CHARS: usize = 4_000;
 
+/// The longest summary a leaf row keeps, in characters; the whole text is in its body.
+pub const LEAF_SUMMARY_CHARS: usize = 280;
+
+/// A leaf's words as its row keeps them: at most [`LEAF_SUMMARY_CHARS`] characters.
+pub fn leaf_summary(text: &str) -> String {
+    crate::text::truncate_chars(text, LEAF_SUMMARY_CHARS)
+}
+
 /// `title` as a record keeps it: at most [`MAX_TITLE_CHARS`] characters.
 pub fn bounded_title(title: &str) -> String {
     crate::text::truncate_chars(title, MAX_TITLE_CHARS)

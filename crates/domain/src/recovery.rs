@@ -29,11 +29,8 @@ use crate::model::{
 use crate::namespace::Namespace;
 use crate::paths::BodyPath;
 use crate::sensitivity::Sensitivity;
-use crate::text::{fingerprint, truncate_chars};
+use crate::text::fingerprint;
 use crate::time::{KnownSpan, Timestamp, Validity};
-
-/// The longest summary a leaf row keeps (the whole text is in the body).
-const SUMMARY_CHARS: usize = 280;
 
 /// A leaf read back from its document, with what its tree and entity rows need.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,7 +132,7 @@ pub fn leaf_from_document(path: &BodyPath, bytes: &[u8]) -> Result<RecoveredLeaf
         tree_id,
         kind: field::<MemoryKind>(&doc, "kind")?,
         title,
-        summary: truncate_chars(&body, SUMMARY_CHARS),
+        summary: crate::model::leaf_summary(&body),
         subject: optional::<SubjectKey>(&doc, "subject")?,
         fingerprint: optional::<ContentHash>(&doc, "fingerprint")?.unwrap_or_else(|| fingerprint(&body)),
         body_path: path.clone(),

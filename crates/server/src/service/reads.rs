@@ -28,6 +28,12 @@ pub(super) fn compact(pack: &arbor_app::RetrievalPack, options: CompactOptions) 
     })
 }
 
+/// The evidence a token budget asks for, within what a request may ask (100 to 100,000
+/// characters).
+fn max_chars_for_tokens(tokens: usize) -> usize {
+    arbor_domain::budget::chars_for_tokens(tokens).clamp(100, 100_000)
+}
+
 impl Service {
     pub(crate) async fn dream(&self, input: wire::DreamInput) -> ApiResult<wire::Dream> {
         let limit = in_range("limit", input.limit, 1, 20)?.unwrap_or(3);
@@ -89,8 +95,7 @@ impl Service {
         request.max_results = in_range("max_results", input.max_results, 1, 100)?;
         request.max_chars = in_range("max_chars", input.max_chars, 100, 100_000)?;
         let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?;
-        // Evidence text runs about four characters a token.
-        request.max_chars = request.max_chars.or(max_tokens.map(|tokens| (tokens * 4).clamp(100, 100_000)));
+        request.max_chars = request.max_chars.or(max_tokens.map(max_chars_for_tokens));
         request.as_of = timestamp("as_of", input.as_of.as_deref())?;
         request.tree = input.tree.as_deref().map(tree).transpose()?;
         if input.kinds.len() > 16 {
@@ -113,9 +118,8 @@ impl Service {
     pub(crate) async fn ask(&self, input: wire::AskInput) -> ApiResult<wire::CompactPack> {
         let mut request = self.request(&input.query, wire::Mode::Auto)?;
         let max_tokens = in_range("max_tokens", input.max_tokens, 50, 20_000)?.unwrap_or(DEFAULT_ASK_TOKENS);
-        // Evidence text runs about four characters a token; the rendering's own lines are then
-        // fitted to the budget by the compact pack.
-        request.max_chars = Some((max_tokens * 4).clamp(100, 100_000));
+        // The rendering's own lines are then fitted to the budget by the compact pack.
+        request.max_chars = Some(max_chars_for_tokens(max_tokens));
         request.as_of = timestamp("as_of", input.as_of.as_deref())?;
         let pack = self.arbor.retrieve(&self.chain, &request).await?;
         compact(&pack, CompactOptions { max_tokens: Some(max_tokens), include_skipped: false })
