@@ -406,12 +406,54 @@ fn check_app_shape(root: &Path) -> Result<Vec<String>> {
                 ));
             }
         }
+        for (line, set) in record_overrides(&text) {
+            problems.push(format!(
+                "{shown}:{line}: sets `{set}` by hand in a struct update; a rule of the domain says what a new \
+                 version's status and known span are (`next_version`, `waiting_for_a_person`, `as_earlier_history`, …)"
+            ));
+        }
         let own_loop = !file.ends_with("write/mod.rs") && !file.ends_with("app/src/lib.rs");
         if own_loop && text.contains("max_write_attempts") {
             problems.push(format!("{shown} retries a write itself; go through `Arbor::replanning`"));
         }
     }
     Ok(problems)
+}
+
+/// Each `LeafRecord { … }` or `Approval { … }` literal in `text` that sets a status or known
+/// span to a fixed value: its line and what it sets. Such a literal restates a rule of the
+/// domain at a call site (a record built whole, with no `..`, is a new record and is left).
+fn record_overrides(text: &str) -> Vec<(usize, String)> {
+    let code = code_only(text);
+    let mut found = Vec::new();
+    for opening in ["LeafRecord {", "Approval {"] {
+        for (start, _) in code.match_indices(opening) {
+            let body_start = start + opening.len() - 1;
+            let mut depth = 0usize;
+            let mut end = code.len();
+            for (offset, c) in code[body_start..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = body_start + offset;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let literal = &code[body_start..end];
+            let is_update = literal.contains("..") || opening == "Approval {";
+            for set in ["status: LeafStatus::", "known: KnownSpan::"] {
+                if is_update && literal.contains(set) {
+                    found.push((code[..start].matches('\n').count() + 1, set.trim_end_matches("::").to_owned()));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Every function in `text` with a body: its name, the line it starts on and how many lines it
@@ -740,6 +782,15 @@ mod tests {
             function_lengths(text),
             vec![("short".to_owned(), 2, 4), ("longer".to_owned(), 9, 7)],
             "comments, strings, char literals and declarations without a body are not functions' lines"
+        );
+    }
+
+    #[test]
+    fn fixed_statuses_in_struct_updates_are_found() {
+        let text = "let a = LeafRecord { status: LeafStatus::Candidate, ..old };\nlet b = LeafRecord { status: old.status.apply(t)?, ..old };\nlet c = Approval { status: LeafStatus::Active, reason };";
+        assert_eq!(
+            record_overrides(text),
+            [(1, "status: LeafStatus".to_owned()), (3, "status: LeafStatus".to_owned())]
         );
     }
 

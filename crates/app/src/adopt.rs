@@ -238,15 +238,9 @@ impl Arbor {
         };
         let tree_title = tree.as_ref().map(|t| t.title.as_str()).unwrap_or("Uncategorized");
         let filing = markdown::Filing { tree_title, entity: entity.as_ref().map(|e| (e.name.as_str(), e.entity_type)) };
-        // A document records its leaf as written: current, its validity open (replacing it
-        // closed it later; an end said when it was written is not told apart, and then the
-        // row's hash follows the rebuilt document).
-        let mut validity = leaf.validity;
-        if leaf.status == LeafStatus::Superseded {
-            validity.valid_to = None;
-        }
-        let as_written = LeafRecord { status: LeafStatus::Active, superseded_by: None, validity, ..leaf.clone() };
-        let document = markdown::render_leaf(&as_written, &leaf.summary, filing);
+        // A document records its leaf as written (when an end said then is not told apart
+        // from a later replacement, the row's hash follows the rebuilt document).
+        let document = markdown::render_leaf(&leaf.as_written(), &leaf.summary, filing);
         let hash = ContentHash::of(document.as_bytes());
         if hash != leaf.body_sha256 {
             // The row first: a crash after it leaves a file the next run writes again; the

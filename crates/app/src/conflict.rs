@@ -10,7 +10,7 @@ use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
 use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
-use arbor_domain::time::{KnownSpan, Timestamp, Validity};
+use arbor_domain::time::{Timestamp, Validity};
 use arbor_ports::{Error, TreeLeafQuery};
 
 use crate::review::ReviewReceipt;
@@ -122,14 +122,7 @@ impl Arbor {
             // its interval and never a question about now. It was never current in the store,
             // so its known span is empty.
             ValidityPlan::EarlierHistory => {
-                let history = LeafRecord {
-                    lineage: candidate.id.clone(),
-                    version: Version::FIRST,
-                    supersedes: None,
-                    validity,
-                    known: KnownSpan::NEVER,
-                    ..confirmed.superseded_by(&current.id, now, now)?
-                };
+                let history = confirmed.as_earlier_history(&current.id, validity, now)?;
                 (history, Vec::new(), "conflict.validity_set")
             }
             // The next version of the current memory from `from` on: the current one (and

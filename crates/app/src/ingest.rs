@@ -493,7 +493,7 @@ impl Arbor {
                 &ClaimView::of_leaf(current),
             )
         {
-            approval = Approval { status: LeafStatus::Candidate, reason: cause.reason() };
+            approval = Approval::held_by_conflict(cause.reason());
         }
         let secondary = self.policy.entities.validate_secondary(
             &assessment.secondary_entities,

@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::fingerprint;
-use arbor_domain::time::KnownSpan;
 
 use crate::correct::{Correction, validate_new_text};
 use crate::write::{Attempt, BatchPlan, PlannedLeaf, existing_leaf};
@@ -139,11 +138,9 @@ impl Arbor {
             let edit = Correction { title: title.clone(), ..Correction::by_person(old.id.clone(), old.version, text) };
             let sensitivity = self.admit_correction(&old, &edit)?;
             let mut record = LeafRecord {
-                status: LeafStatus::Candidate,
-                known: KnownSpan::NEVER,
                 supersedes: old.supersedes.clone(),
                 sensitivity,
-                ..self.corrected_record(&old, &edit, now)
+                ..self.corrected_record(&old, &edit, now).waiting_for_a_person()
             };
             // A promoted candidate stays a promotion (its rollback and provenance depend on it).
             if matches!(old.provenance.source, SourceRef::Promotion { .. }) {

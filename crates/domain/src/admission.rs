@@ -167,6 +167,14 @@ pub struct Approval {
     pub reason: &'static str,
 }
 
+impl Approval {
+    /// A memory that conflicts with a current one waits for a person, whatever the policy
+    /// said of it alone [design §approval]; `reason` names the conflict.
+    pub fn held_by_conflict(reason: &'static str) -> Approval {
+        Approval { status: LeafStatus::Candidate, reason }
+    }
+}
+
 impl ApprovalPolicy {
     /// Whether inferred memories in namespaces of `kind` become current without a person.
     /// Where they do, what an agent may write it may also take back (forget); where they do

@@ -126,6 +126,44 @@ impl LeafRecord {
         })
     }
 
+    /// This version as one that waits for a person: a candidate, never known to be current
+    /// until someone confirms it (an edited suggestion stays a suggestion).
+    #[must_use]
+    pub fn waiting_for_a_person(self) -> LeafRecord {
+        LeafRecord { status: LeafStatus::Candidate, known: KnownSpan::NEVER, ..self }
+    }
+
+    /// This memory confirmed as history the current memory `current` already replaced, valid
+    /// over `validity` [design §supersession]: a memory of its own (its first version, replacing
+    /// nothing), superseded by `current` from the start, and never known to be current.
+    pub fn as_earlier_history(
+        &self,
+        current: &LeafId,
+        validity: Validity,
+        at: Timestamp,
+    ) -> Result<LeafRecord, IllegalTransition> {
+        Ok(LeafRecord {
+            lineage: self.id.clone(),
+            version: Version::FIRST,
+            supersedes: None,
+            validity,
+            known: KnownSpan::NEVER,
+            ..self.superseded_by(current, at, at)?
+        })
+    }
+
+    /// This leaf as its document records it: as it was written — current, replaced by nothing,
+    /// its validity open (replacing it closed it later; an end said when it was written is not
+    /// told apart).
+    #[must_use]
+    pub fn as_written(&self) -> LeafRecord {
+        let mut validity = self.validity;
+        if self.status == LeafStatus::Superseded {
+            validity.valid_to = None;
+        }
+        LeafRecord { status: LeafStatus::Active, superseded_by: None, validity, ..self.clone() }
+    }
+
     /// This leaf moved to `tree` of its namespace (the tree of `entity`, which came into being
     /// after it was filed): the next version of the same memory, leaf `id`, with the same
     /// words, times, validity and provenance, written at `at` and replacing this placement.
