@@ -15,7 +15,7 @@ mod review;
 mod scope;
 mod serve;
 mod speaker;
-mod tenants;
+mod tokens;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -117,7 +117,7 @@ enum Command {
     Serve(serve::Args),
     /// Bearer tokens for a multi-tenant server: create, list, revoke.
     #[command(subcommand)]
-    Tokens(tenants::TokensCommand),
+    Tokens(tokens::TokensCommand),
 }
 
 fn main() -> ExitCode {
@@ -161,7 +161,7 @@ fn main() -> ExitCode {
             Command::Health(args) => commands::health(&root, args, json).await.map(|()| true),
             Command::Quickstart(args) => quickstart::run(args, json).await.map(|()| true),
             Command::Serve(args) => serve::run(&root, args).await.map(|()| true),
-            Command::Tokens(command) => tenants::run(&root, command, json).await.map(|()| true),
+            Command::Tokens(command) => tokens::run(&root, command, json).await.map(|()| true),
         }
     });
     match result {

@@ -164,7 +164,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
     }
 }
 
-/// One server for every tenant an operator issued tokens for ([`crate::tenants::TokenBook`]).
+/// One server for every tenant an operator issued tokens for ([`crate::tokens::TokenBook`]).
 async fn serve_tenants(root: &Path, args: Args) -> Result<()> {
     if args.scope.is_given() {
         bail!("--tenants takes each request's scope from its token; drop the scope flags");
@@ -172,7 +172,7 @@ async fn serve_tenants(root: &Path, args: Args) -> Result<()> {
     let Some(addr) = args.listen else { bail!("--tenants needs --listen") };
     // The store at the root is the operator's: tenants are made like it, and its token book is here.
     compose::StoreConfig::load(root)?;
-    let book = crate::tenants::TokenBook::new(root)?;
+    let book = crate::tokens::TokenBook::new(root)?;
     let access = Access::Tenants { tokens: Arc::new(book), admin: args.token.clone() };
     listen(addr, access, &args, root).await
 }

@@ -8,7 +8,7 @@ use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::choice::Choice;
-use crate::models::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
+use crate::model_config::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
 
 /// The file that marks a directory as an Arbor store.
 pub const CONFIG_FILE: &str = "arbor.json";

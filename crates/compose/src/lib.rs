@@ -9,12 +9,12 @@
 mod choice;
 mod config;
 mod liveness;
-mod models;
+mod model_config;
 mod open;
 mod reports;
 mod set_aside;
 mod switch;
-mod tenants;
+mod tenancy;
 
 pub use arbor_adapters_models::JsonOutput;
 pub use arbor_adapters_models::packaged;
@@ -24,7 +24,7 @@ pub use config::{
     save_config, settings_for_display, update_config,
 };
 pub use liveness::writer_is_dead;
-pub use models::{EmbedderChoice, EmbedderConfig, ReasonerConfig, RemoteEndpoint, local_name};
+pub use model_config::{EmbedderChoice, EmbedderConfig, ReasonerConfig, RemoteEndpoint, local_name};
 pub use open::{
     Database, Embedders, Initialized, Opened, deterministic, init, open, open_for_check, open_for_reading,
     open_for_rebuild, open_with,
@@ -38,7 +38,7 @@ pub use set_aside::{
     erase_from_set_aside_databases, marked_damaged, move_damaged_database_aside, set_aside_database_findings,
 };
 pub use switch::{EmbedderSwitch, switch_embedder};
-pub use tenants::{
+pub use tenancy::{
     IssuedToken, NewToken, TENANTS_DIR, TOKENS_FILE, check_tenant_name, issue_token, list_tokens, new_secret,
     revoke_token, tenant_root, token_digest, write_private,
 };

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::config::{StoreConfig, save_config};
-use crate::models::EmbedderConfig;
+use crate::model_config::EmbedderConfig;
 use crate::open::{Database, open_index};
 
 /// What pointing a store at another embedder did.

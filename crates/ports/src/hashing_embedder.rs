@@ -9,7 +9,7 @@ use async_trait::async_trait;
 
 use crate::error::{Error, Result};
 use crate::index::EmbedderId;
-use crate::models::{Embedder, Locality};
+use crate::model_ports::{Embedder, Locality};
 
 /// The default dimension: large enough that unrelated short texts rarely collide.
 pub const DEFAULT_HASHING_DIMENSIONS: u32 = 256;

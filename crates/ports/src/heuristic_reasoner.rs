@@ -8,7 +8,7 @@ use arbor_domain::supersession::DuplicateJudgement;
 use async_trait::async_trait;
 
 use crate::error::Result;
-use crate::models::{
+use crate::model_ports::{
     AssessRequest, Assessment, DuplicateRequest, Locality, QueryIntent, QueryRequest, Reasoner, RerankRequest,
     SummarizeRequest, SummaryDraft,
 };

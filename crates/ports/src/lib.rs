@@ -23,7 +23,7 @@ mod hashing_embedder;
 mod heuristic_reasoner;
 mod index;
 pub mod memory;
-mod models;
+mod model_ports;
 mod reads;
 pub mod rows;
 mod snapshot;
@@ -43,7 +43,7 @@ pub use index::{
     BM25_B, BM25_K1, EmbedderId, Embedding, Hit, IndexCapabilities, IndexDoc, SearchIndex, TermSelection, TextQuery,
     VectorQuery, best_first, rarest_terms,
 };
-pub use models::{
+pub use model_ports::{
     AssessRequest, Assessment, DuplicateCandidate, DuplicateRequest, Embedder, Locality, PairCandidate, PairJudgement,
     PairRequest, PairVerdict, QueryFocus, QueryIntent, QueryRequest, Reasoner, RerankCandidate, RerankRequest,
     SummarizeRequest, SummaryDraft, SummaryInput,
@@ -62,6 +62,6 @@ pub use bodies::MockBodyStore;
 #[cfg(feature = "mocks")]
 pub use index::MockSearchIndex;
 #[cfg(feature = "mocks")]
-pub use models::{MockEmbedder, MockReasoner};
+pub use model_ports::{MockEmbedder, MockReasoner};
 #[cfg(feature = "mocks")]
 pub use store::MockMetadataStore;

@@ -13,15 +13,15 @@ use arbor_domain::model::LeafRecord;
 use arbor_domain::ranking::Fused;
 use arbor_domain::read_chain::ReadChain;
 
-use super::Record;
+use super::NodeRecord;
 
 /// Conflicts between layers: the same subject answered in two namespaces; the loser is marked
 /// with the layer that wins and the rule.
-pub(super) fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, Record)]) -> BTreeMap<NodeId, String> {
+pub(super) fn layer_conflicts(chain: &ReadChain, ranked: &[(&Fused<NodeId>, NodeRecord)]) -> BTreeMap<NodeId, String> {
     let mut overridden: BTreeMap<NodeId, String> = BTreeMap::new();
     let mut by_subject: BTreeMap<String, Vec<&LeafRecord>> = BTreeMap::new();
     for (_, record) in ranked {
-        if let Record::Leaf(leaf) = record
+        if let NodeRecord::Leaf(leaf) = record
             && let Some(subject) = &leaf.subject
         {
             by_subject.entry(subject.as_str().to_owned()).or_default().push(leaf);
@@ -66,14 +66,14 @@ pub(crate) struct Outdated {
 /// marked.
 pub(super) fn possibly_outdated(
     query: &str,
-    ranked: &[(&Fused<NodeId>, Record)],
+    ranked: &[(&Fused<NodeId>, NodeRecord)],
     current_doubters: &BTreeSet<LeafId>,
 ) -> BTreeMap<NodeId, Outdated> {
     let leaves: Vec<&LeafRecord> = ranked
         .iter()
         .filter_map(|(_, record)| match record {
-            Record::Leaf(leaf) => Some(leaf),
-            Record::Summary(_) => None,
+            NodeRecord::Leaf(leaf) => Some(leaf),
+            NodeRecord::Summary(_) => None,
         })
         .collect();
     let mut outdated: BTreeMap<NodeId, Outdated> = BTreeMap::new();

@@ -19,8 +19,8 @@ mod channels;
 mod compact;
 mod doubts;
 pub(crate) mod query_vectors;
-mod record;
 mod select;
+mod snapshot;
 mod understand;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::compact::{CompactMemory, CompactOptions, CompactPack, estimated_tokens};
 use self::doubts::Outdated;
-pub use self::record::RetrievalExplanation;
+pub use self::snapshot::RetrievalExplanation;
 pub use self::understand::{Understood, UnderstoodTime};
 use crate::{AppResult, Arbor};
 
@@ -288,23 +288,23 @@ pub struct RetrievalPack {
     pub coverage: Coverage,
 }
 
-enum Record {
+enum NodeRecord {
     Leaf(LeafRecord),
     Summary(SummaryRecord),
 }
 
-impl Record {
+impl NodeRecord {
     fn facts(&self) -> NodeFacts {
         match self {
-            Record::Leaf(l) => NodeFacts::of_leaf(l),
-            Record::Summary(s) => NodeFacts::of_summary(s),
+            NodeRecord::Leaf(l) => NodeFacts::of_leaf(l),
+            NodeRecord::Summary(s) => NodeFacts::of_summary(s),
         }
     }
 
     fn namespace(&self) -> &Namespace {
         match self {
-            Record::Leaf(l) => &l.namespace,
-            Record::Summary(s) => &s.namespace,
+            NodeRecord::Leaf(l) => &l.namespace,
+            NodeRecord::Summary(s) => &s.namespace,
         }
     }
 }
@@ -405,7 +405,7 @@ impl Arbor {
     async fn rerank_with_model(
         &self,
         query: &str,
-        ranked: &mut Vec<(&Fused<NodeId>, Record)>,
+        ranked: &mut Vec<(&Fused<NodeId>, NodeRecord)>,
     ) -> Result<HashMap<NodeId, usize>, String> {
         let locality = self.ports.reasoner.locality();
         if !may_be_given_to(locality, None, query) {
@@ -416,8 +416,10 @@ impl Arbor {
         let mut candidates = Vec::new();
         for (slot, (candidate, record)) in ranked[..head].iter().enumerate() {
             let (sensitivity, text) = match record {
-                Record::Leaf(leaf) => (leaf.sensitivity, format!("{}\n{}", leaf.title, leaf.summary)),
-                Record::Summary(summary) => (summary.sensitivity, format!("{}\n{}", summary.title, summary.summary)),
+                NodeRecord::Leaf(leaf) => (leaf.sensitivity, format!("{}\n{}", leaf.title, leaf.summary)),
+                NodeRecord::Summary(summary) => {
+                    (summary.sensitivity, format!("{}\n{}", summary.title, summary.summary))
+                }
             };
             if may_be_given_to(locality, Some(sensitivity), &text) {
                 slots.push(slot);
@@ -443,7 +445,7 @@ impl Arbor {
         // The shown slots, in the order their candidates should take them.
         let mut by_model = slots.clone();
         by_model.sort_by_key(|&slot| (places.get(&keys[slot]).copied().unwrap_or(usize::MAX), slot));
-        let mut taken: Vec<Option<(&Fused<NodeId>, Record)>> = ranked.drain(..head).map(Some).collect();
+        let mut taken: Vec<Option<(&Fused<NodeId>, NodeRecord)>> = ranked.drain(..head).map(Some).collect();
         let mut next = by_model.into_iter();
         let mut head_order = Vec::with_capacity(head);
         for slot in 0..head {
@@ -460,17 +462,17 @@ impl Arbor {
     /// `DecayPolicy::rank_factor` (episodes and plans age; preferences, constraints and
     /// procedures never by time alone; summaries not at all), relative to the instant each
     /// layer is read at (the question's, or a frozen layer's freeze). A stable sort, and none at all when no kind decays (the default).
-    fn decay(&self, filter: &VisibilityFilter, ranked: &mut [(&Fused<NodeId>, Record)]) {
+    fn decay(&self, filter: &VisibilityFilter, ranked: &mut [(&Fused<NodeId>, NodeRecord)]) {
         if !self.policy.decay.decays_anything() {
             return;
         }
-        let decayed = |(candidate, record): &(&Fused<NodeId>, Record)| match record {
-            Record::Leaf(leaf) => {
+        let decayed = |(candidate, record): &(&Fused<NodeId>, NodeRecord)| match record {
+            NodeRecord::Leaf(leaf) => {
                 // The instant the leaf's layer is read at: the question's, or its freeze.
                 let as_of = filter.layer(&leaf.namespace).map_or(filter.now, |layer| filter.effective_as_of(layer));
                 candidate.score * self.policy.decay.rank_factor(leaf.kind, leaf.observed_at, as_of)
             }
-            Record::Summary(_) => candidate.score,
+            NodeRecord::Summary(_) => candidate.score,
         };
         ranked.sort_by(|a, b| decayed(b).total_cmp(&decayed(a)));
     }
@@ -492,7 +494,7 @@ fn constraints_of(evidence: &[EvidenceItem], line: impl Fn(&EvidenceItem) -> Str
 }
 
 fn evidence_item(
-    record: Record,
+    record: NodeRecord,
     text: String,
     layer: usize,
     scores: EvidenceScores,
@@ -505,7 +507,7 @@ fn evidence_item(
         None => (None, None),
     };
     match record {
-        Record::Leaf(leaf) => EvidenceItem {
+        NodeRecord::Leaf(leaf) => EvidenceItem {
             node_id: leaf.node_id(),
             node: NodeKind::Leaf,
             version: Some(leaf.version.get()),
@@ -526,7 +528,7 @@ fn evidence_item(
             outdated_attribute,
             namespace: leaf.namespace,
         },
-        Record::Summary(summary) => EvidenceItem {
+        NodeRecord::Summary(summary) => EvidenceItem {
             node_id: summary.node_id(),
             node: NodeKind::Summary,
             version: None,
@@ -573,19 +575,19 @@ impl Arbor {
         filter: &VisibilityFilter,
         window: &[&'a Fused<NodeId>],
         walk: &mut select::Walk<'a>,
-    ) -> AppResult<Vec<(&'a Fused<NodeId>, Record)>> {
+    ) -> AppResult<Vec<(&'a Fused<NodeId>, NodeRecord)>> {
         let any_time = VisibilityFilter { time_range: None, ..filter.clone() };
         let leaf_ids: Vec<LeafId> = window.iter().filter_map(|f| f.key.as_leaf().cloned()).collect();
         let summary_ids: Vec<SummaryId> = window.iter().filter_map(|f| f.key.as_summary().cloned()).collect();
-        let mut records: BTreeMap<NodeId, Record> = BTreeMap::new();
+        let mut records: BTreeMap<NodeId, NodeRecord> = BTreeMap::new();
         if !leaf_ids.is_empty() {
             for leaf in self.ports.store.leaves(scope, &leaf_ids).await? {
-                records.insert(leaf.node_id(), Record::Leaf(leaf));
+                records.insert(leaf.node_id(), NodeRecord::Leaf(leaf));
             }
         }
         if !summary_ids.is_empty() {
             for summary in self.ports.store.summaries(scope, &summary_ids).await? {
-                records.insert(summary.node_id(), Record::Summary(summary));
+                records.insert(summary.node_id(), NodeRecord::Summary(summary));
             }
         }
         let mut kept = Vec::with_capacity(window.len());
@@ -608,7 +610,7 @@ impl Arbor {
 }
 
 /// Why an item was picked, from its channels, layer and record.
-fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
+fn explain(scores: &EvidenceScores, layer: usize, record: &NodeRecord) -> String {
     let mut parts = Vec::new();
     if let Some(rank) = scores.text_rank {
         parts.push(format!("full-text #{rank}"));
@@ -632,8 +634,8 @@ fn explain(scores: &EvidenceScores, layer: usize, record: &Record) -> String {
         parts.push(format!("model rerank #{rank}"));
     }
     match record {
-        Record::Summary(s) => parts.push(format!("summary of {} nodes", s.children.len())),
-        Record::Leaf(leaf) => {
+        NodeRecord::Summary(s) => parts.push(format!("summary of {} nodes", s.children.len())),
+        NodeRecord::Leaf(leaf) => {
             if let Some(older) = &leaf.supersedes {
                 parts.push(format!("current version; replaced {older}"));
             }

@@ -19,8 +19,8 @@ use arbor_ports::{CandidateOutcome, ConsideredNode, Locality};
 use super::channels::{Candidates, ChannelKind};
 use super::doubts::{Outdated, layer_conflicts, possibly_outdated};
 use super::{
-    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, RERANK_DEPTH, Record,
-    RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain,
+    Degradation, EvidenceItem, EvidenceScores, Gathered, Intent, LOAD_WINDOW, MAX_BRANCH_DEPTH, NodeRecord,
+    RERANK_DEPTH, RetrieveMode, RetrieveRequest, SkippedItem, Tally, evidence_item, explain,
 };
 use crate::{AppError, AppResult, Arbor};
 
@@ -137,7 +137,7 @@ struct Chosen {
 
 /// Moves each candidate that may be outdated to just after the newer memory that may replace
 /// it, when that one ranks below it; one whose newer memory is not ranked keeps its place.
-fn newer_first(ranked: &mut Vec<(&Fused<NodeId>, Record)>, outdated: &BTreeMap<NodeId, Outdated>) {
+fn newer_first(ranked: &mut Vec<(&Fused<NodeId>, NodeRecord)>, outdated: &BTreeMap<NodeId, Outdated>) {
     let mut at = 0;
     let mut moves = 0;
     while at < ranked.len() && moves <= ranked.len() {
@@ -163,13 +163,13 @@ impl Arbor {
         &self,
         scope: &[Namespace],
         filter: &VisibilityFilter,
-        ranked: &[(&Fused<NodeId>, Record)],
+        ranked: &[(&Fused<NodeId>, NodeRecord)],
     ) -> AppResult<std::collections::BTreeSet<LeafId>> {
         let marked: Vec<LeafId> = ranked
             .iter()
             .filter_map(|(_, record)| match record {
-                Record::Leaf(leaf) => leaf.claims.doubt.as_ref().map(|d| d.by.clone()),
-                Record::Summary(_) => None,
+                NodeRecord::Leaf(leaf) => leaf.claims.doubt.as_ref().map(|d| d.by.clone()),
+                NodeRecord::Summary(_) => None,
             })
             .collect();
         if marked.is_empty() {
@@ -231,13 +231,13 @@ impl Arbor {
         scope: &[Namespace],
         budget: &RetrievalBudget,
         walk: &mut Walk<'a>,
-    ) -> AppResult<(Vec<(&'a Fused<NodeId>, Record)>, Result<HashMap<NodeId, usize>, String>)> {
+    ) -> AppResult<(Vec<(&'a Fused<NodeId>, NodeRecord)>, Result<HashMap<NodeId, usize>, String>)> {
         let model_rerank = self.ports.reasoner.locality() == Locality::Remote;
         let wanted = match model_rerank {
             true => budget.most_items(scope).max(RERANK_DEPTH),
             false => budget.most_items(scope),
         };
-        let mut ranked: Vec<(&Fused<NodeId>, Record)> = Vec::new();
+        let mut ranked: Vec<(&Fused<NodeId>, NodeRecord)> = Vec::new();
         while ranked.len() < wanted && !walk.exhausted() {
             let window = walk.next((wanted - ranked.len()).clamp(1, LOAD_WINDOW));
             ranked.extend(self.load_window(scope, filter, &window, walk).await?);
@@ -261,7 +261,7 @@ impl Arbor {
         &self,
         pass: &Pass<'_>,
         budget: &RetrievalBudget,
-        ranked: Vec<(&'a Fused<NodeId>, Record)>,
+        ranked: Vec<(&'a Fused<NodeId>, NodeRecord)>,
         walk: &mut Walk<'a>,
     ) -> AppResult<Chosen> {
         let mut branches = Branches::default();
@@ -286,7 +286,7 @@ impl Arbor {
                 walk.skip(candidate, reason.explain().to_owned());
                 continue;
             }
-            if let Record::Leaf(leaf) = &record
+            if let NodeRecord::Leaf(leaf) = &record
                 && !branches.admits(leaf)
             {
                 walk.skip(candidate, "outside the branches the summaries chose".into());
@@ -301,7 +301,7 @@ impl Arbor {
                 walk.skip(candidate, reason.explain().to_owned());
                 continue;
             }
-            if let Record::Summary(summary) = &record
+            if let NodeRecord::Summary(summary) = &record
                 && pass.mode == RetrieveMode::BroadSummary
             {
                 branches.open(self, pass.scope, summary).await?;
@@ -320,9 +320,9 @@ impl Arbor {
     /// The text a record brings to the pack: a leaf's body, read and verified (and counted:
     /// the pack says how many bodies it verified), or a summary's text. A body that fails
     /// verification is left out, and the pack's gaps say so.
-    async fn hydrate(&self, record: &Record, chosen: &mut Chosen) -> Option<String> {
+    async fn hydrate(&self, record: &NodeRecord, chosen: &mut Chosen) -> Option<String> {
         match record {
-            Record::Leaf(leaf) => match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
+            NodeRecord::Leaf(leaf) => match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
                 Ok(text) => {
                     chosen.bodies_read += 1;
                     Some(text)
@@ -349,7 +349,7 @@ impl Arbor {
                     None
                 }
             },
-            Record::Summary(summary) => Some(summary.summary.clone()),
+            NodeRecord::Summary(summary) => Some(summary.summary.clone()),
         }
     }
 }

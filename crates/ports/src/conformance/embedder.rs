@@ -1,6 +1,6 @@
 //! Checks of the [`Embedder`] contract.
 
-use crate::models::Embedder;
+use crate::model_ports::Embedder;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
