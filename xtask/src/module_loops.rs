@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::sources::{code_only, collect_rs_files};
+use crate::sources::{code_only, collect_rs_files, inline_tests_at};
 
 /// A module, as the path of names from its crate's root (`["http", "guards"]`).
 type Module = Vec<String>;
@@ -62,7 +62,7 @@ fn imports(src: &Path) -> Result<BTreeMap<Module, BTreeSet<Module>>> {
         }
         let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         let code = code_only(&text);
-        let code = code.find("#[cfg(test)]\nmod tests {").map_or(code.as_str(), |at| &code[..at]);
+        let code = inline_tests_at(&code).map_or(code.as_str(), |at| &code[..at]);
         for path in paths_used(code) {
             let Some(full) = path.resolve(module) else { continue };
             let Some(target) = (0..=full.len()).rev().map(|n| &full[..n]).find(|m| modules.contains_key(*m)) else {

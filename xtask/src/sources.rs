@@ -90,3 +90,13 @@ pub(crate) fn collect_rs_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()>
     }
     Ok(())
 }
+
+/// Where the inline test module a file ends with starts: the last `#[cfg(test)]` before a
+/// `mod tests {` (or `pub(crate) mod tests {`). A `mod tests;` declaration is no end: its
+/// tests are in a file of their own.
+pub(crate) fn inline_tests_at(text: &str) -> Option<usize> {
+    ["#[cfg(test)]\nmod tests {", "#[cfg(test)]\npub(crate) mod tests {"]
+        .iter()
+        .filter_map(|start| text.rfind(start))
+        .max()
+}

@@ -14,7 +14,6 @@ use arbor_domain::read_chain::ReadChain;
 use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::supersession::CorrectionRefusal;
 use arbor_domain::text::fingerprint;
-use arbor_domain::time::KnownSpan;
 use arbor_domain::visibility::{NodeFacts, VisibilityFilter};
 use arbor_ports::{AssessRequest, Error};
 use serde::Serialize;
@@ -134,8 +133,7 @@ impl Arbor {
             });
             let mut record = LeafRecord { sensitivity, ..self.corrected_record(&old, correction, now) };
             if approval.status == LeafStatus::Candidate {
-                record.status = LeafStatus::Candidate;
-                record.known = KnownSpan::NEVER;
+                record = record.waiting_for_a_person();
             }
             let tree = self
                 .ports
