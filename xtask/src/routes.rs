@@ -35,15 +35,22 @@ pub(crate) fn check_routes(root: &Path) -> Result<Vec<String>> {
     Ok(problems)
 }
 
-/// Whether `guide` names `route` whole (not as the start of a longer one: `/review` in
-/// `/review/confirm` does not count).
+/// Whether `guide` names `route` whole: neither as the start of a longer one (`/review` in
+/// `/review/confirm`) nor as the end of one (`/metrics` in `/foo/metrics`).
 fn names_route(guide: &str, route: &str) -> bool {
+    let in_a_path = |c: char| c.is_alphanumeric() || matches!(c, '_' | '/' | '-');
     guide.match_indices(route).any(|(at, _)| {
-        guide[at + route.len()..]
-            .chars()
-            .next()
-            .is_none_or(|next| !(next.is_alphanumeric() || matches!(next, '_' | '/')))
+        let before = guide[..at].chars().next_back();
+        let after = guide[at + route.len()..].chars().next();
+        // A port may come before a path (`localhost:7300/api/…`), a letter or a slash may not.
+        !before.is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '/' | '-' | '.'))
+            && !after.is_some_and(in_a_path)
     })
+}
+
+/// `code` without its `//` comments (a route commented out is not served).
+fn without_comments(code: &str) -> String {
+    code.lines().map(|line| line.split_once("//").map_or(line, |(code, _)| code)).collect::<Vec<_>>().join("\n")
 }
 
 fn read(root: &Path, file: &str) -> Result<String> {
@@ -53,8 +60,8 @@ fn read(root: &Path, file: &str) -> Result<String> {
 /// The routes `crates/server` serves that a client calls: the API router's and the
 /// operator's (both nested under [`API_PREFIX`]), and the probes.
 fn served_routes(root: &Path) -> Result<BTreeSet<String>> {
-    let router = read(root, "crates/server/src/http/mod.rs")?;
-    let centre = read(root, "crates/server/src/centre.rs")?;
+    let router = without_comments(&read(root, "crates/server/src/http/mod.rs")?);
+    let centre = without_comments(&read(root, "crates/server/src/centre.rs")?);
     let api = between(&router, "let api = Router::new()", ".merge(crate::centre::operator_routes())")?;
     let operator = between(&centre, "pub(crate) fn operator_routes() -> Router {", "\n}")?;
     let probes = between(&router, "let mut app = guarded", ";")?;
@@ -97,6 +104,11 @@ mod tests {
         assert!(names_route("`POST /api/v1/memory/review`, then", "/api/v1/memory/review"));
         assert!(!names_route("`/api/v1/memory/review/confirm`", "/api/v1/memory/review"));
         assert!(names_route("ends with /healthz", "/healthz"));
+        assert!(!names_route("see /foo/metrics", "/metrics"), "the end of another path");
+        assert_eq!(
+            route_paths(&without_comments("// .route(\"/old\", get(old))\n.route(\"/new\", get(new))")),
+            ["/new"]
+        );
     }
 
     #[test]

@@ -9,8 +9,7 @@
 //! |---|---|---|---|
 //! | `ARBOR_SEQUENCES` | random operation sequences per backend (property test, checklist) | 256 | 16 |
 //! | `ARBOR_FAULT_SEQUENCES` | faulty sequences per backend (fault campaign) | 128 | 8 |
-//! | `ARBOR_CRASH_POINTS` | kills per backend in the crash test | 24 | 2 |
-//! | `ARBOR_QUICK` | the domain's proptest cases (else at least 1,000; `PROPTEST_CASES` may ask for more) | unset | 64 |
+//! | `ARBOR_QUICK=1` | the domain's proptest cases down to 64, unless `PROPTEST_CASES` asks (for 1,000 or more) | unset | set |
 //!
 //! A knob already set in the environment wins. Left out by `--quick`: `crash` (killing `arbor`
 //! at random points) and `contention` (eight processes on one store).
@@ -22,8 +21,7 @@ use anyhow::{Result, bail};
 use crate::{cargo, ensure_nextest, step};
 
 /// The quick loop's settings, each unless the environment sets it already.
-const QUICK_KNOBS: &[(&str, &str)] =
-    &[("ARBOR_SEQUENCES", "16"), ("ARBOR_FAULT_SEQUENCES", "8"), ("ARBOR_CRASH_POINTS", "2"), ("ARBOR_QUICK", "1")];
+const QUICK_KNOBS: &[(&str, &str)] = &[("ARBOR_SEQUENCES", "16"), ("ARBOR_FAULT_SEQUENCES", "8"), ("ARBOR_QUICK", "1")];
 
 /// The tests the quick loop leaves out: the campaigns that start and kill processes.
 const QUICK_FILTER: &str = "not (package(arbor-cli) & (binary(crash) | binary(contention)))";

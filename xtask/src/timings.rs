@@ -9,6 +9,15 @@ use anyhow::{Context, Result};
 /// How many of the slowest tests a run prints.
 const SLOWEST_SHOWN: usize = 10;
 
+/// How many runs' reports are kept; older ones are removed.
+const RUNS_KEPT: usize = 30;
+
+/// Removes the report an earlier run left, so a run that writes none keeps no stale one (the
+/// target directory is shared between clones).
+pub(crate) fn forget_last(target_dir: &Path) {
+    let _ = std::fs::remove_file(target_dir.join("nextest/default/junit.xml"));
+}
+
 /// Copies the report of the run that just ended beside the earlier ones and prints its slowest
 /// tests. A run without a report (nextest stopped before writing it) is said, not an error.
 pub(crate) fn keep(target_dir: &Path) -> Result<()> {
@@ -22,11 +31,26 @@ pub(crate) fn keep(target_dir: &Path) -> Result<()> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let kept: PathBuf = kept_dir.join(format!("ci-{now}.xml"));
     std::fs::write(&kept, &text).with_context(|| format!("writing {}", kept.display()))?;
+    prune(&kept_dir)?;
     let mut cases = test_times(&text);
     cases.sort_by(|a, b| b.1.total_cmp(&a.1));
     println!("\n==> slowest tests (all timings in {})", kept.display());
     for (name, seconds) in cases.iter().take(SLOWEST_SHOWN) {
         println!("{seconds:>8.1} s  {name}");
+    }
+    Ok(())
+}
+
+/// Removes all but the newest [`RUNS_KEPT`] reports (their names sort by time).
+fn prune(kept_dir: &Path) -> Result<()> {
+    let mut reports: Vec<PathBuf> = std::fs::read_dir(kept_dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    reports.sort();
+    let excess = reports.len().saturating_sub(RUNS_KEPT);
+    for old in &reports[..excess] {
+        let _ = std::fs::remove_file(old);
     }
     Ok(())
 }
@@ -39,7 +63,8 @@ fn test_times(report: &str) -> Vec<(String, f64)> {
         .skip(1)
         .filter_map(|case| {
             let attribute = |key: &str| {
-                let start = case.find(&format!("{key}=\""))? + key.len() + 2;
+                let opening = format!(" {key}=\"");
+                let start = format!(" {case}").find(&opening)? + opening.len() - 1;
                 case[start..].find('"').map(|end| &case[start..start + end])
             };
             let seconds = attribute("time")?.parse().ok()?;

@@ -4,13 +4,17 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 
 /// At least 1,000 generated cases per property; `PROPTEST_CASES` may ask for more, never fewer.
-/// The quick loop (`ARBOR_QUICK`, set by `cargo xtask test --quick`) runs [`QUICK_CASES`].
+/// Without it, the quick loop (`ARBOR_QUICK=1`, set by `cargo xtask test --quick`) runs
+/// [`QUICK_CASES`].
 pub(crate) fn proptest_config() -> Config {
-    if std::env::var_os("ARBOR_QUICK").is_some() {
-        return Config { cases: QUICK_CASES, ..Config::default() };
-    }
     let from_env = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok());
-    Config { cases: from_env.unwrap_or(0).max(1000), ..Config::default() }
+    let quick = std::env::var("ARBOR_QUICK").is_ok_and(|v| v == "1");
+    let cases = match from_env {
+        Some(asked) => asked.max(1000),
+        None if quick => QUICK_CASES,
+        None => 1000,
+    };
+    Config { cases, ..Config::default() }
 }
 
 /// Cases per property in the quick loop: enough to catch a rule broken outright, in seconds.

@@ -272,8 +272,9 @@ pub fn first_sentence(text: &str, max_chars: usize) -> String {
         let ends = match ch {
             '。' | '！' | '？' => true,
             '.' | '!' | '?' => {
-                let followed_by_space = chars.get(at + 1).is_none_or(|&(_, next)| next.is_whitespace());
-                followed_by_space && (ch != '.' || !ends_an_abbreviation(&line[..byte]))
+                // Closing quotes, brackets and emphasis may stand between the stop and the space.
+                let after = chars[at + 1..].iter().map(|&(_, c)| c).find(|&c| !CLOSERS.contains(&c));
+                after.is_none_or(char::is_whitespace) && (ch != '.' || !ends_an_abbreviation(&line[..byte]))
             }
             _ => false,
         };
@@ -282,8 +283,12 @@ pub fn first_sentence(text: &str, max_chars: usize) -> String {
             break;
         }
     }
+    let end = line[end..].char_indices().find(|&(_, c)| !CLOSERS.contains(&c)).map_or(line.len(), |(at, _)| end + at);
     truncate_chars(line[..end].trim(), max_chars)
 }
+
+/// What may close a sentence after its full stop: quotes, brackets, emphasis.
+const CLOSERS: &[char] = &['"', '\'', ')', ']', '”', '’', '」', '』', '）', '*', '_'];
 
 /// Whether the word `before` ends with is one a full stop abbreviates: a title, a street or
 /// a Latin abbreviation, or a single letter (an initial).
@@ -295,8 +300,8 @@ fn ends_an_abbreviation(before: &str) -> bool {
 
 /// Words a full stop shortens in running text, lowercased and without that full stop.
 const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "no", "vs", "etc", "e.g", "i.e", "approx",
-    "dept", "inc", "ltd", "co", "corp", "fig", "vol", "ca",
+    "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "dept",
+    "inc", "ltd", "co", "corp", "fig", "vol", "ca",
 ];
 
 #[cfg(test)]
@@ -331,6 +336,9 @@ mod tests {
             ("Call J. Smith about the lease. Soon.", "Call J. Smith about the lease."),
             ("张伟搬到了杭州。他很喜欢那里。", "张伟搬到了杭州。"),
             ("Hi. The user moved to Utrecht.", "Hi. The user moved to Utrecht."),
+            ("She said \"we moved.\" Then she left.", "She said \"we moved.\""),
+            ("The rate is 4.2% (fixed.) The term is 2 years.", "The rate is 4.2% (fixed.)"),
+            ("The answer was no. We asked twice.", "The answer was no."),
             ("No full stop at all", "No full stop at all"),
             ("first line\nsecond line", "first line"),
         ] {
