@@ -207,11 +207,11 @@ fn ci() -> Result<()> {
     let mut tests = ci_cargo();
     tests.args(["nextest", "run", "--no-fail-fast"]).args(CI_SELECTION);
     tests.env("ARBOR_TEST_DATABASE_URL", &url).env("ARBOR_SEQUENCES", sequences()).env_remove("ARBOR_QUICK");
-    let target = target_dir()?;
-    timings::forget_last(&target);
+    let (workspace, target) = (tidy::workspace_root(), target_dir()?);
+    timings::forget_last(&workspace);
     let outcome = step("every test: unit, snapshot, property, conformance on every backend, the binary", tests);
     drop(_server);
-    if let Err(error) = timings::keep(&target) {
+    if let Err(error) = timings::keep(&workspace, &target) {
         println!("(test timings not kept: {error:#})");
     }
     outcome?;

@@ -1,6 +1,8 @@
-//! Per-test timings kept from each `cargo xtask ci` run: nextest's JUnit report copied to
-//! `<target>/test-timings/ci-<unix seconds>.xml`, and the slowest tests printed, so a test
-//! that grew slow is seen in the run that made it so.
+//! Per-test timings kept from each `cargo xtask ci` run: nextest's JUnit report (written to
+//! its store, `<workspace>/target/nextest/default/junit.xml`, whatever the target directory)
+//! copied to `<target directory>/test-timings/ci-<unix seconds>.xml` — outside a CI clone, so
+//! they outlive it — and the slowest tests printed, so a test that grew slow is seen in the
+//! run that made it so.
 
 use std::path::{Path, PathBuf};
 
@@ -12,16 +14,20 @@ const SLOWEST_SHOWN: usize = 10;
 /// How many runs' reports are kept; older ones are removed.
 const RUNS_KEPT: usize = 30;
 
-/// Removes the report an earlier run left, so a run that writes none keeps no stale one (the
-/// target directory is shared between clones).
-pub(crate) fn forget_last(target_dir: &Path) {
-    let _ = std::fs::remove_file(target_dir.join("nextest/default/junit.xml"));
+/// Where nextest writes the report: its store, under the workspace root (`[store] dir`).
+fn report_path(workspace: &Path) -> PathBuf {
+    workspace.join("target/nextest/default/junit.xml")
+}
+
+/// Removes the report an earlier run left, so a run that writes none keeps no stale one.
+pub(crate) fn forget_last(workspace: &Path) {
+    let _ = std::fs::remove_file(report_path(workspace));
 }
 
 /// Copies the report of the run that just ended beside the earlier ones and prints its slowest
 /// tests. A run without a report (nextest stopped before writing it) is said, not an error.
-pub(crate) fn keep(target_dir: &Path) -> Result<()> {
-    let report = target_dir.join("nextest/default/junit.xml");
+pub(crate) fn keep(workspace: &Path, target_dir: &Path) -> Result<()> {
+    let report = report_path(workspace);
     let Ok(text) = std::fs::read_to_string(&report) else {
         println!("(no test timings: {} was not written)", report.display());
         return Ok(());
