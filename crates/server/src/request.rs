@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use axum::body::Bytes;
-use axum::extract::Query;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{FromRequest, Query, Request};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -31,6 +31,22 @@ pub(crate) fn reply<T: Serialize>(result: ApiResult<T>) -> Response {
     match result {
         Ok(value) => json(&value),
         Err(error) => error.into_response(),
+    }
+}
+
+/// A JSON request body as a handler takes it (its last argument): read as [`body`] reads one,
+/// and refused with the same [`ApiError`]. For routes that check a role first (the operator's),
+/// `body` is called after the check instead, so a caller without the role learns nothing of
+/// what its body would have meant.
+pub(crate) struct JsonBody<T>(pub(crate) T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let headers = request.headers().clone();
+        let bytes = Bytes::from_request(request, state).await;
+        body(&headers, bytes).map(JsonBody).map_err(IntoResponse::into_response)
     }
 }
 

@@ -12,60 +12,34 @@ use crate::service::ApiError;
 use crate::{openapi, wire};
 
 use crate::binding::{Binding, Role, operator};
-use crate::request::{body, etag, if_match, json, optional_body, query, reply};
+use crate::request::{JsonBody, body, etag, if_match, json, optional_body, query, reply};
 pub(super) async fn retrieve(
     Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
+    JsonBody(input): JsonBody<wire::RetrieveInput>,
 ) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.retrieve(input).await),
-        Err(e) => e.into_response(),
-    }
+    reply(s.service.retrieve(input).await)
 }
 
-pub(super) async fn search(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.search(input).await),
-        Err(e) => e.into_response(),
-    }
+pub(super) async fn search(Extension(s): Extension<Binding>, JsonBody(input): JsonBody<wire::SearchInput>) -> Response {
+    reply(s.service.search(input).await)
 }
 
-pub(super) async fn upsert(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.save(input).await),
-        Err(e) => e.into_response(),
-    }
+pub(super) async fn upsert(Extension(s): Extension<Binding>, JsonBody(input): JsonBody<wire::SaveInput>) -> Response {
+    reply(s.service.save(input).await)
 }
 
 pub(super) async fn upsert_batch(
     Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
+    JsonBody(input): JsonBody<wire::BatchInput>,
 ) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.save_batch(input).await),
-        Err(e) => e.into_response(),
-    }
+    reply(s.service.save_batch(input).await)
 }
 
 pub(super) async fn messages(
     Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
+    JsonBody(input): JsonBody<wire::MessagesInput>,
 ) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.save_messages(input).await),
-        Err(e) => e.into_response(),
-    }
+    reply(s.service.save_messages(input).await)
 }
 
 pub(super) async fn correct(
@@ -87,15 +61,8 @@ pub(super) async fn correct(
     }
 }
 
-pub(super) async fn forget(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    match body(&headers, bytes) {
-        Ok(input) => reply(s.service.forget(input, s.role == Role::Operator).await),
-        Err(e) => e.into_response(),
-    }
+pub(super) async fn forget(Extension(s): Extension<Binding>, JsonBody(input): JsonBody<wire::ForgetInput>) -> Response {
+    reply(s.service.forget(input, s.role == Role::Operator).await)
 }
 
 #[derive(Debug, Deserialize)]
