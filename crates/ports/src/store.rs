@@ -54,12 +54,20 @@ pub trait MetadataStore: Send + Sync + fmt::Debug {
     /// Applies a change set atomically.
     async fn commit(&self, changes: ChangeSet) -> Result<()>;
 
-    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>>;
+    /// The leaf `id` if it is in scope: [`leaves`](Self::leaves) of one id, unless a backend
+    /// has a cheaper way.
+    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
+        Ok(self.leaves(scope, std::slice::from_ref(id)).await?.pop())
+    }
 
     /// The leaves among `ids` that are in scope; missing ones are left out. Any order.
     async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>>;
 
-    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>>;
+    /// The summary `id` if it is in scope: [`summaries`](Self::summaries) of one id, unless a
+    /// backend has a cheaper way.
+    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
+        Ok(self.summaries(scope, std::slice::from_ref(id)).await?.pop())
+    }
 
     async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>>;
 

@@ -192,10 +192,6 @@ impl MetadataStore for PgStore {
         }
     }
 
-    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
-        Ok(self.leaves(scope, std::slice::from_ref(id)).await?.pop())
-    }
-
     async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>> {
         if scope.is_empty() || ids.is_empty() {
             return Ok(Vec::new());
@@ -204,10 +200,6 @@ impl MetadataStore for PgStore {
         sql.push("id = ANY(").push_bind(ids.iter().map(ToString::to_string).collect::<Vec<_>>());
         sql.push(") AND namespace = ANY(").push_bind(scope_strings(scope)).push(")");
         self.query_leaves(sql).await
-    }
-
-    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
-        Ok(self.summaries(scope, std::slice::from_ref(id)).await?.pop())
     }
 
     async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>> {

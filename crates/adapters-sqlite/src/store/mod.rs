@@ -169,10 +169,6 @@ impl MetadataStore for SqliteStore {
         Ok(())
     }
 
-    async fn leaf(&self, scope: &[Namespace], id: &LeafId) -> Result<Option<LeafRecord>> {
-        Ok(self.leaves(scope, std::slice::from_ref(id)).await?.pop())
-    }
-
     async fn leaves(&self, scope: &[Namespace], ids: &[LeafId]) -> Result<Vec<LeafRecord>> {
         if scope.is_empty() || ids.is_empty() {
             return Ok(Vec::new());
@@ -187,10 +183,6 @@ impl MetadataStore for SqliteStore {
             placeholders(scope.len())
         );
         self.query_leaves(&sql, params)
-    }
-
-    async fn summary(&self, scope: &[Namespace], id: &SummaryId) -> Result<Option<SummaryRecord>> {
-        Ok(self.summaries(scope, std::slice::from_ref(id)).await?.pop())
     }
 
     async fn summaries(&self, scope: &[Namespace], ids: &[SummaryId]) -> Result<Vec<SummaryRecord>> {
