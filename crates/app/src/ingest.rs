@@ -18,7 +18,7 @@
 //! leaves no trace; the rest of its batch goes ahead.
 
 use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
-use arbor_domain::claims::{DoubtMark, FirstPerson, FlagReason, LeafClaims};
+use arbor_domain::claims::{FirstPerson, FlagReason, LeafClaims};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
 use arbor_domain::entity::{Entity, EntitySlug};
@@ -587,11 +587,10 @@ impl Arbor {
         if old.status != LeafStatus::Active {
             return Ok(None);
         }
-        let mark =
-            DoubtMark { by: record.id.clone(), attribute: WHOLE_MEMORY.to_owned(), reason: FlagReason::JudgedUpdate };
-        let doubted =
-            Doubted { leaf_id: old.id.clone(), attribute: mark.attribute.clone(), reason: mark.reason.as_str() };
-        plan.doubt(LeafRecord { claims: LeafClaims { doubt: Some(mark), ..old.claims.clone() }, ..old });
+        let reason = FlagReason::JudgedUpdate;
+        let doubted = Doubted { leaf_id: old.id.clone(), attribute: WHOLE_MEMORY.to_owned(), reason: reason.as_str() };
+        let claims = old.claims.doubted_by(&record.id, &record.lineage, WHOLE_MEMORY, reason);
+        plan.doubt(LeafRecord { claims, ..old });
         Ok(Some(doubted))
     }
 

@@ -13,9 +13,7 @@ use std::sync::atomic::Ordering;
 
 use arbor_domain::claims::decide::Current;
 use arbor_domain::claims::judged::{PairCandidate, PairRequest, PairVerdict, overrule, pairs_to_show};
-use arbor_domain::claims::{
-    Claim, Decision, Doubt, DoubtMark, FlagReason, LeafClaims, Retirement, RetirementMark, decide,
-};
+use arbor_domain::claims::{Claim, Decision, Doubt, LeafClaims, Retirement, RetirementMark, decide};
 use arbor_domain::id::LeafId;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::LeafRecord;
@@ -241,14 +239,8 @@ pub(crate) fn marked_retired(retired: LeafRecord, by: &LeafId, retirement: &Reti
     LeafRecord { claims: LeafClaims { retired: Some(mark), ..retired.claims.clone() }, ..retired }
 }
 
-/// `old` marked as possibly outdated by `by` (of lineage `by_lineage`). A veto of a model
-/// reasoner is recorded apart from the doubt, so that a later doubt, which replaces the mark,
-/// never lets a rule retire the pair after all.
+/// `old` marked as possibly outdated by `by` (of lineage `by_lineage`), as
+/// [`LeafClaims::doubted_by`] marks it.
 pub(crate) fn marked_doubted(old: LeafRecord, by: &LeafId, by_lineage: &LeafId, doubt: &Doubt) -> LeafRecord {
-    let mark = DoubtMark { by: by.clone(), attribute: doubt.attribute.clone(), reason: doubt.reason };
-    let mut claims = LeafClaims { doubt: Some(mark), ..old.claims.clone() };
-    if doubt.reason == FlagReason::JudgesDisagree && !claims.judged_with.contains(by_lineage) {
-        claims.judged_with.push(by_lineage.clone());
-    }
-    LeafRecord { claims, ..old }
+    LeafRecord { claims: old.claims.doubted_by(by, by_lineage, &doubt.attribute, doubt.reason), ..old }
 }

@@ -74,6 +74,22 @@ impl LeafClaims {
         self.kept_with(lineage) || self.judged_with.contains(lineage)
     }
 
+    /// These claims marked as possibly outdated by memory `by` (of lineage `by_lineage`) on
+    /// `attribute`, for `reason`. The mark replaces any earlier doubt; a model reasoner's veto
+    /// (`JudgesDisagree`) is also recorded apart from it, in `judged_with`, so that a later
+    /// doubt never lets a rule retire the pair after all.
+    #[must_use]
+    pub fn doubted_by(&self, by: &LeafId, by_lineage: &LeafId, attribute: &str, reason: FlagReason) -> LeafClaims {
+        let mut claims = LeafClaims {
+            doubt: Some(DoubtMark { by: by.clone(), attribute: attribute.to_owned(), reason }),
+            ..self.clone()
+        };
+        if reason == FlagReason::JudgesDisagree && !claims.judged_with.contains(by_lineage) {
+            claims.judged_with.push(by_lineage.clone());
+        }
+        claims
+    }
+
     /// Whether a person kept this memory current beside the memory of `lineage`.
     pub fn kept_with(&self, lineage: &LeafId) -> bool {
         self.kept_with.contains(lineage)
@@ -98,4 +114,26 @@ pub struct DoubtMark {
     pub by: LeafId,
     pub attribute: String,
     pub reason: FlagReason,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model's veto is kept apart from the doubt mark: a later doubt replaces the mark, the
+    /// veto stays, and it is recorded once however often it is given.
+    #[test]
+    fn a_later_doubt_replaces_the_mark_and_keeps_the_veto() {
+        let (newer, lineage) = (
+            LeafId::parse("leaf-01hzz0000000000000000000b1").unwrap(),
+            LeafId::parse("leaf-01hzz0000000000000000000a1").unwrap(),
+        );
+        let vetoed = LeafClaims::default().doubted_by(&newer, &lineage, "employer", FlagReason::JudgesDisagree);
+        let again = vetoed.doubted_by(&newer, &lineage, "employer", FlagReason::JudgesDisagree);
+        assert_eq!(again.judged_with, std::slice::from_ref(&lineage));
+        let later = again.doubted_by(&newer, &lineage, "residence", FlagReason::MaybeSameSubject);
+        let mark = later.doubt.as_ref().unwrap();
+        assert_eq!((mark.attribute.as_str(), mark.reason), ("residence", FlagReason::MaybeSameSubject));
+        assert!(later.never_retired_for(&lineage));
+    }
 }
