@@ -179,10 +179,7 @@ const MAX_FILE_LINES: usize = 900;
 /// The files still longer than [`MAX_FILE_LINES`], each with the lines it has: none may grow,
 /// one that shrinks must have its figure lowered, and one cut to size must leave this list
 /// (tidy says each). Each waits for its cut.
-const LONG_FILES_LEFT: &[(&str, usize)] = &[
-    ("crates/domain/src/claims/english.rs", 3095),
-    ("crates/domain/src/reconcile/mod.rs", 1817),
-];
+const LONG_FILES_LEFT: &[(&str, usize)] = &[("crates/domain/src/claims/english.rs", 3095)];
 
 /// No file's own code (tests left out) is longer than [`MAX_FILE_LINES`], but those
 /// [`LONG_FILES_LEFT`] names, and those no longer than their figure there.

@@ -26,7 +26,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Attribute, AttributeRule, Claim, Mention, SPEAKER, attributes_of as english_attributes};
+use super::attributes::{AttributeRule, attributes_of as english_attributes};
+use super::{Attribute, Claim, Mention, SPEAKER};
 use crate::han::{self, Word, WordClass};
 use crate::text::stem;
 

@@ -198,7 +198,7 @@ impl Claim {
 }
 
 /// The whole-word forms a name goes by: itself, and every run of its words from its start or
-/// to its end ("orion api" is also "orion" and "api"), as [`super::same_name`] compares names.
+/// to its end ("orion api" is also "orion" and "api"), as [`same_name`](super::names::same_name) compares names.
 /// Numbers alone are not names ("pixel 7" is not "7"), nor are titles and the nouns that name
 /// a kind of thing ("dr", "project"): under one of those would be filed every Dr and every
 /// project, and a lookup reading the latest few would find none in particular. The speaker and
