@@ -176,44 +176,18 @@ fn check_unsafe(root: &Path) -> Result<Vec<String>> {
 /// than one concern, and a newcomer cannot find their way in it.
 const MAX_FILE_LINES: usize = 900;
 
-/// The files still longer than [`MAX_FILE_LINES`], each with the lines it has: none may grow,
-/// one that shrinks must have its figure lowered, and one cut to size must leave this list
-/// (tidy says each). Each waits for its cut.
-const LONG_FILES_LEFT: &[(&str, usize)] = &[("crates/domain/src/claims/english.rs", 3095)];
-
-/// No file's own code (tests left out) is longer than [`MAX_FILE_LINES`], but those
-/// [`LONG_FILES_LEFT`] names, and those no longer than their figure there.
+/// No file's own code (tests left out) is longer than [`MAX_FILE_LINES`].
 fn check_file_lengths(root: &Path) -> Result<Vec<String>> {
     let mut problems = Vec::new();
-    let mut listed_seen = Vec::new();
     for (shown, text) in rust_sources(root)? {
         if is_test_file(&shown) {
             continue;
         }
         let lines = lines_before_tests(&text);
-        let allowed = LONG_FILES_LEFT.iter().find(|(path, _)| *path == shown).map(|&(_, most)| most);
-        if allowed.is_some() {
-            listed_seen.push(shown.clone());
-        }
-        match allowed {
-            Some(most) if lines > most => problems.push(format!(
-                "{shown} grew to {lines} lines past the {most} LONG_FILES_LEFT allows it: cut it, do not grow it"
-            )),
-            Some(_) if lines <= MAX_FILE_LINES => problems.push(format!(
-                "{shown} is {lines} lines now, within {MAX_FILE_LINES}: take it off LONG_FILES_LEFT in tidy.rs"
-            )),
-            Some(most) if lines < most => problems.push(format!(
-                "{shown} is down to {lines} lines: lower its LONG_FILES_LEFT ceiling from {most} to {lines}"
-            )),
-            None if lines > MAX_FILE_LINES => problems.push(format!(
+        if lines > MAX_FILE_LINES {
+            problems.push(format!(
                 "{shown} is {lines} lines (tests left out); cut it into files of one concern (at most {MAX_FILE_LINES})"
-            )),
-            _ => {}
-        }
-    }
-    for (path, _) in LONG_FILES_LEFT {
-        if !listed_seen.iter().any(|seen| seen == path) {
-            problems.push(format!("LONG_FILES_LEFT names {path}, which is gone or a test file: take it off"));
+            ));
         }
     }
     Ok(problems)

@@ -4,7 +4,7 @@ use super::super::{Hold, ME, Polarity, read};
 
 fn shown(text: &str) -> (Vec<String>, Vec<String>) {
     let reading = read(text);
-    let show = |c: &super::Claim| {
+    let show = |c: &crate::claims::Claim| {
         let ended = if c.polarity == Polarity::Ended { " ended" } else { "" };
         format!("{}|{}|{}{ended}", c.subject.key, c.attribute, c.value.clone().unwrap_or_default())
     };

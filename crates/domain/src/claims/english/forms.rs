@@ -1,0 +1,246 @@
+//! Matching a predicate against the forms: verb forms, plain-verb forms, forms about an object,
+//! inverse forms ("Dana manages Omar"), measures, and loose claims a note states without a verb;
+//! each found claim with its hold.
+
+use crate::claims::{Hold, Subject, subject_key};
+
+use super::clauses::{NOT_SUBJECTS, is_verb, looks_like_a_person};
+use super::holds::{USED_TO, denied, ended_within};
+use super::measures::{measure_attribute, measure_forms};
+use super::nouns::{ROLE_NOUNS, canonical_role, names_the_attribute, split_attribute_noun};
+use super::values::{
+    MONEY, QUANTITY, TIME_ANYWHERE, VERSION_ANYWHERE, content_words, dropped_words, purpose_key, refine_attribute,
+    split_list, split_work_value, value_of,
+};
+use super::verb_forms::{Class, INVERSE, OBJECT_FORMS, TAKES_OVER, VERB_FORMS};
+use super::{Found, Reader, claim};
+use crate::claims::Polarity::{Ended, Holds};
+
+/// Whether any verb or object form reads a predicate (each is anchored at its start, so a
+/// miss costs a few bytes per form).
+pub(super) fn any_form_reads(predicate: &str) -> bool {
+    VERB_FORMS.iter().chain(OBJECT_FORMS.iter()).any(|form| form.pattern.is_match(predicate))
+}
+
+pub(super) fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) {
+    // "No longer …", "doesn't … anymore": the claim within, ended.
+    if let Some(inner) = ended_within(predicate) {
+        let mut ended = Found::new();
+        verb_forms_plain(&inner, subject, &mut ended);
+        found.dropped += ended.dropped;
+        for (mut claim, hold) in ended.claims {
+            if claim.polarity == Holds {
+                claim.polarity = Ended;
+                found.push((claim, hold));
+            }
+        }
+        return;
+    }
+    if let Some(negated) = denied(predicate) {
+        let mut held = Found::new();
+        verb_forms_plain(negated, subject, &mut held);
+        found.dropped += held.dropped;
+        found.extend(held.claims.into_iter().map(|(claim, _)| (claim, Some(Hold::Denied))));
+        return;
+    }
+    if let Some(used) = USED_TO.captures(predicate) {
+        // "used to live in Oslo": it held, and no longer does.
+        let inner = used["rest"].to_string();
+        let mut was = Found::new();
+        verb_forms_plain(&inner, subject, &mut was);
+        found.dropped += was.dropped;
+        for (mut claim, hold) in was.claims {
+            claim.polarity = Ended;
+            found.push((claim, hold));
+        }
+        return;
+    }
+    verb_forms_plain(predicate, subject, found);
+}
+
+pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
+    let predicate = predicate.trim();
+    let mut taken = 0;
+    for form in VERB_FORMS.iter() {
+        let Some(captures) = form.pattern.captures(predicate) else { continue };
+        let Some(raw) = captures.name("v") else {
+            // A form with no value (an ending of the attribute as a whole).
+            found.push((claim(subject, form.attribute, None, form.polarity), None));
+            taken += 1;
+            break;
+        };
+        let Some(value) = value_of(raw.as_str(), form.class) else { continue };
+        // What ended is what the verb names, not where it went: "sold the Triumph *to a guy*".
+        let value = match form.polarity {
+            Ended => [" to ", " for ", " from ", ", "]
+                .iter()
+                .fold(value, |v, stop| v.split(stop).next().unwrap_or_default().trim().to_owned()),
+            Holds => value,
+        };
+        if value.is_empty() {
+            continue;
+        }
+        // "sold their car", "ditched the phone": an ending that names the attribute's own noun
+        // ends whatever value it holds, as "quit his job" does.
+        if form.polarity == Ended && names_the_attribute(form.attribute, &value) {
+            found.push((claim(subject, form.attribute, None, Ended), None));
+            taken += 1;
+            break;
+        }
+        found.dropped += dropped_words(raw.as_str(), &value);
+        // What the clause goes on to say after the form ("year 5 *at a primary school in
+        // Bristol*") is said too, and no claim holds it.
+        if let Some(whole) = captures.get(0) {
+            found.dropped += content_words(&predicate[whole.end()..]);
+        }
+        // "prefers Python for data work": the tool for a purpose, one at a time (`for:data_work`).
+        let purpose = captures.name("p").map(|p| purpose_key(p.as_str()));
+        let owned_attribute = match (&purpose, form.attribute) {
+            (Some(purpose), "for") if !purpose.is_empty() => format!("for:{purpose}"),
+            (None, "for") | (Some(_), "for") => continue,
+            _ => form.attribute.to_owned(),
+        };
+        let attribute = owned_attribute.as_str();
+        let hold = form.past.then_some(Hold::Past).filter(|_| !predicate.to_lowercase().starts_with("ha"));
+        let values =
+            if matches!(attribute, "languages" | "allergies" | "learning") { split_list(&value) } else { vec![value] };
+        for value in values {
+            // "works as a backend engineer at Stripe": a role and an employer; "works at
+            // Anthropic on the infrastructure team": an employer and a team.
+            let (value, tail) = split_work_value(attribute, &value);
+            let attribute = refine_attribute(attribute, &value);
+            found.push((claim(subject, attribute, Some(value), form.polarity), hold));
+            if let Some((tail_attribute, tail_value)) = tail {
+                found.push((claim(subject, tail_attribute, Some(tail_value), form.polarity), hold));
+            }
+        }
+        taken += 1;
+        // "switched from Jira to Linear": the ending, then what holds now.
+        if form.attribute == "*" && form.polarity == Ended {
+            let after = &predicate[captures.get(0).map_or(0, |m| m.end())..];
+            if let Some(new) = value_of(after, Class::Any) {
+                found.push((claim(subject, "*", Some(new), Holds), None));
+            }
+        }
+        break;
+    }
+    if taken == 0 {
+        object_forms(predicate, found);
+    }
+    if found.claims.is_empty() && !looks_like_a_person(subject) && !subject.is_me() {
+        measure_forms(predicate, subject, found);
+    }
+}
+
+/// The measures of a clause no form placed (a time, a price, an amount, a version), each a
+/// loose claim of the clause's subject with the clause's content words: what the measure is
+/// said of, so that another memory giving the same kind of measure to the same thing is
+/// flagged ([`decide`](crate::claims::decide)'s `judge_loose`).
+pub(super) fn loose_claims(clause: &str, subject: &Subject, found: &mut Found) {
+    let lower = clause.to_ascii_lowercase();
+    let placed: Vec<String> =
+        found.claims.iter().filter_map(|(c, _)| c.value.as_ref().map(|v| v.to_ascii_lowercase())).collect();
+    let mut measures: Vec<(usize, usize, &'static str)> = Vec::new();
+    for (pattern, kind) in
+        [(&*MONEY, "price"), (&*VERSION_ANYWHERE, "version"), (&*TIME_ANYWHERE, "when"), (&*QUANTITY, "amount")]
+    {
+        for m in pattern.find_iter(&lower) {
+            if measures.iter().any(|(s, e, _)| m.start() < *e && *s < m.end()) {
+                continue;
+            }
+            measures.push((m.start(), m.end(), kind));
+        }
+    }
+    if measures.is_empty() {
+        return;
+    }
+    measures.sort();
+    // The clause's words, less the measures: what they are said of.
+    let mut rest = lower.clone();
+    for (start, end, _) in measures.iter().rev() {
+        rest.replace_range(*start..*end, " ");
+    }
+    let subject_words = crate::claims::values::terms(&subject.key);
+    let about: Vec<String> = crate::claims::values::terms(&rest)
+        .into_iter()
+        .filter(|t| {
+            !subject_words.contains(t)
+                && !t.starts_with(|c: char| c.is_ascii_digit())
+                && !is_verb(t)
+                && !LOOSE_FILLERS.contains(&t.as_str())
+        })
+        .collect();
+    if about.is_empty() {
+        return;
+    }
+    for (start, end, kind) in measures {
+        let value = clause[start..end].trim().to_owned();
+        if placed.iter().any(|p| p.contains(&value.to_ascii_lowercase())) {
+            continue;
+        }
+        let mut loose = claim(subject, &format!("~{kind}"), Some(value), Holds);
+        loose.about = about.clone();
+        found.push((loose, None));
+    }
+}
+
+/// Words too common in statements of measures to say what a measure is of.
+pub(super) const LOOSE_FILLERS: &[&str] = &[
+    "now", "new", "old", "just", "also", "still", "about", "around", "usual", "normal", "same", "time", "today",
+    "week", "month", "year", "day",
+];
+
+pub(super) fn object_forms(predicate: &str, found: &mut Found) {
+    for form in OBJECT_FORMS.iter() {
+        let Some(captures) = form.pattern.captures(predicate) else { continue };
+        let (Some(object), Some(raw)) = (captures.name("o"), captures.name("v")) else { continue };
+        let Some(value) = value_of(raw.as_str(), form.class) else { continue };
+        let key = subject_key(object.as_str());
+        if key.is_empty() || NOT_SUBJECTS.contains(&key.as_str()) {
+            continue;
+        }
+        let (thing, _) = split_attribute_noun(object.as_str()).unwrap_or((object.as_str(), ""));
+        let thing = if subject_key(thing).is_empty() { object.as_str() } else { thing };
+        let (attribute, polarity) = match form.attribute {
+            "~" => match measure_attribute(&value) {
+                Some(attribute) => (attribute, Holds),
+                None => continue,
+            },
+            "*" => ("*", Ended),
+            attribute => (attribute, Holds),
+        };
+        found.push((claim(&Subject::named(thing), attribute, Some(value), polarity), None));
+        return;
+    }
+}
+
+/// "Rui is my manager", "Pho is her favourite food", "Priya took over billing".
+pub(super) fn inverse_forms(predicate: &str, subject: &Subject, reader: &Reader, found: &mut Found) {
+    if let Some(captures) = INVERSE.captures(predicate) {
+        let owner = match captures["owner"].to_lowercase().as_str() {
+            "my" | "our" => reader.speaker.clone(),
+            "the user's" => Some(Subject::me()),
+            "his" | "her" | "their" => reader.last_person.clone().filter(|p| p != subject),
+            named => Some(Subject::named(named.trim_end_matches("'s"))),
+        };
+        let role = captures["role"].to_lowercase();
+        if let Some(owner) = owner {
+            let value = Some(subject.name.clone());
+            if let Some(kind) = role.strip_prefix("favorite ").or_else(|| role.strip_prefix("favourite ")) {
+                found.push((claim(&owner, &format!("favorite:{}", kind.replace(' ', "_")), value, Holds), None));
+            } else if ROLE_NOUNS.contains(&role.as_str()) {
+                found.push((claim(&owner, &format!("has:{}", canonical_role(&role)), value, Holds), None));
+            }
+        }
+        return;
+    }
+    if let Some(captures) = TAKES_OVER.captures(predicate)
+        && looks_like_a_person(subject)
+        && !captures["o"].trim_start().starts_with(|c: char| c.is_ascii_digit())
+    {
+        let thing = subject_key(&captures["o"]);
+        if !thing.is_empty() && !NOT_SUBJECTS.contains(&thing.as_str()) {
+            found.push((claim(&Subject::named(&captures["o"]), "lead", Some(subject.name.clone()), Holds), None));
+        }
+    }
+}
