@@ -17,6 +17,7 @@ use crate::entity::{Entity, EntityType};
 use crate::judgement::{
     AssessRequest, Assessment, DuplicateRequest, QueryFocus, QueryIntent, QueryRequest, SummarizeRequest, SummaryDraft,
 };
+use crate::lexicon::{alternation, chinese, english};
 use crate::model::{Confidence, Label, MemoryKind};
 use crate::sensitivity::Sensitivity;
 use crate::supersession::DuplicateJudgement;
@@ -148,88 +149,6 @@ fn splits_into_fillers(run: &str) -> bool {
     reachable[run.len()]
 }
 
-/// Sentence openers that look like names but are not.
-static NOT_NAMES: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
-    [
-        "I",
-        "The",
-        "A",
-        "An",
-        "We",
-        "It",
-        "This",
-        "That",
-        "These",
-        "Those",
-        "My",
-        "Our",
-        "Your",
-        "He",
-        "She",
-        "They",
-        "You",
-        "There",
-        "Here",
-        "What",
-        "When",
-        "Where",
-        "Who",
-        "How",
-        "Why",
-        "Yes",
-        "No",
-        "Oh",
-        "Hey",
-        "Hi",
-        "Hello",
-        "Thanks",
-        "Thank",
-        "Well",
-        "So",
-        "But",
-        "And",
-        "Or",
-        "If",
-        "Then",
-        "Also",
-        "Today",
-        "Yesterday",
-        "Tomorrow",
-        "Please",
-        "Sure",
-        "Okay",
-        "Ok",
-        "Wow",
-        "Great",
-        "Nice",
-        "Cool",
-        "Let",
-        "Do",
-        "Did",
-        "Does",
-        "Is",
-        "Are",
-        "Was",
-        "Were",
-        "Can",
-        "Could",
-        "Would",
-        "Should",
-        "Will",
-        "Just",
-        "Maybe",
-        "Actually",
-        "Last",
-        "Next",
-        "Every",
-    ]
-    .into_iter()
-    .collect()
-});
-
-/// The people a relationship names, as one alternation.
-const RELATIVES: &str = r"(?:wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|mother|mom|mum|father|dad|brother|sister|friend|best friend|boss|manager|colleague|coworker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|roommate|neighbou?r|mentor)";
-
 struct KindRule {
     kind: MemoryKind,
     regex: Regex,
@@ -237,6 +156,9 @@ struct KindRule {
 
 static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
     let r = |kind, re: &str| KindRule { kind, regex: Regex::new(re).expect("kind pattern compiles") };
+    // The people a relationship names: kin, peers and the roles someone works with.
+    let relatives = alternation([english::KIN, english::PEERS, english::WORK_ROLES].concat());
+    let weekdays = alternation(english::WEEKDAYS.iter().copied());
     vec![
         r(
             MemoryKind::Constraint,
@@ -258,13 +180,15 @@ static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
         r(
             MemoryKind::Relationship,
             &format!(
-                r"(?i)\b(?:(?:is|was|are|were) (?:my|our) (?:new |future |former |ex-)?{RELATIVES}\b(?:$|[^'’])|(?:my (?:new |future |former |ex-)?{RELATIVES}(?:'s name)? (?:is|was|'s) (?-i:[A-Z])\w*|i(?:'m| am| was| got| just got|'ve been| have been| recently got) (?:married|engaged|divorced|separated)|(?:married|engaged) to|(?:am|are|is|'m|'re|started|been) dating|broke up with)\b)"
+                r"(?i)\b(?:(?:is|was|are|were) (?:my|our) (?:new |future |former |ex-)?{relatives}\b(?:$|[^'’])|(?:my (?:new |future |former |ex-)?{relatives}(?:'s name)? (?:is|was|'s) (?-i:[A-Z])\w*|i(?:'m| am| was| got| just got|'ve been| have been| recently got) (?:married|engaged|divorced|separated)|(?:married|engaged) to|(?:am|are|is|'m|'re|started|been) dating|broke up with)\b)"
             ),
         ),
         r(MemoryKind::Reflection, r"(?i)\b(i realized|i learned|lesson learned|in hindsight|i've noticed|i noticed)\b"),
         r(
             MemoryKind::Event,
-            r"(?i)\b(yesterday|last (?:week|month|year|night|weekend)|went to|visited|attended|happened|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this morning|tonight)\b",
+            &format!(
+                r"(?i)\b(yesterday|last (?:week|month|year|night|weekend)|went to|visited|attended|happened|on {weekdays}|this morning|tonight)\b"
+            ),
         ),
     ]
 });
@@ -487,7 +411,7 @@ fn first_mention(text: &str, entity: &Entity) -> Option<usize> {
 
 /// A sentence that opens with a name and a verb ("Project Alpha ships in May", "Dana
 /// prefers…"), or mentions "Project X": positive evidence of a clear, stable subject.
-fn named_subject(text: &str) -> Option<(String, EntityType)> {
+pub(crate) fn named_subject(text: &str) -> Option<(String, EntityType)> {
     if crate::han::mostly_han(text) {
         return named_subject_in_chinese(text);
     }
@@ -498,10 +422,18 @@ fn named_subject(text: &str) -> Option<(String, EntityType)> {
     }
     let words: Vec<&str> = text.split_whitespace().take(5).collect();
     let mut name_words = Vec::new();
-    for word in &words {
+    for (at, word) in words.iter().enumerate() {
         let clean = word.trim_matches(|c: char| !c.is_alphanumeric());
         let capitalized = clean.chars().next().is_some_and(char::is_uppercase) && clean.chars().count() > 1;
-        if capitalized && !NOT_NAMES.contains(clean) && name_words.len() < 3 && clean == *word {
+        let lower = clean.to_lowercase();
+        let not_a_name = if at == 0 {
+            english::opens_without_being_a_name(&lower)
+        } else {
+            english::NOT_NAMES.contains(&lower.as_str())
+                || english::CHAT_PARTIES.contains(&lower.as_str())
+                || english::is_calendar_word(&lower)
+        };
+        if capitalized && !not_a_name && name_words.len() < 3 && clean == *word {
             name_words.push(clean);
         } else {
             break;
@@ -520,18 +452,6 @@ fn named_subject(text: &str) -> Option<(String, EntityType)> {
     Some((name, entity_type))
 }
 
-/// Nouns written after a project's or an organisation's name in Chinese ("天穹项目",
-/// "北斗系统", "星河科技公司"), and what they make the name.
-const CHINESE_KIND_NOUNS: &[(&str, EntityType)] = &[
-    ("项目", EntityType::Project),
-    ("系统", EntityType::Project),
-    ("平台", EntityType::Project),
-    ("产品", EntityType::Project),
-    ("公司", EntityType::Organization),
-    ("集团", EntityType::Organization),
-    ("科技", EntityType::Organization),
-];
-
 /// The clear subject of a Chinese text: a name before a kind of thing ("天穹项目的上线日期…":
 /// the project 天穹), or a person's name the text opens with ("张伟在腾讯…", after a
 /// transcript label). Capital letters say nothing here; the name finder and the dictionary do.
@@ -540,7 +460,11 @@ fn named_subject_in_chinese(text: &str) -> Option<(String, EntityType)> {
     let body = text.split_once(['：', ':']).filter(|(label, _)| label.chars().count() <= 8).map_or(text, |(_, b)| b);
     let words = words(body);
     for (at, pair) in words.windows(2).enumerate() {
-        let kind = CHINESE_KIND_NOUNS.iter().find(|(noun, _)| *noun == pair[1].text);
+        // Only a project's or an organisation's kind noun makes the name a clear subject.
+        let kind = chinese::KIND_NOUNS
+            .iter()
+            .filter(|(_, kind)| matches!(kind, EntityType::Project | EntityType::Organization))
+            .find(|(noun, _)| *noun == pair[1].text);
         // "一家互联网公司", "某科技公司": a kind of company, not one named.
         let counted = at > 0 && words[at - 1].text.ends_with(['家', '个', '所', '间', '某']);
         if let Some((_, entity_type)) = kind

@@ -52,6 +52,7 @@ pub mod health;
 pub mod heuristics;
 pub mod id;
 pub mod judgement;
+pub mod lexicon;
 pub mod lifecycle;
 pub mod markdown;
 pub mod model;

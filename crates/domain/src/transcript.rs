@@ -212,15 +212,12 @@ static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     .collect()
 });
 
-/// Labels of turns that are not the caller's speech: an assistant's or a program's.
-const NOT_THE_CALLER: &[&str] = &["assistant", "system", "ai", "bot", "agent", "tool", "model"];
-
 /// Whether `text` opens with the label of a turn that is not the caller's own speech
 /// ("Assistant: …", "System: …"): its "I" and "my" are nobody the caller vouches for.
 pub fn opens_with_a_program_turn(text: &str) -> bool {
     let text = text.trim_start();
     let Some((label, rest)) = text.split_once(':') else { return false };
-    rest.starts_with(char::is_whitespace) && NOT_THE_CALLER.iter().any(|role| label.trim().eq_ignore_ascii_case(role))
+    rest.starts_with(char::is_whitespace) && crate::lexicon::english::is_program_label(&label.trim().to_lowercase())
 }
 
 /// The speaker label a transcript line opens with, and what follows it up to the next line

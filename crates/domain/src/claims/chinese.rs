@@ -15,8 +15,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::english::canonical_role;
 use super::{Claim, FirstPerson, Hold, Polarity, Reading, Subject};
 use crate::han;
+use crate::lexicon::{alternation, chinese, english};
 
 pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
     let me = match first_person {
@@ -27,9 +29,9 @@ pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
         Some(found) => {
             let label = found.name("label").map_or("", |m| m.as_str());
             let rest = &text[found.get(0).map_or(0, |m| m.end())..];
-            if PERSON_LABELS.contains(&label.to_lowercase().as_str()) {
+            if chinese::PERSON_LABELS.contains(&label.to_lowercase().as_str()) {
                 (Some(Subject::me()), rest)
-            } else if PROGRAM_LABELS.contains(&label.to_lowercase().as_str()) {
+            } else if chinese::is_program_label(&label.to_lowercase()) {
                 return Reading::default();
             } else {
                 (Some(Subject::named(label)), rest)
@@ -53,12 +55,13 @@ pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
     reader.reading
 }
 
+/// A transcript label before a colon: the person's or a program's (in either language), or a
+/// name ("小王：", "Omar:").
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?P<label>用户|我|本人|user|User|human|Human|助手|assistant|Assistant|AI|系统|[\p{Han}]{2,3}|[A-Z][a-z]+)\s*[:：]\s*")
+    let labels = chinese::PERSON_LABELS.iter().chain(chinese::PROGRAM_LABELS).chain(english::PROGRAM_LABELS).copied();
+    Regex::new(&format!(r"^\s*(?P<label>(?i:{})|[\p{{Han}}]{{2,3}}|[A-Z][a-z]+)\s*[:：]\s*", alternation(labels)))
         .expect("label pattern compiles")
 });
-const PERSON_LABELS: &[&str] = &["用户", "我", "本人", "user", "human"];
-const PROGRAM_LABELS: &[&str] = &["助手", "assistant", "ai", "系统"];
 
 static SENTENCE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[。！？!?；;\n]+").expect("sentence pattern compiles"));
@@ -183,14 +186,15 @@ impl Reader {
     /// "她的老板是…"), or straight on to the predicate ("我搬到…").
     fn owned<'c>(&self, owner: Subject, rest: &'c str) -> (Subject, Option<String>, &'c str) {
         let rest = rest.strip_prefix('的').unwrap_or(rest);
-        for (relation, english) in RELATIONS {
+        // Kin before roles, each list longest spelling first ("妈妈" before "妈").
+        for (relation, key_word) in chinese::KIN.iter().chain(chinese::ROLES) {
             if let Some(after) = rest.strip_prefix(relation) {
                 // "我女儿小美": the name that follows is the subject.
                 if let Some(name) = han::person_names(after).into_iter().find(|r| r.start == 0) {
                     return (Subject::named(&after[name.clone()]), None, &after[name.end..]);
                 }
                 // "我老板是王强", "她男朋友叫…": the role filled, of the owner.
-                if let Some(role) = ROLE_OF.iter().find(|(r, _)| r == relation).map(|(_, role)| *role)
+                if let Some(role) = role_held_one_at_a_time(relation)
                     && (after.starts_with('是')
                         || after.starts_with('叫')
                         || after.starts_with("换成")
@@ -200,7 +204,7 @@ impl Reader {
                     return (owner, Some(format!("has:{role}")), after);
                 }
                 let subject =
-                    Subject { key: format!("{}'s {english}", owner.key), name: format!("{}{relation}", owner.name) };
+                    Subject { key: format!("{}'s {key_word}", owner.key), name: format!("{}{relation}", owner.name) };
                 return (subject, None, after);
             }
         }
@@ -228,77 +232,14 @@ const MAX_TOPIC_CHARS: usize = 12;
 const THING_NOUN_SUFFIXES: &[&str] =
     &["时间", "日期", "地点", "地址", "价格", "版本", "负责人", "套餐", "供应商", "状态"];
 
-/// Kin and people around someone, with the English word subjects are keyed by, so a subject is
-/// one key in either language.
-const RELATIONS: &[(&str, &str)] = &[
-    ("女儿", "daughter"),
-    ("儿子", "son"),
-    ("孩子", "kids"),
-    ("妻子", "wife"),
-    ("老婆", "wife"),
-    ("太太", "wife"),
-    ("爱人", "partner"),
-    ("丈夫", "husband"),
-    ("老公", "husband"),
-    ("对象", "partner"),
-    ("妈妈", "mother"),
-    ("母亲", "mother"),
-    ("我妈", "mother"),
-    ("妈", "mother"),
-    ("爸爸", "father"),
-    ("父亲", "father"),
-    ("爸", "father"),
-    ("哥哥", "brother"),
-    ("弟弟", "brother"),
-    ("姐姐", "sister"),
-    ("妹妹", "sister"),
-    ("男朋友", "boyfriend"),
-    ("男友", "boyfriend"),
-    ("女朋友", "girlfriend"),
-    ("女友", "girlfriend"),
-    ("朋友", "friend"),
-    ("同事", "colleague"),
-    ("室友", "roommate"),
-    ("邻居", "neighbour"),
-    ("老板", "boss"),
-    ("领导", "boss"),
-    ("上司", "boss"),
-    ("经理", "manager"),
-    ("主管", "manager"),
-    ("导师", "mentor"),
-    ("医生", "doctor"),
-    ("牙医", "dentist"),
-    ("房东", "landlord"),
-    ("教练", "coach"),
-    ("爷爷", "grandfather"),
-    ("奶奶", "grandmother"),
-    ("外公", "grandfather"),
-    ("外婆", "grandmother"),
-];
-
-/// Relations that are roles someone has one of: "我老板是王强" fills `has:manager`.
-const ROLE_OF: &[(&str, &str)] = &[
-    ("老板", "manager"),
-    ("领导", "manager"),
-    ("上司", "manager"),
-    ("经理", "manager"),
-    ("主管", "manager"),
-    ("导师", "mentor"),
-    ("医生", "doctor"),
-    ("牙医", "dentist"),
-    ("房东", "landlord"),
-    ("教练", "coach"),
-    ("男朋友", "partner"),
-    ("女朋友", "partner"),
-    ("男友", "partner"),
-    ("女友", "partner"),
-    ("老公", "partner"),
-    ("老婆", "partner"),
-    ("丈夫", "partner"),
-    ("妻子", "partner"),
-    ("对象", "partner"),
-    ("爱人", "partner"),
-];
+/// The role a relation names when a person has one of it at a time, as the attribute is keyed
+/// ("我老板是王强" fills `has:manager`, "我对象叫小美" `has:partner`): the lexicon's English word
+/// for it, read as English reads it.
+fn role_held_one_at_a_time(relation: &str) -> Option<String> {
+    chinese::person_word(relation)
+        .filter(|english| english::ROLES_HELD_ONE_AT_A_TIME.contains(english))
+        .map(canonical_role)
+}
 
 /// Nouns an owner's attribute is named by ("我的*地址*是…").
 const POSSESSED_NOUNS: &[&str] = &[

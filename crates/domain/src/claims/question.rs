@@ -21,6 +21,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::lexicon::english::{self, is_calendar_word};
 use crate::text::{is_stopword, stem, tokenize};
 
 /// A memory as the question rule reads it.
@@ -132,8 +133,15 @@ fn answer_values(text: &str, kind: AnswerKind) -> BTreeSet<String> {
         for word in text.split_whitespace() {
             let bare = word.trim_matches(|c: char| !c.is_alphanumeric()).trim_end_matches("'s");
             let capitalised = bare.chars().next().is_some_and(char::is_uppercase) && bare.chars().count() > 1;
-            if capitalised && !opens && !CALENDAR.contains(&bare.to_lowercase().as_str()) && bare != "I" {
-                names.insert(bare.to_lowercase());
+            let lower = bare.to_lowercase();
+            // A date, the reader's label or an article is capitalised without being a name.
+            if capitalised
+                && !opens
+                && !is_calendar_word(&lower)
+                && !matches!(lower.as_str(), "user" | "the")
+                && bare != "I"
+            {
+                names.insert(lower);
             }
             opens = word.ends_with(['.', '!', '?', ':', ';']);
         }
@@ -167,30 +175,6 @@ fn answer_values(text: &str, kind: AnswerKind) -> BTreeSet<String> {
     out
 }
 
-const CALENDAR: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "user",
-    "the",
-];
-
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[$£€¥]?\d[\d,.]*%?|[一二三四五六七八九十百千万两半]+[元块个次天周月年岁]")
         .expect("number pattern compiles")
@@ -220,19 +204,19 @@ fn question_terms(question: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     }
     let topic = stems(question)
         .into_iter()
-        .filter(|t| {
-            !names.contains(t) && !PERSON_WORDS.contains(&t.as_str()) && !QUESTION_OPENERS.contains(&t.as_str())
-        })
+        .filter(|t| !names.contains(t) && !names_the_person(t) && !QUESTION_OPENERS.contains(&t.as_str()))
         .collect();
     (topic, names)
+}
+
+/// Words that name the person the store serves, not what is asked about them.
+fn names_the_person(word: &str) -> bool {
+    english::is_first_person(word) || english::is_person_label(word) || word == "person"
 }
 
 fn stems(text: &str) -> BTreeSet<String> {
     tokenize(text).into_iter().filter(|t| !is_stopword(t)).map(|t| stem(&t).into_owned()).collect()
 }
-
-/// Words that name the person the store serves, not what is asked about them.
-const PERSON_WORDS: &[&str] = &["user", "i", "me", "my", "we", "our", "us", "mine", "ours", "person"];
 
 /// Words that open a question and say nothing of its topic.
 const QUESTION_OPENERS: &[&str] = &[

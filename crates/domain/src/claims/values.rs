@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::lexicon::english::{self, MONTHS};
 use crate::text::stem;
 
 /// How two values of one attribute compare.
@@ -146,8 +147,8 @@ pub fn terms(value: &str) -> BTreeSet<String> {
                 continue;
             }
             let canonical = SYNONYMS.iter().find(|(from, _)| *from == part).map_or(part, |(_, to)| to);
-            if let Some(at) = NUMBER_WORDS.iter().position(|w| *w == canonical) {
-                out.insert((at + 1).to_string());
+            if let Some(value) = english::number_word(canonical) {
+                out.insert(value.to_string());
                 continue;
             }
             out.insert(stem(canonical).into_owned());
@@ -286,10 +287,6 @@ const CHINESE_GENERIC: &[&str] = &[
     "一部",
 ];
 
-/// Numbers in words, one to twelve: "one approval" and "1 approval" are one amount.
-const NUMBER_WORDS: &[&str] =
-    &["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
-
 /// Spellings of one thing.
 const SYNONYMS: &[(&str, &str)] = &[
     ("nvim", "neovim"),
@@ -310,37 +307,13 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("k8s", "kubernetes"),
 ];
 
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
 fn month_number(word: &str) -> u32 {
     MONTHS.iter().position(|m| m.starts_with(&word[..word.len().min(3)])).map_or(0, |at| at as u32 + 1)
 }
 
 /// The day of the week a word names (Monday is 1), plural or abbreviated.
 fn weekday(word: &str) -> Option<u32> {
-    const DAYS: &[&[&str]] = &[
-        &["monday", "mondays", "mon"],
-        &["tuesday", "tuesdays", "tue", "tues"],
-        &["wednesday", "wednesdays", "wed", "weds"],
-        &["thursday", "thursdays", "thu", "thur", "thurs"],
-        &["friday", "fridays", "fri"],
-        &["saturday", "saturdays", "sat"],
-        &["sunday", "sundays", "sun"],
-    ];
-    DAYS.iter().position(|forms| forms.contains(&word)).map(|at| at as u32 + 1)
+    english::weekday_number(word)
 }
 
 static TIME: LazyLock<Regex> = LazyLock::new(|| {

@@ -29,51 +29,8 @@ use regex::Regex;
 use super::attributes::{AttributeRule, attributes_of as english_attributes};
 use super::{Attribute, Claim, Mention, SPEAKER};
 use crate::han::{self, Word, WordClass};
+use crate::lexicon::{chinese, english};
 use crate::text::stem;
-
-/// Kin, people around someone and the groups they belong to, with the English word the
-/// English reading keys them by ("maya's sister"), so a subject is one key in either language.
-const RELATIONS: &[(&str, &str)] = &[
-    ("女儿", "daughter"),
-    ("儿子", "son"),
-    ("孩子", "kids"),
-    ("妻子", "wife"),
-    ("老婆", "wife"),
-    ("太太", "wife"),
-    ("丈夫", "husband"),
-    ("老公", "husband"),
-    ("妈妈", "mother"),
-    ("母亲", "mother"),
-    ("爸爸", "father"),
-    ("父亲", "father"),
-    ("哥哥", "brother"),
-    ("弟弟", "brother"),
-    ("姐姐", "sister"),
-    ("妹妹", "sister"),
-    ("男朋友", "boyfriend"),
-    ("男友", "boyfriend"),
-    ("女朋友", "girlfriend"),
-    ("女友", "girlfriend"),
-    ("朋友", "friend"),
-    ("同事", "colleague"),
-    ("室友", "roommate"),
-    ("邻居", "neighbour"),
-    ("团队", "team"),
-    ("小组", "team"),
-    ("部门", "team"),
-    ("公司", "company"),
-    ("乐队", "band"),
-    ("猫", "cat"),
-    ("狗", "dog"),
-];
-
-/// Roles someone fills for another: "张伟的领导是李明" states who fills the role, about 张伟;
-/// "张伟的领导离职了" is about the manager.
-const ROLES: &[(&str, &str)] = &[("领导", "boss"), ("上司", "boss"), ("老板", "boss"), ("经理", "manager")];
-
-/// Kinds of thing written after a name ("天穹项目", "北斗系统"): not part of the name.
-const KIND_NOUNS: &[&str] =
-    &["项目", "系统", "平台", "产品", "服务", "应用", "团队", "小组", "公司", "集团", "工程", "计划", "App", "app"];
 
 /// Nouns that open clauses without naming anything in particular: the speaker's label, people
 /// in general, times.
@@ -81,9 +38,6 @@ const NOT_TOPICS: &[&str] = &[
     "用户", "助手", "大家", "别人", "有人", "人", "今天", "昨天", "明天", "现在", "最近", "时候", "事情", "东西",
     "问题", "情况", "工作", "时间", "地方", "事",
 ];
-
-/// Labels of a transcript line that mark whose first person the rest is: the person's own.
-const PERSON_LABELS: &[&str] = &["用户", "我", "本人", "user", "human"];
 
 /// A label before a colon: "用户：…", "小王: …".
 static LABEL: LazyLock<Regex> =
@@ -247,13 +201,26 @@ fn clause_ranges(words: &[Word<'_>]) -> Vec<std::ops::Range<usize>> {
     out
 }
 
+/// Someone named through someone else, or what someone has that is not them (kin, the groups
+/// they belong to, their pets), with the English word the English reading keys them by
+/// ("maya's sister"), so a subject is one key in either language.
 fn relation_of(word: &str) -> Option<&'static str> {
-    RELATIONS.iter().find(|(zh, _)| *zh == word).map(|(_, en)| *en)
+    chinese::KIN.iter().chain(chinese::GROUPS).chain(RELATED_PETS).find(|(zh, _)| *zh == word).map(|(_, en)| *en)
 }
 
+/// Roles someone fills for another: "张伟的领导是李明" states who fills the role, about 张伟;
+/// "张伟的领导离职了" is about the manager.
+/// Partners are roles too ("我对象叫小美" says who fills it).
 fn role_of(word: &str) -> Option<&'static str> {
-    ROLES.iter().find(|(zh, _)| *zh == word).map(|(_, en)| *en)
+    chinese::ROLES
+        .iter()
+        .find(|(zh, _)| *zh == word)
+        .map(|(_, en)| *en)
+        .or_else(|| chinese::person_word(word).filter(|en| english::ROLES_HELD_ONE_AT_A_TIME.contains(en)))
 }
+
+/// The pets a possessive names ("张伟的猫").
+const RELATED_PETS: &[(&str, &str)] = &[("猫", "cat"), ("狗", "dog")];
 
 /// The names a Chinese text mentions, each with the index of its word.
 fn find_mentions(words: &[Word<'_>], clauses: &[std::ops::Range<usize>], first_person: &str) -> Vec<Mention> {
@@ -286,7 +253,7 @@ fn find_mentions(words: &[Word<'_>], clauses: &[std::ops::Range<usize>], first_p
             }
             WordClass::Noun => {
                 let topic = clause_starts.contains(&i) && !NOT_TOPICS.contains(&word.text);
-                let kind_after = next.is_some_and(|n| KIND_NOUNS.contains(&n));
+                let kind_after = next.is_some_and(|n| chinese::KIND_NOUNS.iter().any(|(kind, _)| *kind == n));
                 let possessor = next == Some("的") && !NOT_TOPICS.contains(&word.text);
                 let named = topic || kind_after || possessor;
                 if named && relation_of(word.text).is_none() && role_of(word.text).is_none() {
@@ -311,9 +278,6 @@ fn opens_with_a_verb(word: &str) -> bool {
 /// Prepositions a statement that dropped its "I" opens with.
 const PREPOSITIONS: &[&str] = &["和", "跟", "与", "同", "给", "对", "向", "替", "帮", "陪", "把", "被"];
 
-/// Words that refer to someone without naming them, which a statement may open with.
-const PRONOUNS: &[&str] = &["他", "她", "它", "他们", "她们", "它们", "这", "那", "这个", "那个", "我们", "你", "你们"];
-
 /// Whom or what the text is about. Chinese puts its topic first, after any time or adverb
 /// ("昨天张伟…", "已经…"): a name there, or the person a relation after it is ("我女儿",
 /// "刘洋的团队"), or the speaker's kin named alone ("女儿升四年级了"); a verb there means the
@@ -322,7 +286,7 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
     // Times and adverbs ("已经", "也") come before the topic; "我" and pronouns are it.
     let leads_in = |w: &Word<'_>| match w.class {
         WordClass::Punct | WordClass::Time => true,
-        WordClass::Other => w.text != "我" && !PRONOUNS.contains(&w.text) && !PREPOSITIONS.contains(&w.text),
+        WordClass::Other => w.text != "我" && !chinese::PRONOUNS.contains(&w.text) && !PREPOSITIONS.contains(&w.text),
         _ => false,
     };
     let opener = words.iter().position(|w| !leads_in(w))?;
@@ -333,7 +297,7 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
     if let Some(relation) = relation_of(words[opener].text) {
         return Some(format!("{first_person}'s {relation}"));
     }
-    if PRONOUNS.contains(&words[opener].text) {
+    if chinese::PRONOUNS.contains(&words[opener].text) {
         return None;
     }
     let first = match mentions.iter().find(|m| m.word == opener) {
@@ -346,15 +310,25 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
         after += 1;
     }
     if let Some(next) = words.get(after) {
-        if let Some(relation) = relation_of(next.text) {
-            return Some(format!("{}'s {relation}", first.key));
-        }
-        // "张伟的领导是李明": the role filled, about 张伟; "张伟的领导离职了": the boss.
-        let filled = words.get(after + 1).is_some_and(|w| matches!(w.text, "是" | "换成" | "换了" | "变成"));
-        if let Some(role) = role_of(next.text)
-            && !filled
-        {
-            return Some(format!("{}'s {role}", first.key));
+        // "张伟的领导是李明", "我对象叫小美": the role filled, about 张伟 and me; "张伟的领导离职了":
+        // the boss.
+        let filled = words.get(after + 1).is_some_and(|w| matches!(w.text, "是" | "叫" | "换成" | "换了" | "变成"));
+        // "我哥哥张强下个月结婚": the name after the relation is whom it is about.
+        // (The name finder reads the rest whole: a name the segmenter split is still one.)
+        let named_after = || {
+            let rest: String = words[after + 1..].iter().map(|w| w.text).collect();
+            han::person_names(&rest)
+                .into_iter()
+                .find(|name| name.start == 0)
+                .map(|name| rest[name].to_owned())
+                .or_else(|| mentions.iter().find(|m| m.word == after + 1).map(|m| m.key.clone()))
+        };
+        if let Some(role) = role_of(next.text) {
+            if !filled {
+                return Some(named_after().unwrap_or_else(|| format!("{}'s {role}", first.key)));
+            }
+        } else if let Some(relation) = relation_of(next.text) {
+            return Some(named_after().unwrap_or_else(|| format!("{}'s {relation}", first.key)));
         }
     }
     Some(first.key.clone())
@@ -403,7 +377,7 @@ pub(super) fn read(text: &str) -> Claim {
             // "用户：", "user:" and a heading ("更新：") leave the first person the writer's; a
             // person's name ("小王：") makes it theirs.
             let named = han::has_han(name) && han::person_names(name).first().is_some_and(|r| r.len() == name.len());
-            let own = PERSON_LABELS.contains(&name.to_lowercase().as_str()) || !named;
+            let own = chinese::PERSON_LABELS.contains(&name.to_lowercase().as_str()) || !named;
             let speaker = if own { SPEAKER.to_owned() } else { name.to_owned() };
             (&text[whole..], speaker)
         }
@@ -424,7 +398,14 @@ pub(super) fn read(text: &str) -> Claim {
         .iter()
         .filter(|m| subject.as_deref().is_some_and(|s| s == m.key || s.starts_with(&format!("{}'s ", m.key))))
         .map(|m| m.name.to_lowercase())
-        .chain(RELATIONS.iter().chain(ROLES).map(|(zh, _)| (*zh).to_owned()))
+        .chain(
+            chinese::KIN
+                .iter()
+                .chain(chinese::GROUPS)
+                .chain(RELATED_PETS)
+                .chain(chinese::ROLES)
+                .map(|(zh, _)| (*zh).to_owned()),
+        )
         .collect();
     let content = |words: &[Word<'_>]| -> BTreeSet<String> {
         terms_of(words).into_iter().filter(|t| !subject_words.contains(t)).collect()

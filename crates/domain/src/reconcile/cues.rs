@@ -10,7 +10,9 @@ use crate::text::is_stopword;
 
 use super::CUE_NEIGHBOURS;
 use super::attributes::ATTRIBUTE_RULES;
-use super::names::{RELATIONS, ROLES, is_capitalised, trim_word};
+use super::names::{RELATED_PETS, is_capitalised, trim_word};
+use crate::lexicon::alternation;
+use crate::lexicon::english::{self, TIME_UNITS};
 
 /// Words and phrases English uses to say that a value changed. Each needs a word boundary on
 /// both sides; `(?: \S+){0,6} to` lets the changed thing sit between the verb and its new value
@@ -212,9 +214,12 @@ pub(super) static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::ne
     ];
     // Reported speech about someone else: "Maya said Tom just moved to Lisbon", "Fenna told me
     // her coworker Jules quit" (someone named, or someone related to the speaker).
-    let related = RELATIONS.iter().chain(ROLES).map(|w| regex::escape(w)).collect::<Vec<_>>().join("|");
+    let related = alternation(
+        [english::KIN, english::PEERS, english::GROUPS, RELATED_PETS, english::WORK_ROLES, english::SERVICE_ROLES]
+            .concat(),
+    );
     let reported = format!(
-        r"(?-i:\b[A-Z]\w*)\s+(?:said|says|told|tells|mentioned|heard|thinks|thought|claims)\s+(?:(?:me|us|him|her|them)\s+)?(?:that\s+)?(?:(?-i:[A-Z])|(?:his|her|their|my|our)\s+(?:\w+\s+)?(?:{related})\b)"
+        r"(?-i:\b[A-Z]\w*)\s+(?:said|says|told|tells|mentioned|heard|thinks|thought|claims)\s+(?:(?:me|us|him|her|them)\s+)?(?:that\s+)?(?:(?-i:[A-Z])|(?:his|her|their|my|our)\s+(?:\w+\s+)?{related}\b)"
     );
     cues.iter()
         .map(|(name, re)| (*name, re.to_string()))
@@ -297,9 +302,6 @@ pub(super) static CADENCE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("cadence pattern compiles")
 });
 
-/// Units of time a span or a rate is counted in.
-pub(super) const TIME_UNITS: &[&str] = &["year", "month", "week", "day", "hour", "decade"];
-
 /// Words that open a span before a singular unit: "a year", "one month", "the past week",
 /// "the last decade", "a whole year", "all week".
 pub(super) const SPAN_OPENERS: &[&str] = &["a", "an", "one", "past", "last", "whole", "entire", "all"];
@@ -307,15 +309,17 @@ pub(super) const SPAN_OPENERS: &[&str] = &["a", "an", "one", "past", "last", "wh
 /// Words that count: with one of them just before "a year", the phrase is a quantity per unit
 /// ("two videos a week", "a pack a day", "twice a month"); before plural units they make a span
 /// ("couple of hours", "several weeks").
+/// (Number words to twelve are the lexicon's.)
 pub(super) const COUNT_WORDS: &[&str] = &[
-    "a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
-    "million", "half", "dozen", "couple", "few", "several", "many", "once", "twice", "thrice", "times",
+    "a", "an", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
+    "thousand", "million", "half", "dozen", "couple", "few", "several", "many", "once", "twice", "thrice", "times",
 ];
 
 /// Whether a word of text is a number, an amount ("90k", "$2,100") or a count word.
 pub(super) fn counts(word: &str) -> bool {
-    word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£' | '¥')) || COUNT_WORDS.contains(&word)
+    word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '€' | '£' | '¥'))
+        || english::number_word(word).is_some()
+        || COUNT_WORDS.contains(&word)
 }
 
 /// Whether the text before a "now" ends in a span of time, which says how long something has

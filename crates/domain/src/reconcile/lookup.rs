@@ -28,6 +28,7 @@
 use std::collections::BTreeSet;
 
 use super::{Claim, GENERIC_STEMS, SPEAKER, group_member, is_relation};
+use crate::lexicon::english;
 
 /// The version of the rules that make keys and signatures: a store keeps the version its
 /// entries were made by, and files every current memory again when it differs (a change to
@@ -51,15 +52,9 @@ const SIGNATURE_TERMS: usize = 8;
 /// The most keys one lookup reads: every name's forms with the slots it changes fit within it.
 const MAX_LOOKUP_KEYS: usize = 24;
 
-/// Words that open or close a name without telling one name from another: honorifics and the
-/// nouns of organisations and places (not kin: "Grandma" alone names someone). Never a name form on their own.
+/// Words that open or close a name without telling one name from another: honorifics (with the
+/// lexicon's titles) and the nouns of organisations and places (not kin: "Grandma" alone names someone). Never a name form on their own.
 const NAME_TITLES: &[&str] = &[
-    "mr",
-    "mrs",
-    "ms",
-    "miss",
-    "dr",
-    "prof",
     "professor",
     "sir",
     "st",
@@ -217,7 +212,12 @@ fn name_forms(key: &str) -> Vec<String> {
         forms.push(words[..n].join(" "));
         forms.push(words[words.len() - n..].join(" "));
     }
-    forms.retain(|f| f == key || (f.chars().any(char::is_alphabetic) && !NAME_TITLES.contains(&f.as_str())));
+    forms.retain(|f| {
+        f == key
+            || (f.chars().any(char::is_alphabetic)
+                && !english::TITLES.contains(&f.as_str())
+                && !NAME_TITLES.contains(&f.as_str()))
+    });
     forms.sort();
     forms.dedup();
     forms

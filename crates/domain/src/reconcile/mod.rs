@@ -41,6 +41,7 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
+use crate::lexicon::english::{self, CHAT_PARTIES, FIRST_PERSON_SINGULAR};
 use crate::text::{is_stopword, stem, tokenize};
 
 mod attributes;
@@ -65,9 +66,9 @@ pub use cues::may_replace_anything;
 use attributes::{attributes_of, slot_words};
 use cues::{CHANGE_CUES, CueReach, HOLD_CUES, VISIT, acted_on, cue_reach, going_to_do, unnegated_matches};
 use names::{
-    AUXILIARIES, FIRST_PERSON, IMPLIED_I_OPENERS, ORDINALS, RELATIONS, SCHOOL_YEARS, SPEAKER_LABELS, THIRD_PERSON,
-    find_mentions, group_member, is_relation, joint_subjects, opens_with_someone_else, refers_to_someone_else,
-    same_name, strip_possessive, subject_of, trim_word,
+    AUXILIARIES, IMPLIED_I_OPENERS, ORDINALS, SCHOOL_YEARS, find_mentions, group_member, is_relation, is_relation_word,
+    joint_subjects, opens_with_someone_else, refers_to_someone_else, same_name, strip_possessive, subject_of,
+    trim_word,
 };
 
 /// The key under which first-person statements are about their speaker.
@@ -149,7 +150,9 @@ impl Claim {
             tokenize(text)
                 .into_iter()
                 .filter(|t| {
-                    !is_stopword(t) && !SPEAKER_LABELS.contains(&t.as_str()) && !FIRST_PERSON.contains(&t.as_str())
+                    !is_stopword(t)
+                        && !CHAT_PARTIES.contains(&t.as_str())
+                        && !FIRST_PERSON_SINGULAR.contains(&t.as_str())
                 })
                 .map(|t| stem(&t).into_owned())
                 .filter(|t| !subject_words.contains(t))
@@ -278,7 +281,7 @@ impl Claim {
     fn drops_its_i(&self) -> bool {
         let opener = self.words.first().map(String::as_str).unwrap_or_default();
         let dropped = IMPLIED_I_OPENERS.contains(&opener) || (opener.len() > 3 && opener.ends_with("ed"));
-        dropped && !self.words.iter().any(|w| THIRD_PERSON.contains(&w.as_str()))
+        dropped && !self.words.iter().any(|w| english::THIRD_PERSON.contains(&w.as_str()))
     }
 
     /// How many of its content words describe what it is about rather than name a value: all
@@ -306,7 +309,7 @@ impl Claim {
         let Some(mention) = self.mention_of(key) else { return false };
         let len = mention.key.split_whitespace().count();
         // "Ivy's sister lives in Boston" is not about where Ivy lives.
-        if self.words.get(mention.word + len).is_some_and(|w| RELATIONS.contains(&w.as_str())) {
+        if self.words.get(mention.word + len).is_some_and(|w| is_relation_word(w)) {
             return false;
         }
         let near = |i: usize| {

@@ -2,236 +2,17 @@
 //! titles or calendar words), the speaker, relations and groups, joint subjects, and the subject of
 //! a clause.
 
+use crate::lexicon::english::{self, CHAT_PARTIES, FIRST_PERSON_SINGULAR, is_calendar_word};
 use crate::text::is_stopword;
 
 use super::{Mention, SPEAKER};
 
-/// Capitalised words that are not names when they open a sentence or stand alone.
-pub(super) const NOT_NAMES: &[&str] = &[
-    "a",
-    "about",
-    "actually",
-    "after",
-    "afterwards",
-    "also",
-    "an",
-    "and",
-    "are",
-    "as",
-    "ask",
-    "at",
-    "before",
-    "but",
-    "by",
-    "call",
-    "can",
-    "check",
-    "correction",
-    "could",
-    "did",
-    "do",
-    "does",
-    "during",
-    "email",
-    "every",
-    "finally",
-    "for",
-    "from",
-    "get",
-    "give",
-    "good",
-    "great",
-    "he",
-    "heads",
-    "her",
-    "here",
-    "hey",
-    "hi",
-    "his",
-    "how",
-    "i",
-    "if",
-    "in",
-    "is",
-    "it",
-    "its",
-    "just",
-    "keep",
-    "last",
-    "let",
-    "make",
-    "maybe",
-    "meet",
-    "my",
-    "next",
-    "nice",
-    "no",
-    "note",
-    "now",
-    "oh",
-    "ok",
-    "okay",
-    "on",
-    "or",
-    "our",
-    "please",
-    "remember",
-    "remind",
-    "reminder",
-    "say",
-    "see",
-    "send",
-    "she",
-    "since",
-    "so",
-    "some",
-    "sure",
-    "take",
-    "tell",
-    "text",
-    "thank",
-    "thanks",
-    "that",
-    "the",
-    "their",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "to",
-    "today",
-    "tomorrow",
-    "tonight",
-    "update",
-    "was",
-    "we",
-    "well",
-    "were",
-    "what",
-    "when",
-    "where",
-    "who",
-    "why",
-    "will",
-    "with",
-    "would",
-    "yes",
-    "yesterday",
-    "you",
-    "your",
-];
-
 /// Adjectives that open a sentence about a common noun ("New landlord is …").
 pub(super) const DESCRIBING_OPENERS: &[&str] = &["new", "old", "former", "current", "latest", "previous", "same"];
-
-/// Titles written with a period before a name ("Dr. Okafor", "Mr. Petrov").
-pub(super) const TITLES: &[&str] = &["mr", "mrs", "ms", "dr", "prof"];
-
-/// Calendar words are capitalised in English but name times, not entities.
-pub(super) const CALENDAR: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "mondays",
-    "tuesdays",
-    "wednesdays",
-    "thursdays",
-    "fridays",
-    "saturdays",
-    "sundays",
-];
 
 /// Verbs that make their subject a source rather than what is talked about.
 pub(super) const SPEECH_VERBS: &[&str] =
     &["claims", "mentioned", "said", "says", "tells", "thinks", "told", "wrote", "writes"];
-
-/// People a possessive can point at: "Maya's parents" are not Maya.
-pub(super) const RELATIONS: &[&str] = &[
-    "aunt",
-    "band",
-    "boyfriend",
-    "brother",
-    "brothers",
-    "cat",
-    "children",
-    "club",
-    "co-worker",
-    "colleague",
-    "company",
-    "cousin",
-    "coworker",
-    "coworkers",
-    "dad",
-    "daughter",
-    "dog",
-    "employees",
-    "ex",
-    "father",
-    "firm",
-    "flatmate",
-    "flatmates",
-    "friend",
-    "friends",
-    "girlfriend",
-    "grandfather",
-    "grandma",
-    "grandmother",
-    "grandpa",
-    "housemate",
-    "husband",
-    "kids",
-    "landlord",
-    "mom",
-    "mother",
-    "mum",
-    "neighbor",
-    "neighbors",
-    "neighbour",
-    "neighbours",
-    "office",
-    "parents",
-    "partner",
-    "pets",
-    "roommate",
-    "school",
-    "sister",
-    "sisters",
-    "son",
-    "startup",
-    "team",
-    "uncle",
-    "wife",
-];
 
 /// The relations that are groups someone belongs to: a group acts on its members' shared things
 /// ("Ivan's team moved standup to 10:15" is about Ivan's standup), never on their own slots
@@ -244,38 +25,8 @@ pub(super) fn group_member(subject: &str) -> Option<&str> {
     GROUPS.contains(&relation).then_some(member)
 }
 
-/// People who hold a role for someone: "Ana's boss left Google" is about the boss, while "Omar's
-/// manager is Linda Park" (the role, then a copula) states who fills the role, about Omar.
-pub(super) const ROLES: &[&str] = &[
-    "accountant",
-    "agent",
-    "assistant",
-    "boss",
-    "coach",
-    "dentist",
-    "doctor",
-    "editor",
-    "employer",
-    "intern",
-    "lawyer",
-    "lead",
-    "manager",
-    "mentor",
-    "nanny",
-    "student",
-    "supervisor",
-    "teacher",
-    "teammate",
-    "therapist",
-    "trainer",
-    "tutor",
-];
-
 /// Words that join a subject to what it is.
 pub(super) const COPULAS: &[&str] = &["is", "was", "are", "were"];
-
-/// Words that mark who speaks in a transcript line ("user: …"), not what it says.
-pub(super) const SPEAKER_LABELS: &[&str] = &["user", "assistant", "system", "human", "ai", "bot"];
 
 /// Words after which a name is someone spoken to ("thanks, Mel", "tell Maya I moved").
 pub(super) const INTERJECTIONS: &[&str] = &[
@@ -323,12 +74,6 @@ pub(super) const IMPLIED_SUBJECTS: &[&str] = &[
     "this", "those", "we", "you", "your",
 ];
 
-/// Pronouns of someone neither speaking nor spoken to.
-pub(super) const THIRD_PERSON: &[&str] =
-    &["he", "she", "him", "his", "her", "hers", "they", "them", "their", "he's", "she's"];
-
-pub(super) const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself"];
-
 /// The years of a high school or college course, each the value of the schooling slot.
 pub(super) const SCHOOL_YEARS: &[&str] = &["freshman", "sophomore", "junior", "senior"];
 
@@ -337,6 +82,33 @@ pub(super) const ORDINALS: &[&str] = &[
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
     "twelfth",
 ];
+
+/// A word that names someone through someone else, or something someone has that is not
+/// them: kin, peers, the groups they belong to, their pets ("Maya's *parents*", "Ivan's
+/// *team*"). A possessive before one makes a subject of its own.
+pub(super) fn is_relation_word(word: &str) -> bool {
+    english::KIN.contains(&word)
+        || english::PEERS.contains(&word)
+        || english::GROUPS.contains(&word)
+        || RELATED_PETS.contains(&word)
+}
+
+/// The pets a possessive names ("Maya's *dog*"): someone's, not them.
+pub(super) const RELATED_PETS: &[&str] = &["cat", "dog", "pets"];
+
+/// A word that names someone by the role they fill for another ("Omar's *manager*"): a
+/// possessive before one is about the role's holder, unless the clause says who fills it.
+/// Partners are roles too ("Maya's wife is Ana" says who fills it).
+pub(super) fn is_role_word(word: &str) -> bool {
+    english::WORK_ROLES.contains(&word)
+        || english::SERVICE_ROLES.contains(&word)
+        || english::ROLES_HELD_ONE_AT_A_TIME.contains(&word)
+}
+
+/// A transcript label that is no one's name: the person's own or a program's.
+fn is_label(word: &str) -> bool {
+    english::is_person_label(word) || english::is_program_label(word)
+}
 
 /// The names joined to `subject` where it is named: "Kofi and Ama", "Kofi, Ama and Yaw",
 /// "Kofi & Ama".
@@ -400,8 +172,8 @@ pub(super) fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         raw[0].ends_with(':')
             && is_capitalised(name)
             && name.chars().all(char::is_alphabetic)
-            && !NOT_NAMES.contains(&name.to_lowercase().as_str())
-            && !SPEAKER_LABELS.contains(&name.to_lowercase().as_str())
+            && !english::NOT_NAMES.contains(&name.to_lowercase().as_str())
+            && !is_label(&name.to_lowercase())
     });
     if label.is_some() {
         i = 1;
@@ -416,7 +188,22 @@ pub(super) fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         let (bare, possessive) = strip_possessive(word);
         let lower = bare.to_lowercase();
         let opener = sentence_start;
-        let is_first_person = FIRST_PERSON.contains(&word.to_lowercase().as_str());
+        // "The user prefers …", "User's sister …": a host's memory naming the person.
+        let next_lower = raw.get(i + 1).map(|w| trim_word(w).to_lowercase());
+        // ("User: …" is a transcript's label, read above.)
+        if opener
+            && let Some((len, _)) = english::third_person_reference(&word.to_lowercase(), next_lower.as_deref())
+            && !raw[i + len - 1].ends_with(':')
+        {
+            i += len - 1;
+            if !mentions.iter().any(|m: &Mention| m.key == speaker.key) {
+                mentions.push(Mention { word: i, ..speaker.clone() });
+            }
+            sentence_start = false;
+            i += 1;
+            continue;
+        }
+        let is_first_person = FIRST_PERSON_SINGULAR.contains(&word.to_lowercase().as_str());
         let previous = if i > 0 { trim_word(raw[i - 1]).to_lowercase() } else { String::new() };
         // "Thanks, Mel!", "Hey Gina!", "Caroline, so glad…": a name said to someone, who is
         // not what the message is about.
@@ -435,24 +222,23 @@ pub(super) fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         } else if !vocative
             && !describes_a_noun
             && is_capitalised(bare)
-            && !CALENDAR.contains(&lower.as_str())
+            && !is_calendar_word(&lower)
             && !(opener
-                && (NOT_NAMES.contains(&lower.as_str())
+                && (english::opens_without_being_a_name(&lower)
                     || is_stopword(&lower)
-                    || looks_like_an_opener(&lower)
                     || opens_without_a_name(raw.get(i + 1).copied())))
-            && !SPEAKER_LABELS.contains(&lower.as_str())
+            && !CHAT_PARTIES.contains(&lower.as_str())
         {
             let start = i;
             let mut names = vec![bare.to_owned()];
             // "Dr. Okafor" is one name: a title's period ends neither the name nor the sentence.
-            let titled = |w: &str| TITLES.contains(&trim_word(w).to_lowercase().as_str()) && w.ends_with('.');
+            let titled = |w: &str| english::TITLES.contains(&trim_word(w).to_lowercase().as_str()) && w.ends_with('.');
             let mut ended = possessive || (ends_sentence(raw[i]) && !titled(raw[i])) || raw[i].ends_with(',');
             while !ended && i + 1 < raw.len() {
                 let next = trim_word(raw[i + 1]);
                 let (next_bare, next_possessive) = strip_possessive(next);
                 let number = next_bare.chars().all(|c| c.is_ascii_digit()) && !next_bare.is_empty();
-                let name = is_capitalised(next_bare) && !CALENDAR.contains(&next_bare.to_lowercase().as_str());
+                let name = is_capitalised(next_bare) && !is_calendar_word(&next_bare.to_lowercase());
                 if !(number || name) || names.len() >= 4 {
                     break;
                 }
@@ -467,7 +253,7 @@ pub(super) fn find_mentions(raw: &[&str]) -> Vec<Mention> {
                 mentions.push(Mention { name, key, word: start });
             }
         }
-        sentence_start = ends_sentence(raw[i]) || SPEAKER_LABELS.contains(&word.to_lowercase().as_str());
+        sentence_start = ends_sentence(raw[i]) || CHAT_PARTIES.contains(&word.to_lowercase().as_str());
         i += 1;
     }
     // A transcript line of the person that names no one, or drops its "I" ("user: just moved
@@ -508,7 +294,7 @@ pub(super) fn refers_to_someone_else(text: &str, clause: &str, mentions: &[Menti
     if matches!(first.as_str(), "his" | "her" | "their" | "my" | "our") {
         let next = opening.next().unwrap_or_default();
         let next = strip_possessive(&next).0;
-        return (RELATIONS.contains(&next) || ROLES.contains(&next)) && !is_relation(subject);
+        return (is_relation_word(next) || is_role_word(next)) && !is_relation(subject);
     }
     if !THIRD_PERSON_OPENERS.contains(&first.as_str()) {
         return false;
@@ -554,12 +340,6 @@ pub(super) const HEADING_NOUNS: &[&str] =
 pub(super) const OPENER_FOLLOWERS: &[&str] =
     &["into", "to", "are", "were", "have", "look", "looked", "seem", "seemed", "done", "finished", "complete"];
 
-/// Sentence openers that are capitalised only because they open: "Starting October, …",
-/// "Finally, …", "Recently …" (gerunds, participles and adverbs are not names).
-pub(super) fn looks_like_an_opener(lower: &str) -> bool {
-    lower.len() > 4 && (lower.ends_with("ing") || lower.ends_with("ed") || lower.ends_with("ly"))
-}
-
 /// The first mention, or the person a possessive of it points at ("Maya's parents").
 pub(super) fn subject_of(raw: &[&str], words: &[String], mentions: &[Mention]) -> Option<String> {
     let first = mentions.iter().min_by_key(|m| m.word)?;
@@ -574,8 +354,7 @@ pub(super) fn subject_of(raw: &[&str], words: &[String], mentions: &[Mention]) -
     let then = words.get(first.word + len + 2);
     let filled = (after.is_some_and(|w| COPULAS.contains(&w)) && !then.is_some_and(|w| w.ends_with("ing")))
         || (after == Some("has") && then.is_some_and(|w| w == "been"));
-    let someone_else =
-        next.is_some_and(|n| RELATIONS.contains(&n)) || next.is_some_and(|n| ROLES.contains(&n)) && !filled;
+    let someone_else = next.is_some_and(|n| if is_role_word(n) { !filled } else { is_relation_word(n) });
     if possessive
         && someone_else
         && let Some(next) = next

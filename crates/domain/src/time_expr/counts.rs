@@ -18,14 +18,10 @@ impl Count {
             ["a", "couple", ..] | ["couple", ..] => Some(Count { fewest: 2, most: 3 }),
             ["several"] => Some(Count { fewest: 3, most: 7 }),
             ["a" | "an" | "one"] => exactly(1),
-            [word] => {
-                const WORDS: [&str; 12] =
-                    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
-                match WORDS.iter().position(|w| w == word) {
-                    Some(index) => exactly(i64::try_from(index).ok()? + 1),
-                    None => exactly(word.parse().ok()?),
-                }
-            }
+            [word] => match crate::lexicon::english::number_word(word) {
+                Some(value) => exactly(i64::from(value)),
+                None => exactly(word.parse().ok()?),
+            },
             _ => None,
         }
     }

@@ -3,11 +3,12 @@
 //! each found claim with its hold.
 
 use crate::claims::{Hold, Subject, subject_key};
+use crate::lexicon::english::ROLES_HELD_ONE_AT_A_TIME;
 
 use super::clauses::{NOT_SUBJECTS, is_verb, looks_like_a_person};
 use super::holds::{USED_TO, denied, ended_within};
 use super::measures::{measure_attribute, measure_forms};
-use super::nouns::{ROLE_NOUNS, canonical_role, names_the_attribute, split_attribute_noun};
+use super::nouns::{canonical_role, names_the_attribute, split_attribute_noun};
 use super::values::{
     MONEY, QUANTITY, TIME_ANYWHERE, VERSION_ANYWHERE, content_words, dropped_words, purpose_key, refine_attribute,
     split_list, split_work_value, value_of,
@@ -228,7 +229,7 @@ pub(super) fn inverse_forms(predicate: &str, subject: &Subject, reader: &Reader,
             let value = Some(subject.name.clone());
             if let Some(kind) = role.strip_prefix("favorite ").or_else(|| role.strip_prefix("favourite ")) {
                 found.push((claim(&owner, &format!("favorite:{}", kind.replace(' ', "_")), value, Holds), None));
-            } else if ROLE_NOUNS.contains(&role.as_str()) {
+            } else if ROLES_HELD_ONE_AT_A_TIME.contains(&role.as_str()) {
                 found.push((claim(&owner, &format!("has:{}", canonical_role(&role)), value, Holds), None));
             }
         }

@@ -16,7 +16,9 @@
 //! value a word is whatever verb carries it.
 
 use super::{Claim, FirstPerson, Hold, ME, Polarity, Reading, Subject, subject_key};
+use crate::lexicon::english::{self, ROLES_HELD_ONE_AT_A_TIME, is_person_by_relation};
 use crate::transcript::transcript_speaker;
+
 mod classes;
 mod clauses;
 mod forms;
@@ -25,6 +27,9 @@ mod measures;
 mod nouns;
 mod values;
 mod verb_forms;
+
+pub(super) use nouns::canonical_role;
+
 use clauses::{
     CHAT_CONTRACTION, MAX_SUBJECT_WORDS, NOT_SUBJECTS, NOTE, NOTE_MEASURE, SCENE_OPENERS, am_predicate,
     chat_contraction, clauses, is_capitalised_name, is_verb, joint_people, looks_like_a_person, opens_with_a_verb,
@@ -33,8 +38,8 @@ use clauses::{
 use forms::{any_form_reads, inverse_forms, loose_claims, verb_forms};
 use holds::{REPORTED, also_for_one_value, clause_hold, recurring_exception, when_of};
 use nouns::{
-    FILLS_ROLE, PERSON_ATTRIBUTE_NOUNS, PET_WORDS, POSSESSIONS, RELATIONS, ROLE_NOUNS, TIME_WORDS, bare_forms,
-    is_attribute_noun, noun_forms, split_attribute_noun, strip_time_phrase,
+    FILLS_ROLE, PERSON_ATTRIBUTE_NOUNS, PET_WORDS, POSSESSIONS, TIME_WORDS, bare_forms, is_attribute_noun, noun_forms,
+    split_attribute_noun, strip_time_phrase,
 };
 use values::content_words;
 
@@ -67,7 +72,7 @@ pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
                 if !found
                     .said
                     .split_whitespace()
-                    .any(|w| is_verb(&w.to_lowercase()) || FIRST_PERSON.contains(&w.to_lowercase().as_str())) =>
+                    .any(|w| is_verb(&w.to_lowercase()) || english::is_first_person(&w.to_lowercase())) =>
             {
                 reader.speaker = me.clone();
                 line
@@ -88,15 +93,12 @@ pub(super) fn read(text: &str, first_person: FirstPerson) -> Reading {
 }
 
 fn is_person_label(label: &str) -> bool {
-    matches!(label.to_lowercase().as_str(), "user" | "human" | "me")
+    english::is_person_label(&label.to_lowercase())
 }
 
 fn is_program_label(label: &str) -> bool {
-    matches!(label.to_lowercase().as_str(), "assistant" | "ai" | "bot" | "system" | "tool" | "agent")
+    english::is_program_label(&label.to_lowercase())
 }
-
-/// The first person's words.
-const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "my", "me", "we", "we're", "our"];
 
 /// "user: …", "User: …" (which `transcript_speaker` does not take for a name).
 fn strip_role_label(text: &str) -> &str {
@@ -235,8 +237,8 @@ impl Reader {
         let noun = noun.as_str();
         let head = noun.split(' ').next_back().unwrap_or_default();
         let first = noun.split(' ').next().unwrap_or_default();
-        let names_an_attribute = ROLE_NOUNS.contains(&noun)
-            || ROLE_NOUNS.contains(&head)
+        let names_an_attribute = ROLES_HELD_ONE_AT_A_TIME.contains(&noun)
+            || ROLES_HELD_ONE_AT_A_TIME.contains(&head)
             || noun.starts_with("favorite ")
             || noun.starts_with("favourite ")
             || PET_WORDS.contains(&first)
@@ -288,14 +290,6 @@ impl Reader {
         let pronoun = |reporter: Option<&Subject>| reporter.cloned().or_else(|| self.last_person.clone());
         // The first person.
         match first_lower.as_str() {
-            "i" | "we" => {
-                return Some(Parsed {
-                    subject: self.speaker.clone()?,
-                    possessed: None,
-                    predicate: rest_after(1),
-                    bare: false,
-                });
-            }
             "i'm" | "im" | "we're" => {
                 return Some(Parsed {
                     subject: self.speaker.clone()?,
@@ -304,7 +298,8 @@ impl Reader {
                     bare: false,
                 });
             }
-            "i've" | "ive" | "we've" | "i'd" | "we'd" => {
+            // "I", "we", "I've", "I'll": the predicate is what follows.
+            word if english::FIRST_PERSON_SUBJECTS.contains(&word) => {
                 return Some(Parsed {
                     subject: self.speaker.clone()?,
                     possessed: None,
@@ -333,25 +328,13 @@ impl Reader {
             _ => {}
         }
         // "The user", "User", "the user's".
-        let (second_lower, second) = words.get(1).map(|(_, w)| (w.to_lowercase(), *w)).unwrap_or_default();
-        if (first_lower == "user" || first_lower == "user's")
-            || (first_lower == "the" && second_lower.starts_with("user"))
-        {
-            let at = if first_lower == "the" { 1 } else { 0 };
-            let word = words[at].1.to_lowercase();
-            if word == "user's" {
-                return self.possessive(Subject::me(), &words, at + 1, clause);
+        let second_lower = words.get(1).map(|(_, w)| w.to_lowercase());
+        if let Some((len, possessive)) = english::third_person_reference(&first_lower, second_lower.as_deref()) {
+            if possessive {
+                return self.possessive(Subject::me(), &words, len, clause);
             }
-            if word == "user" {
-                return Some(Parsed {
-                    subject: Subject::me(),
-                    possessed: None,
-                    predicate: rest_after(at + 1),
-                    bare: false,
-                });
-            }
+            return Some(Parsed { subject: Subject::me(), possessed: None, predicate: rest_after(len), bare: false });
         }
-        let _ = second;
         // A dropped subject: a note or a line that opens with its verb ("moved to Denver last
         // weekend", "finally sold the Golf") is the writer's, or the previous clause's ("… and
         // now works at Anthropic").
@@ -457,7 +440,7 @@ impl Reader {
         let head = noun_words.iter().position(|w| is_capitalised_name(w));
         if let Some(name_at) = head
             && name_at > 0
-            && RELATIONS.contains(&noun_words[name_at - 1].to_lowercase().as_str())
+            && is_person_by_relation(&noun_words[name_at - 1].to_lowercase())
         {
             let name = noun_words[name_at..].join(" ");
             return Some(Parsed { subject: Subject::named(&name), possessed: None, predicate, bare: false });
@@ -466,7 +449,9 @@ impl Reader {
         // "Omar's manager is Linda Park": the role filled, about Omar. "Omar's manager moved
         // to Berlin": the manager, someone else.
         let fills_role = FILLS_ROLE.is_match(predicate);
-        if RELATIONS.contains(&head_noun.as_str()) && !(ROLE_NOUNS.contains(&head_noun.as_str()) && fills_role) {
+        if is_person_by_relation(head_noun.as_str())
+            && !(ROLES_HELD_ONE_AT_A_TIME.contains(&head_noun.as_str()) && fills_role)
+        {
             let subject =
                 Subject { key: format!("{}'s {head_noun}", owner.key), name: format!("{}'s {head_noun}", owner.name) };
             return Some(Parsed { subject, possessed: None, predicate, bare: false });

@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::claims::Subject;
+use crate::lexicon::alternation;
+use crate::lexicon::english::{ROLES_HELD_ONE_AT_A_TIME, TITLES};
 
 use super::clauses::{NOT_VERBS, is_verb, looks_like_a_person};
 use super::measures::measure_forms;
@@ -18,150 +20,12 @@ use crate::claims::Polarity::{Ended, Holds};
 
 /// "Is Linda Park", "has been Wen Li since March": a role filled by a name.
 pub(super) static FILLS_ROLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:is|'s|was|has been|became|will be|is now|changed to|switched to)\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z]")
-        .expect("fills-role pattern compiles")
+    let titles = alternation(TITLES.iter().copied());
+    Regex::new(&format!(
+        r"^(?:is|'s|was|has been|became|will be|is now|changed to|switched to)\s+(?:now\s+)?(?:(?i:{titles})\.?\s+)?[A-Z]"
+    ))
+    .expect("fills-role pattern compiles")
 });
-
-/// People someone has: a possessive before one of these names someone else ("Maya's
-/// sister"), not Maya.
-pub(super) const RELATIONS: &[&str] = &[
-    "sister",
-    "brother",
-    "mom",
-    "mum",
-    "mother",
-    "dad",
-    "father",
-    "parents",
-    "wife",
-    "husband",
-    "partner",
-    "girlfriend",
-    "boyfriend",
-    "fiance",
-    "fiancee",
-    "fiancé",
-    "fiancée",
-    "son",
-    "daughter",
-    "kid",
-    "kids",
-    "children",
-    "child",
-    "baby",
-    "friend",
-    "friends",
-    "roommate",
-    "flatmate",
-    "housemate",
-    "neighbor",
-    "neighbour",
-    "cousin",
-    "aunt",
-    "uncle",
-    "grandma",
-    "grandpa",
-    "grandmother",
-    "grandfather",
-    "niece",
-    "nephew",
-    "boss",
-    "manager",
-    "colleague",
-    "coworker",
-    "co-worker",
-    "teammate",
-    "ex",
-    "stepdad",
-    "stepmom",
-    "stepson",
-    "stepdaughter",
-    "in-laws",
-    "mother-in-law",
-    "father-in-law",
-    "landlord",
-    "landlady",
-    "doctor",
-    "dentist",
-    "therapist",
-    "trainer",
-    "coach",
-    "tutor",
-    "teacher",
-    "mentor",
-    "accountant",
-    "lawyer",
-    "vet",
-    "assistant",
-    "nanny",
-    "supervisor",
-    "lead",
-    "twin",
-    "sibling",
-    "siblings",
-    "bestie",
-    "bff",
-    "spouse",
-    "stepsister",
-    "stepbrother",
-];
-
-/// Roles someone has one of at a time: "Omar's manager is Linda" fills Omar's `has:manager`.
-pub(super) const ROLE_NOUNS: &[&str] = &[
-    "manager",
-    "boss",
-    "supervisor",
-    "doctor",
-    "gp",
-    "dentist",
-    "therapist",
-    "landlord",
-    "landlady",
-    "trainer",
-    "coach",
-    "tutor",
-    "accountant",
-    "lawyer",
-    "vet",
-    "mentor",
-    "partner",
-    "wife",
-    "husband",
-    "girlfriend",
-    "boyfriend",
-    "fiance",
-    "fiancee",
-    "fiancé",
-    "fiancée",
-    "spouse",
-    "lead",
-    "pm",
-    "nanny",
-    "teacher",
-    "hairdresser",
-    "barber",
-    "physio",
-    "physiotherapist",
-    "psychiatrist",
-    "pediatrician",
-    "paediatrician",
-    "optometrist",
-    "dermatologist",
-    "cardiologist",
-    "oncologist",
-    "obgyn",
-    "midwife",
-    "agent",
-    "advisor",
-    "adviser",
-    "realtor",
-    "mechanic",
-    "cleaner",
-    "dog walker",
-    "babysitter",
-    "piano teacher",
-    "best friend",
-];
 
 /// Whether a noun phrase names a thing's attribute ("on-call lead", "budget", "deadline").
 pub(super) fn is_attribute_noun(noun: &str) -> bool {
@@ -260,7 +124,7 @@ pub(super) const THING_ATTRIBUTE_NOUNS: &[&str] = &[
     "charge",
 ];
 
-pub(super) fn canonical_role(role: &str) -> String {
+pub(in crate::claims) fn canonical_role(role: &str) -> String {
     match role {
         "boss" | "supervisor" => "manager".to_owned(),
         "wife" | "husband" | "girlfriend" | "boyfriend" | "fiance" | "fiancee" | "fiancé" | "fiancée" | "spouse" => {
@@ -302,8 +166,8 @@ pub(super) fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: b
             .flatten()
         {
             ((*attribute).to_owned(), *class)
-        } else if ROLE_NOUNS.contains(&noun) || ROLE_NOUNS.contains(&head) {
-            let role = if ROLE_NOUNS.contains(&noun) { noun } else { head };
+        } else if ROLES_HELD_ONE_AT_A_TIME.contains(&noun) || ROLES_HELD_ONE_AT_A_TIME.contains(&head) {
+            let role = if ROLES_HELD_ONE_AT_A_TIME.contains(&noun) { noun } else { head };
             (format!("has:{}", canonical_role(role)), Name)
         } else if POSSESSIONS.contains(&noun)
             || (POSSESSIONS.contains(&head) && !PERSON_ATTRIBUTE_NOUNS.iter().any(|(n, _, _)| n.contains(&noun)))
