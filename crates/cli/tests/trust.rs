@@ -33,13 +33,9 @@ fn leaf_ids(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// The host name Arbor records in owner strings (the kernel's, as `uname -n` prints it).
 fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .ok()
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".to_owned())
+    rustix::system::uname().nodename().to_string_lossy().into_owned()
 }
 
 /// Defect 1: an event an assistant, a tool or the system says, with no `source`, is an

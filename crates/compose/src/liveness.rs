@@ -1,19 +1,15 @@
 //! Whether the process behind an owner string is alive: what lets recovery and the job runner
 //! tell a crashed writer from a running one.
 
-use std::path::Path;
-
 use arbor_app::ProcessState;
 use arbor_domain::time::Timestamp;
 use arbor_ports::BodyIntent;
 
+/// This host's name, as the kernel knows it (what `uname -n` prints): the same for every
+/// process on the host, whatever its environment or container files say.
 fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .ok()
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".to_owned())
+    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    if name.is_empty() { "localhost".to_owned() } else { name }
 }
 
 /// This process, as recorded on body intents.
@@ -25,14 +21,18 @@ pub(crate) fn owner() -> String {
 /// pid; another host's, or where that cannot be told, is unknown.
 pub(crate) fn process_state(owner: &str) -> ProcessState {
     let Some((host, pid)) = owner.rsplit_once('/') else { return ProcessState::Unknown };
-    if host != hostname() || !cfg!(target_os = "linux") {
+    if host != hostname() {
         return ProcessState::Unknown;
     }
-    match pid.parse::<u32>() {
-        Ok(pid) if pid == std::process::id() => ProcessState::Alive,
-        Ok(pid) if Path::new(&format!("/proc/{pid}")).exists() => ProcessState::Alive,
-        Ok(_) => ProcessState::Gone,
-        Err(_) => ProcessState::Unknown,
+    let Some(pid) = pid.parse::<i32>().ok().and_then(rustix::process::Pid::from_raw) else {
+        return ProcessState::Unknown;
+    };
+    // Signal 0 checks without signalling: no such process is gone; one we may not signal (it
+    // is another user's) is alive.
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => ProcessState::Alive,
+        Err(rustix::io::Errno::SRCH) => ProcessState::Gone,
+        Err(_) => ProcessState::Alive,
     }
 }
 
