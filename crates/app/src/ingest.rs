@@ -17,7 +17,7 @@
 //! unreferenced files, which `fsck` removes. An invalid event is refused on its own and
 //! leaves no trace; the rest of its batch goes ahead.
 
-use arbor_domain::admission::{Admission, AdmissionInput, Approval, ApprovalInput, is_manual_entry};
+use arbor_domain::admission::{Admission, AdmissionInput, AdmissionRefusal, Approval, ApprovalInput, is_manual_entry};
 use arbor_domain::claims::{FirstPerson, FlagReason, LeafClaims};
 use arbor_domain::conflict::{ClaimView, conflict_between};
 use arbor_domain::decision::{EntityDecision, EntityProposal, MAX_ENTITY_SHORTLIST};
@@ -79,9 +79,16 @@ pub enum IngestOutcome {
         existing: LeafId,
         existing_status: LeafStatus,
     },
+    /// Refused: a client branches on the refusal's kind; it is written out as the sentence it
+    /// renders as (`reason`).
     NotAdmitted {
-        reason: String,
+        #[serde(rename = "reason", serialize_with = "as_sentence")]
+        refusal: AdmissionRefusal,
     },
+}
+
+fn as_sentence<S: serde::Serializer>(refusal: &AdmissionRefusal, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(refusal)
 }
 
 impl IngestOutcome {
@@ -243,7 +250,7 @@ impl Arbor {
         let sensitivity = match &reading.admission {
             Admission::Admit { sensitivity } => *sensitivity,
             Admission::Refuse { refusal } => {
-                let outcome = IngestOutcome::NotAdmitted { reason: refusal.to_string() };
+                let outcome = IngestOutcome::NotAdmitted { refusal: refusal.clone() };
                 return Ok(result(None, reading.decision, outcome, None));
             }
         };

@@ -4,6 +4,7 @@
 mod common;
 
 use arbor_app::{IngestOutcome, RetrieveMode, RetrieveRequest};
+use arbor_domain::admission::AdmissionRefusal;
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_ports::{BodyStore, MetadataStore, SearchIndex};
 use common::{conversation_chain, harness, message, message_at};
@@ -404,7 +405,10 @@ async fn secrets_and_bad_events_are_refused_without_a_trace() {
     let chain = conversation_chain(&h.arbor, "c1", None);
     let report = h.arbor.ingest(&chain, message("my password is hunter22", "m1")).await.unwrap();
     match &report.chunks[0].outcome {
-        IngestOutcome::NotAdmitted { reason } => assert!(reason.contains("password"), "{reason}"),
+        IngestOutcome::NotAdmitted { refusal } => {
+            assert!(matches!(refusal, AdmissionRefusal::Secret { .. }), "{refusal}");
+            assert!(refusal.to_string().contains("password"), "{refusal}");
+        }
         other => panic!("a password was admitted: {other:?}"),
     }
     let empty = h.arbor.ingest(&chain, message("   ", "m2")).await.unwrap_err();

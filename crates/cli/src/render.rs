@@ -152,7 +152,7 @@ pub(crate) fn ingest_lines(report: &IngestReport) -> Vec<String> {
     for chunk in &report.chunks {
         let tree = chunk.tree_id.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".to_owned());
         let last = match &chunk.outcome {
-            IngestOutcome::NotAdmitted { reason } => reason.clone(),
+            IngestOutcome::NotAdmitted { refusal } => refusal.to_string(),
             outcome => outcome.leaf_id().map(ToString::to_string).unwrap_or_default(),
         };
         lines.push(format!(

@@ -55,7 +55,7 @@ pub(super) fn chunks_of(report: arbor_app::IngestReport) -> Vec<wire::Saved> {
                     (Some(leaf_id), Some(*status), Some(replaces), None)
                 }
                 O::NoopDuplicate { existing, existing_status } => (Some(existing), Some(*existing_status), None, None),
-                O::NotAdmitted { reason } => (None, None, None, Some(reason.clone())),
+                O::NotAdmitted { refusal } => (None, None, None, Some(refusal.to_string())),
             };
             wire::Saved {
                 chunk: chunk.chunk as u32,
