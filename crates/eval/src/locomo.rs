@@ -556,40 +556,11 @@ fn parse_question(value: &Value) -> Result<Question> {
 
 /// "1:56 pm on 8 May, 2023" (LoCoMo's session dates), read as UTC.
 fn parse_session_time(text: &str) -> Result<Timestamp> {
-    let (clock, date) = text.split_once(" on ").context("expected \"<h:mm am|pm> on <day> <Month>, <year>\"")?;
-    let (hm, meridiem) = clock.trim().rsplit_once(' ').context("expected am or pm")?;
-    let (hour, minute) = hm.split_once(':').context("expected h:mm")?;
-    let (hour, minute): (i8, i8) = (hour.parse()?, minute.parse()?);
-    if !(1..=12).contains(&hour) {
-        bail!("hour {hour} is not 1-12");
-    }
-    let hour = match meridiem.to_ascii_lowercase().as_str() {
-        "am" => hour % 12,
-        "pm" => hour % 12 + 12,
-        other => bail!("{other:?} is not am or pm"),
-    };
-    let date = date.replace(',', " ");
-    let parts: Vec<&str> = date.split_whitespace().collect();
-    let [day, month, year] = parts.as_slice() else { bail!("expected <day> <Month> <year>") };
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let month = MONTHS
-        .iter()
-        .position(|m| m.starts_with(&month.to_ascii_lowercase()) && month.len() >= 3)
-        .with_context(|| format!("{month:?} is not a month"))?;
-    let civil = jiff::civil::DateTime::new(year.parse()?, month as i8 + 1, day.parse()?, hour, minute, 0, 0)?;
+    // The month written out ("May", "January"), or shortened ("Feb").
+    let civil = ["%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"]
+        .into_iter()
+        .find_map(|format| jiff::civil::DateTime::strptime(format, text.trim()).ok())
+        .context("expected \"<h:mm am|pm> on <day> <Month>, <year>\"")?;
     Ok(jiff::tz::Offset::UTC.to_timestamp(civil)?)
 }
 
