@@ -1,4 +1,4 @@
-//! Ingest: the 12-step interaction upsert of [design §write-path], one event or a batch at a time.
+//! Ingest: the interaction upsert of [design §write-path], one event or a batch at a time.
 //!
 //! - steps 1-2: validate and normalize each event into chunks, each with a stable fingerprint;
 //!   assess each chunk (admission, kind, subject, entity proposal) with the reasoner;

@@ -47,7 +47,6 @@ use arbor_domain::decision::EntityDecisionMatrix;
 use arbor_domain::health::HealthThresholds;
 use arbor_domain::id::{EntityId, JobId, LeafId, RetrievalId, SummaryId};
 use arbor_domain::read_chain::{ReadChain, ReadChainPolicy, TrustedContext};
-use arbor_domain::reconcile::Reconcile;
 use arbor_domain::seal::SealPolicy;
 use arbor_domain::supersession::Supersession;
 use arbor_domain::text::Chunker;
@@ -124,7 +123,6 @@ pub struct Policy {
     pub approval: ApprovalPolicy,
     pub entities: EntityDecisionMatrix,
     pub supersession: Supersession,
-    pub reconcile: Reconcile,
     pub consolidation: Consolidation,
     pub seal: SealPolicy,
     pub budget: RetrievalBudget,

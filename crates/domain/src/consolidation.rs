@@ -6,7 +6,7 @@
 //! history imported out of order, near-duplicates filed in different trees. For every pair of
 //! current memories of one namespace where at least one was written since the last pass:
 //! - **merge** (a NOOP for what is known): the two say the same thing — the same fingerprint or
-//!   nearly all the same words (`heuristics::same_memory`) — and the later one stays;
+//!   nearly all the same words (`heuristics::same_words`) — and the later one stays;
 //! - **update**: the later one's claims retire the earlier by the claims decision
 //!   (`claims::decide`: the same subject, an attribute that holds one value, another value);
 //! - **invalidate**: the same, where the later one ends the earlier's value ("quit",

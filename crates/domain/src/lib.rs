@@ -11,7 +11,8 @@
 //! | the secret guard and sensitivity levels | [`sensitivity`] |
 //! | the `EntityDecision` matrix | [`decision`], [`entity`] |
 //! | dedup and `Supersession` | [`supersession`] |
-//! | `Reconcile`: does a memory, as people phrase it, replace a current one? | [`reconcile`] |
+//! | what a memory says and what it retires: claims, the catalogue, the decision | [`claims`] |
+//! | the word reading of who a text names, and the lookup keys built from it | [`reconcile`] |
 //! | `Consolidation` ("dream"): merge, update or invalidate in hindsight | [`consolidation`] |
 //! | the daily view: a reader's day across trees, and its highlights | [`daily`] |
 //! | health: duplicates, history, stale summaries, waiting suggestions, bytes, and their thresholds | [`health`] |
@@ -26,6 +27,7 @@
 //! | rank fusion | [`ranking`] |
 //! | chunking and fingerprints | [`text`] |
 //! | Chinese words, names and function words | [`han`] |
+//! | the words every reader shares, per language (pronouns, labels, kin and roles, not-names, calendar) | [`lexicon`] |
 //! | transcript lines: whose "I" a labelled line speaks | [`transcript`] |
 //! | inbound events, and cutting a stream of them so one bad event costs only itself | [`event`], [`event_stream`] |
 //! | typed, path-safe ids and the body layout on disk | [`id`], [`paths`] |

@@ -8,7 +8,7 @@
 //! and keeps only the words particular to its own reading (a change cue, an attribute's
 //! verbs). So when a word is added (a kin term, a program's label), every reader learns it at
 //! once, and two readers cannot disagree about whether "Agent:" is a person or "Today" a name.
-//! The test at the end of [`english`] holds the readers to one answer on a shared corpus.
+//! A test (`agreement.rs`) holds the readers to one answer on a frozen corpus.
 
 pub mod chinese;
 pub mod english;
