@@ -20,82 +20,50 @@ use serde_json::Value;
 use crate::postgres::{Durability, Server};
 use crate::{cargo, step, tidy};
 
-const USAGE: &str = "usage: cargo xtask bench [--backend sqlite|postgres] [--lance] [--sizes 10000,100000] [--queries 1000] \
-                     [--embedders hashing,local] [--processes 4] [--per-process 5000] [--keep]";
-
-struct Options {
+/// `cargo xtask bench`'s flags.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// Store sizes, comma-separated (underscores allowed: 1_000_000).
+    #[arg(long, value_delimiter = ',', value_parser = positive, default_values_t = [10_000, 100_000])]
     sizes: Vec<usize>,
+    /// Retrievals timed per size.
+    #[arg(long, value_parser = positive, default_value_t = 1_000)]
     queries: usize,
+    /// Keep the stores built (their paths are printed).
+    #[arg(long)]
     keep: bool,
-    /// Also run every size on Postgres, and the concurrent ingest.
-    postgres: bool,
+    /// `postgres` (or `all`) also runs every size on a throwaway Postgres, side by side with
+    /// SQLite, and the concurrent ingest.
+    #[arg(long, value_parser = ["sqlite", "postgres", "all"], default_value = "sqlite")]
+    backend: String,
     /// Also run every size on SQLite with the LanceDB index.
+    #[arg(long)]
     lance: bool,
     /// Each size runs once per embedder: `hashing` (no model) and/or `local` (all-MiniLM-L6-v2).
+    #[arg(long, value_delimiter = ',', value_parser = ["hashing", "local"], default_value = "hashing")]
     embedders: Vec<String>,
+    /// Processes of the concurrent ingest into one Postgres store.
+    #[arg(long, value_parser = positive, default_value_t = 4)]
     processes: usize,
+    /// Events each of those processes ingests.
+    #[arg(long, value_parser = positive, default_value_t = 5_000)]
     per_process: usize,
 }
 
-fn parse(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        sizes: vec![10_000, 100_000],
-        queries: 1_000,
-        keep: false,
-        postgres: false,
-        lance: false,
-        embedders: vec!["hashing".to_owned()],
-        processes: 4,
-        per_process: 5_000,
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value\n{USAGE}"));
-        match arg.as_str() {
-            "--sizes" => {
-                options.sizes = value("--sizes")?
-                    .split(',')
-                    .map(|s| s.trim().replace('_', "").parse::<usize>())
-                    .collect::<Result<_, _>>()
-                    .with_context(|| format!("--sizes takes comma-separated counts\n{USAGE}"))?;
-            }
-            "--queries" => {
-                options.queries =
-                    value("--queries")?.parse().with_context(|| format!("--queries: a count\n{USAGE}"))?;
-            }
-            "--keep" => options.keep = true,
-            "--lance" => options.lance = true,
-            "--embedders" => {
-                options.embedders = value("--embedders")?.split(',').map(|e| e.trim().to_owned()).collect();
-                if let Some(bad) = options.embedders.iter().find(|e| !matches!(e.as_str(), "hashing" | "local")) {
-                    bail!("unknown embedder {bad:?}: hashing or local\n{USAGE}");
-                }
-            }
-            "--backend" => match value("--backend")?.as_str() {
-                "sqlite" => options.postgres = false,
-                "postgres" | "all" => options.postgres = true,
-                other => bail!("unknown backend {other:?}: sqlite or postgres (which runs both, side by side)"),
-            },
-            "--processes" => {
-                options.processes =
-                    value("--processes")?.parse().with_context(|| format!("--processes: a count\n{USAGE}"))?;
-            }
-            "--per-process" => {
-                options.per_process =
-                    value("--per-process")?.parse().with_context(|| format!("--per-process: a count\n{USAGE}"))?;
-            }
-            other => bail!("unknown argument {other:?}\n{USAGE}"),
-        }
+impl Options {
+    /// Whether every size also runs on Postgres (and the concurrent ingest runs).
+    fn postgres(&self) -> bool {
+        self.backend != "sqlite"
     }
-    if options.sizes.is_empty()
-        || options.sizes.contains(&0)
-        || options.queries == 0
-        || options.processes == 0
-        || options.per_process == 0
-    {
-        bail!("sizes, queries, processes and events per process must be positive\n{USAGE}");
+}
+
+/// A count above zero, with `_` allowed between digits.
+fn positive(text: &str) -> Result<usize, String> {
+    match text.trim().replace('_', "").parse::<usize>() {
+        Ok(0) => Err("must be above zero".to_owned()),
+        Ok(count) => Ok(count),
+        Err(_) => Err(format!("{text:?} is not a count")),
     }
-    Ok(options)
 }
 
 pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
@@ -110,8 +78,7 @@ pub(crate) fn target_dir(root: &Path) -> Result<PathBuf> {
     Ok(metadata["target_directory"].as_str().map(PathBuf::from).unwrap_or_else(|| root.join("target")))
 }
 
-pub(crate) fn run(args: &[String]) -> Result<()> {
-    let options = parse(args)?;
+pub(crate) fn run(options: Options) -> Result<()> {
     let root = tidy::workspace_root();
     // Two builds, so features do not unify across them: `arbor` as users build it (the
     // concurrent ingest below runs the shipping binary), and `arbor-bench`, the only binary
@@ -130,7 +97,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let stores = target.join("bench").join(format!("run-{stamp}"));
     std::fs::create_dir_all(&stores).with_context(|| format!("creating {}", stores.display()))?;
-    let server = if options.postgres { Some(Server::start(Durability::Durable)?) } else { None };
+    let server = if options.postgres() { Some(Server::start(Durability::Durable)?) } else { None };
 
     let mut reports = Vec::new();
     for &size in &options.sizes {
@@ -186,7 +153,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     println!("\n{}", table(&reports));
     println!("\n{}", questions_table(&reports));
     println!("\n{}", embedder_table(&reports));
-    if options.postgres {
+    if options.postgres() {
         println!("\n{}", ratios(&reports));
     }
     if options.lance {

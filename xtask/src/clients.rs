@@ -159,25 +159,26 @@ pub(crate) fn clients() -> Result<()> {
     outcome
 }
 
+/// `cargo xtask load`'s flags.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LoadArgs {
+    /// Retrievals to send.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), default_value_t = 200)]
+    requests: u64,
+    /// Retrievals in flight at once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), default_value_t = 200)]
+    concurrency: u64,
+    /// Synthetic memories in the store served.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), default_value_t = 2_000)]
+    memories: u64,
+}
+
 /// `cargo xtask load [--requests N] [--concurrency N] [--memories N]`: a release build serving
 /// a store of synthetic memories (the local embedder when installed), and N retrievals with
 /// that many in flight at once; prints errors, throughput and p50/p95/p99 latency.
-pub(crate) fn load(args: &[String]) -> Result<()> {
-    let mut requests = "200".to_owned();
-    let mut concurrency = "200".to_owned();
-    let mut memories = "2000".to_owned();
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().with_context(|| format!("{flag} needs a value"))?.clone();
-        match flag.as_str() {
-            "--requests" => requests = value,
-            "--concurrency" => concurrency = value,
-            "--memories" => memories = value,
-            other => {
-                bail!("unknown flag {other}; usage: cargo xtask load [--requests N] [--concurrency N] [--memories N]")
-            }
-        }
-    }
+pub(crate) fn load(args: LoadArgs) -> Result<()> {
+    let LoadArgs { requests, concurrency, memories } = args;
+    let (requests, concurrency, memories) = (requests.to_string(), concurrency.to_string(), memories.to_string());
     let root = tidy::workspace_root();
     let python = python_env(&root)?;
     let mut build = cargo();

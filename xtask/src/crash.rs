@@ -45,18 +45,20 @@ fn checked(mut command: Command, what: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-pub(crate) fn run(args: &[String]) -> Result<()> {
-    let mut points = "200".to_owned();
-    let mut server_kills = 8usize;
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().with_context(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
-            "--points" => points = value.clone(),
-            "--server-kills" => server_kills = value.parse().context("--server-kills takes a number")?,
-            other => bail!("unknown flag {other}; usage: cargo xtask crash [--points N] [--server-kills K]"),
-        }
-    }
+/// `cargo xtask crash`'s flags.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CrashArgs {
+    /// Random points at which `arbor` is killed, on SQLite and on Postgres.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), default_value_t = 200)]
+    points: u64,
+    /// Times the Postgres server is killed mid-ingest.
+    #[arg(long, default_value_t = 8)]
+    server_kills: usize,
+}
+
+pub(crate) fn run(args: CrashArgs) -> Result<()> {
+    let CrashArgs { points, server_kills } = args;
+    let points = points.to_string();
     let root = tidy::workspace_root();
     // Built as ci builds, so after ci nothing is compiled.
     let mut build = crate::ci_cargo();

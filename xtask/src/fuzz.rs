@@ -40,19 +40,27 @@ fn seed_corpus(root: &Path, target: &str) -> Result<std::path::PathBuf> {
     Ok(corpus)
 }
 
-/// Runs the fuzz targets; returns the executions of each.
-pub(crate) fn run(args: &[String]) -> Result<()> {
-    let mut runs: u64 = 1_000_000;
-    let mut only: Option<String> = None;
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().with_context(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
-            "--runs" => runs = value.parse().context("--runs takes a number")?,
-            "--target" => only = Some(value.clone()),
-            other => bail!("unknown flag {other}; usage: cargo xtask fuzz [--runs N] [--target NAME]"),
-        }
+/// `cargo xtask fuzz`'s flags.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FuzzArgs {
+    /// Executions of each target.
+    #[arg(long, default_value_t = 1_000_000)]
+    runs: u64,
+    /// Run only this target.
+    #[arg(long)]
+    target: Option<String>,
+}
+
+impl FuzzArgs {
+    /// Every target, `runs` executions each.
+    pub(crate) fn runs(runs: u64) -> FuzzArgs {
+        FuzzArgs { runs, target: None }
     }
+}
+
+/// Runs the fuzz targets; returns the executions of each.
+pub(crate) fn run(args: FuzzArgs) -> Result<()> {
+    let FuzzArgs { runs, target: only } = args;
     ensure_cargo_fuzz()?;
     let root = tidy::workspace_root();
     let targets: Vec<&str> = match &only {

@@ -39,25 +39,47 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | test [--quick] | conformance --backend <memory|sqlite|postgres|lance|all> | bench [--backend sqlite|postgres|all] [--lance] [--sizes N,M] [--queries N] [--embedders E,F] [--keep] | clients | load [--requests N] [--concurrency N] [--memories N] | fuzz [--runs N] [--target NAME] | crash [--points N] [--server-kills K]>";
+/// Arbor's project workflows (see the module documentation for what each runs).
+#[derive(Debug, clap::Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+enum Workflow {
+    /// Everything CI checks: formatting, tidy, clippy with warnings as errors, every test,
+    /// the real clients and a short fuzz pass.
+    Ci,
+    /// The project's own rules.
+    Tidy,
+    /// The tests a contributor runs while working.
+    Test(test::TestArgs),
+    /// The conformance suite and the cross-crate property tests against one backend or all.
+    Conformance {
+        /// The backend to check.
+        #[arg(long, value_parser = ["memory", "sqlite", "postgres", "lance", "all"])]
+        backend: String,
+    },
+    /// The performance figures on the embedded store (and Postgres, LanceDB side by side).
+    Bench(bench::Options),
+    /// The MCP server and the HTTP API driven by real clients from PyPI.
+    Clients,
+    /// Concurrent retrievals over HTTP on loopback, with latency percentiles.
+    Load(clients::LoadArgs),
+    /// The coverage-guided fuzz targets.
+    Fuzz(fuzz::FuzzArgs),
+    /// The crash campaign at full size.
+    Crash(crash::CrashArgs),
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("ci") => ci(),
-        Some("tidy") => tidy::run(&tidy::workspace_root()),
-        Some("test") => test::run(&args[1..]),
-        Some("conformance") => conformance(&args[1..]),
-        Some("bench") => bench::run(&args[1..]),
-        Some("clients") => clients::clients(),
-        Some("load") => clients::load(&args[1..]),
-        Some("fuzz") => fuzz::run(&args[1..]),
-        Some("crash") => crash::run(&args[1..]),
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        Some(other) => Err(anyhow::anyhow!("unknown command {other:?}\n{USAGE}")),
+    let workflow = <Workflow as clap::Parser>::parse();
+    let result = match workflow {
+        Workflow::Ci => ci(),
+        Workflow::Tidy => tidy::run(&tidy::workspace_root()),
+        Workflow::Test(args) => test::run(args),
+        Workflow::Conformance { backend } => conformance(&backend),
+        Workflow::Bench(options) => bench::run(options),
+        Workflow::Clients => clients::clients(),
+        Workflow::Load(args) => clients::load(args),
+        Workflow::Fuzz(args) => fuzz::run(args),
+        Workflow::Crash(args) => crash::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -220,7 +242,7 @@ fn ci() -> Result<()> {
 
     // A short fuzz pass from the seeds (the full 10^6 each is `cargo xtask fuzz`): every input
     // that ever crashed a target is among the seeds, so a regression shows here.
-    fuzz::run(&["--runs".to_owned(), CI_FUZZ_RUNS.to_owned()])?;
+    fuzz::run(fuzz::FuzzArgs::runs(CI_FUZZ_RUNS))?;
     println!("\nci: all checks passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
@@ -236,7 +258,7 @@ fn target_dir() -> Result<std::path::PathBuf> {
 }
 
 /// Executions per fuzz target in `cargo xtask ci`: a few seconds each once built.
-const CI_FUZZ_RUNS: &str = "100000";
+const CI_FUZZ_RUNS: u64 = 100_000;
 
 /// Backends this build can run the conformance suite against.
 const BACKENDS: &[&str] = &["memory", "sqlite", "postgres", "lance"];
@@ -274,15 +296,11 @@ fn run_properties(backend: &str, test: &str, database: Option<&str>) -> Result<(
     step(&format!("property sequences and the acceptance checklist: {backend}"), properties)
 }
 
-fn conformance(args: &[String]) -> Result<()> {
+fn conformance(backend: &str) -> Result<()> {
     ensure_nextest()?;
-    if args.iter().any(|a| a == "lance" || a == "all") {
+    if matches!(backend, "lance" | "all") {
         ensure_build_tools()?;
     }
-    let backend = match args {
-        [flag, value] if flag == "--backend" => value.as_str(),
-        _ => bail!("usage: cargo xtask conformance --backend <{}|all>", BACKENDS.join("|")),
-    };
     let selected: Vec<&str> = match backend {
         "all" => BACKENDS.to_vec(),
         name if BACKENDS.contains(&name) => vec![name],

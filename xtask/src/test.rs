@@ -16,7 +16,7 @@
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::{cargo, ensure_nextest, step};
 
@@ -26,12 +26,16 @@ const QUICK_KNOBS: &[(&str, &str)] = &[("ARBOR_SEQUENCES", "16"), ("ARBOR_FAULT_
 /// The tests the quick loop leaves out: the campaigns that start and kill processes.
 const QUICK_FILTER: &str = "not (package(arbor-cli) & (binary(crash) | binary(contention)))";
 
-pub(crate) fn run(args: &[String]) -> Result<()> {
-    let quick = match args {
-        [] => false,
-        [flag] if flag == "--quick" => true,
-        _ => bail!("usage: cargo xtask test [--quick]"),
-    };
+/// `cargo xtask test`'s flags.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TestArgs {
+    /// Campaign knobs down, process campaigns left out: the inner loop.
+    #[arg(long)]
+    quick: bool,
+}
+
+pub(crate) fn run(args: TestArgs) -> Result<()> {
+    let TestArgs { quick } = args;
     ensure_nextest()?;
     let started = Instant::now();
     let mut tests = cargo();

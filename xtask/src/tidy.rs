@@ -8,7 +8,7 @@
 //!   or model crates; only `compose` (and the bench, the tests and xtask) depends on an adapter;
 //!   no adapter depends on another adapter or on anything above the ports; the app depends on
 //!   no adapter and no product; only `server` names HTTP servers and MCP; only the binaries
-//!   (`cli`, `bench`) name argument parsing; only `bench` turns on the floor searches;
+//!   (`cli`, `bench`, `xtask`) name argument parsing; only `bench` turns on the floor searches;
 //! - `.ci/run` runs exactly the test command the README gives.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,7 +68,7 @@ const ADAPTER_ONLY: &[&str] = &[
 const SERVER_ONLY: &[&str] = &["axum", "hyper", "hyper-util", "http-body-util", "rmcp", "tower-http", "schemars"];
 
 /// Argument parsing belongs to the binaries.
-const BINARIES: &[&str] = &["arbor-cli", "arbor-bench"];
+const BINARIES: &[&str] = &["arbor-cli", "arbor-bench", "xtask"];
 
 /// The crates that may build on adapters: the composition root, the benchmark (which times an
 /// adapter's floor searches), the cross-backend tests, and xtask (which installs models).
