@@ -488,334 +488,40 @@ async fn run_steps(
     let contexts = contexts(start());
     let chains: Vec<ReadChain> =
         contexts.iter().map(|c| arbor.read_chain(c).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    let mut created: Vec<(LeafId, String)> = Vec::new();
-    // Candidates that would replace a current memory: the conflicts a person resolves.
-    let mut waiting: Vec<(usize, LeafId)> = Vec::new();
-    // What people said, as (context, template): what imports contradict.
-    let mut said: Vec<(usize, usize)> = Vec::new();
-    let mut forgotten: Vec<String> = Vec::new();
-    // Markers of statements that were promoted, so two leaves say them.
-    let mut shared: BTreeSet<String> = BTreeSet::new();
-    // Leaves that are promotion copies (forgetting one with its copies leaves the original).
-    let mut copies: BTreeSet<LeafId> = BTreeSet::new();
-    let mut observed = Observed::new();
-    // Leaves whose words a forget removed (every version a receipt named).
-    let mut forgotten_ids: BTreeSet<LeafId> = BTreeSet::new();
+    let mut run = Run {
+        arbor,
+        clock,
+        campaign,
+        checker,
+        chains,
+        created: Vec::new(),
+        waiting: Vec::new(),
+        said: Vec::new(),
+        forgotten: Vec::new(),
+        shared: BTreeSet::new(),
+        copies: BTreeSet::new(),
+        observed: Observed::new(),
+        forgotten_ids: BTreeSet::new(),
+        injected_before: 0,
+    };
     for (step, op) in ops.iter().enumerate() {
         let at = format!("step {step} ({op:?})");
-        let injected_before = campaign.map(|c| c.plan.injected()).unwrap_or(0);
+        run.injected_before = campaign.map(|c| c.plan.injected()).unwrap_or(0);
         if let Some(campaign) = campaign
             && let Some(Some((nth, mode))) = campaign.faults.get(step)
         {
             campaign.plan.arm(*nth, *mode);
         }
-        // Whether a fault fired during this step: then its failure is the fault's, and the
-        // step's outcome is checked after recovery instead.
-        let faulted = || campaign.is_some_and(|c| c.plan.injected() > injected_before);
-        // Every step ends below (its fault recovered from, the store checked), whatever
-        // its operation did: an operation that has nothing to do leaves the block early.
-        'step: {
-            match op {
-                Op::Ingest { context, template, variant } => {
-                    said.push((*context, *template));
-                    let (event, marker) = statement(step, 0, *template, *variant);
-                    match arbor.ingest(&chains[*context], event).await {
-                        Ok(report) => record_created(&mut created, report, &marker),
-                        Err(_) if faulted() => {}
-                        Err(e) => return Err(format!("{at}: ingest failed: {e}")),
-                    }
-                }
-                Op::IngestBatch { context, items } => {
-                    let (events, markers): (Vec<Event>, Vec<String>) = items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (template, variant))| statement(step, i, *template, *variant))
-                        .unzip();
-                    let results = match arbor.ingest_batch(&chains[*context], events).await {
-                        Ok(results) => results,
-                        Err(_) if faulted() => Vec::new(),
-                        Err(e) => return Err(format!("{at}: batch ingest failed: {e}")),
-                    };
-                    for (result, marker) in results.into_iter().zip(markers) {
-                        let report = result.map_err(|e| format!("{at}: an event of the batch failed: {e}"))?;
-                        record_created(&mut created, report, &marker);
-                    }
-                }
-                Op::Forget { context, nth, with_copies } => {
-                    if created.is_empty() {
-                        break 'step;
-                    }
-                    let (leaf, marker) = created[nth % created.len()].clone();
-                    let forgot = match with_copies {
-                        true => arbor.forget_with_copies(&chains[*context], &leaf).await,
-                        false => arbor.forget(&chains[*context], &leaf).await.map(|receipt| vec![receipt]),
-                    };
-                    match forgot {
-                        Ok(receipts) => {
-                            // Every version of the memory goes: the words of earlier versions too.
-                            let versions: BTreeSet<LeafId> =
-                                receipts.iter().flat_map(|r| r.versions.iter().cloned()).collect();
-                            forgotten_ids.extend(versions.iter().cloned());
-                            let markers: Vec<String> = created
-                                .iter()
-                                .filter(|(id, _)| versions.contains(id))
-                                .map(|(_, m)| m.clone())
-                                .chain(std::iter::once(marker.clone()))
-                                .collect();
-                            for marker in markers {
-                                // An original forgotten with its copies: its words are nowhere any
-                                // more; words a promoted copy still says are not checked.
-                                let everywhere = *with_copies && !copies.contains(&leaf);
-                                if (everywhere || !shared.contains(&marker)) && !forgotten.contains(&marker) {
-                                    forgotten.push(marker);
-                                }
-                            }
-                        }
-                        // Interrupted: it may have landed, so the memory (and its copies) may be gone.
-                        Err(_) if faulted() => {
-                            let store = &campaign.expect("faults come with a campaign").unfaulted.store;
-                            let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
-                            let ids: Vec<LeafId> = created.iter().map(|(id, _)| id.clone()).collect();
-                            let rows = store.leaves(&every, &ids).await.map_err(|e| e.to_string())?;
-                            let lineage = rows.iter().find(|l| l.id == leaf).map(|l| l.lineage.clone());
-                            forgotten_ids.insert(leaf.clone());
-                            for row in &rows {
-                                if Some(&row.lineage) == lineage.as_ref() || (*with_copies && copies.contains(&row.id))
-                                {
-                                    forgotten_ids.insert(row.id.clone());
-                                }
-                            }
-                        }
-                        // Outside the chain, or already forgotten: refused, nothing changes.
-                        Err(e) if e.is_not_found() || matches!(e, arbor_app::AppError::Transition(_)) => {}
-                        Err(e) => return Err(format!("{at}: forget failed: {e}")),
-                    }
-                }
-                Op::RunJobs => match arbor.run_jobs(None).await {
-                    Ok(_) if faulted() => {}
-                    Ok(report) if report.failed > 0 => return Err(format!("{at}: {} jobs failed", report.failed)),
-                    Ok(_) => check_trees_settled(checker, &at).await?,
-                    Err(_) if faulted() => {}
-                    Err(e) => return Err(format!("{at}: jobs failed: {e}")),
-                },
-                Op::Retrieve { context, query, past, record } => {
-                    let mut request = RetrieveRequest::new(QUERIES[*query]);
-                    if *past {
-                        request.as_of =
-                            Some(start().checked_add(jiff::SignedDuration::from_mins(20)).expect("in range"));
-                    }
-                    request.record = *record;
-                    let chain = &chains[*context];
-                    let pack = match arbor.retrieve(chain, &request).await {
-                        Ok(pack) => Some(pack),
-                        Err(_) if faulted() => None,
-                        Err(e) => return Err(format!("{at}: retrieve failed: {e}")),
-                    };
-                    if let Some(pack) = pack {
-                        if !faulted() {
-                            check_pack(checker, chain, &request, &pack, &forgotten, &at).await?;
-                            check_recorded(checker, &chains, *context, &pack, &at).await?;
-                        }
-                        observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
-                    }
-                }
-                Op::Wait { minutes } => clock.advance_seconds(i64::from(*minutes) * 60),
-                Op::IngestInferred { context, template, variant } => {
-                    let (mut event, marker) = statement(step, 0, *template, *variant);
-                    event.actor = arbor_domain::model::Actor::Assistant;
-                    match arbor.ingest(&chains[*context], event).await {
-                        Ok(report) => {
-                            record_waiting(&mut waiting, *context, &report);
-                            record_created(&mut created, report, &marker);
-                        }
-                        Err(_) if faulted() => {}
-                        Err(e) => return Err(format!("{at}: ingest failed: {e}")),
-                    }
-                }
-                Op::Promote { context, nth, rollback } => {
-                    if created.is_empty() {
-                        break 'step;
-                    }
-                    let (leaf, marker) = created[nth % created.len()].clone();
-                    let chain = &chains[*context];
-                    if *rollback {
-                        match arbor.rollback_promotion(chain, &leaf).await {
-                            Ok(_) => {}
-                            Err(_) if faulted() => {}
-                            Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
-                            Err(e) => return Err(format!("{at}: rollback failed: {e}")),
-                        }
-                        break 'step;
-                    }
-                    let promotion = arbor_app::Promotion {
-                        id: leaf.clone(),
-                        reason: "it held up".into(),
-                        evaluation: None,
-                        operator: "sequence".into(),
-                    };
-                    match arbor.promote(chain, &promotion).await {
-                        // The copy says the same words: forgetting one of the two leaves them in the
-                        // other, so those words are no longer checked for absence.
-                        Ok(receipt) => {
-                            shared.insert(marker.clone());
-                            copies.insert(receipt.leaf_id.clone());
-                            created.push((receipt.leaf_id, marker));
-                        }
-                        // Interrupted: the copy may have landed though the call failed (a
-                        // failure reported after the commit), so look for it as a reader would.
-                        Err(_) if faulted() => {
-                            let store = &campaign.expect("faults come with a campaign").unfaulted.store;
-                            let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
-                            let everything = TreeLeafQuery::default();
-                            let Some(original) = store.leaf(&every, &leaf).await.map_err(|e| e.to_string())? else {
-                                break 'step;
-                            };
-                            for namespace in &every {
-                                let in_tree = store
-                                    .tree_leaves(namespace, &original.tree_id, &everything)
-                                    .await
-                                    .map_err(|e| e.to_string())?;
-                                for copy in in_tree {
-                                    let from_leaf = matches!(&copy.provenance.source,
-                                        SourceRef::Promotion { from, .. } if from == &leaf);
-                                    if from_leaf && !copies.contains(&copy.id) {
-                                        shared.insert(marker.clone());
-                                        copies.insert(copy.id.clone());
-                                        created.push((copy.id, marker.clone()));
-                                    }
-                                }
-                            }
-                        }
-                        // Outside the chain, no path up it, not live, or already there: refused.
-                        Err(e) if e.is_not_found() || e.code() == "invalid" => {}
-                        Err(e) => return Err(format!("{at}: promote failed: {e}")),
-                    }
-                }
-                Op::Review { context, nth, confirm } => {
-                    if created.is_empty() {
-                        break 'step;
-                    }
-                    let (leaf, _) = created[nth % created.len()].clone();
-                    let chain = &chains[*context];
-                    let decided =
-                        if *confirm { arbor.confirm(chain, &leaf).await } else { arbor.reject(chain, &leaf).await };
-                    match decided {
-                        Ok(receipt) => {
-                            let expected = if *confirm { LeafStatus::Active } else { LeafStatus::Rejected };
-                            if receipt.status != expected {
-                                return Err(format!("{at}: the decision left {leaf} {}", receipt.status));
-                            }
-                        }
-                        Err(_) if faulted() => {}
-                        // Outside the chain, or not a candidate: refused, nothing changes.
-                        Err(e) if e.is_not_found() || e.code() == "illegal_transition" => {}
-                        Err(e) => return Err(format!("{at}: review failed: {e}")),
-                    }
-                }
-                Op::Correct { context, nth, template, variant } => {
-                    if created.is_empty() {
-                        break 'step;
-                    }
-                    let (leaf, _) = created[nth % created.len()].clone();
-                    let chain = &chains[*context];
-                    let version = match arbor.show(chain, leaf.as_str(), arbor_app::Disclosure::Everything).await {
-                        Ok(arbor_app::NodeView::Leaf { record, .. }) => Some(record.version),
-                        Ok(_) => return Err(format!("{at}: a leaf id showed a summary")),
-                        Err(e) if e.is_not_found() => None,
-                        Err(_) if faulted() => None,
-                        Err(e) => return Err(format!("{at}: show failed: {e}")),
-                    };
-                    let (event, marker) = statement(step, 0, *template, *variant);
-                    let text = event.text.clone();
-                    let corrected = match version {
-                        Some(version) => {
-                            arbor.correct(chain, &arbor_app::Correction::by_person(leaf.clone(), version, text)).await
-                        }
-                        None => Err(arbor_app::AppError::Port(arbor_ports::Error::not_found("leaf", &leaf))),
-                    };
-                    match corrected {
-                        Ok(receipt) => {
-                            if receipt.status != LeafStatus::Active {
-                                return Err(format!(
-                                    "{at}: a person's correction left {} {}",
-                                    receipt.leaf_id, receipt.status
-                                ));
-                            }
-                            created.push((receipt.leaf_id, marker));
-                        }
-                        Err(_) if faulted() => {}
-                        // Not current (a candidate, history, forgotten), the same words, or a
-                        // secret: refused, nothing changes.
-                        Err(e)
-                            if e.is_not_found()
-                                || matches!(
-                                    e.code(),
-                                    "invalid" | "illegal_transition" | "stale_version" | "forbidden"
-                                ) => {}
-                        Err(e) => return Err(format!("{at}: correct failed ({}): {e}", e.code())),
-                    }
-                }
-                Op::IngestImported { nth, variant, hours_ago } => {
-                    if said.is_empty() {
-                        break 'step;
-                    }
-                    let (context, template) = said[nth % said.len()];
-                    let (mut event, marker) = statement(step, 0, template, *variant);
-                    event.source = SourceRef::Import { origin: "sequence-archive".into() };
-                    let observed_at = arbor_ports::Clock::now(clock)
-                        .checked_sub(jiff::SignedDuration::from_hours(i64::from(*hours_ago)))
-                        .expect("in range");
-                    event.observed_at = Some(observed_at);
-                    match arbor.ingest(&chains[context], event).await {
-                        Ok(report) => {
-                            record_waiting(&mut waiting, context, &report);
-                            record_created(&mut created, report, &marker);
-                        }
-                        Err(_) if faulted() => {}
-                        Err(e) => return Err(format!("{at}: ingest failed: {e}")),
-                    }
-                }
-                Op::Resolve { context, as_owner, nth, how } => {
-                    if waiting.is_empty() {
-                        break 'step;
-                    }
-                    let (owner, leaf) = waiting[nth % waiting.len()].clone();
-                    let chain = &chains[if *as_owner { owner } else { *context }];
-                    let resolution = match how % 5 {
-                        0 => ConflictResolution::KeepBoth,
-                        // Earlier history: it ended when the sequence began.
-                        1 => ConflictResolution::SetValidity {
-                            validity: Validity::new(None, Some(start())).expect("an open start"),
-                        },
-                        // It took over a minute ago.
-                        2 => ConflictResolution::SetValidity {
-                            validity: Validity::starting(
-                                arbor_ports::Clock::now(clock)
-                                    .checked_sub(jiff::SignedDuration::from_mins(1))
-                                    .expect("in range"),
-                            ),
-                        },
-                        3 => ConflictResolution::Supersede,
-                        _ => ConflictResolution::Reject,
-                    };
-                    match arbor.resolve_conflict(chain, &leaf, resolution).await {
-                        Ok(_) => {}
-                        Err(_) if faulted() => {}
-                        // Outside the chain, not a candidate, nothing to place it against, or a
-                        // validity that overlaps the current memory: refused, nothing changes.
-                        Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
-                        Err(e) => return Err(format!("{at}: resolve failed ({}): {e}", e.code())),
-                    }
-                }
-            }
-        }
-        if faulted() {
+        // Every step ends below (its fault recovered from, the store checked), whatever its
+        // operation did: an operation that has nothing to do returns early.
+        run.step(step, &at, op).await?;
+        if run.faulted() {
             continue_after_fault(campaign, arbor, clock, &at, step).await?;
-            check_acknowledged(checker, &created, &forgotten_ids, &at).await?;
+            check_acknowledged(checker, &run.created, &run.forgotten_ids, &at).await?;
         } else if let Some(campaign) = campaign {
             campaign.plan.disarm();
         }
-        check_store(checker, &forgotten, &at).await?;
+        check_store(checker, &run.forgotten, &at).await?;
     }
     if let Some(campaign) = campaign {
         let mut figures = campaign.figures.get();
@@ -823,7 +529,429 @@ async fn run_steps(
         figures.faults_injected = campaign.plan.injected();
         campaign.figures.set(figures);
     }
-    Ok(observed)
+    Ok(run.observed)
+}
+
+/// One sequence as it runs: the engine, the chains of its contexts, and what it has done so far
+/// as the checks need to know it.
+struct Run<'r> {
+    arbor: &'r Arbor,
+    clock: &'r ManualClock,
+    campaign: Option<&'r Campaign<'r>>,
+    /// What checks the promises: past the fault injectors in a campaign.
+    checker: &'r Arbor,
+    chains: Vec<ReadChain>,
+    created: Vec<(LeafId, String)>,
+    /// Candidates that would replace a current memory: the conflicts a person resolves.
+    waiting: Vec<(usize, LeafId)>,
+    /// What people said, as (context, template): what imports contradict.
+    said: Vec<(usize, usize)>,
+    forgotten: Vec<String>,
+    /// Markers of statements that were promoted, so two leaves say them.
+    shared: BTreeSet<String>,
+    /// Leaves that are promotion copies (forgetting one with its copies leaves the original).
+    copies: BTreeSet<LeafId>,
+    observed: Observed,
+    /// Leaves whose words a forget removed (every version a receipt named).
+    forgotten_ids: BTreeSet<LeafId>,
+    /// Faults injected before this step began.
+    injected_before: u64,
+}
+
+impl Run<'_> {
+    /// Whether a fault fired during this step: then its failure is the fault's, and the
+    /// step's outcome is checked after recovery instead.
+    fn faulted(&self) -> bool {
+        self.campaign.is_some_and(|c| c.plan.injected() > self.injected_before)
+    }
+
+    async fn step(&mut self, step: usize, at: &str, op: &Op) -> Result<(), String> {
+        match op {
+            Op::Ingest { context, template, variant } => self.ingest(step, at, *context, *template, *variant).await,
+            Op::IngestBatch { context, items } => self.ingest_batch(step, at, *context, items).await,
+            Op::Forget { context, nth, with_copies } => self.forget(at, *context, *nth, *with_copies).await,
+            Op::RunJobs => self.run_jobs(at).await,
+            Op::Retrieve { context, query, past, record } => {
+                self.retrieve(step, at, *context, *query, *past, *record).await
+            }
+            Op::Wait { minutes } => self.wait(*minutes).await,
+            Op::IngestInferred { context, template, variant } => {
+                self.ingest_inferred(step, at, *context, *template, *variant).await
+            }
+            Op::Promote { context, nth, rollback } => self.promote(at, *context, *nth, *rollback).await,
+            Op::Review { context, nth, confirm } => self.review(at, *context, *nth, *confirm).await,
+            Op::Correct { context, nth, template, variant } => {
+                self.correct(step, at, *context, *nth, *template, *variant).await
+            }
+            Op::IngestImported { nth, variant, hours_ago } => {
+                self.ingest_imported(step, at, *nth, *variant, *hours_ago).await
+            }
+            Op::Resolve { context, as_owner, nth, how } => self.resolve(at, *context, *as_owner, *nth, *how).await,
+        }
+    }
+
+    /// A person says a statement in one context.
+    async fn ingest(
+        &mut self,
+        step: usize,
+        at: &str,
+        context: usize,
+        template: usize,
+        variant: usize,
+    ) -> Result<(), String> {
+        self.said.push((context, template));
+        let (event, marker) = statement(step, 0, template, variant);
+        match self.arbor.ingest(&self.chains[context], event).await {
+            Ok(report) => record_created(&mut self.created, report, &marker),
+            Err(_) if self.faulted() => {}
+            Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// Several statements in one batch.
+    async fn ingest_batch(
+        &mut self,
+        step: usize,
+        at: &str,
+        context: usize,
+        items: &[(usize, usize)],
+    ) -> Result<(), String> {
+        let (events, markers): (Vec<Event>, Vec<String>) =
+            items.iter().enumerate().map(|(i, (template, variant))| statement(step, i, *template, *variant)).unzip();
+        let results = match self.arbor.ingest_batch(&self.chains[context], events).await {
+            Ok(results) => results,
+            Err(_) if self.faulted() => Vec::new(),
+            Err(e) => return Err(format!("{at}: batch ingest failed: {e}")),
+        };
+        for (result, marker) in results.into_iter().zip(markers) {
+            let report = result.map_err(|e| format!("{at}: an event of the batch failed: {e}"))?;
+            record_created(&mut self.created, report, &marker);
+        }
+        Ok(())
+    }
+
+    /// Forgets a memory (with its promoted copies, or alone); its words must be gone everywhere they were.
+    async fn forget(&mut self, at: &str, context: usize, nth: usize, with_copies: bool) -> Result<(), String> {
+        if self.created.is_empty() {
+            return Ok(());
+        }
+        let (leaf, marker) = self.created[nth % self.created.len()].clone();
+        let forgot = match with_copies {
+            true => self.arbor.forget_with_copies(&self.chains[context], &leaf).await,
+            false => self.arbor.forget(&self.chains[context], &leaf).await.map(|receipt| vec![receipt]),
+        };
+        match forgot {
+            Ok(receipts) => {
+                // Every version of the memory goes: the words of earlier versions too.
+                let versions: BTreeSet<LeafId> = receipts.iter().flat_map(|r| r.versions.iter().cloned()).collect();
+                self.forgotten_ids.extend(versions.iter().cloned());
+                let markers: Vec<String> = self
+                    .created
+                    .iter()
+                    .filter(|(id, _)| versions.contains(id))
+                    .map(|(_, m)| m.clone())
+                    .chain(std::iter::once(marker.clone()))
+                    .collect();
+                for marker in markers {
+                    // An original forgotten with its copies: its words are nowhere any
+                    // more; words a promoted copy still says are not checked.
+                    let everywhere = with_copies && !self.copies.contains(&leaf);
+                    if (everywhere || !self.shared.contains(&marker)) && !self.forgotten.contains(&marker) {
+                        self.forgotten.push(marker);
+                    }
+                }
+            }
+            // Interrupted: it may have landed, so the memory (and its copies) may be gone.
+            Err(_) if self.faulted() => {
+                let store = &self.campaign.expect("faults come with a self.campaign").unfaulted.store;
+                let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
+                let ids: Vec<LeafId> = self.created.iter().map(|(id, _)| id.clone()).collect();
+                let rows = store.leaves(&every, &ids).await.map_err(|e| e.to_string())?;
+                let lineage = rows.iter().find(|l| l.id == leaf).map(|l| l.lineage.clone());
+                self.forgotten_ids.insert(leaf.clone());
+                for row in &rows {
+                    if Some(&row.lineage) == lineage.as_ref() || (with_copies && self.copies.contains(&row.id)) {
+                        self.forgotten_ids.insert(row.id.clone());
+                    }
+                }
+            }
+            // Outside the chain, or already forgotten: refused, nothing changes.
+            Err(e) if e.is_not_found() || matches!(e, arbor_app::AppError::Transition(_)) => {}
+            Err(e) => return Err(format!("{at}: forget failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// Runs the jobs to the end; the trees must then be settled.
+    async fn run_jobs(&mut self, at: &str) -> Result<(), String> {
+        match self.arbor.run_jobs(None).await {
+            Ok(_) if self.faulted() => {}
+            Ok(report) if report.failed > 0 => return Err(format!("{at}: {} jobs failed", report.failed)),
+            Ok(_) => check_trees_settled(self.checker, at).await?,
+            Err(_) if self.faulted() => {}
+            Err(e) => return Err(format!("{at}: jobs failed: {e}")),
+        };
+        Ok(())
+    }
+
+    /// Retrieves (now, or as of the past), recording it or not; the pack must obey every promise.
+    async fn retrieve(
+        &mut self,
+        step: usize,
+        at: &str,
+        context: usize,
+        query: usize,
+        past: bool,
+        record: bool,
+    ) -> Result<(), String> {
+        let mut request = RetrieveRequest::new(QUERIES[query]);
+        if past {
+            request.as_of = Some(start().checked_add(jiff::SignedDuration::from_mins(20)).expect("in range"));
+        }
+        request.record = record;
+        let chain = &self.chains[context];
+        let pack = match self.arbor.retrieve(chain, &request).await {
+            Ok(pack) => Some(pack),
+            Err(_) if self.faulted() => None,
+            Err(e) => return Err(format!("{at}: retrieve failed: {e}")),
+        };
+        if let Some(pack) = pack {
+            if !self.faulted() {
+                check_pack(self.checker, chain, &request, &pack, &self.forgotten, at).await?;
+                check_recorded(self.checker, &self.chains, context, &pack, at).await?;
+            }
+            self.observed.push((step, pack.evidence.iter().map(|e| e.node_id.to_string()).collect()));
+        }
+        Ok(())
+    }
+
+    /// Time passes.
+    async fn wait(&mut self, minutes: u16) -> Result<(), String> {
+        self.clock.advance_seconds(i64::from(minutes) * 60);
+        Ok(())
+    }
+
+    /// An assistant says a statement: it may wait for a person.
+    async fn ingest_inferred(
+        &mut self,
+        step: usize,
+        at: &str,
+        context: usize,
+        template: usize,
+        variant: usize,
+    ) -> Result<(), String> {
+        let (mut event, marker) = statement(step, 0, template, variant);
+        event.actor = arbor_domain::model::Actor::Assistant;
+        match self.arbor.ingest(&self.chains[context], event).await {
+            Ok(report) => {
+                record_waiting(&mut self.waiting, context, &report);
+                record_created(&mut self.created, report, &marker);
+            }
+            Err(_) if self.faulted() => {}
+            Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// Promotes a memory up its read chain, or rolls a promotion back.
+    async fn promote(&mut self, at: &str, context: usize, nth: usize, rollback: bool) -> Result<(), String> {
+        if self.created.is_empty() {
+            return Ok(());
+        }
+        let (leaf, marker) = self.created[nth % self.created.len()].clone();
+        let chain = &self.chains[context];
+        if rollback {
+            match self.arbor.rollback_promotion(chain, &leaf).await {
+                Ok(_) => {}
+                Err(_) if self.faulted() => {}
+                Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
+                Err(e) => return Err(format!("{at}: rollback failed: {e}")),
+            }
+            return Ok(());
+        }
+        let promotion = arbor_app::Promotion {
+            id: leaf.clone(),
+            reason: "it held up".into(),
+            evaluation: None,
+            operator: "sequence".into(),
+        };
+        match self.arbor.promote(chain, &promotion).await {
+            // The copy says the same words: forgetting one of the two leaves them in the
+            // other, so those words are no longer checked for absence.
+            Ok(receipt) => {
+                self.shared.insert(marker.clone());
+                self.copies.insert(receipt.leaf_id.clone());
+                self.created.push((receipt.leaf_id, marker));
+            }
+            // Interrupted: the copy may have landed though the call failed (a
+            // failure reported after the commit), so look for it as a reader would.
+            Err(_) if self.faulted() => {
+                let store = &self.campaign.expect("faults come with a self.campaign").unfaulted.store;
+                let every: Vec<Namespace> = store.namespaces().await.map_err(|e| e.to_string())?;
+                let everything = TreeLeafQuery::default();
+                let Some(original) = store.leaf(&every, &leaf).await.map_err(|e| e.to_string())? else {
+                    return Ok(());
+                };
+                for namespace in &every {
+                    let in_tree = store
+                        .tree_leaves(namespace, &original.tree_id, &everything)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    for copy in in_tree {
+                        let from_leaf = matches!(&copy.provenance.source,
+                                        SourceRef::Promotion { from, .. } if from == &leaf);
+                        if from_leaf && !self.copies.contains(&copy.id) {
+                            self.shared.insert(marker.clone());
+                            self.copies.insert(copy.id.clone());
+                            self.created.push((copy.id, marker.clone()));
+                        }
+                    }
+                }
+            }
+            // Outside the chain, no path up it, not live, or already there: refused.
+            Err(e) if e.is_not_found() || e.code() == "invalid" => {}
+            Err(e) => return Err(format!("{at}: promote failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// A person confirms or rejects a candidate.
+    async fn review(&mut self, at: &str, context: usize, nth: usize, confirm: bool) -> Result<(), String> {
+        if self.created.is_empty() {
+            return Ok(());
+        }
+        let (leaf, _) = self.created[nth % self.created.len()].clone();
+        let chain = &self.chains[context];
+        let decided =
+            if confirm { self.arbor.confirm(chain, &leaf).await } else { self.arbor.reject(chain, &leaf).await };
+        match decided {
+            Ok(receipt) => {
+                let expected = if confirm { LeafStatus::Active } else { LeafStatus::Rejected };
+                if receipt.status != expected {
+                    return Err(format!("{at}: the decision left {leaf} {}", receipt.status));
+                }
+            }
+            Err(_) if self.faulted() => {}
+            // Outside the chain, or not a candidate: refused, nothing changes.
+            Err(e) if e.is_not_found() || e.code() == "illegal_transition" => {}
+            Err(e) => return Err(format!("{at}: review failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// A person corrects a memory to a new statement.
+    async fn correct(
+        &mut self,
+        step: usize,
+        at: &str,
+        context: usize,
+        nth: usize,
+        template: usize,
+        variant: usize,
+    ) -> Result<(), String> {
+        if self.created.is_empty() {
+            return Ok(());
+        }
+        let (leaf, _) = self.created[nth % self.created.len()].clone();
+        let chain = &self.chains[context];
+        let version = match self.arbor.show(chain, leaf.as_str(), arbor_app::Disclosure::Everything).await {
+            Ok(arbor_app::NodeView::Leaf { record, .. }) => Some(record.version),
+            Ok(_) => return Err(format!("{at}: a leaf id showed a summary")),
+            Err(e) if e.is_not_found() => None,
+            Err(_) if self.faulted() => None,
+            Err(e) => return Err(format!("{at}: show failed: {e}")),
+        };
+        let (event, marker) = statement(step, 0, template, variant);
+        let text = event.text.clone();
+        let corrected = match version {
+            Some(version) => {
+                self.arbor.correct(chain, &arbor_app::Correction::by_person(leaf.clone(), version, text)).await
+            }
+            None => Err(arbor_app::AppError::Port(arbor_ports::Error::not_found("leaf", &leaf))),
+        };
+        match corrected {
+            Ok(receipt) => {
+                if receipt.status != LeafStatus::Active {
+                    return Err(format!("{at}: a person's correction left {} {}", receipt.leaf_id, receipt.status));
+                }
+                self.created.push((receipt.leaf_id, marker));
+            }
+            Err(_) if self.faulted() => {}
+            // Not current (a candidate, history, forgotten), the same words, or a
+            // secret: refused, nothing changes.
+            Err(e)
+                if e.is_not_found()
+                    || matches!(e.code(), "invalid" | "illegal_transition" | "stale_version" | "forbidden") => {}
+            Err(e) => return Err(format!("{at}: correct failed ({}): {e}", e.code())),
+        }
+        Ok(())
+    }
+
+    /// An import restates, hours ago, what someone said: it may conflict.
+    async fn ingest_imported(
+        &mut self,
+        step: usize,
+        at: &str,
+        nth: usize,
+        variant: usize,
+        hours_ago: u8,
+    ) -> Result<(), String> {
+        if self.said.is_empty() {
+            return Ok(());
+        }
+        let (context, template) = self.said[nth % self.said.len()];
+        let (mut event, marker) = statement(step, 0, template, variant);
+        event.source = SourceRef::Import { origin: "sequence-archive".into() };
+        let observed_at = arbor_ports::Clock::now(self.clock)
+            .checked_sub(jiff::SignedDuration::from_hours(i64::from(hours_ago)))
+            .expect("in range");
+        event.observed_at = Some(observed_at);
+        match self.arbor.ingest(&self.chains[context], event).await {
+            Ok(report) => {
+                record_waiting(&mut self.waiting, context, &report);
+                record_created(&mut self.created, report, &marker);
+            }
+            Err(_) if self.faulted() => {}
+            Err(e) => return Err(format!("{at}: ingest failed: {e}")),
+        }
+        Ok(())
+    }
+
+    /// A person resolves a waiting conflict, one of five ways.
+    async fn resolve(&mut self, at: &str, context: usize, as_owner: bool, nth: usize, how: u8) -> Result<(), String> {
+        if self.waiting.is_empty() {
+            return Ok(());
+        }
+        let (owner, leaf) = self.waiting[nth % self.waiting.len()].clone();
+        let chain = &self.chains[if as_owner { owner } else { context }];
+        let resolution = match how % 5 {
+            0 => ConflictResolution::KeepBoth,
+            // Earlier history: it ended when the sequence began.
+            1 => {
+                ConflictResolution::SetValidity { validity: Validity::new(None, Some(start())).expect("an open start") }
+            }
+            // It took over a minute ago.
+            2 => ConflictResolution::SetValidity {
+                validity: Validity::starting(
+                    arbor_ports::Clock::now(self.clock)
+                        .checked_sub(jiff::SignedDuration::from_mins(1))
+                        .expect("in range"),
+                ),
+            },
+            3 => ConflictResolution::Supersede,
+            _ => ConflictResolution::Reject,
+        };
+        match self.arbor.resolve_conflict(chain, &leaf, resolution).await {
+            Ok(_) => {}
+            Err(_) if self.faulted() => {}
+            // Outside the chain, not a candidate, nothing to place it against, or a
+            // validity that overlaps the current memory: refused, nothing changes.
+            Err(e) if e.is_not_found() || matches!(e.code(), "invalid" | "illegal_transition") => {}
+            Err(e) => return Err(format!("{at}: resolve failed ({}): {e}", e.code())),
+        }
+        Ok(())
+    }
 }
 
 /// A fault fired in this step: disarm, let the process come back, and recover.
