@@ -912,6 +912,18 @@ async fn the_memory_centre_opens_only_for_the_owner_and_only_on_the_bound_chain(
         let (status, _) = call(c.get(api(path))).await;
         assert_eq!(status, 401, "{path} without a token");
     }
+    // The role is checked before the body is read: an agent's token is refused alike whatever
+    // it sends, and learns nothing of what the body would have meant.
+    for path in
+        ["/review/confirm", "/review/reject", "/review/edit", "/review/keep_both", "/restore", "/retired/restore"]
+    {
+        let bad = c.post(api(path)).bearer_auth(agent).header("content-type", "text/plain").body("not json");
+        let (status, body) = call(bad).await;
+        assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "{path}: {body}");
+    }
+    let bad = c.put(api("/settings")).bearer_auth(agent).json(&json!({"no": "such field"}));
+    let (status, body) = call(bad).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("forbidden")), "settings: {body}");
     let (mine, _) = &f.mine[1];
     let (status, _) = call(c.get(api(&format!("/usage?id={mine}"))).bearer_auth(agent)).await;
     assert_eq!(status, 403);

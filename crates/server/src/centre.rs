@@ -11,15 +11,14 @@
 //! framing and every origin but this server's.
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use crate::binding::{Binding, operator};
-use crate::request::{body, query, reply};
+use crate::request::{OperatorBody, query, reply};
 use crate::wire;
 
 const PAGE: &str = include_str!("../centre/index.html");
@@ -89,13 +88,8 @@ async fn audit(Extension(s): Extension<Binding>, params: Result<Query<wire::Audi
     reply(run.await)
 }
 
-async fn restore(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let run = async { operator(&s)?.restore(body(&headers, bytes)?).await };
-    reply(run.await)
+async fn restore(OperatorBody { service, input }: OperatorBody<wire::RestoreInput>) -> Response {
+    reply(service.restore(input).await)
 }
 
 async fn retired(
@@ -106,49 +100,24 @@ async fn retired(
     reply(run.await)
 }
 
-async fn restore_retired(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let run = async { operator(&s)?.restore_retired(body(&headers, bytes)?).await };
-    reply(run.await)
+async fn restore_retired(OperatorBody { service, input }: OperatorBody<wire::RestoreRetiredInput>) -> Response {
+    reply(service.restore_retired(input).await)
 }
 
-async fn edit_candidate(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let run = async { operator(&s)?.edit_candidate(body(&headers, bytes)?).await };
-    reply(run.await)
+async fn edit_candidate(OperatorBody { service, input }: OperatorBody<wire::EditCandidateInput>) -> Response {
+    reply(service.edit_candidate(input).await)
 }
 
-async fn keep_both(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let run = async { operator(&s)?.keep_both(body(&headers, bytes)?).await };
-    reply(run.await)
+async fn keep_both(OperatorBody { service, input }: OperatorBody<wire::ReviewInput>) -> Response {
+    reply(service.keep_both(input).await)
 }
 
 async fn settings(Extension(s): Extension<Binding>) -> Response {
     reply(operator(&s).and_then(|service| service.settings()))
 }
 
-async fn write_settings(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    let checked = operator(&s).and_then(|_| body::<wire::SettingsInput>(&headers, bytes));
-    let input = match checked {
-        Ok(input) => input,
-        Err(e) => return e.into_response(),
-    };
+async fn write_settings(OperatorBody { service, input }: OperatorBody<wire::SettingsInput>) -> Response {
     // Checking and writing a file blocks: off the async workers.
-    let service = s.service.clone();
     match tokio::task::spawn_blocking(move || service.write_settings(input)).await {
         Ok(result) => reply(result),
         Err(_) => crate::service::ApiError::new(500, "internal", "the settings could not be written").into_response(),

@@ -10,7 +10,10 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::service::{ApiError, ApiResult};
+use std::sync::Arc;
+
+use crate::binding::{Binding, operator};
+use crate::service::{ApiError, ApiResult, Service};
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -35,10 +38,43 @@ pub(crate) fn reply<T: Serialize>(result: ApiResult<T>) -> Response {
 }
 
 /// A JSON request body as a handler takes it (its last argument): read as [`body`] reads one,
-/// and refused with the same [`ApiError`]. For routes that check a role first (the operator's),
-/// `body` is called after the check instead, so a caller without the role learns nothing of
-/// what its body would have meant.
+/// and refused with the same [`ApiError`]. Routes that need a role take [`OperatorBody`]
+/// instead, which checks the role before it reads the body.
 pub(crate) struct JsonBody<T>(pub(crate) T);
+
+/// A JSON body that may be left out (no body and no content type): the defaults then.
+pub(crate) struct OptionalJsonBody<T>(pub(crate) T);
+
+impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJsonBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let headers = request.headers().clone();
+        let bytes = Bytes::from_request(request, state).await;
+        optional_body(&headers, bytes).map(OptionalJsonBody).map_err(IntoResponse::into_response)
+    }
+}
+
+/// An operator's request with a JSON body: the caller's role (on the binding the token check
+/// put on the request) is checked first, and only then the body is read, so a caller without
+/// the role is refused alike whatever it sends and learns nothing of what its body would have
+/// meant.
+pub(crate) struct OperatorBody<T> {
+    pub(crate) service: Arc<Service>,
+    pub(crate) input: T,
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for OperatorBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let missing = || ApiError::new(500, "internal", "the request carries no binding").into_response();
+        let binding = request.extensions().get::<Binding>().cloned().ok_or_else(missing)?;
+        operator(&binding).map_err(IntoResponse::into_response)?;
+        let JsonBody(input) = JsonBody::from_request(request, state).await?;
+        Ok(OperatorBody { service: binding.service, input })
+    }
+}
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = Response;

@@ -1,8 +1,7 @@
 //! The API's handlers: each reads its request, calls the bound service and writes the reply.
 
 use anyhow::Result;
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -12,7 +11,7 @@ use crate::service::ApiError;
 use crate::{openapi, wire};
 
 use crate::binding::{Binding, Role, operator};
-use crate::request::{JsonBody, body, etag, if_match, json, optional_body, query, reply};
+use crate::request::{JsonBody, OperatorBody, OptionalJsonBody, etag, if_match, json, query, reply};
 pub(super) async fn retrieve(
     Extension(s): Extension<Binding>,
     JsonBody(input): JsonBody<wire::RetrieveInput>,
@@ -45,12 +44,9 @@ pub(super) async fn messages(
 pub(super) async fn correct(
     Extension(s): Extension<Binding>,
     headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
+    JsonBody(input): JsonBody<wire::CorrectInput>,
 ) -> Response {
-    let run = async {
-        let input: wire::CorrectInput = body(&headers, bytes)?;
-        s.service.correct(input, if_match(&headers)?, s.role == Role::Operator).await
-    };
+    let run = async { s.service.correct(input, if_match(&headers)?, s.role == Role::Operator).await };
     match run.await {
         Ok(corrected) => {
             let mut response = json(&corrected);
@@ -148,13 +144,9 @@ pub(super) async fn status(Extension(s): Extension<Binding>) -> Response {
 
 pub(super) async fn sync(
     Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
+    OptionalJsonBody(input): OptionalJsonBody<wire::SyncInput>,
 ) -> Response {
-    match optional_body(&headers, bytes) {
-        Ok(input) => reply(s.service.sync(input).await),
-        Err(e) => e.into_response(),
-    }
+    reply(s.service.sync(input).await)
 }
 
 pub(super) async fn review_list(Extension(s): Extension<Binding>) -> Response {
@@ -164,31 +156,14 @@ pub(super) async fn review_list(Extension(s): Extension<Binding>) -> Response {
     }
 }
 
-pub(super) async fn review_confirm(
-    s: Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    review(s, headers, bytes, wire::Decision::Confirm).await
-}
-
-pub(super) async fn review_reject(
-    s: Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
-    review(s, headers, bytes, wire::Decision::Reject).await
+/// A review decision, for an operator's token only.
+pub(super) async fn review_confirm(OperatorBody { service, input }: OperatorBody<wire::ReviewInput>) -> Response {
+    reply(service.review(input, wire::Decision::Confirm).await)
 }
 
 /// A review decision, for an operator's token only.
-pub(super) async fn review(
-    Extension(s): Extension<Binding>,
-    headers: HeaderMap,
-    bytes: Result<Bytes, BytesRejection>,
-    decision: wire::Decision,
-) -> Response {
-    let run = async { operator(&s)?.review(body(&headers, bytes)?, decision).await };
-    reply(run.await)
+pub(super) async fn review_reject(OperatorBody { service, input }: OperatorBody<wire::ReviewInput>) -> Response {
+    reply(service.review(input, wire::Decision::Reject).await)
 }
 
 pub(super) async fn openapi_document() -> Response {
