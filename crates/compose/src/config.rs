@@ -8,6 +8,7 @@ use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::choice::Choice;
+use crate::durable::{Readers, replace_file};
 use crate::model_config::{EmbedderChoice, EmbedderConfig, ReasonerConfig};
 
 /// The file that marks a directory as an Arbor store.
@@ -309,36 +310,10 @@ pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
 }
 
-/// Writes `arbor.json` whole or not at all (a temporary file renamed over it).
+/// Writes `arbor.json` whole or not at all.
 pub fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
-    let marker = root.join(CONFIG_FILE);
-    // A temporary file of this writer's own (two writers never share one), on disk before it
-    // replaces the file, and the replacement on disk before this returns.
-    let temp = root.join(format!(".{CONFIG_FILE}.{}-{:x}.tmp", std::process::id(), writer_suffix()));
-    let write = || -> Result<()> {
-        let mut file = std::fs::File::create(&temp)?;
-        std::io::Write::write_all(&mut file, (serde_json::to_string_pretty(config)? + "\n").as_bytes())?;
-        file.sync_all()?;
-        Ok(())
-    };
-    if let Err(error) = write() {
-        let _ = std::fs::remove_file(&temp);
-        return Err(error.context(format!("writing {}", temp.display())));
-    }
-    std::fs::rename(&temp, &marker).with_context(|| format!("writing {}", marker.display()))?;
-    if let Ok(dir) = std::fs::File::open(root) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
-}
-
-/// Tells this writer's temporary file from another thread's in the same process.
-fn writer_suffix() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    hasher.write_u128(nanos);
-    hasher.finish()
+    let text = serde_json::to_string_pretty(config)? + "\n";
+    replace_file(&root.join(CONFIG_FILE), text.as_bytes(), Readers::Anyone)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 mod choice;
 mod config;
+mod durable;
 mod liveness;
 mod model_config;
 mod open;
@@ -23,6 +24,7 @@ pub use config::{
     Backend, CONFIG_FILE, IndexBackend, InitOptions, PostgresSettings, StoreConfig, replace_settings, resolve_root,
     save_config, settings_for_display, update_config,
 };
+pub use durable::{Readers, replace_file};
 pub use liveness::writer_is_dead;
 pub use model_config::{EmbedderChoice, EmbedderConfig, ReasonerConfig, RemoteEndpoint, local_name};
 pub use open::{

@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, TryLockError};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -16,6 +15,8 @@ use arbor_domain::consolidation::ProposalKind;
 use arbor_domain::id::LeafId;
 use arbor_domain::namespace::Namespace;
 use arbor_ports::WriteMark;
+
+use crate::durable::{Readers, replace_file};
 
 /// Where the reports live, under the store root.
 pub const REPORTS_DIR: &str = "reports/consolidation";
@@ -193,18 +194,9 @@ pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Writes `run`'s report at `path` durably: a temporary file, synced, renamed into place (over
-/// an earlier version of the same report), the directory synced.
+/// Writes `run`'s report at `path` durably (over an earlier version of the same report).
 fn rewrite_report(path: &Path, run: &ConsolidationRun) -> Result<()> {
-    let dir = path.parent().context("a report's path has a directory")?;
-    let name = path.file_name().and_then(|n| n.to_str()).context("a report's name is text")?;
-    let temporary = dir.join(format!(".{name}.tmp"));
-    let mut file = File::create(&temporary).with_context(|| format!("writing {}", temporary.display()))?;
-    file.write_all(run.to_markdown().as_bytes()).with_context(|| format!("writing {}", temporary.display()))?;
-    file.sync_all().with_context(|| format!("syncing {}", temporary.display()))?;
-    fs::rename(&temporary, path).with_context(|| format!("renaming {}", temporary.display()))?;
-    File::open(dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))?;
-    Ok(())
+    replace_file(path, run.to_markdown().as_bytes(), Readers::Anyone)
 }
 
 /// What one scheduled or requested pass came to.

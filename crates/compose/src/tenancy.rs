@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::save_config;
 use crate::config::{Backend, CONFIG_FILE, StoreConfig};
+use crate::durable::{Readers, replace_file};
 use crate::open::{Database, open_index};
 use arbor_adapters_sqlite::OpenMode;
 
@@ -179,20 +180,10 @@ fn write_token_file(root: &Path, file: &TokenFile) -> Result<()> {
     write_private(&root.join(TOKENS_FILE), (serde_json::to_string_pretty(file)? + "\n").as_bytes())
 }
 
-/// Writes `contents` to `path` whole or not at all (a temporary file beside it, synced, then
-/// renamed over it), readable and writable by this user only: tokens and other secrets a store
-/// keeps.
+/// Writes `contents` to `path` whole or not at all, readable and writable by this user only:
+/// tokens and other secrets a store keeps.
 pub fn write_private(path: &Path, contents: &[u8]) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut out = options.open(&temp).with_context(|| format!("writing {}", temp.display()))?;
-    std::io::Write::write_all(&mut out, contents).with_context(|| format!("writing {}", temp.display()))?;
-    out.sync_all().with_context(|| format!("writing {}", temp.display()))?;
-    std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))
+    replace_file(path, contents, Readers::OwnerOnly)
 }
 
 /// Held while the token file is changed, so two `arbor tokens` commands cannot lose each

@@ -259,16 +259,8 @@ pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
         lines.push('\n');
     }
     match &args.out {
-        Some(path) => {
-            // A temporary file beside the target, synced, then renamed over it: a reader sees
-            // the old file or the whole new one, never a part.
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let mut partial = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-            std::io::Write::write_all(&mut partial, lines.as_bytes())?;
-            partial.as_file().sync_all()?;
-            partial.persist(path).with_context(|| format!("replacing {}", path.display()))?;
-        }
+        // A reader sees the old file or the whole new one, never a part.
+        Some(path) => arbor_compose::replace_file(path, lines.as_bytes(), arbor_compose::Readers::Anyone)?,
         None => crate::output::print_raw(&lines),
     }
     crate::output::err!("exported {} memories", export.memories.len());
