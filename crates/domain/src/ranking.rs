@@ -38,14 +38,19 @@ pub const MIN_VECTOR_SIMILARITY: f32 = 0.0;
 /// or is of a kind it asks for bears on it whatever its similarity; this floor only decides
 /// about hits the vectors alone found. Without one, every question gets an answer: "What is the
 /// capital of France?" would be answered with whatever memories lie closest.
-pub fn relevance_floor(embedder: &str) -> Option<f32> {
+///
+/// `full_text` is whether the index also searches by words: feature hashing's floor rests on
+/// the full-text channel finding every hit that shares a content word, so over an index
+/// without one its vectors are the only way to find anything, and every hit counts.
+pub fn relevance_floor(embedder: &str, full_text: bool) -> Option<f32> {
     match embedder {
         // Feature hashing measures shared words and word pairs, stop words included. A hit that
         // shares a content word with the question is the full-text channel's too; one found by
         // the vectors alone shares only stop words ("is", "the", "of" put "What is the capital
         // of France?" at 0.38 from "Dana is leading the migration") or a bucket by chance. On
         // the LoCoMo development split, leaving those out raised R@10 from 66.1 to 67.4.
-        "hashing-v1" => Some(f32::INFINITY),
+        "hashing-v1" if full_text => Some(f32::INFINITY),
+        "hashing-v1" => None,
         // all-MiniLM-L6-v2: on the LoCoMo development split no evidence turn that the vectors
         // alone put in the top ten was below 0.31; off-topic questions against a project's notes
         // ("What is the capital of France?", "How do I bake sourdough bread?", "Who won the
@@ -187,13 +192,14 @@ mod tests {
     use super::*;
 
     /// A calibrated floor for the embedders measured; an uncalibrated model keeps every hit;
-    /// feature hashing's vectors never count alone, however close.
+    /// feature hashing's vectors never count alone, however close, unless the index has no full text.
     #[test]
     fn relevance_floors_are_per_embedder() {
-        assert_eq!(relevance_floor("all-minilm-l6-v2"), Some(0.2));
-        assert_eq!(relevance_floor("some-new-model"), None);
-        let hashing = relevance_floor("hashing-v1").unwrap();
+        assert_eq!(relevance_floor("all-minilm-l6-v2", true), Some(0.2));
+        assert_eq!(relevance_floor("some-new-model", true), None);
+        let hashing = relevance_floor("hashing-v1", true).unwrap();
         assert!(1.0 < hashing, "even an identical text's vector alone is not enough");
+        assert_eq!(relevance_floor("hashing-v1", false), None, "without full text, the vectors are all there is");
     }
     use crate::testkit::proptest_config;
     use proptest::prelude::*;

@@ -1,5 +1,6 @@
 //! Fault-injecting port wrappers, for tests of what the app does when the world fails under
-//! it: [`FailingStore`], [`FailingIndex`] and [`FailingBodies`] wrap any adapter and, on the
+//! it (and [`MaskedIndex`], for an index that lacks a capability): [`FailingStore`],
+//! [`FailingIndex`] and [`FailingBodies`] wrap any adapter and, on the
 //! call a shared [`FaultPlan`] names, fail it — before it takes effect, after it took effect
 //! (a commit whose acknowledgement was lost), or by "crashing": that call and every later one
 //! fails, as if the process died there, until the plan is told the process came back.
@@ -344,6 +345,71 @@ impl SearchIndex for FailingIndex {
     }
     async fn optimize(&self) -> Result<()> {
         guarded(&self.plan, "index.optimize", self.inner.optimize()).await
+    }
+}
+
+/// A [`SearchIndex`] that reports fewer capabilities than the index it wraps has, and refuses
+/// the searches it says it cannot do: so a test runs the app's branches for an index without
+/// full text or without vectors, and any search the app should have skipped fails loudly.
+#[derive(Debug)]
+pub struct MaskedIndex {
+    inner: Arc<dyn SearchIndex>,
+    capabilities: IndexCapabilities,
+}
+
+impl MaskedIndex {
+    pub fn new(inner: Arc<dyn SearchIndex>, capabilities: IndexCapabilities) -> MaskedIndex {
+        MaskedIndex { inner, capabilities }
+    }
+
+    fn refused(search: &str) -> Error {
+        Error::Unavailable { backend: "masked", source: format!("{search} was called on an index without it").into() }
+    }
+}
+
+#[async_trait]
+impl SearchIndex for MaskedIndex {
+    fn backend(&self) -> &'static str {
+        self.inner.backend()
+    }
+    fn capabilities(&self) -> IndexCapabilities {
+        self.capabilities
+    }
+    async fn upsert(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        self.inner.upsert(docs).await
+    }
+    async fn insert_missing(&self, docs: Vec<IndexDoc>) -> Result<()> {
+        self.inner.insert_missing(docs).await
+    }
+    async fn set_facts(&self, updates: Vec<(NodeId, NodeFacts)>) -> Result<()> {
+        self.inner.set_facts(updates).await
+    }
+    async fn remove(&self, ids: &[NodeId]) -> Result<()> {
+        self.inner.remove(ids).await
+    }
+    async fn search_text(&self, query: &TextQuery) -> Result<Vec<Hit>> {
+        if !self.capabilities.full_text {
+            return Err(MaskedIndex::refused("full-text search"));
+        }
+        self.inner.search_text(query).await
+    }
+    async fn search_vector(&self, query: &VectorQuery) -> Result<Vec<Hit>> {
+        if !self.capabilities.vectors {
+            return Err(MaskedIndex::refused("vector search"));
+        }
+        self.inner.search_vector(query).await
+    }
+    async fn contains_text(&self, needle: &str) -> Result<bool> {
+        self.inner.contains_text(needle).await
+    }
+    async fn count(&self) -> Result<usize> {
+        self.inner.count().await
+    }
+    async fn clear(&self) -> Result<()> {
+        self.inner.clear().await
+    }
+    async fn optimize(&self) -> Result<()> {
+        self.inner.optimize().await
     }
 }
 

@@ -246,7 +246,7 @@ impl Arbor {
                 };
                 let hits = index.search_vector(&query).await?;
                 let ranked = ranking::vector_channel(&scores(&hits));
-                let floor = ranking::relevance_floor(&embedder.id().name);
+                let floor = ranking::relevance_floor(&embedder.id().name, index.capabilities().full_text);
                 found.add((ChannelKind::Vector, channel), hits, ranked, floor, lists);
             }
         }

@@ -11,8 +11,9 @@ use arbor_domain::id::ScopeId;
 use arbor_domain::model::SourceRef;
 use arbor_domain::read_chain::{ReadChain, TrustedContext};
 use arbor_domain::time::Timestamp;
+use arbor_ports::faults::MaskedIndex;
 use arbor_ports::memory::{InMemoryBodyStore, InMemoryMetadataStore, InMemorySearchIndex};
-use arbor_ports::{HashingEmbedder, HeuristicReasoner, ManualClock, SequentialIds};
+use arbor_ports::{HashingEmbedder, HeuristicReasoner, IndexCapabilities, ManualClock, SearchIndex, SequentialIds};
 
 pub struct Harness {
     pub arbor: Arbor,
@@ -35,13 +36,32 @@ pub fn harness_with(policy: Policy, options: Options) -> Harness {
 }
 
 pub fn harness_embedding_with(embedder: Arc<dyn arbor_ports::Embedder>, policy: Policy, options: Options) -> Harness {
+    build(embedder, policy, options, None)
+}
+
+/// [`harness`] over an index that reports only `capabilities`, and refuses the searches it
+/// says it lacks (`harness.index` is the whole index under it).
+pub fn harness_masked(capabilities: IndexCapabilities) -> Harness {
+    build(Arc::new(HashingEmbedder::default()), Policy::default(), Options::default(), Some(capabilities))
+}
+
+fn build(
+    embedder: Arc<dyn arbor_ports::Embedder>,
+    policy: Policy,
+    options: Options,
+    mask: Option<IndexCapabilities>,
+) -> Harness {
     let clock = Arc::new(ManualClock::new(start()));
     let store = Arc::new(InMemoryMetadataStore::new());
     let index = Arc::new(InMemorySearchIndex::new());
     let bodies = Arc::new(InMemoryBodyStore::new());
+    let ports_index: Arc<dyn SearchIndex> = match mask {
+        Some(capabilities) => Arc::new(MaskedIndex::new(index.clone(), capabilities)),
+        None => index.clone(),
+    };
     let ports = Ports {
         store: store.clone(),
-        index: index.clone(),
+        index: ports_index,
         bodies: bodies.clone(),
         embedder,
         reasoner: Arc::new(HeuristicReasoner),
