@@ -151,7 +151,7 @@ pub(crate) async fn run(root: &Path, args: Args) -> Result<()> {
             if args.http {
                 bail!("--http needs --listen");
             }
-            arbor_server::serve_stdio(service).await
+            Ok(arbor_server::serve_stdio(service).await?)
         }
         Some(addr) => {
             let binding = Binding { service, role: Role::Agent };
@@ -231,7 +231,7 @@ async fn listen(addr: SocketAddr, access: Access, args: &Args, root: &Path) -> R
         });
     }
     crate::output::outln!("{banner}");
-    arbor_server::serve_http(listener, access, options).await
+    Ok(arbor_server::serve_http(listener, access, options).await?)
 }
 
 /// Where a loopback server keeps the owner's token it made, in the store's directory.

@@ -17,6 +17,7 @@ mod mcp;
 mod metrics;
 mod openapi;
 mod request;
+mod serve_error;
 mod service;
 mod settings;
 mod wire;
@@ -24,6 +25,7 @@ mod wire;
 pub use binding::{Access, Binding, Role, Tokens};
 pub use http::{BODY_READ_TIMEOUT, HEADER_READ_TIMEOUT, HttpOptions, serve_http};
 pub use mcp::serve_stdio;
+pub use serve_error::ServeError;
 pub use service::Service;
 pub use settings::{SettingsFile, SettingsRefused};
 

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use anyhow::Result;
 use rmcp::RoleServer;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -22,6 +21,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
 use crate::binding::Binding;
+use crate::serve_error::ServeError;
 use crate::service::{ApiError, ApiResult, Service};
 use crate::wire;
 
@@ -385,11 +385,11 @@ impl ServerHandler for MemoryTools {
 }
 
 /// Serves the tools over stdin/stdout until the client closes them.
-pub async fn serve_stdio(service: Arc<Service>) -> Result<()> {
+pub async fn serve_stdio(service: Arc<Service>) -> Result<(), ServeError> {
     let running = MemoryTools::new(service)
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
+        .map_err(|e| ServeError::McpInitialization(e.to_string()))?;
     running.waiting().await?;
     Ok(())
 }

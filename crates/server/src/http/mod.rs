@@ -17,7 +17,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
@@ -28,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::MemoryTools;
 use crate::metrics::{Metrics, observe};
+use crate::serve_error::ServeError;
 
 mod guards;
 mod handlers;
@@ -169,7 +169,11 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// the server, cleanly. Every connection has `options.header_read_timeout` (by default
 /// [`HEADER_READ_TIMEOUT`]) to send each request's headers, and at most [`MAX_CONNECTIONS`]
 /// are open at once.
-pub async fn serve_http(listener: tokio::net::TcpListener, access: Access, options: HttpOptions) -> Result<()> {
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    access: Access,
+    options: HttpOptions,
+) -> Result<(), ServeError> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let stop = CancellationToken::new();
     let app = router(access, &options, stop.clone());
