@@ -1,14 +1,14 @@
 //! Ingest: the interaction upsert of [design §write-path], one event or a batch at a time.
 //!
-//! - steps 1-2: validate and normalize each event into chunks, each with a stable fingerprint;
-//!   assess each chunk (admission, kind, subject, entity proposal) with the reasoner;
-//! - step 3: admission;
-//! - steps 4-6: the `EntityDecision` matrix against a shortlist from the store;
-//! - step 7: dedup and `Supersession` inside the owning tree; approval (active or candidate);
-//! - steps 8-10: one atomic commit — trees, entities, leaves, supersession of older leaves,
-//!   stale summaries, roots marked stale, jobs (seal, index) and audit events — after the body
-//!   files are written and made durable;
-//! - steps 11-12: jobs run later (index inline by default); a result per chunk.
+//! - per chunk: the entity shortlist from the store (step 1), the reasoner's assessment, which
+//!   picks from it (2), admission (3), the `EntityDecision` matrix (4), the claims read (5),
+//!   filing and re-filing (6), dedup and `Supersession` inside the owning tree (7), the claims
+//!   against the namespace's current memories (8), the planned leaf and its approval, held as
+//!   a conflict where it would replace something more authoritative (9), and what an active
+//!   one retires and marks (10);
+//! - per batch: the bodies made durable and one atomic commit — entities, trees, retired
+//!   leaves, marks, new leaves, stale summaries, audit events and jobs (11) — then the index
+//!   inline by default (12) and a result per chunk (13).
 //!
 //! A batch is planned against the store *and* against what the batch itself has planned so
 //! far, so a later event can supersede an earlier one in the same batch and an entity created

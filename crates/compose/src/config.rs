@@ -310,10 +310,11 @@ pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
     root.unwrap_or_else(|| PathBuf::from(".arbor"))
 }
 
-/// Writes `arbor.json` whole or not at all.
+/// Writes `arbor.json` whole or not at all, this user's alone (it may name a database with its
+/// password).
 pub fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
     let text = serde_json::to_string_pretty(config)? + "\n";
-    replace_file(&root.join(CONFIG_FILE), text.as_bytes(), Readers::Anyone)
+    replace_file(&root.join(CONFIG_FILE), text.as_bytes(), Readers::OwnerOnly)
 }
 
 #[cfg(test)]

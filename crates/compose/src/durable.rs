@@ -2,7 +2,9 @@
 //! consolidation reports, an export — so a reader (or a restart after a crash) sees the old
 //! file or the whole new one, never a part, and nothing acknowledged is lost to a power cut.
 
-use std::fs::{File, OpenOptions};
+#[cfg(unix)]
+use std::fs::File;
+use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 
@@ -25,23 +27,29 @@ pub fn replace_file(path: &Path, contents: &[u8], readers: Readers) -> Result<()
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).context("a file name")?;
     let temporary = dir.join(format!(".{name}.{}-{:x}.tmp", std::process::id(), writer_suffix()));
-    let write = || -> std::io::Result<()> {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        if readers == Readers::OwnerOnly {
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        }
-        let mut file = options.open(&temporary)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if readers == Readers::OwnerOnly {
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    }
+    // Only a file this call created is removed on failure: never another writer's.
+    let mut file = options.open(&temporary).with_context(|| format!("writing {}", temporary.display()))?;
+    let written = file.write_all(contents).and_then(|()| file.sync_all()).and_then(|()| {
+        drop(file);
         std::fs::rename(&temporary, path)
-    };
-    if let Err(error) = write() {
+    });
+    if let Err(error) = written {
         let _ = std::fs::remove_file(&temporary);
         return Err(error).with_context(|| format!("writing {}", path.display()));
     }
-    File::open(dir).and_then(|d| d.sync_all()).with_context(|| format!("syncing {}", dir.display()))
+    // The file is in place: a failed directory sync only leaves the rename less sure to
+    // survive a power cut, so it is said, not returned as a failure of a write that happened.
+    #[cfg(unix)]
+    if let Err(error) = File::open(dir).and_then(|d| d.sync_all()) {
+        tracing::warn!(%error, dir = %dir.display(), "could not sync the directory after replacing a file");
+    }
+    Ok(())
 }
 
 /// Tells this writer's temporary file from another thread's in the same process.

@@ -156,8 +156,11 @@ struct KindRule {
 
 static KIND_RULES: LazyLock<Vec<KindRule>> = LazyLock::new(|| {
     let r = |kind, re: &str| KindRule { kind, regex: Regex::new(re).expect("kind pattern compiles") };
-    // The people a relationship names: kin, peers and the roles someone works with.
-    let relatives = alternation([english::KIN, english::PEERS, english::WORK_ROLES].concat());
+    // The people a relationship names: kin, partners, peers and whom someone works under (not
+    // "baby", "lead" or "assistant": "the project is my baby", "our lead singer").
+    let people = [english::KIN, english::PARTNERS, english::PEERS].concat();
+    let relatives =
+        alternation(people.into_iter().filter(|w| *w != "baby").chain(["boss", "manager", "supervisor", "mentor"]));
     let weekdays = alternation(english::WEEKDAYS.iter().copied());
     vec![
         r(
@@ -426,13 +429,11 @@ pub(crate) fn named_subject(text: &str) -> Option<(String, EntityType)> {
         let clean = word.trim_matches(|c: char| !c.is_alphanumeric());
         let capitalized = clean.chars().next().is_some_and(char::is_uppercase) && clean.chars().count() > 1;
         let lower = clean.to_lowercase();
-        let not_a_name = if at == 0 {
-            english::opens_without_being_a_name(&lower)
-        } else {
-            english::NOT_NAMES.contains(&lower.as_str())
-                || english::CHAT_PARTIES.contains(&lower.as_str())
-                || english::is_calendar_word(&lower)
-        };
+        // A month or a word's ending is no evidence here ("May", "Emily", "Boeing" open
+        // sentences as names): only the listed words that are never names.
+        let not_a_name = english::NOT_NAMES.contains(&lower.as_str())
+            || english::CHAT_PARTIES.contains(&lower.as_str())
+            || (at == 0 && english::SENTENCE_ADVERBS.contains(&lower.as_str()));
         if capitalized && !not_a_name && name_words.len() < 3 && clean == *word {
             name_words.push(clean);
         } else {

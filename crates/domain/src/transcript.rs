@@ -10,6 +10,8 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use crate::lexicon::english;
+
 /// A line of a transcript, split at its speaker label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TranscriptLine<'t> {
@@ -23,20 +25,10 @@ pub struct TranscriptLine<'t> {
 /// is a heading.
 const MAX_NAME_WORDS: usize = 3;
 
-/// Words that open a note's heading or a role label, not a person's name, in the form they
-/// take before a colon (compared case-insensitively).
+/// Words that open a note's heading, not a person's name, in the form they take before a
+/// colon (compared case-insensitively; roles and dates are the lexicon's, see [`not_a_speaker`]).
 static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
     [
-        // Roles: an assistant's or a user's turn is the actor's business, not a name.
-        "user",
-        "assistant",
-        "system",
-        "human",
-        "ai",
-        "bot",
-        "agent",
-        "tool",
-        "me",
         "you",
         "us",
         "them",
@@ -188,36 +180,28 @@ static NOT_SPEAKERS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
         "night",
         "weekend",
         "week",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
     ]
     .into_iter()
     .collect()
 });
+
+/// Whether a word of a label (any case) says the label is no one's name: one of
+/// [`NOT_SPEAKERS`], a role (the person's or a program's turn is the actor's business, not a
+/// name) or a date.
+fn not_a_speaker(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    NOT_SPEAKERS.contains(lower.as_str())
+        || english::is_person_label(&lower)
+        || english::is_program_label(&lower)
+        || english::is_calendar_word(&lower)
+}
 
 /// Whether `text` opens with the label of a turn that is not the caller's own speech
 /// ("Assistant: …", "System: …"): its "I" and "my" are nobody the caller vouches for.
 pub fn opens_with_a_program_turn(text: &str) -> bool {
     let text = text.trim_start();
     let Some((label, rest)) = text.split_once(':') else { return false };
-    rest.starts_with(char::is_whitespace) && crate::lexicon::english::is_program_label(&label.trim().to_lowercase())
+    rest.starts_with(char::is_whitespace) && english::is_program_label(&label.trim().to_lowercase())
 }
 
 /// The speaker label a transcript line opens with, and what follows it up to the next line
@@ -250,7 +234,7 @@ fn opening_label(text: &str) -> Option<TranscriptLine<'_>> {
     if words.len() > MAX_NAME_WORDS || !words.iter().all(|w| is_name_word(w)) {
         return None;
     }
-    if words.iter().any(|w| NOT_SPEAKERS.contains(w.to_lowercase().as_str())) {
+    if words.iter().any(|w| not_a_speaker(w)) {
         return None;
     }
     Some(TranscriptLine { speaker: label, said: rest.trim_start() })
@@ -338,8 +322,8 @@ mod tests {
             second in "[A-Z][a-z]{3,9}",
             said in "[a-z][a-z ,.]{0,30}",
         ) {
-            prop_assume!(!NOT_SPEAKERS.contains(first.to_lowercase().as_str()));
-            prop_assume!(!NOT_SPEAKERS.contains(second.to_lowercase().as_str()));
+            prop_assume!(!not_a_speaker(&first));
+            prop_assume!(!not_a_speaker(&second));
             let text = format!("{first}: {said}\n{second}: and you?");
             let line = transcript_speaker(&text);
             prop_assert_eq!(line.map(|l| l.speaker), Some(first.as_str()));

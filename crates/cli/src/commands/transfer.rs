@@ -259,8 +259,9 @@ pub(crate) async fn export(root: &Path, args: ExportArgs) -> Result<()> {
         lines.push('\n');
     }
     match &args.out {
-        // A reader sees the old file or the whole new one, never a part.
-        Some(path) => arbor_compose::replace_file(path, lines.as_bytes(), arbor_compose::Readers::Anyone)?,
+        // A reader sees the old file or the whole new one, never a part; an export holds
+        // memories, so it is this user's alone, as the store is.
+        Some(path) => arbor_compose::replace_file(path, lines.as_bytes(), arbor_compose::Readers::OwnerOnly)?,
         None => crate::output::print_raw(&lines),
     }
     crate::output::err!("exported {} memories", export.memories.len());

@@ -236,9 +236,7 @@ const THING_NOUN_SUFFIXES: &[&str] =
 /// ("我老板是王强" fills `has:manager`, "我对象叫小美" `has:partner`): the lexicon's English word
 /// for it, read as English reads it.
 fn role_held_one_at_a_time(relation: &str) -> Option<String> {
-    chinese::person_word(relation)
-        .filter(|english| english::ROLES_HELD_ONE_AT_A_TIME.contains(english))
-        .map(canonical_role)
+    chinese::person_word(relation).filter(|english| english::is_role_held_one_at_a_time(english)).map(canonical_role)
 }
 
 /// Nouns an owner's attribute is named by ("我的*地址*是…").

@@ -55,6 +55,10 @@ pub const KIN: &[(&str, &str)] = &[
     ("外婆", "grandmother"),
 ];
 
+/// Person words that also name a thing: "对象" is a partner and an object ("对象存储",
+/// "面向对象"), so it names a person only after its possessor ("我对象", "她的对象").
+pub const PERSON_WORDS_THAT_ALSO_NAME_THINGS: &[&str] = &["对象"];
+
 /// People by the role they fill for someone, with their English key word.
 pub const ROLES: &[(&str, &str)] = &[
     ("老板", "boss"),

@@ -32,8 +32,8 @@ pub const PROGRAM_LABELS: &[&str] = &["assistant", "system", "ai", "bot", "agent
 /// ("me", "agent", "tool", "model" are).
 pub const CHAT_PARTIES: &[&str] = &["user", "human", "assistant", "system", "ai", "bot"];
 
-/// Family, partners, friends and the people someone lives beside: a possessive before one of
-/// these names someone else ("Maya's sister", "my flatmate").
+/// Family, friends and the people someone lives beside (partners are [`PARTNERS`]): a
+/// possessive before one of these names someone else ("Maya's sister", "my flatmate").
 pub const KIN: &[&str] = &[
     "sister",
     "sisters",
@@ -48,16 +48,6 @@ pub const KIN: &[&str] = &[
     "dad",
     "father",
     "parents",
-    "wife",
-    "husband",
-    "partner",
-    "spouse",
-    "girlfriend",
-    "boyfriend",
-    "fiance",
-    "fiancee",
-    "fiancé",
-    "fiancée",
     "ex",
     "son",
     "daughter",
@@ -108,7 +98,7 @@ pub const PEERS: &[&str] =
 /// is Linda Park" says who fills it, about Omar).
 /// ("Employer" is not among them: it names a firm, and "my employer is Acme" says where
 /// someone works.)
-pub const WORK_ROLES: &[&str] = &["boss", "manager", "supervisor", "lead", "mentor", "assistant", "intern"];
+pub const WORK_ROLES: &[&str] = &["boss", "manager", "supervisor", "mentor", "intern"];
 
 /// People by the service they give someone ("my dentist", "Omar's landlord"). ("Editor" is
 /// not among them: "my favourite editor is Zed" names a program.)
@@ -137,7 +127,6 @@ pub const SERVICE_ROLES: &[&str] = &[
     "student",
     "accountant",
     "lawyer",
-    "agent",
     "advisor",
     "adviser",
     "realtor",
@@ -146,71 +135,90 @@ pub const SERVICE_ROLES: &[&str] = &[
     "nanny",
     "babysitter",
     "dog walker",
-    "cleaner",
     "hairdresser",
     "barber",
     "mechanic",
-    "pm",
 ];
 
-/// The roles a person has one of at a time, so a new name for one replaces the old ("my
-/// manager is Linda" after "my manager is Dana"): not colleagues or friends, of whom people
-/// have many. Each is also in [`KIN`], [`WORK_ROLES`] or [`SERVICE_ROLES`].
-pub const ROLES_HELD_ONE_AT_A_TIME: &[&str] = &[
-    "manager",
-    "boss",
-    "supervisor",
-    "lead",
-    "pm",
-    "doctor",
-    "gp",
-    "dentist",
-    "therapist",
-    "psychiatrist",
-    "pediatrician",
-    "paediatrician",
-    "optometrist",
-    "dermatologist",
-    "cardiologist",
-    "oncologist",
-    "obgyn",
-    "midwife",
-    "physio",
-    "physiotherapist",
-    "vet",
-    "trainer",
-    "coach",
-    "tutor",
-    "teacher",
-    "piano teacher",
-    "accountant",
-    "lawyer",
-    "agent",
-    "advisor",
-    "adviser",
-    "realtor",
-    "landlord",
-    "landlady",
-    "nanny",
-    "babysitter",
-    "dog walker",
-    "cleaner",
-    "hairdresser",
-    "barber",
-    "mechanic",
-    "mentor",
-    "partner",
-    "wife",
-    "husband",
-    "spouse",
-    "girlfriend",
-    "boyfriend",
-    "fiance",
-    "fiancee",
-    "fiancé",
-    "fiancée",
-    "best friend",
+/// Roles whose word also names a thing — a software agent, a vacuum cleaner, an AI assistant,
+/// a sales lead, 3 pm — so the word alone never makes a person: "my agent is Priya Rao" fills
+/// the role, "my coding agent runs on Sonnet" is about the program.
+pub const ROLES_THAT_ALSO_NAME_THINGS: &[&str] = &["agent", "assistant", "cleaner", "lead", "pm"];
+
+/// Sentence adverbs that open a sentence capitalised without naming anyone ("Apparently Derek
+/// is leaving", "Honestly, the weather…"). A closed list, not a rule by ending: "Emily",
+/// "Kelly", "Ahmed" and "Boeing" end as adverbs and participles do.
+pub const SENTENCE_ADVERBS: &[&str] = &[
+    "actually",
+    "additionally",
+    "admittedly",
+    "apparently",
+    "basically",
+    "besides",
+    "certainly",
+    "clearly",
+    "currently",
+    "eventually",
+    "evidently",
+    "finally",
+    "fortunately",
+    "frankly",
+    "generally",
+    "honestly",
+    "hopefully",
+    "ideally",
+    "importantly",
+    "incidentally",
+    "interestingly",
+    "ironically",
+    "lately",
+    "luckily",
+    "meanwhile",
+    "naturally",
+    "normally",
+    "obviously",
+    "originally",
+    "otherwise",
+    "personally",
+    "presumably",
+    "probably",
+    "recently",
+    "seriously",
+    "sadly",
+    "similarly",
+    "surprisingly",
+    "thankfully",
+    "ultimately",
+    "unfortunately",
+    "usually",
+    "anyway",
+    "anyhow",
+    "still",
+    "later",
+    "earlier",
+    "initially",
+    "lastly",
+    "overall",
+    "previously",
+    "supposedly",
+    "technically",
+    "truly",
 ];
+
+/// Partners, whom a person has one of at a time.
+pub const PARTNERS: &[&str] =
+    &["partner", "wife", "husband", "spouse", "girlfriend", "boyfriend", "fiance", "fiancee", "fiancé", "fiancée"];
+
+/// Whether `word` (lowercase) names a role a person has one of at a time, so a new name for
+/// it replaces the old ("my manager is Linda" after "my manager is Dana"): a service role (but
+/// a student's: a teacher has many), the roles someone works under, a partner, a best friend;
+/// not peers, friends or kin, of whom people have many.
+pub fn is_role_held_one_at_a_time(word: &str) -> bool {
+    (SERVICE_ROLES.contains(&word) && word != "student")
+        || matches!(word, "manager" | "boss" | "supervisor" | "lead" | "mentor" | "best friend")
+        || matches!(word, "agent" | "cleaner" | "pm")
+        || PARTNERS.contains(&word)
+}
 
 /// Groups a person belongs to, whose moves are not the member's ("Ivan's team moved standup").
 pub const GROUPS: &[&str] = &["band", "club", "company", "firm", "office", "school", "startup", "team"];
@@ -401,14 +409,83 @@ pub fn weekday_number(word: &str) -> Option<u32> {
 
 /// How a clause that opens by naming the person in the third person, as hosts write memories
 /// ("The user prefers …", "User's sister …"), names them: how many words the naming takes, and
-/// whether it is possessive. `first` and `second` are the clause's first two words, lowercase.
-pub fn third_person_reference(first: &str, second: Option<&str>) -> Option<(usize, bool)> {
-    let (at, word) = if first == "the" { (2, second?) } else { (1, first) };
+/// whether it is possessive. `opening` is the clause's first words (three will do), lowercase.
+///
+/// After a plain "user", a verb, an auxiliary or an adverb makes "the user" the clause's
+/// subject ("the user prefers", "user is", "the user recently moved"); a noun makes it a
+/// thing's name ("the user table has three columns", "the user service moved").
+pub fn third_person_reference(opening: &[&str]) -> Option<(usize, bool)> {
+    let (at, word) = match opening {
+        ["the", word, ..] => (2, *word),
+        [word, ..] => (1, *word),
+        [] => return None,
+    };
+    let next = opening.get(at).copied();
     match word {
-        "user" => Some((at, false)),
         "user's" => Some((at, true)),
+        "user" if next.is_some_and(reads_as_a_predicate) => Some((at, false)),
         _ => None,
     }
+}
+
+/// Whether a word (lowercase) after a subject reads as the start of what is said of it: an
+/// auxiliary or modal, a negation, an adverb (by its ending), or a verb by its form (a third
+/// person "-s", a past "-ed", or a common irregular past).
+fn reads_as_a_predicate(word: &str) -> bool {
+    const AUXILIARIES: &[&str] = &[
+        "is",
+        "isn't",
+        "was",
+        "wasn't",
+        "are",
+        "were",
+        "has",
+        "hasn't",
+        "had",
+        "hadn't",
+        "have",
+        "does",
+        "doesn't",
+        "did",
+        "didn't",
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "will",
+        "won't",
+        "would",
+        "wouldn't",
+        "should",
+        "shouldn't",
+        "may",
+        "might",
+        "must",
+        "no",
+        "not",
+        "never",
+        "always",
+        "often",
+        "just",
+        "also",
+        "still",
+        "now",
+        "once",
+        "sometimes",
+        "rarely",
+    ];
+    const IRREGULAR_PAST: &[&str] = &[
+        "ate", "became", "began", "bought", "brought", "came", "chose", "drank", "drove", "felt", "found", "gave",
+        "got", "went", "grew", "heard", "held", "kept", "knew", "left", "lost", "made", "met", "paid", "put", "quit",
+        "ran", "read", "said", "saw", "sent", "sold", "spent", "spoke", "stood", "took", "taught", "thought", "told",
+        "wore", "won", "wrote",
+    ];
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    AUXILIARIES.contains(&word)
+        || IRREGULAR_PAST.contains(&word)
+        || word.ends_with("ly")
+        || (word.len() > 3 && (word.ends_with('s') || word.ends_with("ed")) && !word.ends_with("ss"))
 }
 
 /// Whether `word` (lowercase) stands for a program's turn in a transcript.
@@ -442,7 +519,11 @@ pub fn is_first_person(word: &str) -> bool {
 /// Whether `word` (lowercase) names someone through their tie to someone else: kin, a
 /// colleague, a peer, or the role they fill.
 pub fn is_person_by_relation(word: &str) -> bool {
-    KIN.contains(&word) || PEERS.contains(&word) || WORK_ROLES.contains(&word) || SERVICE_ROLES.contains(&word)
+    KIN.contains(&word)
+        || PARTNERS.contains(&word)
+        || PEERS.contains(&word)
+        || WORK_ROLES.contains(&word)
+        || SERVICE_ROLES.contains(&word)
 }
 
 #[cfg(test)]
@@ -450,10 +531,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_role_held_one_at_a_time_is_a_person_by_relation() {
-        for role in ROLES_HELD_ONE_AT_A_TIME {
-            assert!(is_person_by_relation(role), "{role} is in no list of people");
+    fn roles_held_one_at_a_time_are_people_and_peers_are_not() {
+        for role in ["manager", "dentist", "landlady", "wife", "best friend", "piano teacher"] {
+            assert!(is_role_held_one_at_a_time(role) && is_person_by_relation(role), "{role}");
         }
+        for many in ["colleague", "teammate", "friend", "sister", "student", "intern", "editor", "employer"] {
+            assert!(!is_role_held_one_at_a_time(many), "{many}");
+        }
+        // A role that also names a thing is filled by a name, never a person on its own.
+        for both in ROLES_THAT_ALSO_NAME_THINGS {
+            assert!(!is_person_by_relation(both), "{both}");
+        }
+        assert!(is_role_held_one_at_a_time("agent") && is_role_held_one_at_a_time("lead"));
     }
 
     #[test]
@@ -465,11 +554,18 @@ mod tests {
 
     #[test]
     fn the_user_in_the_third_person() {
-        assert_eq!(third_person_reference("the", Some("user")), Some((2, false)));
-        assert_eq!(third_person_reference("user's", Some("sister")), Some((1, true)));
-        assert_eq!(third_person_reference("the", Some("users")), None);
-        assert_eq!(third_person_reference("the", None), None);
-        assert_eq!(third_person_reference("maya", Some("user")), None);
+        assert_eq!(third_person_reference(&["the", "user", "prefers"]), Some((2, false)));
+        assert_eq!(third_person_reference(&["user", "is", "allergic"]), Some((1, false)));
+        assert_eq!(third_person_reference(&["the", "user", "said"]), Some((2, false)));
+        assert_eq!(third_person_reference(&["user's", "sister"]), Some((1, true)));
+        assert_eq!(third_person_reference(&["the", "user's", "sister"]), Some((2, true)));
+        assert_eq!(third_person_reference(&["the", "users", "are"]), None);
+        assert_eq!(third_person_reference(&["the"]), None);
+        assert_eq!(third_person_reference(&["maya", "user"]), None);
+        // A thing named after users is not the person.
+        assert_eq!(third_person_reference(&["the", "user", "table"]), None);
+        assert_eq!(third_person_reference(&["the", "user", "service", "moved"]), None);
+        assert_eq!(third_person_reference(&["user"]), None);
     }
 
     #[test]
@@ -486,8 +582,10 @@ mod tests {
             ("PEERS", PEERS),
             ("WORK_ROLES", WORK_ROLES),
             ("SERVICE_ROLES", SERVICE_ROLES),
-            ("ROLES_HELD_ONE_AT_A_TIME", ROLES_HELD_ONE_AT_A_TIME),
+            ("PARTNERS", PARTNERS),
             ("NOT_NAMES", NOT_NAMES),
+            ("SENTENCE_ADVERBS", SENTENCE_ADVERBS),
+            ("ROLES_THAT_ALSO_NAME_THINGS", ROLES_THAT_ALSO_NAME_THINGS),
             ("GROUPS", GROUPS),
             ("TITLES", TITLES),
         ];

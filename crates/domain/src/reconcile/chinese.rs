@@ -216,7 +216,7 @@ fn role_of(word: &str) -> Option<&'static str> {
         .iter()
         .find(|(zh, _)| *zh == word)
         .map(|(_, en)| *en)
-        .or_else(|| chinese::person_word(word).filter(|en| english::ROLES_HELD_ONE_AT_A_TIME.contains(en)))
+        .or_else(|| chinese::person_word(word).filter(|en| english::is_role_held_one_at_a_time(en)))
 }
 
 /// The pets a possessive names ("张伟的猫").
@@ -294,7 +294,9 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
     if PREPOSITIONS.contains(&words[opener].text) {
         return Some(first_person.to_owned());
     }
-    if let Some(relation) = relation_of(words[opener].text) {
+    if let Some(relation) = relation_of(words[opener].text)
+        && !chinese::PERSON_WORDS_THAT_ALSO_NAME_THINGS.contains(&words[opener].text)
+    {
         return Some(format!("{first_person}'s {relation}"));
     }
     if chinese::PRONOUNS.contains(&words[opener].text) {
@@ -312,7 +314,12 @@ fn subject_of(words: &[Word<'_>], mentions: &[Mention], first_person: &str) -> O
     if let Some(next) = words.get(after) {
         // "张伟的领导是李明", "我对象叫小美": the role filled, about 张伟 and me; "张伟的领导离职了":
         // the boss.
-        let filled = words.get(after + 1).is_some_and(|w| matches!(w.text, "是" | "叫" | "换成" | "换了" | "变成"));
+        // "叫" is "is called" ("我对象叫小美"), except before a person it asks to do something
+        // ("我老板叫我周末加班" is the boss asking).
+        let asks = |at: usize| words.get(at + 1).is_some_and(|w| w.text == "我" || chinese::PRONOUNS.contains(&w.text));
+        let filled = words
+            .get(after + 1)
+            .is_some_and(|w| matches!(w.text, "是" | "换成" | "换了" | "变成") || (w.text == "叫" && !asks(after + 1)));
         // "我哥哥张强下个月结婚": the name after the relation is whom it is about.
         // (The name finder reads the rest whole: a name the segmenter split is still one.)
         let named_after = || {

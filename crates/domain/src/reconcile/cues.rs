@@ -215,8 +215,17 @@ pub(super) static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::ne
     // Reported speech about someone else: "Maya said Tom just moved to Lisbon", "Fenna told me
     // her coworker Jules quit" (someone named, or someone related to the speaker).
     let related = alternation(
-        [english::KIN, english::PEERS, english::GROUPS, RELATED_PETS, english::WORK_ROLES, english::SERVICE_ROLES]
-            .concat(),
+        [
+            english::KIN,
+            english::PARTNERS,
+            english::PEERS,
+            english::GROUPS,
+            RELATED_PETS,
+            english::WORK_ROLES,
+            english::SERVICE_ROLES,
+            english::ROLES_THAT_ALSO_NAME_THINGS,
+        ]
+        .concat(),
     );
     let reported = format!(
         r"(?-i:\b[A-Z]\w*)\s+(?:said|says|told|tells|mentioned|heard|thinks|thought|claims)\s+(?:(?:me|us|him|her|them)\s+)?(?:that\s+)?(?:(?-i:[A-Z])|(?:his|her|their|my|our)\s+(?:\w+\s+)?{related}\b)"

@@ -88,6 +88,7 @@ pub(super) const ORDINALS: &[&str] = &[
 /// *team*"). A possessive before one makes a subject of its own.
 pub(super) fn is_relation_word(word: &str) -> bool {
     english::KIN.contains(&word)
+        || english::PARTNERS.contains(&word)
         || english::PEERS.contains(&word)
         || english::GROUPS.contains(&word)
         || RELATED_PETS.contains(&word)
@@ -102,7 +103,8 @@ pub(super) const RELATED_PETS: &[&str] = &["cat", "dog", "pets"];
 pub(super) fn is_role_word(word: &str) -> bool {
     english::WORK_ROLES.contains(&word)
         || english::SERVICE_ROLES.contains(&word)
-        || english::ROLES_HELD_ONE_AT_A_TIME.contains(&word)
+        || english::ROLES_THAT_ALSO_NAME_THINGS.contains(&word)
+        || english::is_role_held_one_at_a_time(word)
 }
 
 /// A transcript label that is no one's name: the person's own or a program's.
@@ -189,10 +191,11 @@ pub(super) fn find_mentions(raw: &[&str]) -> Vec<Mention> {
         let lower = bare.to_lowercase();
         let opener = sentence_start;
         // "The user prefers …", "User's sister …": a host's memory naming the person.
-        let next_lower = raw.get(i + 1).map(|w| trim_word(w).to_lowercase());
+        let opening: Vec<String> = raw[i..].iter().take(3).map(|w| trim_word(w).to_lowercase()).collect();
+        let opening: Vec<&str> = opening.iter().map(String::as_str).collect();
         // ("User: …" is a transcript's label, read above.)
         if opener
-            && let Some((len, _)) = english::third_person_reference(&word.to_lowercase(), next_lower.as_deref())
+            && let Some((len, _)) = english::third_person_reference(&opening)
             && !raw[i + len - 1].ends_with(':')
         {
             i += len - 1;

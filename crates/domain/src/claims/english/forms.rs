@@ -3,7 +3,7 @@
 //! each found claim with its hold.
 
 use crate::claims::{Hold, Subject, subject_key};
-use crate::lexicon::english::ROLES_HELD_ONE_AT_A_TIME;
+use crate::lexicon::english::is_role_held_one_at_a_time;
 
 use super::clauses::{NOT_SUBJECTS, is_verb, looks_like_a_person};
 use super::holds::{USED_TO, denied, ended_within};
@@ -229,7 +229,7 @@ pub(super) fn inverse_forms(predicate: &str, subject: &Subject, reader: &Reader,
             let value = Some(subject.name.clone());
             if let Some(kind) = role.strip_prefix("favorite ").or_else(|| role.strip_prefix("favourite ")) {
                 found.push((claim(&owner, &format!("favorite:{}", kind.replace(' ', "_")), value, Holds), None));
-            } else if ROLES_HELD_ONE_AT_A_TIME.contains(&role.as_str()) {
+            } else if is_role_held_one_at_a_time(role.as_str()) {
                 found.push((claim(&owner, &format!("has:{}", canonical_role(&role)), value, Holds), None));
             }
         }

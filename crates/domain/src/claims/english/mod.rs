@@ -16,7 +16,7 @@
 //! value a word is whatever verb carries it.
 
 use super::{Claim, FirstPerson, Hold, ME, Polarity, Reading, Subject, subject_key};
-use crate::lexicon::english::{self, ROLES_HELD_ONE_AT_A_TIME, is_person_by_relation};
+use crate::lexicon::english::{self, is_person_by_relation, is_role_held_one_at_a_time};
 use crate::transcript::transcript_speaker;
 
 mod classes;
@@ -103,9 +103,11 @@ fn is_program_label(label: &str) -> bool {
 /// "user: …", "User: …" (which `transcript_speaker` does not take for a name).
 fn strip_role_label(text: &str) -> &str {
     let trimmed = text.trim_start();
-    for label in ["user:", "human:", "me:"] {
-        if trimmed.get(..label.len()).is_some_and(|head| head.eq_ignore_ascii_case(label)) {
-            return trimmed[label.len()..].trim_start();
+    for label in english::PERSON_LABELS {
+        let after =
+            trimmed.get(..label.len()).filter(|head| head.eq_ignore_ascii_case(label)).map(|_| &trimmed[label.len()..]);
+        if let Some(rest) = after.and_then(|rest| rest.strip_prefix(':')) {
+            return rest.trim_start();
         }
     }
     trimmed
@@ -237,8 +239,8 @@ impl Reader {
         let noun = noun.as_str();
         let head = noun.split(' ').next_back().unwrap_or_default();
         let first = noun.split(' ').next().unwrap_or_default();
-        let names_an_attribute = ROLES_HELD_ONE_AT_A_TIME.contains(&noun)
-            || ROLES_HELD_ONE_AT_A_TIME.contains(&head)
+        let names_an_attribute = is_role_held_one_at_a_time(noun)
+            || is_role_held_one_at_a_time(head)
             || noun.starts_with("favorite ")
             || noun.starts_with("favourite ")
             || PET_WORDS.contains(&first)
@@ -328,8 +330,9 @@ impl Reader {
             _ => {}
         }
         // "The user", "User", "the user's".
-        let second_lower = words.get(1).map(|(_, w)| w.to_lowercase());
-        if let Some((len, possessive)) = english::third_person_reference(&first_lower, second_lower.as_deref()) {
+        let opening: Vec<String> = words.iter().take(3).map(|(_, w)| w.to_lowercase()).collect();
+        let opening: Vec<&str> = opening.iter().map(String::as_str).collect();
+        if let Some((len, possessive)) = english::third_person_reference(&opening) {
             if possessive {
                 return self.possessive(Subject::me(), &words, len, clause);
             }
@@ -449,8 +452,7 @@ impl Reader {
         // "Omar's manager is Linda Park": the role filled, about Omar. "Omar's manager moved
         // to Berlin": the manager, someone else.
         let fills_role = FILLS_ROLE.is_match(predicate);
-        if is_person_by_relation(head_noun.as_str())
-            && !(ROLES_HELD_ONE_AT_A_TIME.contains(&head_noun.as_str()) && fills_role)
+        if is_person_by_relation(head_noun.as_str()) && !(is_role_held_one_at_a_time(head_noun.as_str()) && fills_role)
         {
             let subject =
                 Subject { key: format!("{}'s {head_noun}", owner.key), name: format!("{}'s {head_noun}", owner.name) };

@@ -8,7 +8,7 @@ use regex::Regex;
 
 use crate::claims::Subject;
 use crate::lexicon::alternation;
-use crate::lexicon::english::{ROLES_HELD_ONE_AT_A_TIME, TITLES};
+use crate::lexicon::english::{TITLES, is_role_held_one_at_a_time};
 
 use super::clauses::{NOT_VERBS, is_verb, looks_like_a_person};
 use super::measures::measure_forms;
@@ -166,8 +166,8 @@ pub(super) fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: b
             .flatten()
         {
             ((*attribute).to_owned(), *class)
-        } else if ROLES_HELD_ONE_AT_A_TIME.contains(&noun) || ROLES_HELD_ONE_AT_A_TIME.contains(&head) {
-            let role = if ROLES_HELD_ONE_AT_A_TIME.contains(&noun) { noun } else { head };
+        } else if is_role_held_one_at_a_time(noun) || is_role_held_one_at_a_time(head) {
+            let role = if is_role_held_one_at_a_time(noun) { noun } else { head };
             (format!("has:{}", canonical_role(role)), Name)
         } else if POSSESSIONS.contains(&noun)
             || (POSSESSIONS.contains(&head) && !PERSON_ATTRIBUTE_NOUNS.iter().any(|(n, _, _)| n.contains(&noun)))
