@@ -318,6 +318,33 @@ pub fn promotion_landed_though_reported_failed() -> (Vec<Op>, Faults) {
     (ops, faults)
 }
 
+/// The fault campaign's shrunk case (CI, Postgres) of a retrieval whose first call failed:
+/// after recovery, running the jobs left the tree `interaction:uncategorized` with members and
+/// no root.
+pub fn jobs_after_a_failed_retrieval() -> (Vec<Op>, Faults) {
+    use Op::*;
+    let ops = vec![
+        IngestBatch { context: 1, items: vec![(1, 2), (4, 6), (0, 3), (3, 3)] },
+        Forget { context: 5, nth: 30, with_copies: true },
+        Ingest { context: 2, template: 5, variant: 3 },
+        IngestInferred { context: 5, template: 7, variant: 5 },
+        IngestImported { nth: 5, variant: 1, hours_ago: 40 },
+        IngestImported { nth: 6, variant: 1, hours_ago: 24 },
+        Retrieve { context: 5, query: 1, past: false, record: false },
+        Ingest { context: 1, template: 5, variant: 2 },
+        IngestBatch { context: 5, items: vec![(2, 3), (7, 2), (5, 3), (7, 2), (5, 4)] },
+        Retrieve { context: 1, query: 9, past: false, record: false },
+        IngestBatch { context: 5, items: vec![(0, 1), (1, 0), (6, 2)] },
+        Review { context: 1, nth: 1, confirm: false },
+        RunJobs,
+        IngestImported { nth: 11, variant: 0, hours_ago: 20 },
+        Ingest { context: 3, template: 7, variant: 0 },
+    ];
+    let mut faults: Faults = vec![None; ops.len()];
+    faults[9] = Some((1, FaultMode::Fail));
+    (ops, faults)
+}
+
 /// Runs one sequence, checking every promise after every step. Returns what each retrieval
 /// returned, or a description of the first violation.
 pub async fn run_sequence(arbor: &Arbor, clock: &ManualClock, ops: &[Op]) -> Result<Observed, String> {
@@ -441,10 +468,10 @@ where
 /// (its body intents), runs every job to the end (retries come due as the clock moves on),
 /// and finds nothing wrong.
 async fn recover_after_fault(arbor: &Arbor, clock: &ManualClock, at: &str) -> Result<(), String> {
-    // A restart takes time: the restarted engine mints its ids in a later millisecond than
-    // any minted before. Without it, two engines over the shared sequential id source could
-    // mint one summary id, and the second seal's cleanup deleted the first's committed body
-    // (the fault campaign's MissingBody; the engine-side hazard is noted on issue 53).
+    // A restart takes time. The restarted engine and the one that goes on after it share the
+    // sequential id source; `SequentialIds` spaces its values so that two engines minting in
+    // one millisecond never meet (they did twice: a seal's cleanup deleted another engine's
+    // body, and a seal kept meeting an existing summary id — `jobs_after_a_failed_retrieval`).
     clock.advance_seconds(1);
     let restarted = Arbor::new(arbor.ports().clone(), arbor.policy().clone(), Options::default());
     restarted.recover(&|_| true).await.map_err(|e| format!("{at}: recovery failed: {e}"))?;

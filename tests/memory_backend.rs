@@ -21,6 +21,15 @@ fn faults_at_random_points_lose_nothing_acknowledged() {
     arbor_tests::fault_campaign("memory", || async { (Ports::in_memory(), ()) });
 }
 
+/// The fault campaign's shrunk case ([`arbor_tests::jobs_after_a_failed_retrieval`]).
+#[test]
+fn jobs_after_a_failed_retrieval_keep_every_tree_rooted() {
+    let (ops, faults) = arbor_tests::jobs_after_a_failed_retrieval();
+    arbor_tests::check_faulty_sequence(&|| async { (Ports::in_memory(), ()) }, &ops, &faults)
+        .map(drop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// Export, then import into an empty store: the same answers ([`arbor_tests::export_import`]).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_export_imported_into_an_empty_store_answers_the_same() {

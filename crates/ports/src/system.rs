@@ -83,13 +83,23 @@ impl IdSource for RandomIds {
 }
 
 /// Ids from a counter: reproducible output for tests and snapshots.
+///
+/// The n-th value is n·2⁴⁰, not n. An engine takes one value as the suffix of the first id it
+/// mints in a millisecond and counts up from it for the rest of that millisecond (ULID's
+/// monotonic mode), so with values 1, 2, 3, … two engines on one source in one millisecond —
+/// a process and the one restarted after it — minted the same ids: the second engine's first
+/// id was the first engine's second. With values 2⁴⁰ apart, an engine would have to mint 2⁴⁰
+/// ids in one millisecond to reach the next one's, as random suffixes make it for real.
 #[derive(Debug, Default)]
 pub struct SequentialIds {
     next: AtomicU64,
 }
 
+/// How far apart [`SequentialIds`]' values are: room for an engine's count in one millisecond.
+const SEQUENTIAL_ID_SPACING: u32 = 40;
+
 impl IdSource for SequentialIds {
     fn random(&self) -> u128 {
-        u128::from(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+        u128::from(self.next.fetch_add(1, Ordering::Relaxed) + 1) << SEQUENTIAL_ID_SPACING
     }
 }
