@@ -467,13 +467,15 @@ where
 /// After a step in which a fault fired: a restarted process cleans up after the dead one
 /// (its body intents), runs every job to the end (retries come due as the clock moves on),
 /// and finds nothing wrong.
-async fn recover_after_fault(arbor: &Arbor, clock: &ManualClock, at: &str) -> Result<(), String> {
-    // A restart takes time. The restarted engine and the one that goes on after it share the
-    // sequential id source; `SequentialIds` spaces its values so that two engines minting in
-    // one millisecond never meet (they did twice: a seal's cleanup deleted another engine's
-    // body, and a seal kept meeting an existing summary id — `jobs_after_a_failed_retrieval`).
+async fn recover_after_fault(arbor: &Arbor, clock: &ManualClock, at: &str, step: usize) -> Result<(), String> {
+    // A restart takes time, and the restarted process has a random source of its own. With
+    // the run's sequential ids shared, the two engines minted the same ids in one millisecond
+    // (a seal's cleanup deleted the other engine's body; a seal kept meeting an existing
+    // summary id — `jobs_after_a_failed_retrieval`), which processes with random ids never do.
     clock.advance_seconds(1);
-    let restarted = Arbor::new(arbor.ports().clone(), arbor.policy().clone(), Options::default());
+    let process = u16::try_from(step + 1).unwrap_or(u16::MAX);
+    let ports = Ports { ids: Arc::new(SequentialIds::for_process(process)), ..arbor.ports().clone() };
+    let restarted = Arbor::new(ports, arbor.policy().clone(), Options::default());
     restarted.recover(&|_| true).await.map_err(|e| format!("{at}: recovery failed: {e}"))?;
     for _ in 0..12 {
         restarted.run_jobs(None).await.map_err(|e| format!("{at}: jobs after recovery failed: {e}"))?;
@@ -987,7 +989,7 @@ async fn continue_after_fault(
     arbor: &Arbor,
     clock: &ManualClock,
     at: &str,
-    _step: usize,
+    step: usize,
 ) -> Result<(), String> {
     let Some(campaign) = campaign else { return Err(format!("{at}: no campaign, yet a fault")) };
     // Only once per step.
@@ -1000,7 +1002,7 @@ async fn continue_after_fault(
     if figures.recoveries < campaign.plan.injected() {
         figures.recoveries = campaign.plan.injected();
         campaign.figures.set(figures);
-        recover_after_fault(arbor, clock, at).await?;
+        recover_after_fault(arbor, clock, at, step).await?;
     }
     Ok(())
 }

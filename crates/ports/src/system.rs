@@ -84,22 +84,29 @@ impl IdSource for RandomIds {
 
 /// Ids from a counter: reproducible output for tests and snapshots.
 ///
-/// The n-th value is n·2⁴⁰, not n. An engine takes one value as the suffix of the first id it
-/// mints in a millisecond and counts up from it for the rest of that millisecond (ULID's
-/// monotonic mode), so with values 1, 2, 3, … two engines on one source in one millisecond —
-/// a process and the one restarted after it — minted the same ids: the second engine's first
-/// id was the first engine's second. With values 2⁴⁰ apart, an engine would have to mint 2⁴⁰
-/// ids in one millisecond to reach the next one's, as random suffixes make it for real.
+/// One source stands for one process's random source. An engine takes one value as the
+/// suffix of the first id it mints in a millisecond and counts up from it for the rest of that
+/// millisecond (ULID's monotonic mode), so two engines sharing one counter in one millisecond
+/// mint the same ids — the second engine's first id is the first engine's second — which two
+/// processes with random sources never do. A test that runs a second engine beside the first
+/// (a restarted process) gives it [`SequentialIds::for_process`].
 #[derive(Debug, Default)]
 pub struct SequentialIds {
+    /// Where this source's values start: process n's are n·2⁶⁴ + 1, n·2⁶⁴ + 2, ….
+    base: u128,
     next: AtomicU64,
 }
 
-/// How far apart [`SequentialIds`]' values are: room for an engine's count in one millisecond.
-const SEQUENTIAL_ID_SPACING: u32 = 40;
+impl SequentialIds {
+    /// The source of the n-th process of a test (the default is process 0): its values are
+    /// 2⁶⁴ away from every other process's, more than any engine counts up in a millisecond.
+    pub fn for_process(process: u16) -> Self {
+        Self { base: u128::from(process) << 64, next: AtomicU64::new(0) }
+    }
+}
 
 impl IdSource for SequentialIds {
     fn random(&self) -> u128 {
-        u128::from(self.next.fetch_add(1, Ordering::Relaxed) + 1) << SEQUENTIAL_ID_SPACING
+        self.base + u128::from(self.next.fetch_add(1, Ordering::Relaxed) + 1)
     }
 }
