@@ -288,6 +288,8 @@ pub fn decide<T: Clone>(new: &[Claim], current: &[Current<'_, T>]) -> Decision<T
 }
 
 #[cfg(test)]
+mod pairs;
+#[cfg(test)]
 mod properties;
 
 #[cfg(test)]

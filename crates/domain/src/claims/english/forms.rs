@@ -3,7 +3,11 @@
 //! each found claim with its hold.
 
 use crate::claims::{Hold, Subject, subject_key};
-use crate::lexicon::english::is_role_held_one_at_a_time;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::lexicon::english::{TIME_UNITS, is_calendar_word, is_role_held_one_at_a_time, number_word};
 
 use super::clauses::{NOT_SUBJECTS, is_verb, looks_like_a_person};
 use super::holds::{USED_TO, denied, ended_within};
@@ -59,6 +63,64 @@ pub(super) fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) 
     verb_forms_plain(predicate, subject, found);
 }
 
+/// Whether an ending by name ends the name itself: "left Stripe last week" does; "left the
+/// Stripe office late", "cancelled his Stripe subscription" end a thing the name only
+/// qualifies (a lowercase noun follows it), and "left Stripe at 6pm", "left St Mary's early"
+/// are leaving a building, not a job (a time of day or "early"/"late" says so). Both hold in
+/// any register because English puts a qualifying name before its noun and says when one
+/// walked out with a clock time, never when one resigned.
+fn ends_what_it_names(predicate: &str, value_start: usize, value_end: usize) -> bool {
+    let rest = &predicate[value_end..];
+    let next = rest.split_whitespace().next().unwrap_or_default();
+    let next = next.trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let qualifies_a_noun = !next.is_empty()
+        && next.chars().all(|c| c.is_ascii_lowercase())
+        && rest.starts_with(' ')
+        && !crate::text::is_stopword(&next)
+        && !is_calendar_word(&next)
+        && number_word(&next).is_none()
+        && !TIME_UNITS.contains(&next.trim_end_matches('s'))
+        && !AFTER_AN_ENDING.contains(&next.as_str());
+    let verb = predicate[..value_start].to_lowercase();
+    let walked_out = verb.split_whitespace().any(|w| w == "left") && DEPARTURE.is_match(&rest.to_lowercase());
+    !qualifies_a_noun && !walked_out
+}
+
+/// Words that follow a name an ending ends without being a noun it qualifies ("left Stripe
+/// *yesterday*", "quit Figma *ago*…"): time words the stopword list does not hold.
+const AFTER_AN_ENDING: &[&str] = &[
+    "ago",
+    "last",
+    "next",
+    "this",
+    "back",
+    "after",
+    "before",
+    "since",
+    "because",
+    "while",
+    "until",
+    "once",
+    "following",
+    "yesterday",
+    "today",
+    "recently",
+    "finally",
+    "earlier",
+    "officially",
+    "already",
+    "altogether",
+    "entirely",
+    "lol",
+];
+
+/// What says that leaving a place was walking out of it, not resigning: a time of day, or
+/// leaving early or late, or after a shift.
+static DEPARTURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight|after (?:his|her|my|their|the|a|our) (?:shift|class|meeting|lecture)|for the (?:day|night|evening|weekend))\b|\b(?:early|late)(?:\s*$|[,.!;]|\s+(?:at|after|on|from|again|today|tonight|yesterday|for|to)\b)")
+        .expect("departure pattern compiles")
+});
+
 pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {
     let predicate = predicate.trim();
     let mut taken = 0;
@@ -79,6 +141,9 @@ pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut F
             Holds => value,
         };
         if value.is_empty() {
+            continue;
+        }
+        if form.attribute == "*" && form.polarity == Ended && !ends_what_it_names(predicate, raw.start(), raw.end()) {
             continue;
         }
         // "sold their car", "ditched the phone": an ending that names the attribute's own noun

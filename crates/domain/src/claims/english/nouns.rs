@@ -161,9 +161,8 @@ pub(super) fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: b
     let (attribute, class): (String, Class) =
         if let Some(kind) = noun.strip_prefix("favorite ").or_else(|| noun.strip_prefix("favourite ")) {
             (format!("favorite:{}", kind.replace(' ', "_")), Any)
-        } else if let Some((_, attribute, class)) = (!subject.is_me() && !looks_like_a_person(subject))
-            .then(|| NOUN_ATTRIBUTES.iter().find(|(nouns, _, _)| nouns.contains(&noun) || nouns.contains(&head)))
-            .flatten()
+        } else if let Some((_, attribute, class)) =
+            (!subject.is_me() && !looks_like_a_person(subject)).then(|| entry_for(NOUN_ATTRIBUTES, noun)).flatten()
         {
             ((*attribute).to_owned(), *class)
         } else if is_role_held_one_at_a_time(noun) || is_role_held_one_at_a_time(head) {
@@ -176,15 +175,16 @@ pub(super) fn noun_forms(noun: &str, predicate: &str, subject: &Subject, bare: b
         } else {
             let table =
                 if subject.is_me() || looks_like_a_person(subject) { PERSON_ATTRIBUTE_NOUNS } else { NOUN_ATTRIBUTES };
-            match table
-                .iter()
-                .chain(PERSON_ATTRIBUTE_NOUNS)
-                .find(|(nouns, _, _)| nouns.contains(&noun) || nouns.contains(&head))
-            {
+            match entry_for(table, noun).or_else(|| entry_for(PERSON_ATTRIBUTE_NOUNS, noun)) {
                 Some((_, attribute, class)) => ((*attribute).to_owned(), *class),
                 None => return,
             }
         };
+    // "Maya's company switched to Google Cloud", "his school moved to a new campus": an
+    // organisation that acts is not replaced by what it acted on; only "is" says which it is.
+    if !bare && captures.name("copula").is_none() && ORGANISATIONS.contains(&attribute.as_str()) {
+        return;
+    }
     let Some(value) = value_of(raw, class) else { return };
     // "the car is insured with Allianz", "my phone is in the shop": what is said of the thing,
     // not which thing it is.
@@ -267,7 +267,7 @@ pub(super) static NOUN_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
     // A copula ("is", "has been", "became"), or a change verb straight before its new value
     // ("moved to", "went up to"): "the team moved standup to 10:15" acts on standup and says
     // nothing of the team.
-    Regex::new(r"(?i)^(?:(?:just|now|officially|finally|recently|also|still)\s+)*(?:(?:is|'s|are|was|has been|have been|became|will be|is now|'s now|remains|stays)\s+(?:now\s+|still\s+|officially\s+)?|(?:(?:has |have |got |was |been )?(?:changed|moved|went|switched|shifted|bumped|pushed|slipped|rose|fell|increased|dropped|jumped|climbed|went up|went down|going up|goes up|is going up|raised|cut|reduced|updated|upgraded)\s+(?:back\s+)?(?:up\s+|down\s+)?(?:from .+? )?to\s+))(?P<v>.+)$")
+    Regex::new(r"(?i)^(?:(?:just|now|officially|finally|recently|also|still)\s+)*(?:(?P<copula>(?:is|'s|are|was|has been|have been|became|will be|is now|'s now|remains|stays)\s+(?:now\s+|still\s+|officially\s+)?)|(?:(?:has |have |got |was |been )?(?:changed|moved|went|switched|shifted|bumped|pushed|slipped|rose|fell|increased|dropped|jumped|climbed|went up|went down|going up|goes up|is going up|raised|cut|reduced|updated|upgraded)\s+(?:back\s+)?(?:up\s+|down\s+)?(?:from .+? )?to\s+))(?P<v>.+)$")
         .expect("noun predicate compiles")
 });
 
@@ -308,6 +308,23 @@ pub(super) const PET_WORDS: &[&str] = &[
     "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "bird", "fish", "turtle", "tortoise",
     "snake", "lizard", "gecko", "horse", "pony", "ferret", "guinea", "budgie",
 ];
+
+/// The attributes whose values are organisations, which act on their own ("the company
+/// switched to Azure"): a change verb after one of their nouns is the organisation's act.
+const ORGANISATIONS: &[&str] = &["employer", "team", "school"];
+
+/// The entry of `table` for a possessed noun, by its longest ending that one names: "new email
+/// address" is an email (by "email address"), not an address (by "address").
+fn entry_for(
+    table: &'static [(&[&str], &str, Class)],
+    noun: &str,
+) -> Option<&'static (&'static [&'static str], &'static str, Class)> {
+    let words: Vec<&str> = noun.split(' ').filter(|w| !w.is_empty()).collect();
+    (0..words.len()).find_map(|from| {
+        let ending = words[from..].join(" ");
+        table.iter().find(|(nouns, _, _)| nouns.contains(&ending.as_str()))
+    })
+}
 
 /// Whether `value` is only a noun that names `attribute` itself ("car" of `car`, "phone" of
 /// `phone`), not a value of it.

@@ -169,7 +169,7 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "*",
             Ended,
             NotATime,
-            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned|closed|returned|gave away) {THE}(?P<v>[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*)",
+            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned|closed|returned|gave away) {THE}(?P<v>(?-i:[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*))",
         ),
         // Where someone lives.
         f("address", Holds, Any, r"{A}(?:lives|live|living|is living) at (?P<v>\d.+)"),
@@ -179,6 +179,13 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             Holds,
             NotATime,
             r"{A}(?:lives|live|living|resides|reside|is living|are living|settled(?: down)?|is settled|is based|are based|based|is now based|'s based) (?:in|at|out of) {V}",
+        ),
+        // A team before a home: "moved to the design team" is a team, not a place to live.
+        f(
+            "team",
+            Holds,
+            Any,
+            r"{A}(?:got |been |was |were )?(?:transferred|moved|switched|reassigned|joined|is on|'s on|is in|'s in|on|in|part of|is part of|works on|working on) (?:to |over to )?(?:the |a )?(?P<v>[\w&\- ]+? (?:team|squad|group|department|dept|crew|pod|unit|org|division|tribe|guild))\b",
         ),
         f(
             "residence",
@@ -205,12 +212,6 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             Holds,
             Any,
             r"{A}(?:got |been |was |were )?(?:transferred|moved|relocated|reassigned|posted|sent) (?:over )?to (?:the |our |their )?(?P<v>[\w'&.\- ]+? (?:office|branch|site|campus|store|location|hq|headquarters|clinic|hospital|lab|plant|depot|warehouse|studio|factory|ward|station))\b",
-        ),
-        f(
-            "team",
-            Holds,
-            Any,
-            r"{A}(?:got |been |was |were )?(?:transferred|moved|switched|reassigned|joined|is on|'s on|is in|'s in|on|in|part of|is part of|works on|working on) (?:to |over to )?(?:the |a )?(?P<v>[\w&\- ]+? (?:team|squad|group|department|dept|crew|pod|unit|org|division|tribe|guild))\b",
         ),
         f("role", Holds, Any, r"{A}(?:got |been |was )?promoted to {V}"),
         f(
