@@ -221,6 +221,31 @@ fn split_sentences(paragraph: &str) -> Vec<&str> {
     out
 }
 
+/// A statement's sentences, for the readers of what it says: split after `.`, `!`, `?`, `;`,
+/// `。`, `！` or `？` followed by a space or the end, and at line ends — but not after an
+/// abbreviation or an initial ("Dr.", "St.", "J.") nor inside a number ("v2.3", "9.30").
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next_is_space = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
+        let stop = matches!(c, '.' | '!' | '?' | ';' | '。' | '！' | '？') && next_is_space;
+        if !(c == '\n' || stop) || (c == '.' && ends_an_abbreviation(&text[start..at])) {
+            continue;
+        }
+        let end = at + c.len_utf8();
+        if !text[start..end].trim().is_empty() {
+            out.push(&text[start..end]);
+        }
+        start = end;
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
 /// `text` with every character a terminal would act on shown as an escape instead: C0 and C1
 /// control characters (but newline and tab) and the invisible bidirectional overrides that
 /// reorder what a line seems to say. What every binary writes for people goes through this, so
@@ -301,7 +326,7 @@ fn ends_an_abbreviation(before: &str) -> bool {
 /// Words a full stop shortens in running text, lowercased and without that full stop.
 const ABBREVIATIONS: &[&str] = &[
     "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "dept",
-    "inc", "ltd", "co", "corp", "fig", "vol", "ca",
+    "inc", "ltd", "co", "corp", "fig", "vol", "ca", "appt",
 ];
 
 #[cfg(test)]

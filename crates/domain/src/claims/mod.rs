@@ -250,7 +250,7 @@ pub fn subject_key(name: &str) -> String {
         .map(|w| w.trim_end_matches('.'))
         .filter(|w| !w.is_empty())
         .collect();
-    let skip = words.iter().take_while(|w| DETERMINERS.contains(w)).count();
+    let skip = words.iter().take_while(|w| crate::lexicon::english::DETERMINERS.contains(w)).count();
     // "the kids' bedtime" and "the kids's bedtime" are one possessive.
     words[skip..]
         .iter()
@@ -258,9 +258,6 @@ pub fn subject_key(name: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
-
-/// Words that open a noun phrase without naming anything.
-const DETERMINERS: &[&str] = &["the", "a", "an", "our", "my", "his", "her", "their", "your", "this", "that", "its"];
 
 #[cfg(test)]
 mod tests {

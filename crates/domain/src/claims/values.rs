@@ -174,20 +174,11 @@ fn chinese_terms(value: &str) -> BTreeSet<String> {
 }
 
 /// Words that say what kind of value a value is, not which one.
+/// (Determiners and pronouns are stopwords, which the comparison drops as well.)
 const GENERIC: &[&str] = &[
     "new",
     "old",
     "current",
-    "the",
-    "a",
-    "an",
-    "my",
-    "his",
-    "her",
-    "their",
-    "our",
-    "your",
-    "its",
     "branch",
     "office",
     "site",

@@ -6,6 +6,10 @@
 //! colleagues, peers and the roles people hold for someone (a doctor, a landlord) are open but grow
 //! slowly, and a missing one costs only a reading that stays "distinct".
 
+/// Words that open a noun phrase without naming anything ("*the* Atlas budget", "*our*
+/// standup").
+pub const DETERMINERS: &[&str] = &["the", "a", "an", "our", "my", "his", "her", "their", "your", "this", "that", "its"];
+
 /// "I" and its forms: the speaker alone.
 pub const FIRST_PERSON_SINGULAR: &[&str] =
     &["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine", "myself"];

@@ -7,8 +7,6 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::text::{is_stopword, stem, tokenize};
-
 /// A slot a fact fills. `strong` slots are named by their own words (an address, a manager);
 /// the others are value types (a time of day, a date, a cadence) that only break ties, because
 /// two different facts about one person easily both hold a time.
@@ -120,20 +118,6 @@ pub(super) static ATTRIBUTE_RULES: LazyLock<Vec<AttributeRule>> = LazyLock::new(
         ),
     ]
 });
-
-/// The words a text names its slots with ("works at", "manager"): evidence of the slot, not of a
-/// shared subject matter when the other text lacks the slot ("Omar is a manager now" is not
-/// about who manages him).
-pub(super) fn slot_words(text: &str, visit: bool) -> BTreeSet<String> {
-    ATTRIBUTE_RULES
-        .iter()
-        .filter(|rule| rule.attribute.is_strong() && !(rule.attribute == Attribute::Residence && visit))
-        .flat_map(|rule| rule.pattern.find_iter(text))
-        .flat_map(|found| tokenize(found.as_str()))
-        .filter(|t| !is_stopword(t))
-        .map(|t| stem(&t).into_owned())
-        .collect()
-}
 
 /// The slots a text speaks of; a visit keeps it off the residence slot.
 pub(super) fn attributes_of(text: &str, visit: bool) -> BTreeSet<Attribute> {

@@ -6,12 +6,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::text::is_stopword;
-
-use super::CUE_NEIGHBOURS;
 use super::attributes::ATTRIBUTE_RULES;
-use super::names::{RELATED_PETS, is_capitalised, trim_word};
-use crate::lexicon::alternation;
 use crate::lexicon::english::{self, TIME_UNITS};
 
 /// Words and phrases English uses to say that a value changed. Each needs a word boundary on
@@ -187,93 +182,6 @@ pub(super) const SIGN_WORDS: &[&str] = &[
     "year ",
 ];
 
-/// Cues that a text adds to what is known rather than replacing it, or only imagines a change.
-pub(super) static HOLD_CUES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    let cues: &[(&'static str, &str)] = &[
-        ("also", r"\b(?:also|as well|in addition|additionally|besides|another)\b|\btoo\s*[.!]?\s*$"),
-        (
-            "hedged",
-            r"\b(?:might|maybe|perhaps|possibly|probably|thinking (?:about|of)|considering|plans? to|planning|hopes? to|hoping|wants? to|would like|would have|wish|wishes|wished|dreams? (?:of|about)|dreamt|dreamed|dreaming|imagin\w*|pretend\w*|suppose|supposing|if|whether|unless|gonna|could|talked about|next (?:week|month|year|spring|summer|autumn|fall|winter))\b|(?-i:\b(?:may|will)\b)",
-        ),
-        // A change ahead ("is moving to Lisbon in June", "is leaving Stripe soon"): the present
-        // continuous of a change with a time still to come.
-        (
-            "planned",
-            r"(?:\b(?:is|are|am|was|were)|['’](?:s|re|m))\s+(?:\w+\s+)?(?:moving|leaving|quitting|switching|changing|relocating|starting|joining|retiring|selling|dropping|cancell?ing|getting)\b.*\b(?:soon|tomorrow|later|next|in (?:a|an|one|two|three|four|five|six|a few|a couple of)\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?)|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|this (?:weekend|summer|spring|fall|autumn|winter|month|year))\b",
-        ),
-        (
-            "question",
-            r"\?|^\W*(?:\w+:\s*)?(?:where|what|who|whom|whose|when|why|how|which|does|do|did|is|are|was|were|has|have|can|could|would|should)\b",
-        ),
-        // Something said of the past, not a change now ("quit her job years ago", "when she was
-        // a student").
-        (
-            "past",
-            r"\b(?:(?:\w+|\d+) (?:years|decades) ago|long ago|back in (?:\d{4}|the day)|as a (?:kid|child|teenager|student)|when (?:i|he|she|we|they|you) (?:was|were))\b",
-        ),
-    ];
-    // Reported speech about someone else: "Maya said Tom just moved to Lisbon", "Fenna told me
-    // her coworker Jules quit" (someone named, or someone related to the speaker).
-    let related = alternation(
-        [
-            english::KIN,
-            english::PARTNERS,
-            english::PEERS,
-            english::GROUPS,
-            RELATED_PETS,
-            english::WORK_ROLES,
-            english::SERVICE_ROLES,
-            english::ROLES_THAT_ALSO_NAME_THINGS,
-        ]
-        .concat(),
-    );
-    let reported = format!(
-        r"(?-i:\b[A-Z]\w*)\s+(?:said|says|told|tells|mentioned|heard|thinks|thought|claims)\s+(?:(?:me|us|him|her|them)\s+)?(?:that\s+)?(?:(?-i:[A-Z])|(?:his|her|their|my|our)\s+(?:\w+\s+)?{related}\b)"
-    );
-    cues.iter()
-        .map(|(name, re)| (*name, re.to_string()))
-        .chain([("reported", reported)])
-        .map(|(name, re)| (name, Regex::new(&format!("(?i){re}")).expect("hold pattern compiles")))
-        .collect()
-});
-
-/// What may follow "going to" when it is a place one goes to, not a plan ("stopped going to
-/// the gym" is a change; "is going to quit" a plan).
-pub(super) const GOING_TO_A_PLACE: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "my",
-    "his",
-    "her",
-    "their",
-    "our",
-    "your",
-    "this",
-    "that",
-    "school",
-    "work",
-    "church",
-    "bed",
-    "class",
-    "classes",
-    "college",
-    "university",
-    "uni",
-    "town",
-    "meetings",
-    "practice",
-];
-
-/// Whether `text` says someone is going to do something (a plan, held back like a hedge).
-pub(super) fn going_to_do(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower.match_indices("going to ").any(|(at, found)| {
-        let next = lower[at + found.len()..].split_whitespace().next().map(trim_word).unwrap_or_default();
-        !next.is_empty() && !GOING_TO_A_PLACE.contains(&next)
-    })
-}
-
 /// A stay somewhere is not a move there: these keep a text off the residence slot.
 pub(super) static VISIT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:visit\w*|trip|vacation|holiday|conference|travell?(?:ed|ing)|stay(?:ed|ing)|temporarily|for the (?:weekend|summer|winter|holidays)|for a week)\b")
@@ -430,69 +338,3 @@ pub(super) fn unnegated_matches<'t>(re: &Regex, text: &'t str) -> impl Iterator<
         !negated
     })
 }
-
-/// Where the part of `sentence` from `words` words before `found` to `words` words after it
-/// starts and ends.
-pub(super) fn around_bounds(sentence: &str, found: regex::Match<'_>, words: usize) -> (usize, usize) {
-    let boundaries: Vec<usize> = sentence.match_indices(char::is_whitespace).map(|(at, _)| at).collect();
-    let before = boundaries.iter().rev().filter(|&&at| at < found.start()).nth(words).map_or(0, |&at| at);
-    let after = boundaries.iter().filter(|&&at| at >= found.end()).nth(words).map_or(sentence.len(), |&at| at);
-    (before, after)
-}
-
-/// The words a change verb acts on: its neighbours ([`CUE_NEIGHBOURS`] either side), less a
-/// name that only qualifies the noun after it. "Tom left *Stripe*" acts on Stripe; "Tom
-/// cancelled his Stripe *subscription*" and "switched the Stripe *dashboard* to dark mode" act
-/// on a subscription and a dashboard, and say nothing about working at Stripe.
-pub(super) fn acted_on(clause: &str, found: regex::Match<'_>) -> String {
-    let (before, after) = around_bounds(clause, found, CUE_NEIGHBOURS);
-    let words: Vec<(usize, &str)> =
-        clause.split_whitespace().map(|w| (w.as_ptr() as usize - clause.as_ptr() as usize, w)).collect();
-    let qualifies_next = |i: usize, word: &str| {
-        // A name followed by punctuation ends its phrase ("left Stripe, and…").
-        let bare = word.ends_with(|c: char| c.is_alphanumeric());
-        let next = words.get(i + 1).map(|(_, w)| trim_word(w).to_lowercase()).unwrap_or_default();
-        let noun_next = next.chars().next().is_some_and(char::is_lowercase)
-            && words.get(i + 1).is_some_and(|(_, w)| w.starts_with(char::is_lowercase))
-            && !is_stopword(&next)
-            && !next.ends_with("ly")
-            && !PHRASE_ENDERS.contains(&next.as_str());
-        is_capitalised(trim_word(word)) && bare && noun_next
-    };
-    words
-        .iter()
-        .enumerate()
-        .filter(|(_, (at, _))| (before..after).contains(at))
-        .filter(|(i, (_, word))| !qualifies_next(*i, word))
-        .map(|(_, (_, word))| *word)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Lowercase words after a name that end its phrase rather than name a thing it qualifies:
-/// "left Stripe *last* week", "quit Acme *after* ten years", "dropped Spanish *altogether*".
-pub(super) const PHRASE_ENDERS: &[&str] = &[
-    "after",
-    "again",
-    "ago",
-    "already",
-    "altogether",
-    "back",
-    "because",
-    "before",
-    "behind",
-    "earlier",
-    "early",
-    "last",
-    "late",
-    "now",
-    "off",
-    "once",
-    "over",
-    "since",
-    "today",
-    "tonight",
-    "twice",
-    "until",
-    "yesterday",
-];

@@ -74,15 +74,6 @@ pub(super) const IMPLIED_SUBJECTS: &[&str] = &[
     "this", "those", "we", "you", "your",
 ];
 
-/// The years of a high school or college course, each the value of the schooling slot.
-pub(super) const SCHOOL_YEARS: &[&str] = &["freshman", "sophomore", "junior", "senior"];
-
-/// Ordinals, compared as values: "third grade" and "fourth grade" differ.
-pub(super) const ORDINALS: &[&str] = &[
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-    "twelfth",
-];
-
 /// A word that names someone through someone else, or something someone has that is not
 /// them: kin, peers, the groups they belong to, their pets ("Maya's *parents*", "Ivan's
 /// *team*"). A possessive before one makes a subject of its own.
@@ -110,30 +101,6 @@ pub(super) fn is_role_word(word: &str) -> bool {
 /// A transcript label that is no one's name: the person's own or a program's.
 fn is_label(word: &str) -> bool {
     english::is_person_label(word) || english::is_program_label(word)
-}
-
-/// The names joined to `subject` where it is named: "Kofi and Ama", "Kofi, Ama and Yaw",
-/// "Kofi & Ama".
-pub(super) fn joint_subjects(raw: &[&str], mentions: &[Mention], subject: Option<&str>) -> Vec<String> {
-    let Some(first) = subject.and_then(|s| mentions.iter().find(|m| m.key == s)) else { return Vec::new() };
-    let starting_at = |word: usize| mentions.iter().find(|m| m.word == word);
-    let mut joint = Vec::new();
-    let mut end = first.word + first.key.split_whitespace().count();
-    loop {
-        let after_comma = raw.get(end - 1).is_some_and(|w| w.ends_with(','));
-        let conjunction = raw.get(end).is_some_and(|w| matches!(w.to_lowercase().as_str(), "and" | "&"));
-        let next = if conjunction {
-            starting_at(end + 1)
-        } else if after_comma {
-            starting_at(end)
-        } else {
-            None
-        };
-        let Some(next) = next else { break };
-        joint.push(next.key.clone());
-        end = next.word + next.key.split_whitespace().count();
-    }
-    joint
 }
 
 pub(super) fn trim_word(word: &str) -> &str {
@@ -311,10 +278,6 @@ pub(super) fn refers_to_someone_else(text: &str, clause: &str, mentions: &[Menti
         m.word < before && m.key != SPEAKER && !same_name(&m.key, subject) && !place
     })
 }
-
-/// Verbs that carry another: "is *learning*", "has *taken up*".
-pub(super) const AUXILIARIES: &[&str] =
-    &["is", "are", "was", "were", "am", "has", "have", "had", "been", "still", "now"];
 
 /// Pronouns that open a clause about a person: see [`refers_to_someone_else`].
 pub(super) const THIRD_PERSON_OPENERS: &[&str] =

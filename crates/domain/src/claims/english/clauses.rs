@@ -1,6 +1,7 @@
-//! Where English puts a clause and its subject: sentences and clauses cut at their breaks, scene-
-//! setting openers stripped, the words that are verbs (so a subject is what comes before one),
-//! dropped subjects as notes drop them, chat contractions, and people named together.
+//! Where English puts a clause and its subject: clauses cut at their breaks (a text's sentences
+//! are [`crate::text::sentences`]), scene-setting openers stripped, the words that are verbs (so
+//! a subject is what comes before one), dropped subjects as notes drop them, chat contractions,
+//! and people named together.
 
 use std::sync::LazyLock;
 
@@ -78,39 +79,6 @@ pub(super) static NOTE_MEASURE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(?P<k>[a-z][\w'&\- ]{1,40}?)\s+(?:@\s*[\w'&\- ]{1,30}?\s+)?(?P<v>(?:[$£€¥]\s?\d|\d[\d.,]*\s?(?:kg|g|lbs?|%|mg|mcg|km|mi|°[cf]?)\b|\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\s+\d{1,2}\b).*)$")
         .expect("measure note pattern compiles")
 });
-
-/// A text's sentences: split after `.`, `!`, `?` or `;` followed by a space, and at line ends,
-/// but not after a title ("Dr.") or inside a number ("v2.3", "9.30").
-pub(super) fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = text.as_bytes();
-    for (at, c) in text.char_indices() {
-        let end = at + c.len_utf8();
-        let next_space = bytes.get(end).is_none_or(|b| b.is_ascii_whitespace());
-        let boundary = c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next_space);
-        if !boundary {
-            continue;
-        }
-        if c == '.' {
-            let word = text[start..at].split_whitespace().next_back().unwrap_or_default().to_lowercase();
-            if matches!(
-                word.as_str(),
-                "dr" | "mr" | "mrs" | "ms" | "st" | "prof" | "jr" | "sr" | "vs" | "approx" | "appt" | "no"
-            ) {
-                continue;
-            }
-        }
-        if !text[start..end].trim().is_empty() {
-            out.push(&text[start..end]);
-        }
-        start = end;
-    }
-    if !text[start..].trim().is_empty() {
-        out.push(&text[start..]);
-    }
-    out
-}
 
 /// A sentence's clauses: split at ", and", ", but", ", so", " but ", dashes, semicolons, and at
 /// " and " or a comma before a word that opens a clause of its own ("…, and now works at

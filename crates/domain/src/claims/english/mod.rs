@@ -17,6 +17,7 @@
 
 use super::{Claim, FirstPerson, Hold, ME, Polarity, Reading, Subject, subject_key};
 use crate::lexicon::english::{self, is_person_by_relation, is_role_held_one_at_a_time};
+use crate::text::sentences;
 use crate::transcript::transcript_speaker;
 
 mod classes;
@@ -33,7 +34,7 @@ pub(super) use nouns::canonical_role;
 use clauses::{
     CHAT_CONTRACTION, MAX_SUBJECT_WORDS, NOT_SUBJECTS, NOTE, NOTE_MEASURE, SCENE_OPENERS, am_predicate,
     chat_contraction, clauses, is_capitalised_name, is_verb, joint_people, looks_like_a_person, opens_with_a_verb,
-    sentences, spread_over, strip_openers, word_spans,
+    spread_over, strip_openers, word_spans,
 };
 use forms::{any_form_reads, inverse_forms, loose_claims, verb_forms};
 use holds::{REPORTED, also_for_one_value, clause_hold, recurring_exception, when_of};
@@ -160,6 +161,14 @@ impl Reader {
         };
         if subject.key != ME && !subject.key.contains("'s ") && looks_like_a_person(&subject) {
             self.last_person = Some(subject.clone());
+        }
+        // "Maya had lunch with Tom. He …": "he" may be either, so it points at no one; "I met
+        // Tom. He …" has one person besides the speaker, and it is him.
+        let company = people_in_company(predicate);
+        match company.as_slice() {
+            [] => {}
+            [one] if subject.is_me() => self.last_person = Some(Subject::named(one)),
+            _ => self.last_person = None,
         }
         let mut found = Found::new();
         match &possessed {
@@ -439,6 +448,15 @@ impl Reader {
         let predicate = &clause[words[verb_at].0..];
         let noun = noun_words.join(" ").to_lowercase();
         let noun = noun.trim_start_matches("new ").trim_start_matches("current ").trim_start_matches("old ").to_owned();
+        // "Maya's sister's manager is Raj": the manager of Maya's sister, not Maya's.
+        let (owner, noun) = match noun.split_once("'s ").or_else(|| noun.split_once("’s ")) {
+            Some((between, rest)) if !between.is_empty() && !rest.is_empty() => {
+                let owner =
+                    Subject { key: format!("{}'s {between}", owner.key), name: format!("{}'s {between}", owner.name) };
+                (owner, rest.to_owned())
+            }
+            _ => (owner, noun),
+        };
         // "my sister Mia moved …": the name is the subject.
         let head = noun_words.iter().position(|w| is_capitalised_name(w));
         if let Some(name_at) = head
@@ -460,6 +478,26 @@ impl Reader {
         }
         Some(self.owned_noun(owner, &noun, predicate, false))
     }
+}
+
+/// Words after which a capitalised name is someone the subject was with or spoke to ("had
+/// lunch *with* Tom", "*met* Tom", "*told* Tom"): a person besides the subject.
+const IN_COMPANY: &[&str] =
+    &["with", "and", "met", "told", "asked", "called", "texted", "messaged", "emailed", "saw", "helped", "thanked"];
+
+/// The names a predicate gives of people in the subject's company.
+fn people_in_company(predicate: &str) -> Vec<String> {
+    let words: Vec<&str> = predicate.split_whitespace().collect();
+    let mut people: Vec<String> = words
+        .windows(2)
+        .filter(|pair| IN_COMPANY.contains(&pair[0].to_lowercase().as_str()))
+        .map(|pair| pair[1].trim_end_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|name| is_capitalised_name(name))
+        .map(|name| name.trim_end_matches("'s").trim_end_matches("’s").to_owned())
+        .collect();
+    people.sort();
+    people.dedup();
+    people
 }
 
 struct Parsed<'c> {
