@@ -169,7 +169,11 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
             if json {
-                let code = error.downcast_ref::<arbor_app::AppError>().map(|e| e.code()).unwrap_or("error");
+                let code = error
+                    .downcast_ref::<arbor_compose::ComposeError>()
+                    .map(|e| e.code())
+                    .or_else(|| error.downcast_ref::<arbor_app::AppError>().map(|e| e.code()))
+                    .unwrap_or("error");
                 output::print_raw(&format!(
                     "{}\n",
                     serde_json::json!({ "error": { "code": code, "message": format!("{error:#}") } })

@@ -271,7 +271,7 @@ struct StoreSettings {
 
 impl arbor_server::SettingsFile for StoreSettings {
     fn read(&self) -> Result<String> {
-        compose::settings_for_display(&self.root)
+        Ok(compose::settings_for_display(&self.root)?)
     }
 
     fn write(&self, text: &str) -> std::result::Result<(), arbor_server::SettingsRefused> {
@@ -279,7 +279,7 @@ impl arbor_server::SettingsFile for StoreSettings {
         match compose::replace_settings(&self.root, text) {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(why)) => Err(SettingsRefused::Invalid(why)),
-            Err(error) => Err(SettingsRefused::Failed(error)),
+            Err(error) => Err(SettingsRefused::Failed(error.into())),
         }
     }
 }

@@ -203,10 +203,11 @@ impl TokenBook {
         let tokens = match compose::list_tokens(&self.root) {
             Ok(tokens) => tokens,
             Err(error) if state.read.is_some() => {
+                let error = anyhow::Error::from(error);
                 tracing::error!(error = %format!("{error:#}"), "the token file does not read; the last good one stays in force");
                 return Ok(());
             }
-            Err(error) => return Err(error),
+            Err(error) => return Err(error.into()),
         };
         state.read = Some(stamp);
         state.by_digest = tokens.into_iter().map(|t| (t.sha256.clone(), t)).collect();
@@ -295,6 +296,6 @@ impl arbor_server::Tokens for TokenBook {
     }
 
     async fn ready(&self) -> Result<()> {
-        compose::list_tokens(&self.root).map(|_| ())
+        Ok(compose::list_tokens(&self.root).map(|_| ())?)
     }
 }

@@ -1116,3 +1116,22 @@ fn the_profile_shows_what_is_current_in_chinese() {
     ];
     insta::assert_snapshot!("profile_chinese", profile_of(&lines, &[]));
 }
+
+/// A `--json` failure names its kind, so a program can tell a missing store from settings
+/// that need mending: `refused` for a directory that is not a store, `settings` for an
+/// `arbor.json` that is not JSON.
+#[test]
+fn json_errors_say_what_kind_of_failure_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = |root: &std::path::Path| {
+        let output = arbor(&["--root", root.to_str().unwrap(), "--json", "stats"]);
+        assert!(!output.status.success());
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+        value["error"]["code"].as_str().map(str::to_owned)
+    };
+    assert_eq!(code(&dir.path().join("nowhere")).as_deref(), Some("refused"));
+    let store = dir.path().join("store");
+    assert!(arbor(&["--root", store.to_str().unwrap(), "init", "--embedder", "hashing"]).status.success());
+    std::fs::write(store.join("arbor.json"), "{ not json").unwrap();
+    assert_eq!(code(&store).as_deref(), Some("settings"));
+}

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{ComposeError, Doing, Result};
 use arbor_domain::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -190,19 +190,19 @@ impl StoreConfig {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 if !root.exists() {
-                    bail!(
+                    return Err(ComposeError::Refused(format!(
                         "there is no Arbor store at {}: the directory does not exist (create one with `arbor --root {} init`)",
                         root.display(),
                         root.display()
-                    );
+                    )));
                 }
-                bail!(
+                return Err(ComposeError::Refused(format!(
                     "{} is not an Arbor store: it has no {CONFIG_FILE} (create one with `arbor --root {} init`)",
                     root.display(),
                     root.display()
-                );
+                )));
             }
-            Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+            Err(error) => return Err(error).io(|| format!("reading {}", path.display())),
         };
         StoreConfig::parse(&text, root)
     }
@@ -211,21 +211,24 @@ impl StoreConfig {
     /// one check every reader of the file makes.
     pub fn parse(text: &str, root: &Path) -> Result<StoreConfig> {
         let path = root.join(CONFIG_FILE);
-        let value: serde_json::Value =
-            serde_json::from_str(text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| ComposeError::settings(&path, format!("{} is not valid JSON: {e}", path.display())))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            bail!("{} is not an Arbor store configuration (no \"format\": \"{FORMAT}\")", path.display());
+            let reason =
+                format!("{} is not an Arbor store configuration (no \"format\": \"{FORMAT}\")", path.display());
+            return Err(ComposeError::settings(&path, reason));
         }
         let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
         if version > u64::from(FORMAT_VERSION) {
-            bail!(
+            return Err(ComposeError::Refused(format!(
                 "the store at {} was written by a newer arbor (format {version}); this build reads format {FORMAT_VERSION}: upgrade arbor",
                 root.display()
-            );
+            )));
         }
-        let config: StoreConfig = serde_json::from_value(value)
-            .with_context(|| format!("{} has an invalid configuration", path.display()))?;
-        config.retrieval_budget().map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
+        let config: StoreConfig = serde_json::from_value(value).map_err(|e| {
+            ComposeError::settings(&path, format!("{} has an invalid configuration: {e}", path.display()))
+        })?;
+        config.retrieval_budget().map_err(|why| ComposeError::settings(&path, format!("{}: {why}", path.display())))?;
         Ok(config)
     }
 
@@ -244,7 +247,7 @@ pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<S
     let current = StoreConfig::load(root)?;
     let mut proposed = match StoreConfig::parse(text, root) {
         Ok(proposed) => proposed,
-        Err(error) => return Ok(Err(format!("{error:#}"))),
+        Err(error) => return Ok(Err(error.with_causes())),
     };
     // What `settings_for_display` hid comes back hidden: it stands for what the file holds.
     if let (Some(now), Some(asked)) = (&current.postgres, &mut proposed.postgres)
@@ -270,7 +273,7 @@ pub fn replace_settings(root: &Path, text: &str) -> Result<std::result::Result<S
         )));
     }
     if let Err(error) = proposed.reasoner.build() {
-        return Ok(Err(format!("\"reasoner\": {error:#}")));
+        return Ok(Err(format!("\"reasoner\": {}", error.with_causes())));
     }
     save_config(root, &proposed)?;
     Ok(Ok(proposed))
@@ -283,17 +286,25 @@ pub(crate) const HIDDEN: &str = "(hidden)";
 /// hidden.
 pub fn settings_for_display(root: &Path) -> Result<String> {
     let config = StoreConfig::load(root)?;
-    let mut value = serde_json::to_value(&config)?;
+    let mut value = json_of(&config);
     if let Some(url) = value.pointer_mut("/postgres/url")
         && !url.is_null()
     {
         *url = serde_json::Value::String(HIDDEN.to_owned());
     }
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
+    pretty(root, &value)
 }
 
 fn json_of(value: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// Settings as their file holds them.
+fn pretty(root: &Path, value: &impl Serialize) -> Result<String> {
+    let path = root.join(CONFIG_FILE);
+    serde_json::to_string_pretty(value)
+        .map(|text| text + "\n")
+        .map_err(|e| ComposeError::settings(&path, format!("{} cannot be written: {e}", path.display())))
 }
 
 /// Loads `arbor.json`, changes it, and saves it whole; returns what was saved.
@@ -313,7 +324,7 @@ pub fn resolve_root(root: Option<PathBuf>) -> PathBuf {
 /// Writes `arbor.json` whole or not at all, this user's alone (it may name a database with its
 /// password).
 pub fn save_config(root: &Path, config: &StoreConfig) -> Result<()> {
-    let text = serde_json::to_string_pretty(config)? + "\n";
+    let text = pretty(root, config)?;
     replace_file(&root.join(CONFIG_FILE), text.as_bytes(), Readers::OwnerOnly)
 }
 

@@ -8,7 +8,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use crate::error::{ComposeError, Doing, Result};
 
 /// Who may read the file written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,9 @@ pub enum Readers {
 /// it was.
 pub fn replace_file(path: &Path, contents: &[u8], readers: Readers) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).context("a file name")?;
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(ComposeError::Refused(format!("{} names no file to write", path.display())));
+    };
     let temporary = dir.join(format!(".{name}.{}-{:x}.tmp", std::process::id(), writer_suffix()));
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
@@ -34,14 +36,14 @@ pub fn replace_file(path: &Path, contents: &[u8], readers: Readers) -> Result<()
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     }
     // Only a file this call created is removed on failure: never another writer's.
-    let mut file = options.open(&temporary).with_context(|| format!("writing {}", temporary.display()))?;
+    let mut file = options.open(&temporary).io(|| format!("writing {}", temporary.display()))?;
     let written = file.write_all(contents).and_then(|()| file.sync_all()).and_then(|()| {
         drop(file);
         std::fs::rename(&temporary, path)
     });
     if let Err(error) = written {
         let _ = std::fs::remove_file(&temporary);
-        return Err(error).with_context(|| format!("writing {}", path.display()));
+        return Err(error).io(|| format!("writing {}", path.display()));
     }
     // The file is in place: a failed directory sync only leaves the rename less sure to
     // survive a power cut, so it is said, not returned as a failure of a write that happened.

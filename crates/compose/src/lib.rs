@@ -9,6 +9,7 @@
 mod choice;
 mod config;
 mod durable;
+mod error;
 mod liveness;
 mod model_config;
 mod open;
@@ -25,6 +26,7 @@ pub use config::{
     save_config, settings_for_display, update_config,
 };
 pub use durable::{Readers, replace_file};
+pub use error::{ComposeError, Result};
 pub use liveness::writer_is_dead;
 pub use model_config::{EmbedderChoice, EmbedderConfig, ReasonerConfig, RemoteEndpoint, local_name};
 pub use open::{

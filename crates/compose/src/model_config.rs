@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{ComposeError, DoingWith, Result};
 use arbor_adapters_models::packaged::{self, Found, MINILM_L6_V2, PACKAGED_MODELS};
 use arbor_ports::{Embedder, HashingEmbedder, HeuristicReasoner, Reasoner};
 use serde::{Deserialize, Serialize};
@@ -75,8 +75,9 @@ impl RemoteEndpoint {
         config.max_retries = self.max_retries;
         config.requests_per_second = self.requests_per_second;
         if let Some(var) = &self.api_key_env {
-            let key = std::env::var(var)
-                .with_context(|| format!("the model's API key is read from {var}, which is not set"))?;
+            let key = std::env::var(var).map_err(|_| {
+                ComposeError::Refused(format!("the model's API key is read from {var}, which is not set"))
+            })?;
             config.api_key = Some(key);
         }
         Ok(config)
@@ -91,11 +92,14 @@ impl EmbedderConfig {
     /// The embedder this configuration names.
     pub fn build(&self) -> Result<Arc<dyn Embedder>> {
         Ok(match self {
-            EmbedderConfig::Hashing { dimensions } => Arc::new(HashingEmbedder::new(*dimensions)?),
+            EmbedderConfig::Hashing { dimensions } => Arc::new(
+                HashingEmbedder::new(*dimensions)
+                    .model(|| format!("configuring a hashing embedder of {dimensions} dimensions"))?,
+            ),
             EmbedderConfig::Local { model, path } => local_embedder(model, path)?,
             EmbedderConfig::OpenAi { endpoint, dimensions, batch } => Arc::new(
                 arbor_adapters_models::OpenAiEmbedder::new(endpoint.endpoint_config()?, *dimensions, *batch)
-                    .context("configuring the remote embedder")?,
+                    .model(|| "configuring the remote embedder".to_owned())?,
             ),
         })
     }
@@ -117,16 +121,16 @@ impl EmbedderConfig {
 #[cfg(feature = "local-embed")]
 fn local_embedder(model: &str, path: &Path) -> Result<Arc<dyn Embedder>> {
     let embedder = arbor_adapters_models::LocalEmbedder::load(path, model)
-        .with_context(|| format!("loading the local embedder {model}"))?;
+        .model(|| format!("loading the local embedder {model}"))?;
     Ok(Arc::new(embedder))
 }
 
 #[cfg(not(feature = "local-embed"))]
 fn local_embedder(model: &str, _path: &Path) -> Result<Arc<dyn Embedder>> {
-    bail!(
+    Err(ComposeError::Refused(format!(
         "this store embeds with the local model {model}, but this arbor was built without the `local-embed` feature; \
          rebuild it with default features"
-    )
+    )))
 }
 
 impl ReasonerConfig {
@@ -135,7 +139,7 @@ impl ReasonerConfig {
             ReasonerConfig::Heuristic => Arc::new(HeuristicReasoner),
             ReasonerConfig::OpenAi { endpoint, json_output } => Arc::new(
                 arbor_adapters_models::OpenAiReasoner::new(endpoint.endpoint_config()?, *json_output)
-                    .context("configuring the remote reasoner")?,
+                    .model(|| "configuring the remote reasoner".to_owned())?,
             ),
         })
     }
@@ -185,7 +189,12 @@ impl EmbedderChoice {
             EmbedderChoice::Auto => located().map_or_else(EmbedderConfig::hashing, |found| local_config(&found)),
             EmbedderChoice::Local => match located() {
                 Some(found) => local_config(&found),
-                None => bail!("the local model {} is not installed: run `arbor models install`", MINILM_L6_V2.name),
+                None => {
+                    return Err(ComposeError::Refused(format!(
+                        "the local model {} is not installed: run `arbor models install`",
+                        MINILM_L6_V2.name
+                    )));
+                }
             },
         })
     }

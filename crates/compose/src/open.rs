@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{ComposeError, Doing, DoingInEngine, DoingWith, During, Result};
 use arbor_adapters_models::CoalescingEmbedder;
 use arbor_adapters_sqlite::{OpenMode, SqliteConfig, SqliteDatabase, SqliteIndex, SqliteStore};
 use arbor_app::{Arbor, Options, Policy, Ports};
@@ -37,7 +37,7 @@ pub async fn init(root: &Path, options: &InitOptions) -> Result<(StoreConfig, In
         let config = StoreConfig::load(root)?;
         if config.backend == Backend::Sqlite && !sqlite_database_present(root) {
             if let Some(bodies) = first_body(root) {
-                bail!(lost_database(root, &bodies));
+                return Err(ComposeError::Refused(lost_database(root, &bodies)));
             }
             Database::open(root, &config, OpenMode::Create).await?;
             return Ok((config, Initialized::DatabaseRecreated));
@@ -45,25 +45,29 @@ pub async fn init(root: &Path, options: &InitOptions) -> Result<(StoreConfig, In
         return Ok((config, Initialized::AlreadyAStore));
     }
     if root.exists() {
-        let mut entries = std::fs::read_dir(root).with_context(|| format!("reading {}", root.display()))?;
+        let mut entries = std::fs::read_dir(root).io(|| format!("reading {}", root.display()))?;
         if entries.next().is_some() {
-            bail!("{} is not empty and is not an Arbor store; choose an empty or new directory", root.display());
+            return Err(ComposeError::Refused(format!(
+                "{} is not empty and is not an Arbor store; choose an empty or new directory",
+                root.display()
+            )));
         }
     }
     if options.backend == Backend::Sqlite && (options.database_url.is_some() || options.schema.is_some()) {
-        bail!(
+        return Err(ComposeError::Refused(
             "--database-url and --schema are for --backend postgres; the sqlite backend keeps its database in the \
              store directory"
-        );
+                .to_owned(),
+        ));
     }
     let config = StoreConfig::new(options, options.embedder.resolve()?);
     // The database first, then the marker: a directory with arbor.json always has a database.
     let database = Database::open(root, &config, OpenMode::Create)
         .await
-        .with_context(|| format!("creating the database for {}", root.display()))?;
+        .during(|| format!("creating the database for {}", root.display()))?;
     open_index(root, &config, &database).await?;
     std::fs::create_dir_all(root.join(arbor_domain::paths::MEMORY_DIR))
-        .with_context(|| format!("creating {}", root.display()))?;
+        .io(|| format!("creating {}", root.display()))?;
     save_config(root, &config)?;
     Ok((config, Initialized::Created))
 }
@@ -104,7 +108,10 @@ pub(crate) fn first_body(root: &Path) -> Option<PathBuf> {
 async fn rows_lost(root: &Path, store: &dyn arbor_ports::MetadataStore) -> Result<Option<PathBuf>> {
     for _ in 0..2 {
         let Some(body) = first_body(root) else { return Ok(None) };
-        if !store.body_intents().await?.is_empty() || !store.namespaces().await?.is_empty() {
+        let reading = || format!("reading the store at {}", root.display());
+        if !store.body_intents().await.backend(reading)?.is_empty()
+            || !store.namespaces().await.backend(reading)?.is_empty()
+        {
             return Ok(None);
         }
         if first_body(root).is_none() {
@@ -152,35 +159,38 @@ impl Database {
         match config.backend {
             Backend::Sqlite => {
                 if mode == OpenMode::Create {
-                    std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
+                    std::fs::create_dir_all(root).io(|| format!("creating {}", root.display()))?;
                 }
                 let path = root.join(DATABASE_FILE);
                 let db = match SqliteDatabase::open(&SqliteConfig::new(&path).with_mode(mode)) {
                     Ok(db) => db,
                     Err(arbor_ports::Error::NotFound { what: "database file" | "database", .. }) => {
                         match first_body(root) {
-                            Some(body) => bail!(lost_database(root, &body)),
-                            None => bail!(
-                                "the database of the store at {} is missing or empty, and it holds no memories: \
-                                 `arbor --root {} init` makes a new one",
-                                root.display(),
-                                root.display()
-                            ),
+                            Some(body) => return Err(ComposeError::Refused(lost_database(root, &body))),
+                            None => {
+                                return Err(ComposeError::Refused(format!(
+                                    "the database of the store at {} is missing or empty, and it holds no memories: \
+                                     `arbor --root {} init` makes a new one",
+                                    root.display(),
+                                    root.display()
+                                )));
+                            }
                         }
                     }
-                    Err(error @ arbor_ports::Error::Integrity { what: "database", .. }) => {
-                        return Err(error).with_context(|| {
-                            format!(
+                    Err(error @ arbor_ports::Error::Integrity { .. }) => {
+                        return Err(ComposeError::Damaged {
+                            source: error.into(),
+                            doing: format!(
                                 "the database in {} is damaged: restore it from a backup, or rebuild it from the \
                                  markdown with `arbor --root {} fsck --rebuild-from-bodies` (which sets the damaged \
                                  file aside); commands that only read still work",
                                 root.display(),
                                 root.display()
-                            )
+                            ),
                         });
                     }
                     Err(error) => {
-                        return Err(error).with_context(|| format!("opening the database in {}", root.display()));
+                        return Err(error).backend(|| format!("opening the database in {}", root.display()));
                     }
                 };
                 Ok(Database::Sqlite(Arc::new(db)))
@@ -219,13 +229,16 @@ pub(crate) async fn open_index(
             let dir = root.join(crate::config::LANCE_DIR);
             let index = arbor_adapters_lance::LanceIndex::open(&dir)
                 .await
-                .with_context(|| format!("opening the LanceDB index in {}", dir.display()))?;
+                .backend(|| format!("opening the LanceDB index in {}", dir.display()))?;
             Ok(Arc::new(index))
         }
         #[cfg(not(feature = "lance"))]
         IndexBackend::Lance => {
             let _ = root;
-            bail!("this store's index is LanceDB, and this arbor was built without it: rebuild with `--features lance`")
+            Err(ComposeError::Refused(
+                "this store's index is LanceDB, and this arbor was built without it: rebuild with `--features lance`"
+                    .to_owned(),
+            ))
         }
     }
 }
@@ -233,26 +246,30 @@ pub(crate) async fn open_index(
 #[cfg(feature = "postgres")]
 async fn open_postgres(config: &StoreConfig) -> Result<Database> {
     use arbor_adapters_postgres::{PgConfig, PgDatabase, redacted};
-    let settings = config.postgres.as_ref().context("arbor.json says postgres but has no \"postgres\" settings")?;
+    let Some(settings) = config.postgres.as_ref() else {
+        return Err(ComposeError::settings(CONFIG_FILE, "arbor.json says postgres but has no \"postgres\" settings"));
+    };
     let url = match std::env::var(DATABASE_URL_VAR) {
         Ok(url) if !url.is_empty() => url,
-        _ => settings.url.clone().with_context(|| {
-            format!("this store's rows are on Postgres: set {DATABASE_URL_VAR} to the server's URL")
+        _ => settings.url.clone().ok_or_else(|| {
+            ComposeError::Refused(format!(
+                "this store's rows are on Postgres: set {DATABASE_URL_VAR} to the server's URL"
+            ))
         })?,
     };
     let pg = PgConfig::new(url.clone()).with_schema(settings.schema.clone());
     let db = PgDatabase::connect(&pg)
         .await
-        .with_context(|| format!("opening schema {} on {}", settings.schema, redacted(&url)))?;
+        .backend(|| format!("opening schema {} on {}", settings.schema, redacted(&url)))?;
     Ok(Database::Postgres(Arc::new(db)))
 }
 
 #[cfg(not(feature = "postgres"))]
 async fn open_postgres(_config: &StoreConfig) -> Result<Database> {
-    bail!(
+    Err(ComposeError::Refused(format!(
         "this store's rows are on Postgres ({DATABASE_URL_VAR}), but this arbor was built without Postgres \
          support; rebuild it with `cargo build --release --features postgres`"
-    )
+    )))
 }
 
 /// An open store.
@@ -317,7 +334,7 @@ pub(crate) fn person() -> String {
 fn shared_embedder(config: &crate::EmbedderConfig) -> Result<Arc<dyn arbor_ports::Embedder>> {
     type Shared = std::collections::BTreeMap<String, Arc<dyn arbor_ports::Embedder>>;
     static SHARED: std::sync::Mutex<Shared> = std::sync::Mutex::new(std::collections::BTreeMap::new());
-    let key = serde_json::to_string(config)?;
+    let key = serde_json::to_string(config).map_err(|e| ComposeError::settings(CONFIG_FILE, e))?;
     let mut shared = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(embedder) = shared.get(&key) {
         return Ok(embedder.clone());
@@ -345,7 +362,7 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
     let ports = Ports {
         store: database.store(),
         index: open_index(root, &config, &database).await?,
-        bodies: Arc::new(FsBodyStore::open(root)?),
+        bodies: Arc::new(FsBodyStore::open(root).backend(|| format!("opening the bodies in {}", root.display()))?),
         embedder: match embedders {
             Embedders::OneCallerAtATime => config.embedder.build()?,
             Embedders::Coalesced => shared_embedder(&config.embedder)?,
@@ -361,25 +378,27 @@ async fn open_in(root: &Path, embedders: Embedders, actor: &str, mode: OpenMode,
         decay: config.decay.clone().unwrap_or_default(),
         health: config.health.unwrap_or_default(),
         approval: config.approval.clone().unwrap_or_default(),
-        budget: config.retrieval_budget().map_err(anyhow::Error::msg)?,
+        budget: config.retrieval_budget().map_err(|why| ComposeError::settings(root.join(CONFIG_FILE), why))?,
         ..Policy::default()
     };
     let mut arbor = Arbor::new(ports, policy, options).with_liveness(Arc::new(process_state));
     if let Some(previous) = &config.previous_embedder {
-        arbor = arbor.migrating_from(wrap(previous.build().context("loading the embedder being replaced")?));
+        arbor =
+            arbor.migrating_from(wrap(previous.build().during(|| "loading the embedder being replaced".to_owned())?));
     }
     if let Some(local) = &config.restricted_embedder {
-        arbor =
-            arbor.with_restricted_embedder(wrap(local.build().context("loading the embedder for restricted text")?))?;
+        let restricted = local.build().during(|| "loading the embedder for restricted text".to_owned())?;
+        arbor = arbor.with_restricted_embedder(wrap(restricted))?;
     }
     // A database that lost its rows while the bodies survived is not an empty store.
     if guard == Guard::EmptiedDatabase
         && let Some(body) = rows_lost(root, arbor.ports().store.as_ref()).await?
     {
-        bail!(lost_database(root, &body));
+        return Err(ComposeError::Refused(lost_database(root, &body)));
     }
     if mode != OpenMode::ReadOnly {
-        let recovered = arbor.recover(&writer_is_dead).await.context("recovering after an interrupted write")?;
+        let recovered =
+            arbor.recover(&writer_is_dead).await.engine(|| "recovering after an interrupted write".to_owned())?;
         if recovered.intents_cleared > 0 {
             tracing::info!(
                 bodies = recovered.bodies_removed,
@@ -406,7 +425,7 @@ pub async fn open_for_rebuild(root: &Path) -> Result<Opened> {
 /// The same store with a fixed clock and sequential ids, so output is reproducible (tests).
 pub fn deterministic(opened: &Opened) -> Result<Arbor> {
     let mut ports = opened.arbor.ports().clone();
-    let start = Timestamp::from_second(1_780_000_000)?;
+    let start = Timestamp::from_second(1_780_000_000).unwrap_or(Timestamp::UNIX_EPOCH);
     ports.clock = Arc::new(arbor_ports::ManualClock::new(start));
     ports.ids = Arc::new(arbor_ports::SequentialIds::default());
     Ok(Arbor::new(ports, opened.arbor.policy().clone(), opened.arbor.options().clone()))

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File, TryLockError};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{ComposeError, Doing, DoingWith, Result};
 use arbor_app::{ConsolidationRun, report_marks};
 use arbor_domain::consolidation::ProposalKind;
 use arbor_domain::id::LeafId;
@@ -30,24 +30,21 @@ pub struct ConsolidationLock {
 /// Takes the store's consolidation lock, or says that another pass holds it.
 pub fn lock_consolidation(root: &Path) -> Result<ConsolidationLock> {
     let dir = root.join(REPORTS_DIR);
-    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    fs::create_dir_all(&dir).io(|| format!("creating {}", dir.display()))?;
     let path = dir.join(".lock");
     let file = lock_file(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(ConsolidationLock { _file: file }),
-        Err(TryLockError::WouldBlock) => bail!("another consolidation pass is running on this store; try again later"),
-        Err(TryLockError::Error(error)) => Err(error).with_context(|| format!("locking {}", path.display())),
+        Err(TryLockError::WouldBlock) => {
+            Err(ComposeError::Busy("another consolidation pass is running on this store; try again later".to_owned()))
+        }
+        Err(TryLockError::Error(error)) => Err(error).io(|| format!("locking {}", path.display())),
     }
 }
 
 /// The file at `path` that a lock is taken on (made if missing; its content is never used).
 pub(crate) fn lock_file(path: &Path) -> Result<File> {
-    File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))
+    File::options().create(true).truncate(false).write(true).open(path).io(|| format!("opening {}", path.display()))
 }
 
 /// A report on disk.
@@ -63,11 +60,11 @@ pub fn list_reports(root: &Path) -> Result<Vec<ReportFile>> {
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", dir.display())),
+        Err(error) => return Err(error).io(|| format!("reading {}", dir.display())),
     };
     let mut reports = Vec::new();
     for entry in entries {
-        let path = entry?.path();
+        let path = entry.io(|| format!("reading {}", dir.display()))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
         if name.ends_with(".md") && !name.starts_with('.') {
             reports.push(ReportFile { path, name });
@@ -82,9 +79,12 @@ pub fn list_reports(root: &Path) -> Result<Vec<ReportFile>> {
 pub fn resume_marks(root: &Path) -> Result<BTreeMap<Namespace, WriteMark>> {
     let mut marks: BTreeMap<Namespace, WriteMark> = BTreeMap::new();
     for report in list_reports(root)? {
-        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let text = fs::read_to_string(&report.path).io(|| format!("reading {}", report.path.display()))?;
         let Some(found) = report_marks(&text) else {
-            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+            return Err(ComposeError::Refused(format!(
+                "{} is not a consolidation report (move it out of {REPORTS_DIR})",
+                report.path.display()
+            )));
         };
         for (namespace, mark) in found {
             let slot = marks.entry(namespace).or_insert_with(|| mark.clone());
@@ -101,9 +101,12 @@ pub fn resume_marks(root: &Path) -> Result<BTreeMap<Namespace, WriteMark>> {
 pub fn recorded_retirements(root: &Path) -> Result<Vec<(LeafId, LeafId)>> {
     let mut retired = Vec::new();
     for report in list_reports(root)? {
-        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let text = fs::read_to_string(&report.path).io(|| format!("reading {}", report.path.display()))?;
         let Some(found) = arbor_app::report_retirements(&text) else {
-            bail!("{} is not a consolidation report (move it out of {REPORTS_DIR})", report.path.display());
+            return Err(ComposeError::Refused(format!(
+                "{} is not a consolidation report (move it out of {REPORTS_DIR})",
+                report.path.display()
+            )));
         };
         retired.extend(found);
     }
@@ -131,7 +134,7 @@ pub async fn left_for_review(
 ) -> Result<Vec<LeftForReview>> {
     let mut left: BTreeMap<(LeafId, LeafId), (ProposalKind, String)> = BTreeMap::new();
     for report in list_reports(root)? {
-        let text = fs::read_to_string(&report.path).with_context(|| format!("reading {}", report.path.display()))?;
+        let text = fs::read_to_string(&report.path).io(|| format!("reading {}", report.path.display()))?;
         // A stray file is the next pass's error to report; listing what waits goes on.
         let Some(found) = arbor_app::report_left_for_review(&text) else {
             tracing::warn!(file = %report.path.display(), "not a consolidation report; passed over");
@@ -148,7 +151,8 @@ pub async fn left_for_review(
         .ports()
         .store
         .leaves(&scope, &ids)
-        .await?
+        .await
+        .backend(|| "reading the memories consolidation left for review".to_owned())?
         .into_iter()
         .filter(|leaf| leaf.status == arbor_domain::lifecycle::LeafStatus::Active)
         .map(|leaf| leaf.id)
@@ -172,7 +176,9 @@ pub async fn apply_left_for_review(
     let _lock = lock_consolidation(root)?;
     let open = left_for_review(arbor, root, chain).await?;
     let Some(proposal) = open.iter().find(|p| &p.retire == retire) else {
-        bail!("no consolidation proposal waits for a person to retire {retire} here (see `arbor review list`)");
+        return Err(ComposeError::Refused(format!(
+            "no consolidation proposal waits for a person to retire {retire} here (see `arbor review list`)"
+        )));
     };
     let run = arbor.apply_left_for_review(chain, proposal.kind, &proposal.retire, &proposal.keep).await?;
     let report = write_report(root, &run)?;
@@ -182,7 +188,7 @@ pub async fn apply_left_for_review(
 /// Writes `run`'s report durably under a new name and returns its path.
 pub fn write_report(root: &Path, run: &ConsolidationRun) -> Result<PathBuf> {
     let dir = root.join(REPORTS_DIR);
-    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    fs::create_dir_all(&dir).io(|| format!("creating {}", dir.display()))?;
     let stem = run.at.strftime("%Y%m%dT%H%M%S%.3fZ").to_string();
     let mut path = dir.join(format!("{stem}.md"));
     let mut n = 1;
@@ -230,22 +236,24 @@ pub async fn consolidation_pass(arbor: &arbor_app::Arbor, root: &Path, options: 
         (false, None) => Some(lock_consolidation(root)?),
         (false, Some(_)) => match lock_consolidation(root) {
             Ok(lock) => Some(lock),
-            Err(error) => {
+            Err(error @ ComposeError::Busy(_)) => {
                 tracing::info!(%error, "scheduled consolidation skipped");
                 return Ok(None);
             }
+            Err(error) => return Err(error),
         },
     };
     let marks = resume_marks(root)?;
     let store = &arbor.ports().store;
     let namespaces = match namespaces {
         Some(namespaces) => namespaces,
-        None => store.namespaces().await?,
+        None => store.namespaces().await.backend(|| "listing the store's namespaces".to_owned())?,
     };
     if let Some(min_new) = min_new {
         let mut new = 0;
         for namespace in &namespaces {
-            new += store.leaves_written_after(namespace, marks.get(namespace).cloned(), min_new - new).await?.len();
+            let written = store.leaves_written_after(namespace, marks.get(namespace).cloned(), min_new - new);
+            new += written.await.backend(|| format!("reading what {namespace} wrote since the last pass"))?.len();
             if new >= min_new {
                 break;
             }

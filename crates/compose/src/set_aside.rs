@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::error::{Doing, Result};
 use arbor_domain::time::Timestamp;
 
 use crate::config::DATABASE_FILE;
@@ -23,12 +23,12 @@ pub fn move_damaged_database_aside(root: &Path) -> Result<PathBuf> {
         let from = root.join(format!("{DATABASE_FILE}{suffix}"));
         if from.exists() {
             let to = PathBuf::from(format!("{}{suffix}", aside.display()));
-            std::fs::rename(&from, &to).with_context(|| format!("moving {} aside", from.display()))?;
+            std::fs::rename(&from, &to).io(|| format!("moving {} aside", from.display()))?;
         }
     }
     let marker = arbor_adapters_sqlite::damage_marker(&root.join(DATABASE_FILE));
     if marker.exists() {
-        std::fs::remove_file(&marker).with_context(|| format!("removing {}", marker.display()))?;
+        std::fs::remove_file(&marker).io(|| format!("removing {}", marker.display()))?;
     }
     Ok(aside)
 }
@@ -38,8 +38,8 @@ pub fn move_damaged_database_aside(root: &Path) -> Result<PathBuf> {
 fn set_aside_databases(root: &Path) -> Result<Vec<PathBuf>> {
     let prefix = format!("{DATABASE_FILE}.damaged-");
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(root).with_context(|| format!("reading {}", root.display()))? {
-        let path = entry?.path();
+    for entry in std::fs::read_dir(root).io(|| format!("reading {}", root.display()))? {
+        let path = entry.io(|| format!("reading {}", root.display()))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if name.starts_with(&prefix) {
             found.push(path);
@@ -80,11 +80,11 @@ fn file_holds_any(file: &Path, needles: &[&[u8]]) -> Result<bool> {
     if longest == 0 {
         return Ok(false);
     }
-    let mut reader = std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut reader = std::fs::File::open(file).io(|| format!("reading {}", file.display()))?;
     let mut window: Vec<u8> = Vec::with_capacity((1 << 20) + longest);
     let mut chunk = vec![0u8; 1 << 20];
     loop {
-        let read = reader.read(&mut chunk).with_context(|| format!("reading {}", file.display()))?;
+        let read = reader.read(&mut chunk).io(|| format!("reading {}", file.display()))?;
         if read == 0 {
             return Ok(false);
         }
@@ -118,7 +118,7 @@ pub fn erase_from_set_aside_databases(root: &Path, needles: &[String]) -> Result
     let doomed: BTreeSet<String> = holding.iter().map(|file| copy_of(file)).collect();
     let mut removed = Vec::new();
     for file in files.iter().filter(|file| doomed.contains(&copy_of(file))) {
-        std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
+        std::fs::remove_file(file).io(|| format!("removing {}", file.display()))?;
         removed.push(file.clone());
     }
     Ok(removed)

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use crate::error::{ComposeError, DoingWith, Result};
 
 use crate::config::{StoreConfig, save_config};
 use crate::model_config::EmbedderConfig;
@@ -33,21 +33,25 @@ pub async fn switch_embedder(root: &Path, config: EmbedderConfig) -> Result<Embe
     if let Ok(current) = store_config.embedder.build()
         && current.id() == embedder.id()
     {
-        bail!(
+        return Err(ComposeError::Refused(format!(
             "{} has the same embedder id ({}) as the store's current embedder, so their vectors could not be told \
              apart; keep the model in a directory of another name",
             config.describe(),
             embedder.id()
-        );
+        )));
     }
     if let Some(previous) = &store_config.previous_embedder {
-        bail!(
+        return Err(ComposeError::Refused(format!(
             "the store is still re-embedding from {}; finish with `arbor jobs reindex` before changing the embedder again",
             previous.describe()
-        );
+        )));
     }
     let database = Database::open(root, &store_config, arbor_adapters_sqlite::OpenMode::Existing).await?;
-    let documents = open_index(root, &store_config, &database).await?.count().await?;
+    let documents = open_index(root, &store_config, &database)
+        .await?
+        .count()
+        .await
+        .backend(|| format!("counting the index's documents in {}", root.display()))?;
     if documents > 0 {
         store_config.previous_embedder = Some(store_config.embedder.clone());
     }

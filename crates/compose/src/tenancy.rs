@@ -12,7 +12,7 @@
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{ComposeError, Doing, During, Result};
 use arbor_domain::model::Actor;
 use arbor_domain::read_chain::TrustedContext;
 use arbor_domain::time::Timestamp;
@@ -79,7 +79,9 @@ pub fn check_tenant_name(name: &str) -> Result<()> {
         && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         && !name.starts_with('_');
     if !valid {
-        bail!("tenant name {name:?} must be 1 to 40 of a-z, 0-9 and _, not starting with _");
+        return Err(ComposeError::Refused(format!(
+            "tenant name {name:?} must be 1 to 40 of a-z, 0-9 and _, not starting with _"
+        )));
     }
     Ok(())
 }
@@ -107,7 +109,10 @@ pub fn new_secret() -> Result<String> {
 
 fn random_hex(bytes: usize) -> Result<String> {
     let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer).map_err(|e| anyhow::anyhow!("the operating system's random source failed: {e}"))?;
+    getrandom::fill(&mut buffer).map_err(|e| ComposeError::Io {
+        doing: "reading the operating system's random source".to_owned(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
     Ok(hex(&buffer))
 }
 
@@ -117,10 +122,10 @@ pub async fn issue_token(root: &Path, new: NewToken) -> Result<(IssuedToken, Str
     let _lock = lock_tokens(root)?;
     let tenant_dir = tenant_root(root, &new.tenant)?;
     if !matches!(new.speaker, Actor::Agent | Actor::User | Actor::Integration) {
-        bail!("a token speaks as an agent, a user or an integration");
+        return Err(ComposeError::Refused("a token speaks as an agent, a user or an integration".to_owned()));
     }
     if new.label.as_deref().is_some_and(|l| l.chars().count() > 200 || l.chars().any(char::is_control)) {
-        bail!("a label is at most 200 characters, without control characters");
+        return Err(ComposeError::Refused("a label is at most 200 characters, without control characters".to_owned()));
     }
     create_tenant_store(root, &tenant_dir, &new.tenant).await?;
     let mut file = read_token_file(root)?;
@@ -169,15 +174,19 @@ pub fn revoke_token(root: &Path, id: &str) -> Result<bool> {
 fn read_token_file(root: &Path) -> Result<TokenFile> {
     let path = root.join(TOKENS_FILE);
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).with_context(|| format!("{} is not a token file", path.display())),
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| ComposeError::Refused(format!("{} is not a token file: {e}", path.display()))),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(TokenFile::default()),
-        Err(error) => Err(error).with_context(|| format!("reading {}", path.display())),
+        Err(error) => Err(error).io(|| format!("reading {}", path.display())),
     }
 }
 
 /// Writes the token file whole or not at all, readable by its owner only.
 fn write_token_file(root: &Path, file: &TokenFile) -> Result<()> {
-    write_private(&root.join(TOKENS_FILE), (serde_json::to_string_pretty(file)? + "\n").as_bytes())
+    let path = root.join(TOKENS_FILE);
+    let text = serde_json::to_string_pretty(file)
+        .map_err(|e| ComposeError::Refused(format!("{} cannot be written: {e}", path.display())))?;
+    write_private(&path, (text + "\n").as_bytes())
 }
 
 /// Writes `contents` to `path` whole or not at all, readable and writable by this user only:
@@ -194,7 +203,11 @@ struct TokensLock {
 
 fn lock_tokens(root: &Path) -> Result<TokensLock> {
     if !root.join(CONFIG_FILE).exists() {
-        bail!("there is no Arbor store at {} (create one with `arbor --root {} init`)", root.display(), root.display());
+        return Err(ComposeError::Refused(format!(
+            "there is no Arbor store at {} (create one with `arbor --root {} init`)",
+            root.display(),
+            root.display()
+        )));
     }
     let path = root.join(format!(".{TOKENS_FILE}.lock"));
     let file = crate::reports::lock_file(&path)?;
@@ -203,11 +216,11 @@ fn lock_tokens(root: &Path) -> Result<TokensLock> {
             Ok(()) => return Ok(TokensLock { _file: file }),
             Err(TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(50)),
             Err(TryLockError::Error(error)) => {
-                return Err(error).with_context(|| format!("locking {}", path.display()));
+                return Err(error).io(|| format!("locking {}", path.display()));
             }
         }
     }
-    bail!("another `arbor tokens` command holds {}; try again", path.display())
+    Err(ComposeError::Busy(format!("another `arbor tokens` command holds {}; try again", path.display())))
 }
 
 /// Makes `tenant`'s store, like the store at `root` (backend, embedder, index; on Postgres, a
@@ -224,13 +237,13 @@ async fn create_tenant_store(root: &Path, tenant_dir: &Path, tenant: &str) -> Re
     if config.backend == Backend::Sqlite {
         config.postgres = None;
     }
-    std::fs::create_dir_all(tenant_dir).with_context(|| format!("creating {}", tenant_dir.display()))?;
+    std::fs::create_dir_all(tenant_dir).io(|| format!("creating {}", tenant_dir.display()))?;
     let database = Database::open(tenant_dir, &config, OpenMode::Create)
         .await
-        .with_context(|| format!("creating the database for tenant {tenant}"))?;
+        .during(|| format!("creating the database for tenant {tenant}"))?;
     open_index(tenant_dir, &config, &database).await?;
     std::fs::create_dir_all(tenant_dir.join(arbor_domain::paths::MEMORY_DIR))
-        .with_context(|| format!("creating {}", tenant_dir.display()))?;
+        .io(|| format!("creating {}", tenant_dir.display()))?;
     save_config(tenant_dir, &config)
 }
 

@@ -67,15 +67,13 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
     let opened = match compose::open_for_rebuild(root).await {
         Ok(opened) => opened,
         // A file too damaged to open at all: set aside, like one that failed its check.
-        Err(error) if config.backend == compose::Backend::Sqlite && moved_aside.is_none() => {
-            let text = format!("{error:#}");
-            if !text.contains("damaged") {
-                return Err(error);
-            }
+        Err(compose::ComposeError::Damaged { .. })
+            if config.backend == compose::Backend::Sqlite && moved_aside.is_none() =>
+        {
             moved_aside = Some(compose::move_damaged_database_aside(root)?);
             compose::open_for_rebuild(root).await?
         }
-        Err(error) => return Err(error),
+        Err(error) => return Err(error.into()),
     };
     // Damage nothing has looked for yet (no fsck since it happened): the engine's own check
     // finds it, and the file is set aside as if fsck had.

@@ -481,7 +481,8 @@ impl Reader {
 }
 
 /// Words after which a capitalised name is someone the subject was with or spoke to ("had
-/// lunch *with* Tom", "*met* Tom", "*told* Tom"): a person besides the subject.
+/// lunch *with* Tom", "*met* Tom", "*told* Tom"): a person besides the subject. A relation
+/// word does the same ("his *roommate* Leo", "my *sister* Emma").
 const IN_COMPANY: &[&str] =
     &["with", "and", "met", "told", "asked", "called", "texted", "messaged", "emailed", "saw", "helped", "thanked"];
 
@@ -490,7 +491,10 @@ fn people_in_company(predicate: &str) -> Vec<String> {
     let words: Vec<&str> = predicate.split_whitespace().collect();
     let mut people: Vec<String> = words
         .windows(2)
-        .filter(|pair| IN_COMPANY.contains(&pair[0].to_lowercase().as_str()))
+        .filter(|pair| {
+            let word = pair[0].to_lowercase();
+            IN_COMPANY.contains(&word.as_str()) || is_person_by_relation(&word)
+        })
         .map(|pair| pair[1].trim_end_matches(|c: char| !c.is_alphanumeric()))
         .filter(|name| is_capitalised_name(name))
         .map(|name| name.trim_end_matches("'s").trim_end_matches("’s").to_owned())
