@@ -1,6 +1,6 @@
 //! `Claim::read` for text written in Chinese: the same claim — mentions, subject, slots,
-//! content words, change cue, what holds it back — read from Chinese words, so memories in
-//! either language are filed, looked up and compared alike.
+//! content words, change cue — read from Chinese words, so memories in either language are
+//! filed, looked up and compared alike.
 //!
 //! What differs is only how each part is found:
 //! - **Words** come from the segmenter ([`crate::han::words`]), not from spaces.

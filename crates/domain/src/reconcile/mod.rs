@@ -4,9 +4,9 @@
 //! Each text is read as a [`Claim`]: the entities it mentions (capitalised names anywhere, not
 //! only its first words, and the speaker when it speaks in the first person), its subject (the
 //! first of them), the attribute slots it speaks of (where someone lives, works, who manages
-//! them, …), the content words it holds, the change cue it uses ("moved to", "switched to",
-//! "no longer", "now", "instead", "correction:", …) and what holds it back ("also", "visited",
-//! "might", a question).
+//! them, …), the content words it holds, and the change cue it uses ("moved to", "switched
+//! to", "no longer", "now", "instead", "correction:", …) with the words and slots of the
+//! sentences that hold it.
 //!
 //! Three things read claims: the lookup keys a current memory is filed under and a new one
 //! looks candidates up by ([`lookup`]: subject, slots, the words a change acts on), the
