@@ -177,7 +177,7 @@ impl Database {
                             }
                         }
                     }
-                    Err(error @ arbor_ports::Error::Integrity { .. }) => {
+                    Err(error @ arbor_ports::Error::Integrity { what: "database", .. }) => {
                         return Err(ComposeError::Damaged {
                             source: error.into(),
                             doing: format!(

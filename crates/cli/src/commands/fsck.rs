@@ -67,9 +67,7 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
     let opened = match compose::open_for_rebuild(root).await {
         Ok(opened) => opened,
         // A file too damaged to open at all: set aside, like one that failed its check.
-        Err(compose::ComposeError::Damaged { .. })
-            if config.backend == compose::Backend::Sqlite && moved_aside.is_none() =>
-        {
+        Err(error) if config.backend == compose::Backend::Sqlite && moved_aside.is_none() && is_damage(&error) => {
             moved_aside = Some(compose::move_damaged_database_aside(root)?);
             compose::open_for_rebuild(root).await?
         }
@@ -136,4 +134,20 @@ async fn rebuild_from_bodies(root: &Path, json: bool) -> Result<bool> {
         crate::output::outln!("review them with `arbor review list` (with the scope they belong to)");
     }
     Ok(report.unreadable.is_empty())
+}
+
+/// Whether opening failed on a damaged file, wherever in the chain of causes the damage was
+/// found: at open (`ComposeError::Damaged`), or later by recovery or the index (an integrity
+/// error of the port underneath).
+fn is_damage(error: &compose::ComposeError) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if matches!(error.downcast_ref::<compose::ComposeError>(), Some(compose::ComposeError::Damaged { .. }))
+            || matches!(error.downcast_ref::<arbor_ports::Error>(), Some(arbor_ports::Error::Integrity { .. }))
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
