@@ -162,13 +162,10 @@ impl Reader {
         if subject.key != ME && !subject.key.contains("'s ") && looks_like_a_person(&subject) {
             self.last_person = Some(subject.clone());
         }
-        // "Maya had lunch with Tom. He …": "he" may be either, so it points at no one; "I met
-        // Tom. He …" has one person besides the speaker, and it is him.
-        let company = people_in_company(predicate);
-        match company.as_slice() {
-            [] => {}
-            [one] if subject.is_me() => self.last_person = Some(Subject::named(one)),
-            _ => self.last_person = None,
+        // "Maya had lunch with Tom. He …": "he" may be either, so it points at no one. Even
+        // "I met Tom. He …" may point back at someone said before, so it points at no one too.
+        if names_someone_in_company(predicate) {
+            self.last_person = None;
         }
         let mut found = Found::new();
         match &possessed {
@@ -486,22 +483,14 @@ impl Reader {
 const IN_COMPANY: &[&str] =
     &["with", "and", "met", "told", "asked", "called", "texted", "messaged", "emailed", "saw", "helped", "thanked"];
 
-/// The names a predicate gives of people in the subject's company.
-fn people_in_company(predicate: &str) -> Vec<String> {
+/// Whether a predicate names someone in the subject's company.
+fn names_someone_in_company(predicate: &str) -> bool {
     let words: Vec<&str> = predicate.split_whitespace().collect();
-    let mut people: Vec<String> = words
-        .windows(2)
-        .filter(|pair| {
-            let word = pair[0].to_lowercase();
-            IN_COMPANY.contains(&word.as_str()) || is_person_by_relation(&word)
-        })
-        .map(|pair| pair[1].trim_end_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|name| is_capitalised_name(name))
-        .map(|name| name.trim_end_matches("'s").trim_end_matches("’s").to_owned())
-        .collect();
-    people.sort();
-    people.dedup();
-    people
+    words.windows(2).any(|pair| {
+        let word = pair[0].to_lowercase();
+        let name = pair[1].trim_end_matches(|c: char| !c.is_alphanumeric());
+        (IN_COMPANY.contains(&word.as_str()) || is_person_by_relation(&word)) && is_capitalised_name(name)
+    })
 }
 
 struct Parsed<'c> {
