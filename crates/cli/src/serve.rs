@@ -36,7 +36,9 @@ async fn consolidate_on_schedule(
                 "scheduled consolidation pass"
             ),
             Ok(None) => tracing::debug!("scheduled consolidation: too little new, or another pass is running"),
-            Err(error) => tracing::warn!(%error, "scheduled consolidation failed; trying again next time"),
+            Err(error) => {
+                tracing::warn!(error = %error.with_causes(), "scheduled consolidation failed; trying again next time")
+            }
         }
     }
 }
@@ -270,7 +272,7 @@ struct StoreSettings {
 }
 
 impl arbor_server::SettingsFile for StoreSettings {
-    fn read(&self) -> Result<String> {
+    fn read(&self) -> std::result::Result<String, arbor_server::PortFailure> {
         Ok(compose::settings_for_display(&self.root)?)
     }
 
@@ -279,7 +281,7 @@ impl arbor_server::SettingsFile for StoreSettings {
         match compose::replace_settings(&self.root, text) {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(why)) => Err(SettingsRefused::Invalid(why)),
-            Err(error) => Err(SettingsRefused::Failed(error.into())),
+            Err(error) => Err(SettingsRefused::Failed(Box::new(error))),
         }
     }
 }

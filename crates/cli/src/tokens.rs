@@ -255,7 +255,7 @@ async fn run_jobs(arbor: Arc<Arbor>, tenant: String) {
 
 #[async_trait::async_trait]
 impl arbor_server::Tokens for TokenBook {
-    async fn bind(&self, token: &str) -> Result<Option<Binding>> {
+    async fn bind(&self, token: &str) -> std::result::Result<Option<Binding>, arbor_server::PortFailure> {
         let digest = compose::token_digest(token);
         let (issued, slot) = {
             let mut state = self.state.lock().await;
@@ -295,7 +295,7 @@ impl arbor_server::Tokens for TokenBook {
         stores
     }
 
-    async fn ready(&self) -> Result<()> {
+    async fn ready(&self) -> std::result::Result<(), arbor_server::PortFailure> {
         Ok(compose::list_tokens(&self.root).map(|_| ())?)
     }
 }

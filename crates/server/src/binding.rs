@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use anyhow::Result;
-
+use crate::port_failure::PortFailure;
 use crate::service::{ApiError, ApiResult, Service};
 
 /// Who a request acts as once its bearer token is checked: the service (store, read chain,
@@ -30,13 +29,13 @@ pub enum Role {
 #[async_trait::async_trait]
 pub trait Tokens: Send + Sync + std::fmt::Debug {
     /// The binding `token` was issued for; `None` for a token unknown or revoked.
-    async fn bind(&self, token: &str) -> Result<Option<Binding>>;
+    async fn bind(&self, token: &str) -> Result<Option<Binding>, PortFailure>;
 
     /// The stores open now, each with its tenant's name (for `/metrics`).
     async fn open_stores(&self) -> Vec<(String, Arc<arbor_app::Arbor>)>;
 
     /// Whether tokens can be bound now (for `/readyz`): the token book is readable.
-    async fn ready(&self) -> Result<()>;
+    async fn ready(&self) -> Result<(), PortFailure>;
 }
 
 /// Who may call the server, and as what.

@@ -6,6 +6,7 @@
 
 use arbor_domain::id::LeafId;
 
+use crate::port_failure::with_causes;
 use crate::service::{ApiError, ApiResult, Service, in_range, kind, mirror, tree};
 use crate::settings::SettingsRefused;
 use crate::wire;
@@ -208,7 +209,7 @@ impl Service {
     pub(crate) fn settings(&self) -> ApiResult<wire::Settings> {
         let file = self.settings_file().ok_or_else(no_settings)?;
         let text = file.read().map_err(|error| {
-            tracing::error!(error = %format!("{error:#}"), "could not read the settings file");
+            tracing::error!(error = %with_causes(&*error), "could not read the settings file");
             ApiError::new(500, "internal", "the server could not read its settings file; see its log")
         })?;
         Ok(wire::Settings { text, applies_on_restart: true })
@@ -220,7 +221,7 @@ impl Service {
             Ok(()) => self.settings(),
             Err(SettingsRefused::Invalid(why)) => Err(ApiError::new(422, "unprocessable", why)),
             Err(SettingsRefused::Failed(error)) => {
-                tracing::error!(error = %format!("{error:#}"), "could not write the settings file");
+                tracing::error!(error = %with_causes(&*error), "could not write the settings file");
                 Err(ApiError::new(503, "unavailable", "the settings file could not be written; nothing changed"))
             }
         }

@@ -1,7 +1,6 @@
 //! Reading a request and writing its reply: JSON bodies (JSON only, objects only, size-limited),
 //! query strings, `If-Match` versions, and `ApiError`s as `{"error": {code, message}}`.
 
-use anyhow::Result;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{FromRequest, Query, Request};

@@ -47,7 +47,7 @@ pub(crate) async fn forget(root: &Path, args: ForgetArgs, json: bool) -> Result<
     // The forget itself is done; a copy that cannot be checked is named by `arbor fsck`.
     let damaged_copies_removed = compose::erase_from_set_aside_databases(root, &forgotten).unwrap_or_else(|error| {
         tracing::warn!(
-            error = %format!("{error:#}"),
+            error = %error.with_causes(),
             "could not check the damaged databases a rebuild set aside; `arbor fsck` names them"
         );
         Vec::new()

@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use anyhow::Result;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use crate::port_failure::{PortFailure, with_causes};
 use crate::service::ApiError;
 
 use crate::binding::{Access, Binding, Role, Tokens};
@@ -66,7 +66,7 @@ impl Gate {
     }
 
     /// Whether requests can be answered: the store (or the token book) responds.
-    pub(super) async fn ready(&self) -> Result<()> {
+    pub(super) async fn ready(&self) -> Result<(), PortFailure> {
         match self {
             Gate::Open { binding, .. } | Gate::Token { binding, .. } => {
                 binding.service.arbor().ports().store.namespaces().await?;
@@ -96,7 +96,7 @@ pub(super) async fn authenticate(State(gate): State<Arc<Gate>>, mut request: Req
             Some(presented) => match tokens.bind(presented).await {
                 Ok(binding) => binding,
                 Err(error) => {
-                    tracing::error!(error = %format!("{error:#}"), "could not open what a token is bound to");
+                    tracing::error!(error = %with_causes(&*error), "could not open what a token is bound to");
                     return ApiError::new(503, "unavailable", "the server could not open this token's store; retry")
                         .into_response();
                 }

@@ -1,6 +1,5 @@
 //! The API's handlers: each reads its request, calls the bound service and writes the reply.
 
-use anyhow::Result;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query};
 use axum::http::{HeaderMap, HeaderValue, header};

@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::metrics::Metrics;
+use crate::port_failure::with_causes;
 use crate::service::ApiError;
 
 use super::guards::{Gate, bearer, same_secret};
@@ -49,7 +50,7 @@ pub(super) async fn readyz(State(monitor): State<Arc<Monitor>>) -> Response {
     match monitor.gate.ready().await {
         Ok(()) => axum::Json(serde_json::json!({ "status": "ready" })).into_response(),
         Err(error) => {
-            tracing::warn!(error = %format!("{error:#}"), "not ready");
+            tracing::warn!(error = %with_causes(&*error), "not ready");
             ApiError::new(503, "unavailable", "the store does not answer yet").into_response()
         }
     }

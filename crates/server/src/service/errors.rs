@@ -2,6 +2,7 @@
 
 use arbor_app::AppError;
 
+use crate::port_failure::with_causes;
 use crate::wire;
 
 /// An error a client can act on: an HTTP status, a stable code, and a message that never
@@ -66,7 +67,7 @@ impl From<AppError> for ApiError {
             }
             _ => {
                 // Storage internals (paths, SQL) stay in the server's log.
-                tracing::error!(error = %format!("{error:#}"), "request failed");
+                tracing::error!(error = %with_causes(&error), "request failed");
                 ApiError::new(500, "internal", "the server could not complete the request; see its log")
             }
         }
