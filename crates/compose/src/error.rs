@@ -79,7 +79,15 @@ impl ComposeError {
     pub fn code(&self) -> &'static str {
         match self {
             ComposeError::Io { .. } => "io",
-            ComposeError::Backend { .. } => "backend",
+            // A store that does not answer, is newer than this build or failed its integrity
+            // check says so: a caller retries the first, upgrades for the second, restores for
+            // the third, and cannot act on a bare "backend" for any of them.
+            ComposeError::Backend { source, .. } => match source.downcast_ref::<arbor_ports::Error>() {
+                Some(port @ arbor_ports::Error::Unavailable { .. })
+                | Some(port @ arbor_ports::Error::SchemaTooNew { .. }) => port.code(),
+                Some(arbor_ports::Error::Integrity { .. }) => "damaged",
+                _ => "backend",
+            },
             ComposeError::Damaged { .. } => "damaged",
             ComposeError::Model { .. } => "model",
             ComposeError::Engine { source, .. } | ComposeError::App(source) => source.code(),
@@ -168,6 +176,21 @@ mod tests {
 
     /// Read as people read errors (`{:#}` through anyhow), a kind says what Arbor was doing
     /// and then what went wrong, once.
+    #[test]
+    fn a_store_error_keeps_the_kind_a_caller_acts_on() {
+        let kind = |source: arbor_ports::Error| {
+            let error: Result<()> = Err(source).backend(|| "opening the database".to_owned());
+            error.unwrap_err().code()
+        };
+        assert_eq!(
+            kind(arbor_ports::Error::Unavailable { backend: "postgres", source: "connection refused".into() }),
+            "unavailable"
+        );
+        assert_eq!(kind(arbor_ports::Error::backend("sqlite", "syntax error")), "backend");
+        let during: Result<()> = Err(std::io::Error::other("x")).io(|| "writing".to_owned());
+        assert_eq!(during.during(|| "saving".to_owned()).unwrap_err().code(), "io");
+    }
+
     #[test]
     fn an_error_says_what_was_being_done_then_why() {
         let error = std::fs::read("/nonexistent/arbor.json").io(|| "reading /nonexistent/arbor.json".to_owned());

@@ -93,8 +93,8 @@ impl EmbedderConfig {
     pub fn build(&self) -> Result<Arc<dyn Embedder>> {
         Ok(match self {
             EmbedderConfig::Hashing { dimensions } => Arc::new(
-                HashingEmbedder::new(*dimensions)
-                    .model(|| format!("configuring a hashing embedder of {dimensions} dimensions"))?,
+                // Dimensions out of range are the settings' fault, not a model that failed to load.
+                HashingEmbedder::new(*dimensions).map_err(|error| ComposeError::Refused(format!("{error}")))?,
             ),
             EmbedderConfig::Local { model, path } => local_embedder(model, path)?,
             EmbedderConfig::OpenAi { endpoint, dimensions, batch } => Arc::new(

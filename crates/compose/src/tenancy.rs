@@ -175,7 +175,7 @@ fn read_token_file(root: &Path) -> Result<TokenFile> {
     let path = root.join(TOKENS_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| ComposeError::Refused(format!("{} is not a token file: {e}", path.display()))),
+            .map_err(|e| ComposeError::settings(&path, format!("{} is not a token file: {e}", path.display()))),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(TokenFile::default()),
         Err(error) => Err(error).io(|| format!("reading {}", path.display())),
     }
