@@ -1028,14 +1028,13 @@ pub async fn unused_candidates_are_archived_never_summarized_and_can_be_restored
     assert!(pack_text(&ask(&arbor, &c1, "saffron theme").await).contains("saffron"));
 }
 
-/// An embedder that places a text by the topics its words name, under the name of the model
-/// the domain has a topic floor for: the comparison by meaning, run on each backend's vector
-/// index, with similarities a test can reason about (the same topic 1, another 0).
-/// With `fail_comparisons` set, it fails every call that holds a passage without its subject's
-/// name ("they …"), which only the comparison by meaning sends, so indexing still works.
+/// An embedder that places a text by the topics its words name, under the default model's
+/// name (so nothing keyed to the real model is skipped), with similarities a test can reason
+/// about (the same topic 1, another 0). With `failing` set, every call fails, as a model that
+/// crashed after the earlier statements were indexed.
 #[derive(Debug, Default)]
 struct TopicEmbedder {
-    fail_comparisons: std::sync::atomic::AtomicBool,
+    failing: std::sync::atomic::AtomicBool,
 }
 
 const TOPICS: &[&[&str]] =
@@ -1058,8 +1057,7 @@ impl Embedder for TopicEmbedder {
     }
 
     async fn embed(&self, texts: &[String]) -> arbor_ports::Result<Vec<Vec<f32>>> {
-        let comparing = texts.iter().any(|t| t.starts_with("they ") || t.starts_with("their "));
-        if comparing && self.fail_comparisons.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(arbor_ports::Error::Unavailable { backend: "topic", source: "the model crashed".into() });
         }
         Ok(texts
@@ -1082,15 +1080,15 @@ pub async fn no_decision_depends_on_the_embedder(ports: Ports) {
     // One store, a namespace per run.
     let run = |fail: bool, ports: Ports, namespace: &'static str| async move {
         let embedder = Arc::new(TopicEmbedder::default());
-        embedder.fail_comparisons.store(fail, std::sync::atomic::Ordering::SeqCst);
         let mut ports = ports;
-        ports.embedder = embedder;
+        ports.embedder = embedder.clone();
         let (arbor, clock) = engine(ports);
         let global = only(&arbor, namespace);
         minutes(&clock, 1);
         let desk = note(&arbor, &global, "Farah runs the support desk for the Lisbon office.").await;
         note(&arbor, &global, "Farah lives in Braga.").await;
         arbor.run_jobs(None).await.unwrap();
+        embedder.failing.store(fail, std::sync::atomic::Ordering::SeqCst);
         minutes(&clock, 60 * 24 * 30);
         let mut outcomes = Vec::new();
         for text in ["Farah ended up in sales, she handles renewals.", "Farah moved to Porto in May."] {

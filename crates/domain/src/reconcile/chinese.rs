@@ -14,8 +14,9 @@
 //!   "刘洋的团队" is 刘洋's team, a group acting on its member's shared things.
 //! - **Clauses** end at commas too: Chinese joins clauses with them where English uses "and".
 //! - **Cues** are the verbs and adverbs Chinese says a change with (搬到、换成、改到、离职、戒掉、
-//!   推迟、削减到、不再、现在 …), and holds are 也 (also), hedges (可能、打算、如果 …), changes
-//!   ahead (下个月、即将) and questions.
+//!   推迟、削减到、不再、现在 …); a negated one (没有搬到) and a visit (出差、旅游) say no change of
+//!   residence. Whether a change replaces anything is not read here but by
+//!   `claims::chinese`.
 //!
 //! Why these hold beyond the sentences they were tried on: they are the grammar of the
 //! language — its change verbs with their result complements (搬*到*、换*成*、改*为*), its

@@ -1,6 +1,8 @@
 //! The change cues English uses to say a value changed ("moved to", "no longer", "now",
-//! "correction:"), the cues that hold a replacement back ("also", a visit, a hedge, a plan), the
-//! cheap sign test before reading, and how far each cue reaches.
+//! "correction:"), what keeps a word from being one (a negation before it, a span such as
+//! "for a week now", a visit, a cadence), the cheap sign test before reading, and how far each
+//! cue reaches. The words a cue acts on become lookup keys (`lookup`); whether the
+//! change replaces anything is decided by [`crate::claims::decide`].
 
 use std::sync::LazyLock;
 

@@ -14,15 +14,13 @@ pub(super) const DESCRIBING_OPENERS: &[&str] = &["new", "old", "former", "curren
 pub(super) const SPEECH_VERBS: &[&str] =
     &["claims", "mentioned", "said", "says", "tells", "thinks", "told", "wrote", "writes"];
 
-/// The relations that are groups someone belongs to: a group acts on its members' shared things
-/// ("Ivan's team moved standup to 10:15" is about Ivan's standup), never on their own slots
-/// ("Maya's team moved to Berlin" is not Maya moving).
-pub(super) const GROUPS: &[&str] = &["band", "club", "company", "firm", "office", "school", "startup", "team"];
-
-/// The member a group subject belongs to: "ivan" for "ivan's team".
+/// The member a group subject belongs to: "ivan" for "ivan's team". A group (the lexicon's
+/// [`english::GROUPS`]) acts on its members' shared things ("Ivan's team moved standup to
+/// 10:15" is about Ivan's standup), never on their own slots ("Maya's team moved to Berlin" is
+/// not Maya moving).
 pub(super) fn group_member(subject: &str) -> Option<&str> {
     let (member, relation) = subject.split_once("'s ")?;
-    GROUPS.contains(&relation).then_some(member)
+    english::GROUPS.contains(&relation).then_some(member)
 }
 
 /// Words that join a subject to what it is.
