@@ -231,7 +231,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
     while let Some((at, c)) = chars.next() {
         let next_is_space = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
         let stop = matches!(c, '.' | '!' | '?' | ';' | '。' | '！' | '？') && next_is_space;
-        if !(c == '\n' || stop) || (c == '.' && ends_an_abbreviation(&text[start..at])) {
+        if !(c == '\n' || stop) || (c == '.' && ends_an_abbreviation(&text[start..at], &text[at + 1..])) {
             continue;
         }
         let end = at + c.len_utf8();
@@ -299,7 +299,8 @@ pub fn first_sentence(text: &str, max_chars: usize) -> String {
             '.' | '!' | '?' => {
                 // Closing quotes, brackets and emphasis may stand between the stop and the space.
                 let after = chars[at + 1..].iter().map(|&(_, c)| c).find(|&c| !CLOSERS.contains(&c));
-                after.is_none_or(char::is_whitespace) && (ch != '.' || !ends_an_abbreviation(&line[..byte]))
+                after.is_none_or(char::is_whitespace)
+                    && (ch != '.' || !ends_an_abbreviation(&line[..byte], &line[byte + 1..]))
             }
             _ => false,
         };
@@ -315,18 +316,31 @@ pub fn first_sentence(text: &str, max_chars: usize) -> String {
 /// What may close a sentence after its full stop: quotes, brackets, emphasis.
 const CLOSERS: &[char] = &['"', '\'', ')', ']', '”', '’', '」', '』', '）', '*', '_'];
 
-/// Whether the word `before` ends with is one a full stop abbreviates: a title, a street or
-/// a Latin abbreviation, or a single letter (an initial).
-fn ends_an_abbreviation(before: &str) -> bool {
+/// Whether the word `before` ends with is one a full stop abbreviates, given what comes
+/// `after` the stop: a title, a street or a Latin abbreviation, or a single letter (an
+/// initial); "No." before a number ("No. 5"); and a company suffix or "etc." unless a
+/// capitalised word follows — those end sentences as often as they sit inside one ("Acme
+/// Inc. He left", "Acme Inc. announced").
+fn ends_an_abbreviation(before: &str, after: &str) -> bool {
     let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
     let word = word.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let next = after.trim_start().chars().next();
+    if SENTENCE_FINAL_ABBREVIATIONS.contains(&word.as_str()) {
+        return !next.is_some_and(char::is_uppercase);
+    }
+    if word == "no" {
+        return next.is_some_and(|c| c.is_ascii_digit());
+    }
     word.chars().count() == 1 && word.chars().all(char::is_alphabetic) || ABBREVIATIONS.contains(&word.as_str())
 }
 
+/// Abbreviations that end a sentence as often as not: company suffixes and "etc.".
+const SENTENCE_FINAL_ABBREVIATIONS: &[&str] = &["inc", "ltd", "co", "corp", "etc"];
+
 /// Words a full stop shortens in running text, lowercased and without that full stop.
 const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "dept",
-    "inc", "ltd", "co", "corp", "fig", "vol", "ca", "appt",
+    "mr", "mrs", "ms", "dr", "prof", "st", "rd", "ave", "mt", "jr", "sr", "vs", "e.g", "i.e", "approx", "dept", "fig",
+    "vol", "ca", "appt",
 ];
 
 #[cfg(test)]
@@ -364,12 +378,28 @@ mod tests {
             ("She said \"we moved.\" Then she left.", "She said \"we moved.\""),
             ("The rate is 4.2% (fixed.) The term is 2 years.", "The rate is 4.2% (fixed.)"),
             ("The answer was no. We asked twice.", "The answer was no."),
+            ("Locker No. 5 is hers. The key is blue.", "Locker No. 5 is hers."),
+            ("Tom joined Acme Inc. He starts Monday.", "Tom joined Acme Inc."),
+            ("Tom joined Acme Inc. as a designer. He starts Monday.", "Tom joined Acme Inc. as a designer."),
             ("No full stop at all", "No full stop at all"),
             ("first line\nsecond line", "first line"),
         ] {
             assert_eq!(first_sentence(text, 200), title, "{text}");
         }
         assert_eq!(first_sentence("The user lives in a very long sentence", 10), "The user…");
+    }
+
+    #[test]
+    fn sentences_end_at_stops_but_not_after_abbreviations() {
+        for (text, expected) in [
+            ("Dr. Lim moved. She likes it.", &["Dr. Lim moved.", " She likes it."][..]),
+            ("Locker No. 5 is hers. I said no. Fine.", &["Locker No. 5 is hers.", " I said no.", " Fine."]),
+            ("Tom joined Acme Inc. He starts Monday.", &["Tom joined Acme Inc.", " He starts Monday."]),
+            ("Acme Inc. hired Tom; he starts Monday.", &["Acme Inc. hired Tom;", " he starts Monday."]),
+            ("Pens, paper etc. are in the drawer.", &["Pens, paper etc. are in the drawer."]),
+        ] {
+            assert_eq!(sentences(text), expected, "{text}");
+        }
     }
 
     #[test]

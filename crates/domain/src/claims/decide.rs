@@ -141,6 +141,11 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
             (None, _) if any => None,
             (None, _) if old.holds() == Holds::One => proven(RetireRule::Ended),
             (None, _) => flag(FlagReason::EndedWithoutValue),
+            // An ending by name alone ends what held that name, not a bigger thing that only
+            // begins with it: "closed Google Chrome" does not end "works at Google".
+            (Some(ended), ValueMatch::Same) if any && !ends_no_more_than(ended, old.value.as_deref()) => {
+                flag(FlagReason::ValuesUnclear)
+            }
             (Some(_), ValueMatch::Same) => proven(RetireRule::Ended),
             (Some(_), ValueMatch::Partly) if !any => flag(FlagReason::ValuesUnclear),
             _ => None,
@@ -157,6 +162,12 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
         },
         _ => None,
     }
+}
+
+/// Whether every term of the value an ending names is a term of the value that held: "Google"
+/// for "Google LLC", not "Google Chrome" for "Google".
+fn ends_no_more_than(ended: &str, held: Option<&str>) -> bool {
+    held.is_some_and(|held| super::values::terms(ended).is_subset(&super::values::terms(held)))
 }
 
 /// An ending by value on another attribute than the old claim's ("cancelled his FitLife

@@ -15,7 +15,7 @@ use crate::id::LeafId;
 
 /// The version of the claims reader: a leaf records the one that read it, and `0` means it was
 /// written before claims were read (it has none, and is never retired automatically).
-pub const READER_VERSION: u32 = 3;
+pub const READER_VERSION: u32 = 4;
 
 /// A leaf's claims and reconciliation marks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -33,7 +33,7 @@ use crate::lexicon::english;
 /// The version of the rules that make keys and signatures: a store keeps the version its
 /// entries were made by, and files every current memory again when it differs (a change to
 /// [`Claim::filed_under`], the name forms, the signature or the band hashes must raise it).
-pub const LOOKUP_KEYS_VERSION: u32 = 8;
+pub const LOOKUP_KEYS_VERSION: u32 = 9;
 
 /// How many of the latest entries under one key a lookup reads (the index alone, a few pages):
 /// what was said about one subject over weeks of ordinary use, where the slot keys reach

@@ -228,8 +228,26 @@ const PAIRS: &[(&str, &str, Expect)] = &[
         "Jon: Losing my job was hard, but I'm living my dreams now.",
         Distinct,
     ),
-    ("Maya lives in Porto.", "Maya's parents moved to Lisbon.", Distinct),
     // Updates the rules prove: the older retires.
+    // Found by a hostile review after the table was built: a name as an indirect object, a
+    // brand that only begins with an employer's name, walking out at a time of day said in
+    // other ways, and a group form that ran past its noun phrase.
+    ("Mia's partner is Tom.", "Mia left Tom a note on the fridge.", Distinct),
+    ("Mia's partner is Tom.", "Mia left Tom the car keys.", Distinct),
+    ("Dana works at Google.", "Dana closed Google Chrome and restarted her laptop.", Distinct),
+    ("Raj works at Acme.", "Raj left Acme at 8 p.m.", Distinct),
+    ("Raj works at Acme.", "Raj left Acme at 6 again.", Distinct),
+    ("Raj works at Acme.", "Raj left Acme for lunch.", Distinct),
+    ("Raj works at Acme.", "Raj left Acme this afternoon to pick up his kid.", Distinct),
+    ("Raj works at Acme.", "Raj left Acme with Ana around nine.", Distinct),
+    ("Raj works at Acme.", "RAJ LEFT ACME AT 8PM", Distinct),
+    ("Lina plays on the Riverside hockey team.", "Lina moved to Berlin with her dance group.", Distinct),
+    ("Tom works at Stripe.", "Tom left Stripe a few weeks ago.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe in March.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe.", Retires),
+    ("Lina lives in Munich.", "Lina moved to Berlin with her dance group.", Retires),
+    ("Émile works at Société Générale.", "Émile left Société Générale last month.", Retires),
+    ("Zoë works at Ölwerke.", "Zoë left the Ölwerke büro early.", Distinct),
     ("Tom works at Stripe.", "Tom left Stripe last week.", Retires),
     ("Tom works at Stripe.", "Tom quit Stripe after six years.", Retires),
     ("Maya lives in Porto.", "Maya works at Stripe. She just moved to Lisbon.", Retires),

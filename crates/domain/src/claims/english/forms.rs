@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::lexicon::english::{TIME_UNITS, is_calendar_word, is_role_held_one_at_a_time, number_word};
+use crate::lexicon::english::{DETERMINERS, TIME_UNITS, is_calendar_word, is_role_held_one_at_a_time, number_word};
 
 use super::clauses::{NOT_SUBJECTS, is_verb, looks_like_a_person};
 use super::holds::{USED_TO, denied, ended_within};
@@ -65,25 +65,40 @@ pub(super) fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) 
 
 /// Whether an ending by name ends the name itself: "left Stripe last week" does; "left the
 /// Stripe office late", "cancelled his Stripe subscription" end a thing the name only
-/// qualifies (a lowercase noun follows it), and "left Stripe at 6pm", "left St Mary's early"
-/// are leaving a building, not a job (a time of day or "early"/"late" says so). Both hold in
-/// any register because English puts a qualifying name before its noun and says when one
-/// walked out with a clock time, never when one resigned.
+/// qualifies (a lowercase noun follows it); "left Tom a note", "returned Ana her keys" give
+/// something to the one named (a determiner opens a second object that is not a span of
+/// time); and "left Stripe at 6pm", "left Acme for lunch", "left St Mary's early" are leaving a
+/// building, not a job ([`DEPARTURE`]). These hold in any register because English puts a
+/// qualifying name before its noun, puts the receiver before the thing given, and says when
+/// and why one walked out with the hours of a day, never when one resigned.
 fn ends_what_it_names(predicate: &str, value_start: usize, value_end: usize) -> bool {
     let rest = &predicate[value_end..];
     let next = rest.split_whitespace().next().unwrap_or_default();
     let next = next.trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
     let qualifies_a_noun = !next.is_empty()
-        && next.chars().all(|c| c.is_ascii_lowercase())
+        && next.chars().all(char::is_lowercase)
         && rest.starts_with(' ')
         && !crate::text::is_stopword(&next)
         && !is_calendar_word(&next)
         && number_word(&next).is_none()
         && !TIME_UNITS.contains(&next.trim_end_matches('s'))
         && !AFTER_AN_ENDING.contains(&next.as_str());
+    let lower_rest = rest.to_lowercase();
+    let gives_to_the_named =
+        rest.starts_with(' ') && DETERMINERS.contains(&next.as_str()) && !opens_a_span(&lower_rest);
     let verb = predicate[..value_start].to_lowercase();
-    let walked_out = verb.split_whitespace().any(|w| w == "left") && DEPARTURE.is_match(&rest.to_lowercase());
-    !qualifies_a_noun && !walked_out
+    let walked_out = verb.split_whitespace().any(|w| w == "left") && DEPARTURE.is_match(&lower_rest);
+    !qualifies_a_noun && !gives_to_the_named && !walked_out
+}
+
+/// Whether what follows a name up to the clause's end is a span of time ("a few weeks ago",
+/// "a while back", "the same year"), which an ending may be followed by, not a thing given.
+fn opens_a_span(rest: &str) -> bool {
+    let clause = rest.split([',', '.', ';', '!', '?']).next().unwrap_or_default();
+    crate::text::tokenize(clause).iter().any(|word| {
+        TIME_UNITS.contains(&word.trim_end_matches('s'))
+            || matches!(word.as_str(), "ago" | "while" | "back" | "later" | "earlier")
+    })
 }
 
 /// Words that follow a name an ending ends without being a noun it qualifies ("left Stripe
@@ -114,11 +129,25 @@ const AFTER_AN_ENDING: &[&str] = &[
     "lol",
 ];
 
-/// What says that leaving a place was walking out of it, not resigning: a time of day, or
-/// leaving early or late, or after a shift.
+/// What says that leaving a place was walking out of it, not resigning: the hours of a day
+/// (a clock time, "at 6", noon, a part of the day, tonight), leaving early or late, after a
+/// shift or a class, for a meal or an errand of the day, or with friends or someone at an hour. Matched on
+/// the lowercased rest of the clause, so a shouted "LEFT ACME AT 8PM" reads alike.
 static DEPARTURE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight|after (?:his|her|my|their|the|a|our) (?:shift|class|meeting|lecture)|for the (?:day|night|evening|weekend))\b|\b(?:early|late)(?:\s*$|[,.!;]|\s+(?:at|after|on|from|again|today|tonight|yesterday|for|to)\b)")
-        .expect("departure pattern compiles")
+    Regex::new(concat!(
+        r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)",
+        r"|\b\d{1,2}:\d{2}\b",
+        r"|\b(?:at|around|by|until|till) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+        r"|\b(?:noon|midnight|midday|tonight|lunchtime|dinnertime)\b",
+        r"|\b(?:this|that|in the|yesterday|tomorrow|last|every|each|one) (?:morning|afternoon|evening|night)\b|\bat night\b",
+        r"|\bafter (?:his|her|my|their|the|a|our|your) (?:shift|class|meeting|lecture|practice|game|show|session|appointment)\b",
+        r"|\bfor (?:lunch|dinner|breakfast|brunch|coffee|a coffee|a break|a walk|home|the (?:day|night|evening|weekend|airport|station|gym|hospital|doctor))\b",
+        r"|\bto (?:pick up|grab|get (?:lunch|dinner|coffee|food)|catch (?:a|the|his|her|my|their) (?:bus|train|flight|plane))\b",
+        r"|\bwith (?:\w+ )?(?:friends?|the kids?|kids)\b",
+        r"|\bwith \p{L}+(?: and \p{L}+)? (?:around|at|after|before|for|to)\b",
+        r"|\b(?:early|late)(?:\s*$|[,.!;]|\s+(?:at|after|on|from|again|today|tonight|yesterday|for|to)\b)",
+    ))
+    .expect("departure pattern compiles")
 });
 
 pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut Found) {

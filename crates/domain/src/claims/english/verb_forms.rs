@@ -42,6 +42,9 @@ pub(super) enum Class {
     PhoneNumber,
     /// An email address.
     Email,
+    /// A group's name: one noun phrase ending in a group noun ("design team", "Platform and
+    /// Infra squad"), with no word that starts another phrase ("Berlin *with her* dance group").
+    GroupName,
 }
 
 pub(super) fn compile(attribute: &'static str, polarity: Polarity, class: Class, past: bool, pattern: &str) -> Form {
@@ -70,7 +73,7 @@ pub(super) fn compile(attribute: &'static str, polarity: Polarity, class: Class,
     }
 }
 
-use Class::{Any, Money, Name, NotATime, Time, Version};
+use Class::{Any, GroupName, Money, Name, NotATime, Time, Version};
 use Polarity::{Ended, Holds};
 
 /// The verb forms of the catalogue's attributes, most specific first: where two forms read
@@ -169,7 +172,7 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "*",
             Ended,
             NotATime,
-            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned|closed|returned|gave away) {THE}(?P<v>(?-i:[A-Z][\w'&.\-]*(?: (?:[A-Z][\w'&.\-]*|of|de|&))*))",
+            r"{A}(?:left|quit|moved out of|moved away from|resigned from|retired from|was laid off from|got laid off from|got fired from|dropped out of|graduated from|withdrew from|withdrawn from|pulled out of|dropped out of|backed out of|sold|cancell?ed|ditched|dumped|abandoned|closed|returned|gave away) {THE}(?P<v>(?-i:\p{Lu}[\w'&.\-]*(?: (?:\p{Lu}[\w'&.\-]*|of|de|&))*))",
         ),
         // Where someone lives.
         f("address", Holds, Any, r"{A}(?:lives|live|living|is living) at (?P<v>\d.+)"),
@@ -184,7 +187,7 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
         f(
             "team",
             Holds,
-            Any,
+            GroupName,
             r"{A}(?:got |been |was |were )?(?:transferred|moved|switched|reassigned|joined|is on|'s on|is in|'s in|on|in|part of|is part of|works on|working on) (?:to |over to )?(?:the |a )?(?P<v>[\w&\- ]+? (?:team|squad|group|department|dept|crew|pod|unit|org|division|tribe|guild))\b",
         ),
         f(
