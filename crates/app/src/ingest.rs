@@ -72,8 +72,9 @@ pub enum IngestOutcome {
         leaf_id: LeafId,
         replaces: LeafId,
         status: LeafStatus,
-        /// Why the new memory replaces the old one.
-        because: String,
+        /// Why the new memory replaces the old one; written out as the sentence it renders as.
+        #[serde(serialize_with = "as_reason")]
+        because: Because,
     },
     NoopDuplicate {
         existing: LeafId,
@@ -89,6 +90,42 @@ pub enum IngestOutcome {
 
 fn as_sentence<S: serde::Serializer>(refusal: &AdmissionRefusal, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(refusal)
+}
+
+fn as_reason<S: serde::Serializer>(because: &Because, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(because)
+}
+
+/// Why a new memory replaces an older one: a client branches on the kind and reads the rule
+/// and both claims; people read the sentence it renders as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Because {
+    /// The caller named the memory it replaces (`supersedes_hint`), about the same subject.
+    Hinted,
+    /// A rule proved the older one replaced: the retirement, with its rule and both claims.
+    Retired(arbor_domain::claims::Retirement),
+}
+
+impl std::fmt::Display for Because {
+    /// "same subject" for a hint; for a retirement whose attribute, the rule and the two values
+    /// ("maya · residence: was \"Porto\", now \"Amsterdam\" (holds one value)").
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use arbor_domain::claims::RetireRule;
+        let retirement = match self {
+            Because::Hinted => return f.write_str("same subject"),
+            Because::Retired(retirement) => retirement,
+        };
+        let value = |v: &Option<String>| v.as_deref().map_or_else(|| "(none)".to_owned(), |v| format!("\"{v}\""));
+        let (subject, attribute) = (&retirement.old.subject.key, &retirement.attribute);
+        let (old, new) = (value(&retirement.old.value), value(&retirement.new.value));
+        match retirement.rule {
+            RetireRule::OneValue => write!(f, "{subject} · {attribute}: was {old}, now {new} (holds one value)"),
+            RetireRule::Ended => write!(f, "{subject} · {attribute}: {old} ended"),
+            RetireRule::Judged => {
+                write!(f, "{subject} · {attribute}: was {old}, now {new} (judged by the model reasoner)")
+            }
+        }
+    }
 }
 
 impl IngestOutcome {
@@ -273,9 +310,9 @@ impl Arbor {
         let shown = shareable.then_some(chunk.text.as_str());
         let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims, shown).await?;
         let (replaces, because) = match (&hinted, reconciled.retire.first()) {
-            (Some(id), _) => (Some(id.clone()), "same subject".to_owned()),
-            (None, Some((old, retirement))) => (Some(old.id.clone()), retirement_reason(retirement)),
-            (None, None) => (None, String::new()),
+            (Some(id), _) => (Some(id.clone()), Some(Because::Hinted)),
+            (None, Some((old, retirement))) => (Some(old.id.clone()), Some(Because::Retired(retirement.clone()))),
+            (None, None) => (None, None),
         };
         let replaced = match &replaces {
             Some(id) => self.current_record(plan, namespace, id).await?,
@@ -299,7 +336,8 @@ impl Arbor {
                 leaf_id: record.id.clone(),
                 replaces: old.clone(),
                 status: record.status,
-                because,
+                // A leaf supersedes only what `replaces` named, so a reason is always there.
+                because: because.unwrap_or(Because::Hinted),
             },
             None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
         };
@@ -779,26 +817,4 @@ fn plan_reconciled(
         doubted.push(Doubted::of(old, doubt));
     }
     Ok((replaced, doubted))
-}
-
-/// Why a retirement replaced a memory, as the save's reply says it: whose attribute, the rule,
-/// and the two values ("maya · residence: was \"Porto\", now \"Amsterdam\" (holds one value)").
-fn retirement_reason(retirement: &arbor_domain::claims::Retirement) -> String {
-    let value = |v: &Option<String>| v.as_deref().map_or_else(|| "(none)".to_owned(), |v| format!("\"{v}\""));
-    let (subject, attribute) = (&retirement.old.subject.key, &retirement.attribute);
-    match retirement.rule {
-        arbor_domain::claims::RetireRule::OneValue => format!(
-            "{subject} · {attribute}: was {}, now {} (holds one value)",
-            value(&retirement.old.value),
-            value(&retirement.new.value)
-        ),
-        arbor_domain::claims::RetireRule::Ended => {
-            format!("{subject} · {attribute}: {} ended", value(&retirement.old.value))
-        }
-        arbor_domain::claims::RetireRule::Judged => format!(
-            "{subject} · {attribute}: was {}, now {} (judged by the model reasoner)",
-            value(&retirement.old.value),
-            value(&retirement.new.value)
-        ),
-    }
 }

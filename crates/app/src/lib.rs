@@ -75,7 +75,7 @@ pub use export::{Export, ExportOptions, ExportedMemory, ImportedMemory};
 pub use forget::{ForgetReceipt, ForgetScope};
 pub use fsck::{Finding, FindingKind, FsckReport};
 pub use health::{HealthReport, NamespaceHealth, TreeHealth};
-pub use ingest::{ChunkResult, IngestOutcome, IngestReport};
+pub use ingest::{Because, ChunkResult, IngestOutcome, IngestReport};
 pub use jobs::JobsReport;
 pub use promote::{Promotion, PromotionReceipt};
 pub use rebuild::{RebuildReport, UnreadableBody};
