@@ -336,8 +336,7 @@ impl Arbor {
                 leaf_id: record.id.clone(),
                 replaces: old.clone(),
                 status: record.status,
-                // A leaf supersedes only what `replaces` named, so a reason is always there.
-                because: because.unwrap_or(Because::Hinted),
+                because: because.unwrap_or(Because::Hinted), // it supersedes only what `replaces` named
             },
             None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
         };
