@@ -39,7 +39,6 @@ use arbor_domain::namespace::Namespace;
 use arbor_domain::read_chain::ReadChain;
 use arbor_domain::reconcile::Claim;
 use arbor_domain::seal::StaleCause;
-use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
 use arbor_domain::visibility::NodeFacts;
 use arbor_ports::{Change, ChangeSet, Error, HEURISTIC_REASONER_ID, JobKind, LeafExpect, WriteMark};
@@ -231,7 +230,7 @@ impl Arbor {
         let is_new = |l: &LeafRecord| mark.is_none_or(|m| WriteMark::of(l) > *m);
         let new = written.iter().filter(|l| is_new(l)).count();
         let fresh: BTreeSet<&LeafId> = written.iter().filter(|l| is_new(l)).map(|l| &l.id).collect();
-        let readable = |l: &&LeafRecord| l.status == LeafStatus::Active && l.sensitivity != Sensitivity::Restricted;
+        let readable = |l: &&LeafRecord| arbor_domain::consolidation::reads(l);
         let mut like: BTreeMap<LeafId, Vec<LeafId>> = BTreeMap::new();
         let mut current: BTreeMap<LeafId, LeafRecord> = BTreeMap::new();
         for leaf in written.iter().filter(readable) {

@@ -11,7 +11,6 @@ use arbor_domain::model::{LeafRecord, SummaryStatus, TreeId};
 use arbor_domain::namespace::Namespace;
 use arbor_domain::paths::BodyPath;
 use arbor_domain::reconcile::Claim;
-use arbor_domain::sensitivity::Sensitivity;
 use arbor_domain::time::Timestamp;
 use arbor_ports::{Error, TreeLeafQuery};
 use serde::Serialize;
@@ -136,8 +135,8 @@ impl Arbor {
             if leaf.status != LeafStatus::Tombstone {
                 figures.body_bytes += self.body_size(&leaf.body_path, unreadable).await;
             }
-            // Consolidation never reads restricted memories, so it could not merge them.
-            if leaf.status == LeafStatus::Active && leaf.sensitivity != Sensitivity::Restricted {
+            // Only what consolidation reads could be merged by it.
+            if arbor_domain::consolidation::reads(leaf) {
                 let reading = SameMemory::of(&Claim::read(&leaf.summary), &leaf.summary, &leaf.fingerprint);
                 current.push(Said { reading, observed_at: leaf.observed_at });
             }

@@ -27,8 +27,10 @@ use crate::claims::decide::Current;
 use crate::claims::{LeafClaims, RetireRule, decide};
 use crate::heuristics::{content_words, same_words};
 use crate::id::LeafId;
-use crate::model::{Confidence, Fingerprint};
+use crate::lifecycle::LeafStatus;
+use crate::model::{Confidence, Fingerprint, LeafRecord};
 use crate::reconcile::Claim;
+use crate::sensitivity::Sensitivity;
 use crate::supersession::DuplicateJudgement;
 use crate::time::Timestamp;
 
@@ -126,6 +128,13 @@ pub const JUDGED_CANDIDATES: usize = 8;
 /// The consolidation rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Consolidation;
+
+/// Whether a pass reads `leaf` at all: only current memories, and never a restricted one — a
+/// proposal or report about it would tell agents that read the same namespaces without that
+/// clearance that it exists.
+pub fn reads(leaf: &LeafRecord) -> bool {
+    leaf.status == LeafStatus::Active && leaf.sensitivity != Sensitivity::Restricted
+}
 
 impl Consolidation {
     /// The proposals for `memories` (the current memories of one namespace: those written
