@@ -26,7 +26,7 @@ use arbor_domain::event::Event;
 use arbor_domain::id::{EntityId, LeafId, Version};
 use arbor_domain::lifecycle::LeafStatus;
 use arbor_domain::model::{
-    Actor, Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
+    Category, ContentHash, EntityLinks, LeafRecord, POLICY_VERSION, Provenance, SubjectKey, TreeId, TreeRecord,
     leaf_summary,
 };
 use arbor_domain::namespace::Namespace;
@@ -251,11 +251,7 @@ impl Arbor {
     ) -> AppResult<IngestReport> {
         let observed_at = event.observed_at.unwrap_or(now);
         let source_sha256 = ContentHash::of(event.text.as_bytes());
-        let category = event.hints.category.unwrap_or(if event.actor == Actor::Integration {
-            Category::Integration
-        } else {
-            Category::Interaction
-        });
+        let category = event.category();
         let mut chunks = Vec::new();
         for (index, text) in self.policy.chunker.split(&event.text).into_iter().enumerate() {
             let input = ChunkInput { event, index, text, category, observed_at, source_sha256: &source_sha256 };

@@ -120,6 +120,17 @@ impl Event {
         }
     }
 
+    /// The category the event's memories are filed in: the caller's hint, else by who sent
+    /// it — what an integration (a calendar, a ticket system) syncs is kept apart from what
+    /// was said in conversation.
+    pub fn category(&self) -> Category {
+        self.hints.category.unwrap_or(if self.actor == Actor::Integration {
+            Category::Integration
+        } else {
+            Category::Interaction
+        })
+    }
+
     /// Checks everything that can be checked without the store. An event that passes may still
     /// be refused by admission, but never for being malformed.
     pub fn validate(&self) -> Result<(), EventError> {
