@@ -318,24 +318,30 @@ const CLOSERS: &[char] = &['"', '\'', ')', ']', '”', '’', '」', '』', '）
 
 /// Whether the word `before` ends with is one a full stop abbreviates, given what comes
 /// `after` the stop: a title, a street or a Latin abbreviation, or a single letter (an
-/// initial); "No." before a number ("No. 5"); and a company suffix or "etc." unless a
-/// capitalised word follows — those end sentences as often as they sit inside one ("Acme
-/// Inc. He left", "Acme Inc. announced").
+/// initial); "No." before a number ("No. 5"); and a company suffix or "etc." unless a personal
+/// pronoun follows. Those end sentences as often as they sit inside one, and a capital after
+/// them proves nothing ("Acme Inc. HQ", "Co. Cork", any shouted text), but a pronoun opens a
+/// clause ("Acme Inc. He starts Monday").
 fn ends_an_abbreviation(before: &str, after: &str) -> bool {
     let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
     let word = word.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-    let next = after.trim_start().chars().next();
+    let after = after.trim_start();
     if SENTENCE_FINAL_ABBREVIATIONS.contains(&word.as_str()) {
-        return !next.is_some_and(char::is_uppercase);
+        let next = after.split(|c: char| !c.is_alphanumeric() && c != '\'').next().unwrap_or_default();
+        return !CLAUSE_OPENING_PRONOUNS.contains(&next.to_lowercase().as_str());
     }
     if word == "no" {
-        return next.is_some_and(|c| c.is_ascii_digit());
+        return after.starts_with(|c: char| c.is_ascii_digit());
     }
     word.chars().count() == 1 && word.chars().all(char::is_alphabetic) || ABBREVIATIONS.contains(&word.as_str())
 }
 
 /// Abbreviations that end a sentence as often as not: company suffixes and "etc.".
 const SENTENCE_FINAL_ABBREVIATIONS: &[&str] = &["inc", "ltd", "co", "corp", "etc"];
+
+/// Pronouns that open a clause as its subject, after which such an abbreviation ended one.
+const CLAUSE_OPENING_PRONOUNS: &[&str] =
+    &["i", "i'm", "i've", "he", "he's", "she", "she's", "we", "we're", "they", "they're", "it's", "you"];
 
 /// Words a full stop shortens in running text, lowercased and without that full stop.
 const ABBREVIATIONS: &[&str] = &[
@@ -396,6 +402,9 @@ mod tests {
             ("Locker No. 5 is hers. I said no. Fine.", &["Locker No. 5 is hers.", " I said no.", " Fine."]),
             ("Tom joined Acme Inc. He starts Monday.", &["Tom joined Acme Inc.", " He starts Monday."]),
             ("Acme Inc. hired Tom; he starts Monday.", &["Acme Inc. hired Tom;", " he starts Monday."]),
+            ("RAJ LEFT ACME INC. AT 8PM", &["RAJ LEFT ACME INC. AT 8PM"]),
+            ("Raj left Acme Inc. HQ at 8pm.", &["Raj left Acme Inc. HQ at 8pm."]),
+            ("Maya lives in Co. Cork. She likes it.", &["Maya lives in Co. Cork.", " She likes it."]),
             ("Pens, paper etc. are in the drawer.", &["Pens, paper etc. are in the drawer."]),
         ] {
             assert_eq!(sentences(text), expected, "{text}");

@@ -142,9 +142,17 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
             (None, _) if old.holds() == Holds::One => proven(RetireRule::Ended),
             (None, _) => flag(FlagReason::EndedWithoutValue),
             // An ending by name alone ends what held that name, not a bigger thing that only
-            // begins with it: "closed Google Chrome" does not end "works at Google".
-            (Some(ended), ValueMatch::Same) if any && !ends_no_more_than(ended, old.value.as_deref()) => {
-                flag(FlagReason::ValuesUnclear)
+            // begins with it: "closed Google Chrome" does not end "works at Google". Nor does it
+            // end a person in someone's life: "left Tom", "returned Ana" say nothing of who
+            // anyone is to them ("left Tom at the airport", "returned Ana her keys"); only a
+            // relationship's own verbs end one ("broke up with Tom"). Neither is a doubt either,
+            // which a model's verdict could turn into a retirement.
+            (Some(ended), ValueMatch::Same)
+                if any
+                    && (!ends_no_more_than(ended, old.value.as_deref())
+                        || is_a_person_in_their_life(&old.attribute)) =>
+            {
+                None
             }
             (Some(_), ValueMatch::Same) => proven(RetireRule::Ended),
             (Some(_), ValueMatch::Partly) if !any => flag(FlagReason::ValuesUnclear),
@@ -162,6 +170,12 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
         },
         _ => None,
     }
+}
+
+/// Whether an attribute names a person in someone's life ("has:partner", "has:manager",
+/// "has:dentist"): the catalogue's people around someone.
+fn is_a_person_in_their_life(attribute: &str) -> bool {
+    attribute.starts_with("has:")
 }
 
 /// Whether every term of the value an ending names is a term of the value that held: "Google"

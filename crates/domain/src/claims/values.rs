@@ -176,6 +176,15 @@ fn chinese_terms(value: &str) -> BTreeSet<String> {
 /// Words that say what kind of value a value is, not which one.
 /// (Determiners and pronouns are stopwords, which the comparison drops as well.)
 const GENERIC: &[&str] = &[
+    // A company's legal form says what kind of organisation it is: "Acme Inc." is Acme.
+    "inc",
+    "llc",
+    "ltd",
+    "corp",
+    "corporation",
+    "gmbh",
+    "plc",
+    "co",
     "new",
     "old",
     "current",

@@ -224,6 +224,11 @@ pub fn is_role_held_one_at_a_time(word: &str) -> bool {
         || PARTNERS.contains(&word)
 }
 
+/// The nouns the name of a group within an organisation ends in ("the design *team*", "the
+/// payments *guild*"): what makes a value a team, and never a home.
+pub const TEAM_NOUNS: &[&str] =
+    &["team", "squad", "group", "department", "dept", "crew", "pod", "unit", "division", "org", "tribe", "guild"];
+
 /// Groups a person belongs to, whose moves are not the member's ("Ivan's team moved standup").
 pub const GROUPS: &[&str] = &["band", "club", "company", "firm", "office", "school", "startup", "team"];
 
@@ -591,6 +596,7 @@ mod tests {
             ("SENTENCE_ADVERBS", SENTENCE_ADVERBS),
             ("ROLES_THAT_ALSO_NAME_THINGS", ROLES_THAT_ALSO_NAME_THINGS),
             ("GROUPS", GROUPS),
+            ("TEAM_NOUNS", TEAM_NOUNS),
             ("TITLES", TITLES),
         ];
         for (name, list) in lists {

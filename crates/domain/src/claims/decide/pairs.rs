@@ -228,7 +228,6 @@ const PAIRS: &[(&str, &str, Expect)] = &[
         "Jon: Losing my job was hard, but I'm living my dreams now.",
         Distinct,
     ),
-    // Updates the rules prove: the older retires.
     // Found by a hostile review after the table was built: a name as an indirect object, a
     // brand that only begins with an employer's name, walking out at a time of day said in
     // other ways, and a group form that ran past its noun phrase.
@@ -242,12 +241,35 @@ const PAIRS: &[(&str, &str, Expect)] = &[
     ("Raj works at Acme.", "Raj left Acme with Ana around nine.", Distinct),
     ("Raj works at Acme.", "RAJ LEFT ACME AT 8PM", Distinct),
     ("Lina plays on the Riverside hockey team.", "Lina moved to Berlin with her dance group.", Distinct),
+    // Found by the hostile review of those rules.
+    ("Dana lives in London.", "Dana moved to the M&A team.", Distinct),
+    ("Dana lives in London.", "Dana moved over to the go-to-market team.", Distinct),
+    ("Tom lives in Leeds.", "Tom moved over to the IT security team.", Distinct),
+    ("Raj works at Acme Inc.", "RAJ LEFT ACME INC. AT 8PM", Distinct),
+    ("Raj works at Acme Inc.", "Raj left Acme Inc. HQ at 8pm.", Distinct),
+    ("Raj works at Acme.", "RAJ LEFT ACME AT 6", Distinct),
+    ("Raj works at Acme.", "RAJ LEFT ACME TONIGHT", Distinct),
+    ("Raj works at Acme.", "RAJ LEFT ACME AROUND 9", Distinct),
+    ("Maya lives in Co. Cork.", "Maya lives in Cork.", Distinct),
+    ("Mia's partner is Tom.", "Mia left Tom a note last week.", Distinct),
+    ("Mia's partner is Tom.", "Mia left Tom some soup.", Distinct),
+    ("Mia's partner is Tom.", "Mia left Tom at the airport.", Distinct),
+    ("Mia's manager is Ana.", "Mia returned Ana her laptop the next day.", Distinct),
+    ("Dana works at Apple.", "Dana sold her Apple Watch.", Distinct),
+    ("Zoë works at Ölwerke.", "Zoë left the Ölwerke büro.", Distinct),
+    ("Tom works at Stripe.", "Tom quit Stripe this spring.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe this March.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe Inc. last year.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe at 30 to travel.", Retires),
+    ("Tom works at Stripe.", "Tom left Stripe with a friend to start a company.", Retires),
+    ("Zoë works at Ölwerke.", "Zoë left Ölwerke last month.", Retires),
     ("Tom works at Stripe.", "Tom left Stripe a few weeks ago.", Retires),
     ("Tom works at Stripe.", "Tom left Stripe in March.", Retires),
     ("Tom works at Stripe.", "Tom left Stripe.", Retires),
     ("Lina lives in Munich.", "Lina moved to Berlin with her dance group.", Retires),
     ("Émile works at Société Générale.", "Émile left Société Générale last month.", Retires),
     ("Zoë works at Ölwerke.", "Zoë left the Ölwerke büro early.", Distinct),
+    // Updates the rules prove: the older retires.
     ("Tom works at Stripe.", "Tom left Stripe last week.", Retires),
     ("Tom works at Stripe.", "Tom quit Stripe after six years.", Retires),
     ("Maya lives in Porto.", "Maya works at Stripe. She just moved to Lisbon.", Retires),

@@ -73,10 +73,11 @@ pub(super) fn verb_forms(predicate: &str, subject: &Subject, found: &mut Found) 
 /// and why one walked out with the hours of a day, never when one resigned.
 fn ends_what_it_names(predicate: &str, value_start: usize, value_end: usize) -> bool {
     let rest = &predicate[value_end..];
-    let next = rest.split_whitespace().next().unwrap_or_default();
-    let next = next.trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let written = rest.split_whitespace().next().unwrap_or_default();
+    let written = written.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let next = written.to_lowercase();
     let qualifies_a_noun = !next.is_empty()
-        && next.chars().all(char::is_lowercase)
+        && written.chars().all(char::is_lowercase)
         && rest.starts_with(' ')
         && !crate::text::is_stopword(&next)
         && !is_calendar_word(&next)
@@ -91,15 +92,65 @@ fn ends_what_it_names(predicate: &str, value_start: usize, value_end: usize) -> 
     !qualifies_a_noun && !gives_to_the_named && !walked_out
 }
 
-/// Whether what follows a name up to the clause's end is a span of time ("a few weeks ago",
-/// "a while back", "the same year"), which an ending may be followed by, not a thing given.
-fn opens_a_span(rest: &str) -> bool {
-    let clause = rest.split([',', '.', ';', '!', '?']).next().unwrap_or_default();
-    crate::text::tokenize(clause).iter().any(|word| {
-        TIME_UNITS.contains(&word.trim_end_matches('s'))
-            || matches!(word.as_str(), "ago" | "while" | "back" | "later" | "earlier")
-    })
+/// A name as far as its first shouted function or time word: in text written in capitals the
+/// name pattern cannot tell "ACME" from "ACME AT 6", so an all-capital word that is a stopword,
+/// a preposition, a time word or a number word ends it ("BANK OF AMERICA" is cut to "BANK", which still
+/// names what "Bank of America" held). Mixed-case names keep their words ("Acme At Home").
+fn shouted_name(raw: &str) -> &str {
+    let mut end = 0;
+    for (at, word) in raw.split_whitespace().enumerate() {
+        let start = raw[end..].find(word).map_or(end, |found| end + found);
+        let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let shouted = bare.len() > 1 && bare.chars().all(|c| !c.is_lowercase());
+        let lower = bare.to_lowercase();
+        let ends_the_name = crate::text::is_stopword(&lower)
+            || AFTER_AN_ENDING.contains(&lower.as_str())
+            || is_calendar_word(&lower)
+            || number_word(&lower).is_some()
+            || matches!(lower.as_str(), "around" | "until" | "till" | "near" | "early" | "late")
+            || DEPARTURE.is_match(&lower);
+        if at > 0 && shouted && ends_the_name {
+            return raw[..start].trim_end();
+        }
+        end = start + word.len();
+    }
+    raw
 }
+
+/// Whether the phrase a determiner opens after a name is a span of time ("a few weeks ago", "a
+/// while back", "the same year", "this spring", "the Monday after"), which an ending may be
+/// followed by, not a thing given ("a note last week": a noun comes before the time word).
+/// Only words that count or qualify a span may stand before its time word.
+fn opens_a_span(rest: &str) -> bool {
+    let words = crate::text::tokenize(rest);
+    for word in words.iter().skip(1) {
+        let unit = word.trim_end_matches('s');
+        if TIME_UNITS.contains(&unit)
+            || is_calendar_word(word)
+            || SEASONS.contains(&unit)
+            || matches!(word.as_str(), "ago" | "while" | "back" | "later" | "earlier")
+        {
+            return true;
+        }
+        let counts = number_word(word).is_some()
+            || word.chars().all(|c| c.is_ascii_digit())
+            || SPAN_QUALIFIERS.contains(&word.as_str());
+        if !counts {
+            return false;
+        }
+    }
+    false
+}
+
+/// The seasons, which name a span as months do ("this spring").
+const SEASONS: &[&str] = &["spring", "summer", "autumn", "fall", "winter"];
+
+/// Words that may stand between a determiner and the time word of a span ("a *few* weeks", "the
+/// *same* year", "a *good* while", "a *couple of* months").
+const SPAN_QUALIFIERS: &[&str] = &[
+    "few", "couple", "of", "same", "good", "little", "long", "short", "several", "whole", "full", "past", "last",
+    "next",
+];
 
 /// Words that follow a name an ending ends without being a noun it qualifies ("left Stripe
 /// *yesterday*", "quit Figma *ago*…"): time words the stopword list does not hold.
@@ -130,21 +181,21 @@ const AFTER_AN_ENDING: &[&str] = &[
 ];
 
 /// What says that leaving a place was walking out of it, not resigning: the hours of a day
-/// (a clock time, "at 6", noon, a part of the day, tonight), leaving early or late, after a
-/// shift or a class, for a meal or an errand of the day, or with friends or someone at an hour. Matched on
+/// (a clock time, "at 6" — an hour of the clock, not "at 30", an age —, noon, a part of the
+/// day, tonight), leaving early or late, after a shift or a class, or for a meal or a train.
+/// Company ("with Sam") and errands ("to pick up …", "for a break") are left out: people
+/// resign with colleagues and for a career break too. Matched on
 /// the lowercased rest of the clause, so a shouted "LEFT ACME AT 8PM" reads alike.
 static DEPARTURE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)",
         r"|\b\d{1,2}:\d{2}\b",
-        r"|\b(?:at|around|by|until|till) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+        r"|\b(?:at|around|by|until|till) (?:[1-9]|1[0-2]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
         r"|\b(?:noon|midnight|midday|tonight|lunchtime|dinnertime)\b",
         r"|\b(?:this|that|in the|yesterday|tomorrow|last|every|each|one) (?:morning|afternoon|evening|night)\b|\bat night\b",
         r"|\bafter (?:his|her|my|their|the|a|our|your) (?:shift|class|meeting|lecture|practice|game|show|session|appointment)\b",
-        r"|\bfor (?:lunch|dinner|breakfast|brunch|coffee|a coffee|a break|a walk|home|the (?:day|night|evening|weekend|airport|station|gym|hospital|doctor))\b",
-        r"|\bto (?:pick up|grab|get (?:lunch|dinner|coffee|food)|catch (?:a|the|his|her|my|their) (?:bus|train|flight|plane))\b",
-        r"|\bwith (?:\w+ )?(?:friends?|the kids?|kids)\b",
-        r"|\bwith \p{L}+(?: and \p{L}+)? (?:around|at|after|before|for|to)\b",
+        r"|\bfor (?:lunch|dinner|breakfast|brunch|coffee|a coffee|a walk|the (?:day|night|evening|weekend|airport|station|gym|doctor))\b",
+        r"|\bto (?:get|grab) (?:lunch|dinner|breakfast|coffee|food)\b|\bto catch (?:a|the|his|her|my|their) (?:bus|train|flight|plane)\b",
         r"|\b(?:early|late)(?:\s*$|[,.!;]|\s+(?:at|after|on|from|again|today|tonight|yesterday|for|to)\b)",
     ))
     .expect("departure pattern compiles")
@@ -161,7 +212,9 @@ pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut F
             taken += 1;
             break;
         };
-        let Some(value) = value_of(raw.as_str(), form.class) else { continue };
+        // A shouted name runs on into the words after it ("LEFT ACME AT 6"): it ends there.
+        let raw_text = if form.attribute == "*" { shouted_name(raw.as_str()) } else { raw.as_str() };
+        let Some(value) = value_of(raw_text, form.class) else { continue };
         // What ended is what the verb names, not where it went: "sold the Triumph *to a guy*".
         let value = match form.polarity {
             Ended => [" to ", " for ", " from ", ", "]
@@ -172,7 +225,10 @@ pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut F
         if value.is_empty() {
             continue;
         }
-        if form.attribute == "*" && form.polarity == Ended && !ends_what_it_names(predicate, raw.start(), raw.end()) {
+        // What follows the name is read from where the value was cut, not where the pattern
+        // stopped ("LEFT ACME TONIGHT": the value is "ACME", then "TONIGHT").
+        let value_end = raw.start() + raw_text.find(value.as_str()).map_or(raw_text.len(), |at| at + value.len());
+        if form.attribute == "*" && form.polarity == Ended && !ends_what_it_names(predicate, raw.start(), value_end) {
             continue;
         }
         // "sold their car", "ditched the phone": an ending that names the attribute's own noun

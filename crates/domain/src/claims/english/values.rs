@@ -6,9 +6,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::claims::subject_key;
+use crate::lexicon::english::TEAM_NOUNS;
 
 use super::verb_forms::Class;
-use super::verb_forms::Class::{Any, Email, GroupName, Money, Name, NotATime, PhoneNumber, Time, Version};
+use super::verb_forms::Class::{Any, Email, GroupName, Money, Name, NotATime, PhoneNumber, Place, Time, Version};
 
 pub(super) static TIME_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)s?|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|the \d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b")
@@ -34,7 +35,7 @@ pub(super) fn split_work_value(attribute: &str, value: &str) -> (String, Option<
     match attribute {
         "role" | "employer" | "workplace" => {
             if let Some((head, team)) = split(&[" on the ", " in the "])
-                && TEAM_NOUNS.iter().any(|n| team.to_lowercase().ends_with(n))
+                && ends_in_a_group_noun(&team)
             {
                 return (head, Some(("team", team)));
             }
@@ -103,12 +104,12 @@ pub(super) const WORKPLACE_NOUNS: &[&str] = &[
     "factory",
     "ward",
 ];
-pub(super) const TEAM_NOUNS: &[&str] =
-    &["team", "squad", "group", "department", "dept", "crew", "pod", "unit", "division"];
-/// The nouns a group's name ends in, as the team form reads them: the team nouns and the
-/// names companies give their groups.
-const GROUP_NOUNS: &[&str] =
-    &["team", "squad", "group", "department", "dept", "crew", "pod", "unit", "division", "org", "tribe", "guild"];
+/// Whether a value's last word is a group noun ("the M&A team", "Platform Org").
+pub(super) fn ends_in_a_group_noun(value: &str) -> bool {
+    let last = value.split_whitespace().last().unwrap_or_default();
+    let last = last.trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    TEAM_NOUNS.contains(&last.as_str())
+}
 
 /// The value a form captured, trimmed where the value ends ("Amsterdam for her new job" →
 /// "Amsterdam"), or `None` when it is not of the form's class or is too long to be one value.
@@ -150,13 +151,15 @@ pub(super) fn value_of(raw: &str, class: Class) -> Option<String> {
         Name => value.chars().next().is_some_and(|c| c.is_uppercase()) && words <= 4,
         PhoneNumber => value.chars().filter(|c| c.is_ascii_digit()).count() >= 6,
         Email => value.contains('@'),
-        // Still ending in its group noun once cut where the value ends ("Berlin with her dance
-        // group" is cut to "Berlin": a place, not a group); "and"/"of" join the words of one
-        // name ("Research and Development group"), any other function word starts a phrase.
-        GroupName => {
-            let words = crate::text::tokenize(&lower);
-            words.last().is_some_and(|last| GROUP_NOUNS.contains(&last.as_str()))
-                && words.iter().all(|w| matches!(w.as_str(), "and" | "of") || !crate::text::is_stopword(w))
+        // Still ending in its group noun once cut where the value ends: "Berlin with her dance
+        // group" is cut to "Berlin", a place, not a group.
+        GroupName => ends_in_a_group_noun(value),
+        // A home is not a group within an organisation ("moved to the M&A team").
+        Place => {
+            !looks_like_time
+                && !TIME_ANYWHERE.is_match(&lower)
+                && !lower.starts_with("the same")
+                && !ends_in_a_group_noun(value)
         }
     };
     let article_only = matches!(

@@ -42,9 +42,11 @@ pub(super) enum Class {
     PhoneNumber,
     /// An email address.
     Email,
-    /// A group's name: one noun phrase ending in a group noun ("design team", "Platform and
-    /// Infra squad"), with no word that starts another phrase ("Berlin *with her* dance group").
+    /// A group's name: ending in a group noun once cut where the value ends ("design team",
+    /// "M&A team"; not "Berlin *with her dance group*").
     GroupName,
+    /// A place to live: not a time, and not a group within an organisation.
+    Place,
 }
 
 pub(super) fn compile(attribute: &'static str, polarity: Polarity, class: Class, past: bool, pattern: &str) -> Form {
@@ -52,6 +54,7 @@ pub(super) fn compile(attribute: &'static str, polarity: Polarity, class: Class,
         .replace("{A}", ADVERBS)
         .replace("{THE}", r"(?:(?:the|a|an|his|her|their|my|our|your|its|this|that|some|new|old|brand new|used|second-hand|secondhand)\s+)*")
         .replace("{V}", r"(?P<v>.+)")
+        .replace("{GROUP}", &format!("(?:{})", crate::lexicon::english::TEAM_NOUNS.join("|")))
         .replace("{LANG}", LANGUAGES)
         .replace("{INSTRUMENT}", INSTRUMENTS)
         .replace("{SPORT}", SPORTS)
@@ -73,7 +76,7 @@ pub(super) fn compile(attribute: &'static str, polarity: Polarity, class: Class,
     }
 }
 
-use Class::{Any, GroupName, Money, Name, NotATime, Time, Version};
+use Class::{Any, GroupName, Money, Name, NotATime, Place, Time, Version};
 use Polarity::{Ended, Holds};
 
 /// The verb forms of the catalogue's attributes, most specific first: where two forms read
@@ -176,11 +179,11 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
         ),
         // Where someone lives.
         f("address", Holds, Any, r"{A}(?:lives|live|living|is living) at (?P<v>\d.+)"),
-        past("residence", Holds, NotATime, r"{A}(?:lived) (?:in|at) {V}"),
+        past("residence", Holds, Place, r"{A}(?:lived) (?:in|at) {V}"),
         f(
             "residence",
             Holds,
-            NotATime,
+            Place,
             r"{A}(?:lives|live|living|resides|reside|is living|are living|settled(?: down)?|is settled|is based|are based|based|is now based|'s based) (?:in|at|out of) {V}",
         ),
         // A team before a home: "moved to the design team" is a team, not a place to live.
@@ -188,19 +191,19 @@ pub(super) static VERB_FORMS: LazyLock<Vec<Form>> = LazyLock::new(|| {
             "team",
             Holds,
             GroupName,
-            r"{A}(?:got |been |was |were )?(?:transferred|moved|switched|reassigned|joined|is on|'s on|is in|'s in|on|in|part of|is part of|works on|working on) (?:to |over to )?(?:the |a )?(?P<v>[\w&\- ]+? (?:team|squad|group|department|dept|crew|pod|unit|org|division|tribe|guild))\b",
+            r"{A}(?:got |been |was |were )?(?:transferred|moved|switched|reassigned|joined|is on|'s on|is in|'s in|on|in|part of|is part of|works on|working on) (?:to |over to )?(?:the |a )?(?P<v>[\w&\- ]+? {GROUP})\b",
         ),
         f(
             "residence",
             Holds,
-            NotATime,
+            Place,
             r"{A}(?:moved|relocated|moves|relocates|has moved|finally moved|just moved|moved back|moved over|emigrated|immigrated) (?:back |over |out |up |down )?(?:to|into|in) {V}",
         ),
-        f("residence", Holds, NotATime, r"{A}calls (?P<v>.+?) home\b"),
+        f("residence", Holds, Place, r"{A}calls (?P<v>.+?) home\b"),
         f(
             "residence",
             Holds,
-            NotATime,
+            Place,
             r"{A}(?:bought|rented|renting|rents|rent|owns|own|got|found) (?:a |an |the )?(?:new )?(?:little |tiny |small )?(?:house|flat|apartment|place|condo|home|studio) (?:in|near) {V}",
         ),
         // Work.
