@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::{cargo, ensure_nextest, step};
+use crate::{cargo, ensure_model, ensure_nextest, step};
 
 /// The quick loop's settings, each unless the environment sets it already.
 const QUICK_KNOBS: &[(&str, &str)] = &[("ARBOR_SEQUENCES", "16"), ("ARBOR_FAULT_SEQUENCES", "8"), ("ARBOR_QUICK", "1")];
@@ -37,6 +37,8 @@ pub(crate) struct TestArgs {
 pub(crate) fn run(args: TestArgs) -> Result<()> {
     let TestArgs { quick } = args;
     ensure_nextest()?;
+    // The local embedder's tests need its model, as `ci` does: a fresh machine gets it here too.
+    ensure_model()?;
     let started = Instant::now();
     let mut tests = cargo();
     tests.args(["nextest", "run", "--workspace", "--locked", "--no-fail-fast"]);

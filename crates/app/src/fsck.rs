@@ -690,7 +690,7 @@ impl Arbor {
             let body = match self.read_body(&leaf.body_path, &leaf.body_sha256).await {
                 Ok(body) => body,
                 Err(crate::AppError::Port(error @ (Error::NotFound { .. } | Error::Integrity { .. }))) => {
-                    tracing::warn!(leaf = %leaf.id, %error, "not indexed: its body cannot be read");
+                    tracing::warn!(leaf = %leaf.id, error = %arbor_ports::with_causes(&error), "not indexed: its body cannot be read");
                     continue;
                 }
                 Err(other) => return Err(other),

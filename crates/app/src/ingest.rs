@@ -96,12 +96,14 @@ fn as_reason<S: serde::Serializer>(because: &Because, serializer: S) -> Result<S
     serializer.collect_str(because)
 }
 
-/// Why a new memory replaces an older one: a client branches on the kind and reads the rule
-/// and both claims; people read the sentence it renders as.
+/// Why a new memory replaces an older one: a caller in the process branches on the kind and
+/// reads the rule and both claims; JSON and people get the sentence it renders as (the rule
+/// and claims go out apart, as the chunk's `replaced`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Because {
-    /// The caller named the memory it replaces (`supersedes_hint`), about the same subject.
-    Hinted,
+    /// Supersession's rule 2: the subject the caller named (`hints.subject`) is a current
+    /// memory's in the same tree, and this is its newer version.
+    SameSubject,
     /// A rule proved the older one replaced: the retirement, with its rule and both claims.
     Retired(arbor_domain::claims::Retirement),
 }
@@ -112,7 +114,7 @@ impl std::fmt::Display for Because {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use arbor_domain::claims::RetireRule;
         let retirement = match self {
-            Because::Hinted => return f.write_str("same subject"),
+            Because::SameSubject => return f.write_str("same subject"),
             Because::Retired(retirement) => retirement,
         };
         let value = |v: &Option<String>| v.as_deref().map_or_else(|| "(none)".to_owned(), |v| format!("\"{v}\""));
@@ -305,13 +307,13 @@ impl Arbor {
         let shareable = reading.shareable && sensitivity.may_be_given_to(self.ports.reasoner.locality());
         let shown = shareable.then_some(chunk.text.as_str());
         let reconciled = self.reconcile_claims(plan, namespace, None, &reading.claims, shown).await?;
-        let (replaces, because) = match (&hinted, reconciled.retire.first()) {
-            (Some(id), _) => (Some(id.clone()), Some(Because::Hinted)),
-            (None, Some((old, retirement))) => (Some(old.id.clone()), Some(Because::Retired(retirement.clone()))),
-            (None, None) => (None, None),
+        let replacing = match (hinted, reconciled.retire.first()) {
+            (Some(id), _) => Some((id, Because::SameSubject)),
+            (None, Some((old, retirement))) => Some((old.id.clone(), Because::Retired(retirement.clone()))),
+            (None, None) => None,
         };
-        let replaced = match &replaces {
-            Some(id) => self.current_record(plan, namespace, id).await?,
+        let replaced = match &replacing {
+            Some((id, _)) => self.current_record(plan, namespace, id).await?,
             None => None,
         };
         let filing = Filing { tree_id: tree_id.clone(), primary, sensitivity };
@@ -327,13 +329,10 @@ impl Arbor {
                 doubted_report.extend(self.plan_judged_replacement(plan, namespace, id, &record).await?);
             }
         }
-        let outcome = match &record.supersedes {
-            Some(old) => IngestOutcome::Superseding {
-                leaf_id: record.id.clone(),
-                replaces: old.clone(),
-                status: record.status,
-                because: because.unwrap_or(Because::Hinted), // it supersedes only what `replaces` named
-            },
+        let outcome = match replacing.filter(|(old, _)| record.supersedes.as_ref() == Some(old)) {
+            Some((old, because)) => {
+                IngestOutcome::Superseding { leaf_id: record.id.clone(), replaces: old, status: record.status, because }
+            }
             None => IngestOutcome::Created { leaf_id: record.id.clone(), status: record.status },
         };
         plan.leaves.push(PlannedLeaf { record, text: chunk.text });

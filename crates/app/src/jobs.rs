@@ -91,7 +91,7 @@ impl Arbor {
                         let attempts = job.attempts + 1;
                         let retry_at = (attempts < self.options.max_job_attempts)
                             .then(|| lease_end(self.now(), 2i64.pow(attempts.min(10))));
-                        tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts, %error, "job failed");
+                        tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts, error = %arbor_ports::with_causes(&error), "job failed");
                         let fail = Change::FailJob { id: job.id.clone(), error: error.to_string(), retry_at };
                         self.ports.store.commit(ChangeSet::new().with(fail)).await?;
                         report.failed += 1;
@@ -137,7 +137,7 @@ impl Arbor {
                     report.completed += jobs.len();
                 }
                 Err(error) => {
-                    tracing::debug!(%namespace, jobs = jobs.len(), %error, "index jobs run together failed; running them one by one");
+                    tracing::debug!(%namespace, jobs = jobs.len(), error = %arbor_ports::with_causes(&error), "index jobs run together failed; running them one by one");
                     rest.extend(jobs);
                 }
             }
@@ -218,7 +218,7 @@ impl Arbor {
             if job.kind == JobKind::Index && vectors == Vectors::Later {
                 // Searchable by its words now; the job stays queued for the runner to embed.
                 if let Err(error) = self.project_nodes(&job.namespace, &job.nodes, Vectors::Later).await {
-                    tracing::warn!(job = %job.id, %error, "inline indexing failed; left for the runner");
+                    tracing::warn!(job = %job.id, error = %arbor_ports::with_causes(&error), "inline indexing failed; left for the runner");
                 }
                 continue;
             }
@@ -226,10 +226,12 @@ impl Arbor {
                 Ok(()) => {
                     let done = ChangeSet::new().with(Change::CompleteJob { id: job.id.clone() });
                     if let Err(error) = self.ports.store.commit(done).await {
-                        tracing::warn!(job = %job.id, %error, "could not complete an inline job; the runner will repeat it");
+                        tracing::warn!(job = %job.id, error = %arbor_ports::with_causes(&error), "could not complete an inline job; the runner will repeat it");
                     }
                 }
-                Err(error) => tracing::warn!(job = %job.id, %error, "inline job failed; left for the runner"),
+                Err(error) => {
+                    tracing::warn!(job = %job.id, error = %arbor_ports::with_causes(&error), "inline job failed; left for the runner")
+                }
             }
         }
     }

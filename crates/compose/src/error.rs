@@ -82,10 +82,12 @@ impl ComposeError {
             // A store that does not answer, is newer than this build or failed its integrity
             // check says so: a caller retries the first, upgrades for the second, restores for
             // the third, and cannot act on a bare "backend" for any of them.
-            ComposeError::Backend { source, .. } => match source.downcast_ref::<arbor_ports::Error>() {
+            ComposeError::Backend { source, .. } => match port_error_below(source.as_ref()) {
                 Some(port @ arbor_ports::Error::Unavailable { .. })
                 | Some(port @ arbor_ports::Error::SchemaTooNew { .. }) => port.code(),
-                Some(arbor_ports::Error::Integrity { .. }) => "damaged",
+                // The database itself failed its check: restore or rebuild, as for `Damaged`.
+                Some(arbor_ports::Error::Integrity { what: "database", .. }) => "damaged",
+                Some(port @ arbor_ports::Error::Integrity { .. }) => port.code(),
                 _ => "backend",
             },
             ComposeError::Damaged { .. } => "damaged",
@@ -101,20 +103,25 @@ impl ComposeError {
     /// What it says with every cause below it, as `{:#}` prints an `anyhow` error: "opening
     /// the database in ./memory: database is locked".
     pub fn with_causes(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = self.source();
-        while let Some(error) = cause {
-            text.push_str(": ");
-            text.push_str(&error.to_string());
-            cause = error.source();
-        }
-        text
+        arbor_ports::with_causes(self)
     }
 
     /// Settings that cannot be used: the file, and what is wrong with it (naming the file).
     pub(crate) fn settings(path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> ComposeError {
         ComposeError::Settings { path: path.into(), reason: reason.to_string() }
     }
+}
+
+/// The first port error in `error` or the causes below it.
+fn port_error_below<'e>(error: &'e (dyn Error + Send + Sync + 'static)) -> Option<&'e arbor_ports::Error> {
+    let mut cause: Option<&(dyn Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if let Some(port) = error.downcast_ref::<arbor_ports::Error>() {
+            return Some(port);
+        }
+        cause = error.source();
+    }
+    None
 }
 
 /// `Result` with a [`ComposeError`].
@@ -174,23 +181,35 @@ impl<T> DoingInEngine<T> for std::result::Result<T, AppError> {
 mod tests {
     use super::*;
 
-    /// Read as people read errors (`{:#}` through anyhow), a kind says what Arbor was doing
-    /// and then what went wrong, once.
+    /// A store's own kind of failure shows through the layers above it, found anywhere below.
     #[test]
     fn a_store_error_keeps_the_kind_a_caller_acts_on() {
         let kind = |source: arbor_ports::Error| {
             let error: Result<()> = Err(source).backend(|| "opening the database".to_owned());
             error.unwrap_err().code()
         };
+        let unavailable =
+            || arbor_ports::Error::Unavailable { backend: "postgres", source: "connection refused".into() };
+        assert_eq!(kind(unavailable()), "unavailable");
         assert_eq!(
-            kind(arbor_ports::Error::Unavailable { backend: "postgres", source: "connection refused".into() }),
-            "unavailable"
+            kind(arbor_ports::Error::SchemaTooNew { backend: "sqlite", found: 9, supported: 8 }),
+            "schema_too_new"
         );
+        let integrity = |what| arbor_ports::Error::Integrity { what, id: "x".into(), detail: "bad".into() };
+        assert_eq!(kind(integrity("database")), "damaged");
+        assert_eq!(kind(integrity("leaf body")), "integrity");
         assert_eq!(kind(arbor_ports::Error::backend("sqlite", "syntax error")), "backend");
+        #[derive(Debug, thiserror::Error)]
+        #[error("migrating")]
+        struct Wrapper(#[source] arbor_ports::Error);
+        let wrapped: Result<()> = Err(Wrapper(unavailable())).backend(|| "opening the database".to_owned());
+        assert_eq!(wrapped.unwrap_err().code(), "unavailable", "found below a wrapper too");
         let during: Result<()> = Err(std::io::Error::other("x")).io(|| "writing".to_owned());
         assert_eq!(during.during(|| "saving".to_owned()).unwrap_err().code(), "io");
     }
 
+    /// Read as people read errors (`{:#}` through anyhow), a kind says what Arbor was doing
+    /// and then what went wrong, once.
     #[test]
     fn an_error_says_what_was_being_done_then_why() {
         let error = std::fs::read("/nonexistent/arbor.json").io(|| "reading /nonexistent/arbor.json".to_owned());

@@ -94,7 +94,8 @@ impl EmbedderConfig {
         Ok(match self {
             EmbedderConfig::Hashing { dimensions } => Arc::new(
                 // Dimensions out of range are the settings' fault, not a model that failed to load.
-                HashingEmbedder::new(*dimensions).map_err(|error| ComposeError::Refused(format!("{error}")))?,
+                HashingEmbedder::new(*dimensions)
+                    .map_err(|error| ComposeError::Refused(format!("configuring a hashing embedder: {error}")))?,
             ),
             EmbedderConfig::Local { model, path } => local_embedder(model, path)?,
             EmbedderConfig::OpenAi { endpoint, dimensions, batch } => Arc::new(

@@ -16,6 +16,7 @@
 //! chosen call fails, fails after taking effect, or crashes the simulated process.
 
 mod bodies;
+mod causes;
 mod error;
 #[cfg(feature = "fs")]
 pub mod fs;
@@ -36,6 +37,7 @@ pub mod conformance;
 pub mod faults;
 
 pub use bodies::{BodyStore, BodyStoreExt, InterruptedWrite};
+pub use causes::with_causes;
 pub use error::{BoxError, Error, Result};
 pub use hashing_embedder::{DEFAULT_HASHING_DIMENSIONS, HashingEmbedder};
 pub use heuristic_reasoner::{HEURISTIC_REASONER_ID, HeuristicReasoner};

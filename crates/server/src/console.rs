@@ -6,10 +6,10 @@
 
 use arbor_domain::id::LeafId;
 
-use crate::port_failure::with_causes;
 use crate::service::{ApiError, ApiResult, Service, in_range, kind, mirror, tree};
 use crate::settings::SettingsRefused;
 use crate::wire;
+use arbor_ports::with_causes;
 
 fn leaf_id(id: &str) -> ApiResult<LeafId> {
     LeafId::parse(id).map_err(|_| ApiError::invalid(format!("{id:?} is not a leaf id")))

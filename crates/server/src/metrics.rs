@@ -95,7 +95,9 @@ impl Metrics {
                         let _ = writeln!(memories, "arbor_memories{{store=\"{store}\",status=\"{status}\"}} {count}");
                     }
                 }
-                Err(error) => tracing::warn!(%error, %store, "could not count a store for /metrics"),
+                Err(error) => {
+                    tracing::warn!(error = %arbor_ports::with_causes(&error), %store, "could not count a store for /metrics")
+                }
             }
         }
         out.push_str("# HELP arbor_jobs_pending Background jobs (indexing, sealing, purging) waiting to run.\n");

@@ -231,7 +231,7 @@ impl Arbor {
                     Err(error) => {
                         // The cause (an endpoint, a path) stays in the log: the pack goes to
                         // callers who need to know only that a channel was missing.
-                        tracing::warn!(error = %format!("{error:#}"), %channel, "could not embed the question; searching without it");
+                        tracing::warn!(error = %arbor_ports::with_causes(&error), %channel, "could not embed the question; searching without it");
                         let reason = "the embedder failed, so nothing was searched by meaning".to_owned();
                         found.degraded.push(Degradation { part: channel, reason });
                         continue;
@@ -284,7 +284,7 @@ impl Arbor {
         match self.ports.store.pending_jobs(JobKind::Index, &scope, 1).await {
             Ok(waiting) => Some(waiting.len()),
             Err(error) => {
-                tracing::warn!(%error, "could not count pending index jobs; the pack does not say whether any wait");
+                tracing::warn!(error = %arbor_ports::with_causes(&error), "could not count pending index jobs; the pack does not say whether any wait");
                 None
             }
         }

@@ -342,7 +342,7 @@ impl Arbor {
                     Some(leaf.summary.clone())
                 }
                 Err(error) => {
-                    tracing::warn!(leaf = %leaf.id, %error, "body failed verification; left out of the pack");
+                    tracing::warn!(leaf = %leaf.id, error = %arbor_ports::with_causes(&error), "body failed verification; left out of the pack");
                     chosen.gaps.push(format!("{} could not be read intact; run `arbor fsck`", leaf.id));
                     let reason = "the body could not be read".to_owned();
                     chosen.degraded.push(Degradation { part: format!("body:{}", leaf.id), reason });

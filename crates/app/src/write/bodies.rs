@@ -52,10 +52,10 @@ impl Arbor {
             // A path already held a body (two writers chose one id): that file is another
             // writer's, and none of these were left, so only the intent goes.
             Err(error @ arbor_ports::Error::AlreadyExists { .. }) => {
-                tracing::warn!(%error, "a new body's path was taken; nothing was written");
+                tracing::warn!(error = %arbor_ports::with_causes(&error), "a new body's path was taken; nothing was written");
                 let clear = ChangeSet::new().with(Change::ClearBodyIntent { id });
                 if let Err(error) = self.ports.store.commit(clear).await {
-                    tracing::warn!(%error, "could not clear a body intent; recovery will");
+                    tracing::warn!(error = %arbor_ports::with_causes(&error), "could not clear a body intent; recovery will");
                 }
                 Err(error.into())
             }
@@ -102,19 +102,19 @@ impl Arbor {
             }
             Ok(_) => {}
             Err(error) => {
-                tracing::warn!(%error, "could not tell whether a failed commit landed; recovery will clean up");
+                tracing::warn!(error = %arbor_ports::with_causes(&error), "could not tell whether a failed commit landed; recovery will clean up");
                 return;
             }
         }
         for path in &written.paths {
             if let Err(error) = self.ports.bodies.delete(path).await {
-                tracing::warn!(path = %path, %error, "could not remove an uncommitted body; recovery will");
+                tracing::warn!(path = %path, error = %arbor_ports::with_causes(&error), "could not remove an uncommitted body; recovery will");
                 return;
             }
         }
         let clear = ChangeSet::new().with(Change::ClearBodyIntent { id: written.intent });
         if let Err(error) = self.ports.store.commit(clear).await {
-            tracing::warn!(%error, "could not clear a body intent; recovery will");
+            tracing::warn!(error = %arbor_ports::with_causes(&error), "could not clear a body intent; recovery will");
         }
     }
 

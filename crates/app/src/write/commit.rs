@@ -180,7 +180,7 @@ impl Arbor {
                 let superseded: Vec<_> =
                     plan.superseded.values().map(|l| (l.node_id(), NodeFacts::of_leaf(l))).collect();
                 if let Err(error) = self.ports.index.set_facts(superseded).await {
-                    tracing::warn!(%error, "could not update superseded leaves in the index; the runner will");
+                    tracing::warn!(error = %arbor_ports::with_causes(&error), "could not update superseded leaves in the index; the runner will");
                     return;
                 }
                 if vectors == Vectors::Later {
@@ -191,10 +191,12 @@ impl Arbor {
                     done.push(Change::CompleteJob { id: job.id.clone() });
                 }
                 if let Err(error) = self.ports.store.commit(done).await {
-                    tracing::warn!(%error, "could not complete inline index jobs; the runner will repeat them");
+                    tracing::warn!(error = %arbor_ports::with_causes(&error), "could not complete inline index jobs; the runner will repeat them");
                 }
             }
-            Err(error) => tracing::warn!(%error, "inline indexing failed; left for the job runner"),
+            Err(error) => {
+                tracing::warn!(error = %arbor_ports::with_causes(&error), "inline indexing failed; left for the job runner")
+            }
         }
     }
 

@@ -9,8 +9,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::port_failure::{PortFailure, with_causes};
+use crate::port_failure::PortFailure;
 use crate::service::ApiError;
+use arbor_ports::with_causes;
 
 use crate::binding::{Access, Binding, Role, Tokens};
 /// Compares digests without an early exit, so response time reveals neither how much of a

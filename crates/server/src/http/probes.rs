@@ -7,8 +7,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::metrics::Metrics;
-use crate::port_failure::with_causes;
 use crate::service::ApiError;
+use arbor_ports::with_causes;
 
 use super::guards::{Gate, bearer, same_secret};
 /// The gate and the counts, for the operator's endpoints.

@@ -19,7 +19,7 @@ impl Service {
         loop {
             tokio::time::sleep(JOB_TICK).await;
             if let Err(error) = self.arbor.run_jobs(Some(100)).await {
-                tracing::warn!(%error, "background jobs failed; retrying");
+                tracing::warn!(error = %arbor_ports::with_causes(&error), "background jobs failed; retrying");
             }
             ticks += 1;
             if ticks.is_multiple_of(ADOPT_EVERY_TICKS) {
@@ -47,7 +47,10 @@ impl Service {
                     }
                 }
             }
-            Err(error) => tracing::warn!(%error, "could not look for hand-edited memory documents; retrying later"),
+            Err(error) => tracing::warn!(
+                error = %arbor_ports::with_causes(&error),
+                "could not look for hand-edited memory documents; retrying later"
+            ),
         }
     }
 }

@@ -2,8 +2,8 @@
 
 use arbor_app::AppError;
 
-use crate::port_failure::with_causes;
 use crate::wire;
+use arbor_ports::with_causes;
 
 /// An error a client can act on: an HTTP status, a stable code, and a message that never
 /// says whether something outside the caller's scope exists.
