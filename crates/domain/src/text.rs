@@ -318,17 +318,20 @@ const CLOSERS: &[char] = &['"', '\'', ')', ']', '”', '’', '」', '』', '）
 
 /// Whether the word `before` ends with is one a full stop abbreviates, given what comes
 /// `after` the stop: a title, a street or a Latin abbreviation, or a single letter (an
-/// initial); "No." before a number ("No. 5"); and a company suffix or "etc." unless a personal
-/// pronoun follows. Those end sentences as often as they sit inside one, and a capital after
-/// them proves nothing ("Acme Inc. HQ", "Co. Cork", any shouted text), but a pronoun opens a
-/// clause ("Acme Inc. He starts Monday").
+/// initial); "No." before a number ("No. 5"); and a company suffix or "etc." unless a new
+/// sentence visibly starts — a personal pronoun, or a capitalised word written in mixed case
+/// ("Acme Inc. He starts Monday", "Acme Inc. Sarah lives in Leeds"). A word in capitals proves
+/// nothing ("Acme Inc. HQ", any shouted text), and "Co." before a capital is a county ("Co.
+/// Cork") unless a pronoun follows.
 fn ends_an_abbreviation(before: &str, after: &str) -> bool {
     let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or_default();
     let word = word.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
     let after = after.trim_start();
     if SENTENCE_FINAL_ABBREVIATIONS.contains(&word.as_str()) {
         let next = after.split(|c: char| !c.is_alphanumeric() && c != '\'').next().unwrap_or_default();
-        return !CLAUSE_OPENING_PRONOUNS.contains(&next.to_lowercase().as_str());
+        let pronoun = CLAUSE_OPENING_PRONOUNS.contains(&next.to_lowercase().as_str());
+        let capitalised = next.chars().next().is_some_and(char::is_uppercase) && next.chars().any(char::is_lowercase);
+        return !(pronoun || (capitalised && word != "co"));
     }
     if word == "no" {
         return after.starts_with(|c: char| c.is_ascii_digit());
@@ -405,6 +408,11 @@ mod tests {
             ("RAJ LEFT ACME INC. AT 8PM", &["RAJ LEFT ACME INC. AT 8PM"]),
             ("Raj left Acme Inc. HQ at 8pm.", &["Raj left Acme Inc. HQ at 8pm."]),
             ("Maya lives in Co. Cork. She likes it.", &["Maya lives in Co. Cork.", " She likes it."]),
+            (
+                "The user works at Acme Inc. The user's manager is Tom Baker.",
+                &["The user works at Acme Inc.", " The user's manager is Tom Baker."],
+            ),
+            ("Tom works at Acme Inc. Sarah lives in Leeds.", &["Tom works at Acme Inc.", " Sarah lives in Leeds."]),
             ("Pens, paper etc. are in the drawer.", &["Pens, paper etc. are in the drawer."]),
         ] {
             assert_eq!(sentences(text), expected, "{text}");

@@ -172,10 +172,12 @@ pub fn judge(new: &Claim, old: &Claim) -> Option<Judgement> {
     }
 }
 
-/// Whether an attribute names a person in someone's life ("has:partner", "has:manager",
-/// "has:dentist"): the catalogue's people around someone.
+/// Whether an attribute's values are beings in someone's life: the people around them
+/// ("has:partner", "has:manager", "has:dentist"), their relationship, their children and their
+/// pets. One leaves, returns or drops off a being by name without ending who it is to them
+/// ("left Max at the kennel", "dropped Mia at school").
 fn is_a_person_in_their_life(attribute: &str) -> bool {
-    attribute.starts_with("has:")
+    attribute.starts_with("has:") || matches!(attribute, "relationship" | "children" | "pets")
 }
 
 /// Whether every term of the value an ending names is a term of the value that held: "Google"

@@ -176,7 +176,8 @@ fn chinese_terms(value: &str) -> BTreeSet<String> {
 /// Words that say what kind of value a value is, not which one.
 /// (Determiners and pronouns are stopwords, which the comparison drops as well.)
 const GENERIC: &[&str] = &[
-    // A company's legal form says what kind of organisation it is: "Acme Inc." is Acme.
+    // A company's legal form says what kind of organisation it is: "Acme Inc." is Acme. ("Co"
+    // is left out: "Co-op" and "Co. Cork" would lose their word.)
     "inc",
     "llc",
     "ltd",
@@ -184,7 +185,6 @@ const GENERIC: &[&str] = &[
     "corporation",
     "gmbh",
     "plc",
-    "co",
     "new",
     "old",
     "current",

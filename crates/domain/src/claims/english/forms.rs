@@ -94,8 +94,9 @@ fn ends_what_it_names(predicate: &str, value_start: usize, value_end: usize) -> 
 
 /// A name as far as its first shouted function or time word: in text written in capitals the
 /// name pattern cannot tell "ACME" from "ACME AT 6", so an all-capital word that is a stopword,
-/// a preposition, a time word or a number word ends it ("BANK OF AMERICA" is cut to "BANK", which still
-/// names what "Bank of America" held). Mixed-case names keep their words ("Acme At Home").
+/// a preposition or a time word ends it. The words that join one name ("BANK *OF* AMERICA",
+/// "PROCTER *AND* GAMBLE") and numbers ("CAPITAL ONE") do not: cut there, what is left ("BANK")
+/// would name more than was left. Mixed-case names keep their words ("Acme At Home").
 fn shouted_name(raw: &str) -> &str {
     let mut end = 0;
     for (at, word) in raw.split_whitespace().enumerate() {
@@ -103,12 +104,13 @@ fn shouted_name(raw: &str) -> &str {
         let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
         let shouted = bare.len() > 1 && bare.chars().all(|c| !c.is_lowercase());
         let lower = bare.to_lowercase();
-        let ends_the_name = crate::text::is_stopword(&lower)
-            || AFTER_AN_ENDING.contains(&lower.as_str())
-            || is_calendar_word(&lower)
-            || number_word(&lower).is_some()
-            || matches!(lower.as_str(), "around" | "until" | "till" | "near" | "early" | "late")
-            || DEPARTURE.is_match(&lower);
+        let joins_a_name = NAME_CONNECTORS.contains(&lower.as_str());
+        let ends_the_name = !joins_a_name
+            && (crate::text::is_stopword(&lower)
+                || AFTER_AN_ENDING.contains(&lower.as_str())
+                || is_calendar_word(&lower)
+                || matches!(lower.as_str(), "around" | "until" | "till" | "near" | "early" | "late")
+                || DEPARTURE.is_match(&lower));
         if at > 0 && shouted && ends_the_name {
             return raw[..start].trim_end();
         }
@@ -116,6 +118,14 @@ fn shouted_name(raw: &str) -> &str {
     }
     raw
 }
+
+/// Words that join the words of one name.
+const NAME_CONNECTORS: &[&str] = &["of", "and", "de", "du", "des", "la", "le", "von", "van", "der", "the"];
+
+/// The last words of a name that make it a building, not the organisation ("Acme HQ", the
+/// shouted "ACME OFFICE"): leaving one is walking out of it.
+const BUILDING_WORDS: &[&str] =
+    &["hq", "headquarters", "office", "offices", "campus", "site", "branch", "building", "plant", "store", "shop"];
 
 /// Whether the phrase a determiner opens after a name is a span of time ("a few weeks ago", "a
 /// while back", "the same year", "this spring", "the Monday after"), which an ending may be
@@ -148,8 +158,27 @@ const SEASONS: &[&str] = &["spring", "summer", "autumn", "fall", "winter"];
 /// Words that may stand between a determiner and the time word of a span ("a *few* weeks", "the
 /// *same* year", "a *good* while", "a *couple of* months").
 const SPAN_QUALIFIERS: &[&str] = &[
-    "few", "couple", "of", "same", "good", "little", "long", "short", "several", "whole", "full", "past", "last",
+    "few",
+    "couple",
+    "of",
+    "same",
+    "good",
+    "little",
+    "long",
+    "short",
+    "several",
+    "whole",
+    "full",
+    "past",
+    "last",
     "next",
+    "following",
+    "previous",
+    "prior",
+    "end",
+    "start",
+    "beginning",
+    "middle",
 ];
 
 /// Words that follow a name an ending ends without being a noun it qualifies ("left Stripe
@@ -183,8 +212,10 @@ const AFTER_AN_ENDING: &[&str] = &[
 /// What says that leaving a place was walking out of it, not resigning: the hours of a day
 /// (a clock time, "at 6" — an hour of the clock, not "at 30", an age —, noon, a part of the
 /// day, tonight), leaving early or late, after a shift or a class, or for a meal or a train.
-/// Company ("with Sam") and errands ("to pick up …", "for a break") are left out: people
-/// resign with colleagues and for a career break too. Matched on
+/// Leaving with someone or something ("with her friends", "with Sam", even "with a heavy
+/// heart"), on an errand ("to pick up the kids") or for a place ("for home", "for the
+/// hospital") is no proof of resigning either: people walk out so, and an ambiguous sentence
+/// must not retire anything — a resignation said so is missed, which costs less. Matched on
 /// the lowercased rest of the clause, so a shouted "LEFT ACME AT 8PM" reads alike.
 static DEPARTURE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -194,8 +225,11 @@ static DEPARTURE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:noon|midnight|midday|tonight|lunchtime|dinnertime)\b",
         r"|\b(?:this|that|in the|yesterday|tomorrow|last|every|each|one) (?:morning|afternoon|evening|night)\b|\bat night\b",
         r"|\bafter (?:his|her|my|their|the|a|our|your) (?:shift|class|meeting|lecture|practice|game|show|session|appointment)\b",
-        r"|\bfor (?:lunch|dinner|breakfast|brunch|coffee|a coffee|a walk|the (?:day|night|evening|weekend|airport|station|gym|doctor))\b",
-        r"|\bto (?:get|grab) (?:lunch|dinner|breakfast|coffee|food)\b|\bto catch (?:a|the|his|her|my|their) (?:bus|train|flight|plane)\b",
+        r"|\bfor (?:lunch|dinner|breakfast|brunch|coffee|a coffee|a walk|a break|home|the (?:day|night|evening|weekend|airport|station|gym|doctor|hospital|vet|school))\b",
+        r"|\bto (?:get|grab|pick up|fetch|collect|meet|see|catch|go home|head home)\b",
+        r"|\bwith\b",
+        r"|\b(?:after|before) (?:lunch|dinner|breakfast|work|school|class|practice|the (?:meeting|game|show|party|storm|rush))\b",
+        r"|\b(?:minutes?|an hour|hours?) ago\b|\bjust now\b",
         r"|\b(?:early|late)(?:\s*$|[,.!;]|\s+(?:at|after|on|from|again|today|tonight|yesterday|for|to)\b)",
     ))
     .expect("departure pattern compiles")
@@ -228,8 +262,19 @@ pub(super) fn verb_forms_plain(predicate: &str, subject: &Subject, found: &mut F
         // What follows the name is read from where the value was cut, not where the pattern
         // stopped ("LEFT ACME TONIGHT": the value is "ACME", then "TONIGHT").
         let value_end = raw.start() + raw_text.find(value.as_str()).map_or(raw_text.len(), |at| at + value.len());
-        if form.attribute == "*" && form.polarity == Ended && !ends_what_it_names(predicate, raw.start(), value_end) {
-            continue;
+        if form.attribute == "*" && form.polarity == Ended {
+            // "left Acme HQ": a building; "sold his Tesla", "returned her Apple Watch": a thing
+            // someone owns, named by its maker — neither ends the organisation of that name.
+            let last = value.split_whitespace().last().unwrap_or_default().to_lowercase();
+            let owned = predicate[..raw.start()].split_whitespace().last().is_some_and(|w| {
+                matches!(w.to_lowercase().as_str(), "his" | "her" | "their" | "my" | "our" | "your" | "its")
+            });
+            if BUILDING_WORDS.contains(&last.as_str())
+                || owned
+                || !ends_what_it_names(predicate, raw.start(), value_end)
+            {
+                continue;
+            }
         }
         // "sold their car", "ditched the phone": an ending that names the attribute's own noun
         // ends whatever value it holds, as "quit his job" does.

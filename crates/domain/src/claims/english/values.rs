@@ -104,6 +104,19 @@ pub(super) const WORKPLACE_NOUNS: &[&str] = &[
     "factory",
     "ward",
 ];
+/// Whether a group's name holds no word that starts another phrase (split by spaces only, so
+/// "M&A" and "go-to-market" stay whole; an all-capital word is an acronym unless the whole
+/// value is shouted).
+fn is_one_group_name(value: &str) -> bool {
+    let shouted = !value.chars().any(char::is_lowercase);
+    value.split_whitespace().all(|word| {
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '&');
+        let acronym = !shouted && bare.len() > 1 && !bare.chars().any(char::is_lowercase);
+        let lower = bare.to_lowercase();
+        acronym || matches!(lower.as_str(), "and" | "of" | "&") || !crate::text::is_stopword(&lower)
+    })
+}
+
 /// Whether a value's last word is a group noun ("the M&A team", "Platform Org").
 pub(super) fn ends_in_a_group_noun(value: &str) -> bool {
     let last = value.split_whitespace().last().unwrap_or_default();
@@ -151,9 +164,11 @@ pub(super) fn value_of(raw: &str, class: Class) -> Option<String> {
         Name => value.chars().next().is_some_and(|c| c.is_uppercase()) && words <= 4,
         PhoneNumber => value.chars().filter(|c| c.is_ascii_digit()).count() >= 6,
         Email => value.contains('@'),
-        // Still ending in its group noun once cut where the value ends: "Berlin with her dance
-        // group" is cut to "Berlin", a place, not a group.
-        GroupName => ends_in_a_group_noun(value),
+        // Still ending in its group noun once cut where the value ends ("Berlin with her dance
+        // group" is cut to "Berlin": a place), and one name: no function word but those that
+        // join a name ("Research and Development group"), so "Lisbon to join a running group"
+        // is no team. An acronym in mixed-case text is a word of the name ("the IT team").
+        GroupName => ends_in_a_group_noun(value) && is_one_group_name(value),
         // A home is not a group within an organisation ("moved to the M&A team").
         Place => {
             !looks_like_time
