@@ -112,16 +112,21 @@ impl ComposeError {
     }
 }
 
-/// The first port error in `error` or the causes below it.
+/// The most telling port error in `error` or the causes below it: the first that is more than
+/// a bare "backend failed" (an adapter may wrap an `Unavailable` in a `Backend`), else the
+/// first.
 fn port_error_below<'e>(error: &'e (dyn Error + Send + Sync + 'static)) -> Option<&'e arbor_ports::Error> {
+    let mut first = None;
     let mut cause: Option<&(dyn Error + 'static)> = Some(error);
     while let Some(error) = cause {
-        if let Some(port) = error.downcast_ref::<arbor_ports::Error>() {
-            return Some(port);
+        match error.downcast_ref::<arbor_ports::Error>() {
+            Some(arbor_ports::Error::Backend { .. }) => first = first.or(error.downcast_ref()),
+            Some(port) => return Some(port),
+            None => {}
         }
         cause = error.source();
     }
-    None
+    first
 }
 
 /// `Result` with a [`ComposeError`].
@@ -204,6 +209,7 @@ mod tests {
         struct Wrapper(#[source] arbor_ports::Error);
         let wrapped: Result<()> = Err(Wrapper(unavailable())).backend(|| "opening the database".to_owned());
         assert_eq!(wrapped.unwrap_err().code(), "unavailable", "found below a wrapper too");
+        assert_eq!(kind(arbor_ports::Error::backend("postgres", unavailable())), "unavailable", "below a bare backend");
         let during: Result<()> = Err(std::io::Error::other("x")).io(|| "writing".to_owned());
         assert_eq!(during.during(|| "saving".to_owned()).unwrap_err().code(), "io");
     }
